@@ -1,0 +1,132 @@
+//! Rays, their hits, and the precomputed form used by tree traversal.
+
+use crate::error::ShapeError;
+use crate::math::{is_finite_point, is_finite_vec, Point, Real, UnitVector, Vector};
+
+/// A ray `point(toi) = origin + toi * dir` for `toi` in `[0, max_toi]`.
+///
+/// `dir` is not normalised: `toi` is measured in multiples of `dir`, so with
+/// a unit `dir` it is a distance. Invariant: finite origin, finite non-zero
+/// `dir`, `max_toi >= 0` (may be `+inf` for an unbounded ray, never NaN).
+///
+/// ```
+/// use proxima_narrowphase::{Point, Ray, Vector, ShapeError};
+/// let ray = Ray::try_new(Point::origin(), Vector::x(), 10.0).unwrap();
+/// assert_eq!(ray.point_at(2.0), Point::new(2.0, 0.0, 0.0));
+/// assert_eq!(Ray::try_new(Point::origin(), Vector::zeros(), 1.0), Err(ShapeError::ZeroDirection));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Ray {
+    origin: Point,
+    dir: Vector,
+    max_toi: Real,
+}
+
+impl Ray {
+    /// A ray; rejects a non-finite origin or direction, a zero direction and a
+    /// negative or NaN `max_toi`.
+    pub fn try_new(origin: Point, dir: Vector, max_toi: Real) -> Result<Self, ShapeError> {
+        if !is_finite_point(&origin) || !is_finite_vec(&dir) {
+            return Err(ShapeError::NonFinite("ray origin or direction"));
+        }
+        if dir == Vector::zeros() {
+            return Err(ShapeError::ZeroDirection);
+        }
+        if max_toi.is_nan() {
+            return Err(ShapeError::NonFinite("ray max_toi"));
+        }
+        if max_toi < 0.0 {
+            return Err(ShapeError::NegativeMaxToi);
+        }
+        Ok(Self { origin, dir, max_toi })
+    }
+
+    /// A ray.
+    ///
+    /// # Panics
+    /// When [`Ray::try_new`] would return an error.
+    #[track_caller]
+    pub fn new(origin: Point, dir: Vector, max_toi: Real) -> Self {
+        Self::try_new(origin, dir, max_toi).unwrap_or_else(|e| panic!("invalid Ray: {e}"))
+    }
+
+    /// The origin.
+    #[inline]
+    pub fn origin(&self) -> &Point {
+        &self.origin
+    }
+
+    /// The direction (not normalised).
+    #[inline]
+    pub fn dir(&self) -> &Vector {
+        &self.dir
+    }
+
+    /// The largest `toi` a hit may have.
+    #[inline]
+    pub fn max_toi(&self) -> Real {
+        self.max_toi
+    }
+
+    /// The same ray with another `max_toi` (clamped to `>= 0`; NaN gives 0).
+    #[inline]
+    #[must_use]
+    pub fn with_max_toi(&self, max_toi: Real) -> Self {
+        Self { max_toi: max_toi.max(0.0), ..*self }
+    }
+
+    /// `origin + toi * dir`.
+    #[inline]
+    pub fn point_at(&self, toi: Real) -> Point {
+        self.origin + self.dir * toi
+    }
+
+    /// `-dir` normalised: the normal reported for a ray that starts inside a solid.
+    #[inline]
+    pub(crate) fn back_normal(&self) -> UnitVector {
+        UnitVector::new_normalize(-self.dir)
+    }
+}
+
+/// Where a ray first meets a shape.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RayHit {
+    /// The ray parameter of the hit, in `[0, max_toi]`; the point is `ray.point_at(toi)`.
+    pub toi: Real,
+    /// The unit surface normal at the hit, pointing out of the shape (towards
+    /// the ray's origin side). A ray starting inside a solid gets `toi = 0`
+    /// and `normal = -dir / |dir|`.
+    pub normal: UnitVector,
+}
+
+/// A ray prepared for many box tests: the inverse direction (with IEEE
+/// infinities for zero components) and, per axis, whether `dir` is negative.
+///
+/// The slab test picks the near and far planes by these signs, so a zero
+/// direction component needs no epsilon and no branch (see
+/// [`cast_ray_aabb`](crate::cast_ray_aabb)).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PrecomputedRay {
+    /// The ray's origin.
+    pub origin: Point,
+    /// `1 / dir` per component; `±inf` where `dir` is `±0`.
+    pub inv_dir: Vector,
+    /// Per axis, `1` when `dir < 0` (or `-0.0`), else `0`.
+    pub sign: [usize; 3],
+    /// The ray's `max_toi`.
+    pub max_toi: Real,
+}
+
+impl PrecomputedRay {
+    /// Prepares `ray` for repeated box tests.
+    #[inline]
+    pub fn new(ray: &Ray) -> Self {
+        let inv_dir = ray.dir.map(|d| 1.0 / d);
+        let sign = [
+            inv_dir.x.is_sign_negative() as usize,
+            inv_dir.y.is_sign_negative() as usize,
+            inv_dir.z.is_sign_negative() as usize,
+        ];
+        Self { origin: ray.origin, inv_dir, sign, max_toi: ray.max_toi }
+    }
+}

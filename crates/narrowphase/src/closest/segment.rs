@@ -1,0 +1,72 @@
+//! Closest points on segments.
+
+use crate::math::{Point, Real};
+
+/// The point of segment `[a, b]` closest to `p`.
+///
+/// Project onto the line, `t = (p - a).(b - a) / |b - a|^2`, clamped to
+/// `[0, 1]`; a zero-length segment returns `a` (Ericson 5.1.2).
+#[inline]
+#[must_use]
+pub fn closest_point_segment(p: &Point, a: &Point, b: &Point) -> Point {
+    let ab = b - a;
+    let len2 = ab.norm_squared();
+    if len2 <= 0.0 {
+        return *a;
+    }
+    let t = ((p - a).dot(&ab) / len2).clamp(0.0, 1.0);
+    a + ab * t
+}
+
+/// Distance from `p` to the segment `[a, b]`.
+#[inline]
+#[must_use]
+pub fn distance_point_segment(p: &Point, a: &Point, b: &Point) -> Real {
+    (p - closest_point_segment(p, a, b)).norm()
+}
+
+/// The closest pair of points between segments `[p1, q1]` and `[p2, q2]`,
+/// as `(on_first, on_second)`.
+///
+/// Minimises `|p1 + s d1 - (p2 + t d2)|^2` over `s, t` in `[0, 1]`, with the
+/// clamping order and degenerate (point) segments of Ericson 5.1.9. Parallel
+/// segments pick `s = 0` and clamp `t`, which still gives a closest pair.
+#[must_use]
+pub fn closest_points_segment_segment(p1: &Point, q1: &Point, p2: &Point, q2: &Point) -> (Point, Point) {
+    let d1 = q1 - p1;
+    let d2 = q2 - p2;
+    let r = p1 - p2;
+    let a = d1.norm_squared();
+    let e = d2.norm_squared();
+    let f = d2.dot(&r);
+    let (s, t);
+    if a <= Real::EPSILON * Real::EPSILON && e <= Real::EPSILON * Real::EPSILON {
+        return (*p1, *p2);
+    }
+    if a <= Real::EPSILON * Real::EPSILON {
+        s = 0.0;
+        t = (f / e).clamp(0.0, 1.0);
+    } else {
+        let c = d1.dot(&r);
+        if e <= Real::EPSILON * Real::EPSILON {
+            t = 0.0;
+            s = (-c / a).clamp(0.0, 1.0);
+        } else {
+            let b = d1.dot(&d2);
+            let denom = a * e - b * b;
+            let s0 = if denom > 0.0 { ((b * f - c * e) / denom).clamp(0.0, 1.0) } else { 0.0 };
+            let t0 = (b * s0 + f) / e;
+            if t0 < 0.0 {
+                t = 0.0;
+                s = (-c / a).clamp(0.0, 1.0);
+            } else if t0 > 1.0 {
+                t = 1.0;
+                s = ((b - c) / a).clamp(0.0, 1.0);
+            } else {
+                t = t0;
+                s = s0;
+            }
+        }
+    }
+    (p1 + d1 * s, p2 + d2 * t)
+}

@@ -1,0 +1,32 @@
+//! Contacts for physics: where two shapes touch and how deep they overlap.
+
+use crate::math::{Point, Real, UnitVector};
+
+/// The contact between shape A and shape B.
+///
+/// Conventions, for every `contact_*` function:
+/// - `normal` is unit length and points from A to B: moving B by
+///   `depth * normal` separates the shapes;
+/// - `depth >= 0` (`> 0` when penetrating, `0` when exactly touching);
+/// - `point_a` is the deepest point of A inside B, on A's surface, and
+///   `point_b` the deepest point of B inside A, on B's surface, so that
+///   `point_a - point_b ≈ depth * normal`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Contact {
+    /// Witness point on A's surface (world frame).
+    pub point_a: Point,
+    /// Witness point on B's surface (world frame).
+    pub point_b: Point,
+    /// Unit normal from A to B (world frame).
+    pub normal: UnitVector,
+    /// Penetration depth, `>= 0`.
+    pub depth: Real,
+}
+
+impl Contact {
+    /// The same contact seen from B: swaps the points and negates the normal.
+    #[must_use]
+    pub fn flipped(&self) -> Contact {
+        Contact { point_a: self.point_b, point_b: self.point_a, normal: -self.normal, depth: self.depth }
+    }
+}

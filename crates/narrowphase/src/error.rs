@@ -1,0 +1,44 @@
+//! The typed error every validating constructor returns.
+
+use core::fmt;
+
+/// Why a shape, ray or motion was rejected at construction.
+///
+/// Constructors check user data once, at the public boundary, so the kernels
+/// can assume finite, well-ordered input.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ShapeError {
+    /// A coordinate, radius or extent is NaN or infinite. The payload names it.
+    NonFinite(&'static str),
+    /// `min > max` on the given axis (0 = x, 1 = y, 2 = z) of a box.
+    InvertedBounds {
+        /// The axis whose bounds are inverted.
+        axis: usize,
+    },
+    /// A radius is negative.
+    NegativeRadius,
+    /// A half-extent (or size) is negative.
+    NegativeExtent,
+    /// A ray or motion direction has zero length.
+    ZeroDirection,
+    /// A ray's `max_toi` is negative.
+    NegativeMaxToi,
+    /// A rotation quaternion or matrix is not a rotation.
+    InvalidRotation,
+}
+
+impl fmt::Display for ShapeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::NonFinite(what) => write!(f, "{what} is NaN or infinite"),
+            Self::InvertedBounds { axis } => write!(f, "box min > max on axis {axis}"),
+            Self::NegativeRadius => f.write_str("radius is negative"),
+            Self::NegativeExtent => f.write_str("half-extent or size is negative"),
+            Self::ZeroDirection => f.write_str("direction has zero length"),
+            Self::NegativeMaxToi => f.write_str("max_toi is negative"),
+            Self::InvalidRotation => f.write_str("rotation is not a unit quaternion"),
+        }
+    }
+}
+
+impl std::error::Error for ShapeError {}

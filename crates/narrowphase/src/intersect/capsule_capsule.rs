@@ -1,0 +1,14 @@
+//! Capsule against capsule.
+
+use crate::closest::closest_points_segment_segment;
+use crate::shape::Capsule;
+
+/// True when the capsules share a point: their segments come within
+/// `r_a + r_b` of each other (Ericson 4.5.1).
+#[inline]
+#[must_use]
+pub fn intersects_capsule_capsule(a: &Capsule, b: &Capsule) -> bool {
+    let (pa, pb) = closest_points_segment_segment(a.a(), a.b(), b.a(), b.b());
+    let r = a.radius() + b.radius();
+    (pa - pb).norm_squared() <= r * r
+}

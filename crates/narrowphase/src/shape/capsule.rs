@@ -1,0 +1,69 @@
+//! Capsule: a segment swept by a sphere.
+
+use super::Aabb;
+use crate::error::ShapeError;
+use crate::math::{is_finite_point, Point, Real, Vector};
+
+/// A solid capsule: every point within `radius` of the segment `[a, b]`.
+///
+/// Invariant: finite endpoints, finite `radius >= 0`; `a == b` gives a sphere.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Capsule {
+    a: Point,
+    b: Point,
+    radius: Real,
+}
+
+impl Capsule {
+    /// A capsule around the segment `[a, b]`.
+    pub fn try_new(a: Point, b: Point, radius: Real) -> Result<Self, ShapeError> {
+        if !is_finite_point(&a) || !is_finite_point(&b) || !radius.is_finite() {
+            return Err(ShapeError::NonFinite("capsule endpoint or radius"));
+        }
+        if radius < 0.0 {
+            return Err(ShapeError::NegativeRadius);
+        }
+        Ok(Self { a, b, radius })
+    }
+
+    /// A capsule around the segment `[a, b]`.
+    ///
+    /// # Panics
+    /// When [`Capsule::try_new`] would return an error.
+    #[track_caller]
+    pub fn new(a: Point, b: Point, radius: Real) -> Self {
+        Self::try_new(a, b, radius).unwrap_or_else(|e| panic!("invalid Capsule: {e}"))
+    }
+
+    /// The first endpoint of the core segment.
+    #[inline]
+    pub fn a(&self) -> &Point {
+        &self.a
+    }
+
+    /// The second endpoint of the core segment.
+    #[inline]
+    pub fn b(&self) -> &Point {
+        &self.b
+    }
+
+    /// The radius, `>= 0`.
+    #[inline]
+    pub fn radius(&self) -> Real {
+        self.radius
+    }
+
+    /// The tight bounding box: the segment's box grown by the radius.
+    #[inline]
+    pub fn aabb(&self) -> Aabb {
+        let r = Vector::repeat(self.radius);
+        Aabb::new_unchecked(self.a.inf(&self.b) - r, self.a.sup(&self.b) + r)
+    }
+
+    /// True when `p` lies inside or on the capsule.
+    #[inline]
+    pub fn contains_point(&self, p: &Point) -> bool {
+        let q = crate::closest::closest_point_segment(p, &self.a, &self.b);
+        (p - q).norm_squared() <= self.radius * self.radius
+    }
+}

@@ -1,0 +1,16 @@
+//! The shapes. Every shape validates its data at construction and has a
+//! tight [`Aabb`] for the broadphase.
+
+mod aabb;
+mod capsule;
+mod obb;
+mod plane;
+mod sphere;
+mod triangle;
+
+pub use aabb::Aabb;
+pub use capsule::Capsule;
+pub use obb::Obb;
+pub use plane::Plane;
+pub use sphere::Sphere;
+pub use triangle::Triangle;

@@ -1,0 +1,130 @@
+//! Oriented bounding box.
+
+use super::Aabb;
+use crate::error::ShapeError;
+use crate::math::{is_finite_point, is_finite_vec, Isometry, Matrix, Point, Rotation, Vector};
+
+/// A solid box with its own orientation: the points `center + R x` with
+/// `|x_i| <= half_extents_i`, where the columns of `R` are the box's axes in
+/// world space (boundary included).
+///
+/// The rotation matrix is computed once at construction, since every query
+/// works with the axes. Invariant: finite centre, unit rotation, finite
+/// half-extents `>= 0` (zero gives a flat or degenerate box).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Obb {
+    center: Point,
+    rotation: Rotation,
+    axes: Matrix,
+    half_extents: Vector,
+}
+
+impl Obb {
+    /// A box from its centre, rotation and half-extents.
+    ///
+    /// ```
+    /// use proxima_narrowphase::{Obb, Point, Rotation, Vector};
+    /// let rot = Rotation::from_euler_angles(0.0, 0.0, std::f32::consts::FRAC_PI_4);
+    /// let obb = Obb::try_new(Point::origin(), rot, Vector::new(1.0, 1.0, 1.0)).unwrap();
+    /// assert!((obb.aabb().max().x - 2f32.sqrt()).abs() < 1e-6);
+    /// ```
+    pub fn try_new(center: Point, rotation: Rotation, half_extents: Vector) -> Result<Self, ShapeError> {
+        if !is_finite_point(&center) || !is_finite_vec(&half_extents) {
+            return Err(ShapeError::NonFinite("obb centre or half-extents"));
+        }
+        let q = rotation.as_ref().coords;
+        if !is_finite_vec(&q.xyz()) || !q.w.is_finite() || (q.norm_squared() - 1.0).abs() > 1e-3 {
+            return Err(ShapeError::InvalidRotation);
+        }
+        if half_extents.iter().any(|&h| h < 0.0) {
+            return Err(ShapeError::NegativeExtent);
+        }
+        let axes = rotation.to_rotation_matrix().into_inner();
+        Ok(Self { center, rotation, axes, half_extents })
+    }
+
+    /// A box placed by an isometry (the box's centre is the translation).
+    pub fn try_from_isometry(pose: &Isometry, half_extents: Vector) -> Result<Self, ShapeError> {
+        Self::try_new(Point::from(pose.translation.vector), pose.rotation, half_extents)
+    }
+
+    /// A box from its centre, rotation and half-extents.
+    ///
+    /// # Panics
+    /// When [`Obb::try_new`] would return an error.
+    #[track_caller]
+    pub fn new(center: Point, rotation: Rotation, half_extents: Vector) -> Self {
+        Self::try_new(center, rotation, half_extents).unwrap_or_else(|e| panic!("invalid Obb: {e}"))
+    }
+
+    /// The same box as an axis-aligned one, with identity rotation.
+    pub fn from_aabb(aabb: &Aabb) -> Self {
+        Self {
+            center: aabb.center(),
+            rotation: Rotation::identity(),
+            axes: Matrix::identity(),
+            half_extents: aabb.half_extents(),
+        }
+    }
+
+    /// The centre.
+    #[inline]
+    pub fn center(&self) -> &Point {
+        &self.center
+    }
+
+    /// The rotation from the box frame to world.
+    #[inline]
+    pub fn rotation(&self) -> &Rotation {
+        &self.rotation
+    }
+
+    /// The rotation matrix: column `i` is the box's axis `i` in world space.
+    #[inline]
+    pub fn axes(&self) -> &Matrix {
+        &self.axes
+    }
+
+    /// The half-extents along the box's own axes, each `>= 0`.
+    #[inline]
+    pub fn half_extents(&self) -> &Vector {
+        &self.half_extents
+    }
+
+    /// The pose (box frame to world).
+    pub fn isometry(&self) -> Isometry {
+        Isometry::from_parts(self.center.coords.into(), self.rotation)
+    }
+
+    /// A world point expressed in the box frame: `R^T (p - c)`.
+    #[inline]
+    pub fn to_local(&self, p: &Point) -> Vector {
+        self.axes.tr_mul(&(p - self.center))
+    }
+
+    /// A world direction expressed in the box frame: `R^T v`.
+    #[inline]
+    pub fn to_local_vector(&self, v: &Vector) -> Vector {
+        self.axes.tr_mul(v)
+    }
+
+    /// A box-frame point in world space: `c + R x`.
+    #[inline]
+    pub fn to_world(&self, local: &Vector) -> Point {
+        self.center + self.axes * local
+    }
+
+    /// The tight bounding box: half-extents `|R| h` around the centre.
+    #[inline]
+    pub fn aabb(&self) -> Aabb {
+        let e = self.axes.abs() * self.half_extents;
+        Aabb::new_unchecked(self.center - e, self.center + e)
+    }
+
+    /// True when `p` lies inside or on the box.
+    #[inline]
+    pub fn contains_point(&self, p: &Point) -> bool {
+        let l = self.to_local(p);
+        l.x.abs() <= self.half_extents.x && l.y.abs() <= self.half_extents.y && l.z.abs() <= self.half_extents.z
+    }
+}

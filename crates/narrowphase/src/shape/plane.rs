@@ -1,0 +1,45 @@
+//! Plane.
+
+use crate::error::ShapeError;
+use crate::math::{is_finite_point, is_finite_vec, Point, Real, UnitVector, Vector};
+
+/// The plane `{x : normal . x = offset}`. Its positive side is the one the
+/// normal points into; a ray cast hits it from either side.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Plane {
+    normal: UnitVector,
+    offset: Real,
+}
+
+impl Plane {
+    /// The plane through `point` with normal `normal` (any non-zero length).
+    pub fn try_new(point: Point, normal: Vector) -> Result<Self, ShapeError> {
+        if !is_finite_point(&point) || !is_finite_vec(&normal) {
+            return Err(ShapeError::NonFinite("plane point or normal"));
+        }
+        let n = UnitVector::try_new(normal, Real::MIN_POSITIVE).ok_or(ShapeError::ZeroDirection)?;
+        let offset = n.dot(&point.coords);
+        if !offset.is_finite() {
+            return Err(ShapeError::NonFinite("plane offset"));
+        }
+        Ok(Self { normal: n, offset })
+    }
+
+    /// The unit normal.
+    #[inline]
+    pub fn normal(&self) -> &UnitVector {
+        &self.normal
+    }
+
+    /// The signed distance of the plane from the origin along the normal.
+    #[inline]
+    pub fn offset(&self) -> Real {
+        self.offset
+    }
+
+    /// Signed distance of `p`: positive on the normal's side.
+    #[inline]
+    pub fn signed_distance(&self, p: &Point) -> Real {
+        self.normal.dot(&p.coords) - self.offset
+    }
+}

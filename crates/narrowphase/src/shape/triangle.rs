@@ -1,0 +1,89 @@
+//! Triangle.
+
+use super::Aabb;
+use crate::error::ShapeError;
+use crate::math::{is_finite_point, Point, Real, Vector};
+
+/// A triangle `(a, b, c)`, a flat two-sided surface. Its front face is the one
+/// that `(b - a) x (c - a)` points out of (counter-clockwise seen from the front).
+///
+/// Invariant: finite vertices. Degenerate (zero-area) triangles are allowed;
+/// every query handles them as the segment or point they collapse to.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Triangle {
+    /// First vertex.
+    pub(crate) a: Point,
+    /// Second vertex.
+    pub(crate) b: Point,
+    /// Third vertex.
+    pub(crate) c: Point,
+}
+
+impl Triangle {
+    /// A triangle; rejects non-finite vertices.
+    pub fn try_new(a: Point, b: Point, c: Point) -> Result<Self, ShapeError> {
+        if !is_finite_point(&a) || !is_finite_point(&b) || !is_finite_point(&c) {
+            return Err(ShapeError::NonFinite("triangle vertex"));
+        }
+        Ok(Self { a, b, c })
+    }
+
+    /// A triangle.
+    ///
+    /// # Panics
+    /// When [`Triangle::try_new`] would return an error.
+    #[track_caller]
+    pub fn new(a: Point, b: Point, c: Point) -> Self {
+        Self::try_new(a, b, c).unwrap_or_else(|e| panic!("invalid Triangle: {e}"))
+    }
+
+    /// First vertex.
+    #[inline]
+    pub fn a(&self) -> &Point {
+        &self.a
+    }
+
+    /// Second vertex.
+    #[inline]
+    pub fn b(&self) -> &Point {
+        &self.b
+    }
+
+    /// Third vertex.
+    #[inline]
+    pub fn c(&self) -> &Point {
+        &self.c
+    }
+
+    /// The vertices as an array.
+    #[inline]
+    pub fn vertices(&self) -> [Point; 3] {
+        [self.a, self.b, self.c]
+    }
+
+    /// The unnormalised face normal `(b - a) x (c - a)` (zero when degenerate).
+    #[inline]
+    pub fn scaled_normal(&self) -> Vector {
+        (self.b - self.a).cross(&(self.c - self.a))
+    }
+
+    /// Area, `|(b - a) x (c - a)| / 2`.
+    #[inline]
+    pub fn area(&self) -> Real {
+        self.scaled_normal().norm() * 0.5
+    }
+
+    /// The tight bounding box of the three vertices.
+    #[inline]
+    pub fn aabb(&self) -> Aabb {
+        Aabb::new_unchecked(self.a.inf(&self.b).inf(&self.c), self.a.sup(&self.b).sup(&self.c))
+    }
+
+    /// True when `p` lies on the triangle, within `1e-6` of the larger of 1 and
+    /// the triangle's size (a surface has no inside: this is a distance test).
+    pub fn contains_point(&self, p: &Point) -> bool {
+        let q = crate::closest::closest_point_triangle(p, self);
+        let scale = (self.b - self.a).norm().max((self.c - self.a).norm()).max(1.0);
+        (p - q).norm() <= 1e-6 * scale
+    }
+}

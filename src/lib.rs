@@ -1,0 +1,9 @@
+//! proxima: collision detection for physics backends, scene queries and
+//! continuous collision of moving spheres.
+//!
+//! This crate re-exports the workspace's crates:
+//! - [`narrowphase`]: shapes and exact tests (also re-exported at the root).
+#![deny(missing_docs)]
+
+pub use proxima_narrowphase as narrowphase;
+pub use proxima_narrowphase::*;
