@@ -18,5 +18,10 @@ use crate::shape::Aabb;
 pub fn intersects_aabb_aabb(a: &Aabb, b: &Aabb) -> bool {
     let (amin, amax, bmin, bmax) = (a.min(), a.max(), b.min(), b.max());
     // Non-short-circuit `&` lets the compiler evaluate all six compares branch-free.
-    (amin.x <= bmax.x) & (bmin.x <= amax.x) & (amin.y <= bmax.y) & (bmin.y <= amax.y) & (amin.z <= bmax.z) & (bmin.z <= amax.z)
+    (amin.x <= bmax.x)
+        & (bmin.x <= amax.x)
+        & (amin.y <= bmax.y)
+        & (bmin.y <= amax.y)
+        & (amin.z <= bmax.z)
+        & (bmin.z <= amax.z)
 }
