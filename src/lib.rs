@@ -2,8 +2,10 @@
 //! continuous collision of moving spheres.
 //!
 //! This crate re-exports the workspace's crates:
-//! - [`narrowphase`]: shapes and exact tests (also re-exported at the root).
+//! - [`narrowphase`]: shapes and exact tests (also re-exported at the root);
+//! - [`broadphase`]: BVHs, sweep-and-prune and pair tracking.
 #![deny(missing_docs)]
 
+pub use proxima_broadphase as broadphase;
 pub use proxima_narrowphase as narrowphase;
 pub use proxima_narrowphase::*;
