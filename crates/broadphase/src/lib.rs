@@ -2,3 +2,9 @@
 //!
 //! Overlap is inclusive everywhere: boxes that touch overlap (as in parry).
 #![deny(missing_docs)]
+
+mod broadphase;
+mod proxy;
+
+pub use broadphase::{BroadPhase, RayControl, TreeStats, ValidationError};
+pub use proxy::ProxyId;
