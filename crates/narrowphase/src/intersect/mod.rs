@@ -2,6 +2,7 @@
 
 mod aabb_aabb;
 mod capsule_capsule;
+mod capsule_obb;
 mod obb_obb;
 mod sphere_aabb;
 mod sphere_capsule;
@@ -12,6 +13,7 @@ mod triangle_aabb;
 
 pub use aabb_aabb::intersects_aabb_aabb;
 pub use capsule_capsule::intersects_capsule_capsule;
+pub use capsule_obb::{intersects_capsule_aabb, intersects_capsule_obb};
 pub use obb_obb::{intersects_aabb_obb, intersects_obb_obb};
 pub use sphere_aabb::intersects_sphere_aabb;
 pub use sphere_capsule::intersects_sphere_capsule;

@@ -1,0 +1,101 @@
+//! Contact between a capsule and an oriented box.
+
+use super::Contact;
+use crate::closest::closest_points_segment_box_local;
+use crate::math::{Real, UnitVector, Vector};
+use crate::shape::{Capsule, Obb};
+
+/// The contact between capsule A and box B, `None` when they are apart.
+///
+/// In the box frame, with the capsule's core segment `[p, q]`:
+/// - segment outside the box: the exact closest points `s` (segment) and `x`
+///   (box) give `normal = (x - s) / |x - s|`, `depth = r - |x - s|`;
+/// - segment touching or inside the box: the capsule is the segment grown by
+///   `r`, so its penetration is the segment's plus `r` along the same axis. The
+///   segment-box penetration is the least overlap over the separating axes of
+///   a box and a segment: the 3 box normals and the 3 cross products of the
+///   segment with the box axes (near-parallel crosses skipped). On axis `n`,
+///   overlap = `sum h_i |n_i| + |d . n| / 2 - |m . n|`, with `m` the segment's
+///   midpoint and `d = q - p`.
+///
+/// `point_a` is the capsule's deepest point along the normal, `point_b =
+/// point_a - depth * normal`.
+#[must_use]
+pub fn contact_capsule_obb(capsule: &Capsule, obb: &Obb) -> Option<Contact> {
+    let r = capsule.radius();
+    let p = obb.to_local(capsule.a());
+    let q = obb.to_local(capsule.b());
+    let h = obb.half_extents();
+    // The branch is decided by an exact slab test, not by `|x - s| > 0`: the
+    // closest points of a segment crossing the box can differ by rounding.
+    let (normal_local, depth) = if segment_meets_box(&p, &q, h) {
+        let (n, overlap) = min_overlap_axis(&p, &q, h);
+        (n, overlap + r)
+    } else {
+        let (s, x) = closest_points_segment_box_local(&p, &q, h);
+        let gap = x - s;
+        let dist2 = gap.norm_squared();
+        if dist2 > r * r {
+            return None;
+        }
+        let dist = dist2.sqrt();
+        (UnitVector::try_new(gap, 0.0).map_or(Vector::x(), |n| n.into_inner()), r - dist)
+    };
+    let normal = UnitVector::new_normalize(obb.axes() * normal_local);
+    // Deepest point of A towards B: the endpoint further along the normal,
+    // pushed out by the radius.
+    let deepest = if (q - p).dot(&normal_local) > 0.0 { q } else { p };
+    let point_a = obb.to_world(&(deepest + normal_local * r));
+    Some(Contact { point_a, point_b: point_a - normal.into_inner() * depth, normal, depth })
+}
+
+/// True when the segment `[p, q]` meets the closed box `[-h, h]`: the slab
+/// intervals of `t` in `[0, 1]` on the three axes have a common point.
+fn segment_meets_box(p: &Vector, q: &Vector, h: &Vector) -> bool {
+    let d = q - p;
+    let (mut t0, mut t1): (Real, Real) = (0.0, 1.0);
+    for i in 0..3 {
+        if d[i] == 0.0 {
+            if p[i].abs() > h[i] {
+                return false;
+            }
+        } else {
+            let (a, b) = ((-h[i] - p[i]) / d[i], (h[i] - p[i]) / d[i]);
+            t0 = t0.max(a.min(b));
+            t1 = t1.min(a.max(b));
+        }
+    }
+    t0 <= t1
+}
+
+/// The axis of least overlap between the segment `[p, q]` and the box
+/// `[-h, h]` (both in the box frame), oriented from the segment towards the
+/// box centre, with its overlap `>= 0`.
+fn min_overlap_axis(p: &Vector, q: &Vector, h: &Vector) -> (Vector, Real) {
+    let d = q - p;
+    let m = (p + q) * 0.5;
+    let mut best = (Vector::x(), Real::INFINITY);
+    let mut consider = |n: Vector| {
+        let overlap = h.x * n.x.abs() + h.y * n.y.abs() + h.z * n.z.abs() + 0.5 * d.dot(&n).abs() - m.dot(&n).abs();
+        if overlap < best.1 {
+            // Orient from A (segment) to B (box centre at the origin).
+            best = (if m.dot(&n) > 0.0 { -n } else { n }, overlap);
+        }
+    };
+    for i in 0..3 {
+        let mut e = Vector::zeros();
+        e[i] = 1.0;
+        consider(e);
+    }
+    let len2 = d.norm_squared();
+    for i in 0..3 {
+        let mut e = Vector::zeros();
+        e[i] = 1.0;
+        let c = d.cross(&e);
+        // Skip crosses of near-parallel directions: their direction is noise.
+        if c.norm_squared() > 1e-6 * len2 {
+            consider(c.normalize());
+        }
+    }
+    (best.0, best.1.max(0.0))
+}
