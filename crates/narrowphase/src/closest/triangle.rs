@@ -49,7 +49,7 @@ pub fn closest_point_triangle(p: &Point, tri: &Triangle) -> Point {
     }
     // Face region: barycentric (u, v, w) = (va, vb, vc) / (va + vb + vc).
     let denom = va + vb + vc;
-    if !(denom > 0.0) {
+    if denom.is_nan() || denom <= 0.0 {
         // Degenerate triangle that slipped past the region tests (rounding):
         // fall back to the closest of the three edges.
         return closest_on_edges(p, tri);

@@ -1,5 +1,16 @@
 //! Contacts for physics: where two shapes touch and how deep they overlap.
 
+mod obb_obb;
+mod sphere_aabb;
+mod sphere_capsule;
+mod sphere_obb;
+mod sphere_sphere;
+pub use obb_obb::{contact_obb_obb, OBB_EDGE_AXIS_MIN_SINE, OBB_EDGE_AXIS_REL_TOL};
+pub use sphere_aabb::contact_sphere_aabb;
+pub use sphere_capsule::contact_sphere_capsule;
+pub use sphere_obb::contact_sphere_obb;
+pub use sphere_sphere::contact_sphere_sphere;
+
 use crate::math::{Point, Real, UnitVector};
 
 /// The contact between shape A and shape B.
