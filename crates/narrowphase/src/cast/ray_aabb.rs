@@ -30,6 +30,41 @@ pub fn ray_aabb_interval(ray: &PrecomputedRay, aabb: &Aabb) -> Option<(Real, Rea
     (t_enter <= t_exit).then_some((t_enter, t_exit))
 }
 
+/// Entry of the ray `o + t d`, `t` in `[0, max_toi]`, into the closed box
+/// `[lo, hi]` (all in one frame): `(t_enter, axis)`, where `axis` is the
+/// axis of the entry face, or `3` when the origin is inside the box (no face
+/// crossed, `t_enter = 0`). `None` when the ray misses.
+///
+/// Slab method with sign-selected planes (Williams et al., "An Efficient and
+/// Robust Ray-Box Intersection Algorithm", 2005): on each axis the near plane
+/// is `lo` for `d >= +0` and `hi` for `d <= -0`, and
+/// `t_near = (near - o) / d`, `t_far = (far - o) / d`. A zero component
+/// divides by `±0`, giving `±inf` (outside the slab: an empty interval, a
+/// miss; inside: unbounded) or, with the origin exactly on a slab plane,
+/// `0 * inf = NaN`. NaN compares false in `>` and is ignored by
+/// `f32::min`, so such a slab does not constrain the ray: a ray sliding
+/// along a face hits the closed box, with no epsilon and no NaN in the result.
+#[inline]
+pub(crate) fn slab_enter(o: &Vector, d: &Vector, lo: &Vector, hi: &Vector, max_toi: Real) -> Option<(Real, usize)> {
+    let mut t_enter: Real = 0.0;
+    let mut axis = 3;
+    let mut t_exit = max_toi;
+    for i in 0..3 {
+        let inv = 1.0 / d[i];
+        let (near, far) = if inv.is_sign_negative() { (hi[i], lo[i]) } else { (lo[i], hi[i]) };
+        let t_near = (near - o[i]) * inv;
+        let t_far = (far - o[i]) * inv;
+        // `>=`: an origin exactly on a near plane and moving inwards enters
+        // through that face at t = 0 (its normal is reported).
+        if t_near >= t_enter {
+            t_enter = t_near;
+            axis = i;
+        }
+        t_exit = t_exit.min(t_far);
+    }
+    (t_enter <= t_exit).then_some((t_enter, axis))
+}
+
 /// First hit of a ray on a solid axis-aligned box.
 ///
 /// Returns the entry `toi` and the outward unit normal of the entry face. A
@@ -46,26 +81,16 @@ pub fn ray_aabb_interval(ray: &PrecomputedRay, aabb: &Aabb) -> Option<(Real, Rea
 /// assert_eq!(hit.toi, 1.0);
 /// assert_eq!(hit.normal.into_inner(), -Vector::x());
 /// ```
+#[inline]
 #[must_use]
 pub fn cast_ray_aabb(ray: &Ray, aabb: &Aabb) -> Option<RayHit> {
-    let pre = PrecomputedRay::new(ray);
-    let (t_enter, _) = ray_aabb_interval(&pre, aabb)?;
-    // The entry face is on the axis whose near plane gave t_enter.
-    let bounds = [aabb.min(), aabb.max()];
-    let mut best: Option<(usize, Real)> = None;
-    for axis in 0..3 {
-        let near = (bounds[pre.sign[axis]][axis] - pre.origin[axis]) * pre.inv_dir[axis];
-        if near >= 0.0 && near == t_enter && best.is_none_or(|(_, t)| near > t) {
-            best = Some((axis, near));
-        }
+    let d = ray.dir();
+    let (toi, axis) = slab_enter(&ray.origin().coords, d, &aabb.min().coords, &aabb.max().coords, ray.max_toi())?;
+    if axis == 3 {
+        return Some(RayHit { toi, normal: ray.back_normal() });
     }
-    let normal = match best {
-        Some((axis, _)) => {
-            let mut n = Vector::zeros();
-            n[axis] = if pre.sign[axis] == 1 { 1.0 } else { -1.0 };
-            UnitVector::new_unchecked(n)
-        }
-        None => ray.back_normal(),
-    };
-    Some(RayHit { toi: t_enter, normal })
+    // The entry face's outward normal is -sign(d_axis) e_axis.
+    let mut n = Vector::zeros();
+    n[axis] = if d[axis] < 0.0 { 1.0 } else { -1.0 };
+    Some(RayHit { toi, normal: UnitVector::new_unchecked(n) })
 }

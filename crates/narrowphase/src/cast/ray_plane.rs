@@ -1,0 +1,48 @@
+//! Ray against plane.
+
+use super::ray::{Ray, RayHit};
+use crate::shape::Plane;
+
+/// First hit of a ray on a plane, from either side.
+///
+/// With the signed distance of the origin `s = n.o - offset` and the rate
+/// `v = n.d`, the ray meets the plane at `toi = -s / v` (Ericson,
+/// Real-Time Collision Detection, 5.3.1). The normal is the plane normal on
+/// the origin's side: `n` when `s > 0`, `-n` when `s < 0`.
+///
+/// Degenerate cases:
+/// - origin on the plane (`s = 0`), not parallel: `toi = 0`, normal on the
+///   side the ray comes from (`normal . dir < 0`);
+/// - ray lying in the plane (`s = 0` and `v = 0`): every point of the ray is
+///   on the plane, so it hits at `toi = 0`, with the plane's own normal `n`;
+/// - ray parallel to the plane and off it (`s != 0`, `v = 0`): a miss;
+/// - ray moving away, or reaching the plane after `max_toi`: a miss.
+///
+/// ```
+/// use proxima_narrowphase::{cast_ray_plane, Plane, Point, Ray, Vector};
+/// let ground = Plane::try_new(Point::origin(), Vector::z()).unwrap();
+/// let hit = cast_ray_plane(&Ray::new(Point::new(0.0, 0.0, -3.0), Vector::z(), 10.0), &ground).unwrap();
+/// assert_eq!(hit.toi, 3.0);
+/// assert_eq!(hit.normal.into_inner(), -Vector::z()); // the side the ray came from
+/// ```
+#[inline]
+#[must_use]
+pub fn cast_ray_plane(ray: &Ray, plane: &Plane) -> Option<RayHit> {
+    let n = plane.normal();
+    let s = plane.signed_distance(ray.origin());
+    let v = n.dot(ray.dir());
+    if s == 0.0 {
+        let normal = if v > 0.0 { -*n } else { *n };
+        return Some(RayHit { toi: 0.0, normal });
+    }
+    // Moving towards the plane means s and v have opposite signs.
+    if v == 0.0 || (s > 0.0) == (v > 0.0) {
+        return None;
+    }
+    let toi = -s / v;
+    if toi > ray.max_toi() {
+        return None;
+    }
+    let normal = if s > 0.0 { *n } else { -*n };
+    Some(RayHit { toi, normal })
+}
