@@ -47,16 +47,20 @@ pub fn closest_point_triangle(p: &Point, tri: &Triangle) -> Point {
         let w = (d4 - d3) / ((d4 - d3) + (d5 - d6));
         return b + (c - b) * w; // edge region BC
     }
-    // Face region: barycentric (u, v, w) = (va, vb, vc) / (va + vb + vc).
-    let denom = va + vb + vc;
-    if denom.is_nan() || denom <= 0.0 {
+    // Face region. Ericson returns the barycentric combination
+    // (u, v, w) = (va, vb, vc) / (va + vb + vc), but each of va, vb, vc is a
+    // difference of products of dot products that cancels on slivers (it was
+    // off by ~1e-5 on unit-sized thin triangles). The orthogonal projection
+    // onto the plane, p - n (n . ap) / |n|^2 with n = ab x ac, is the same
+    // point and only inherits the direction error of n (~eps / sin(angle)).
+    let n = ab.cross(&ac);
+    let n2 = n.norm_squared();
+    if n2.is_nan() || n2 <= 0.0 || va + vb + vc <= 0.0 {
         // Degenerate triangle that slipped past the region tests (rounding):
         // fall back to the closest of the three edges.
         return closest_on_edges(p, tri);
     }
-    let v = vb / denom;
-    let w = vc / denom;
-    a + ab * v + ac * w
+    p - n * (n.dot(&ap) / n2)
 }
 
 fn closest_on_edges(p: &Point, tri: &Triangle) -> Point {

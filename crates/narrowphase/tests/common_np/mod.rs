@@ -220,3 +220,38 @@ pub fn obb_local_f64(p: &Point, obb: &proxima_narrowphase::Obb) -> V64 {
     let r = obb.axes().cast::<f64>();
     r.tr_mul(&(v64(p) - v64(obb.center())))
 }
+
+/// The point of segment `[a, b]` closest to `p`, in f64.
+pub fn closest_on_segment_f64(p: &V64, a: &V64, b: &V64) -> V64 {
+    let ab = b - a;
+    let len2 = ab.norm_squared();
+    let t = if len2 > 0.0 { ((p - a).dot(&ab) / len2).clamp(0.0, 1.0) } else { 0.0 };
+    a + ab * t
+}
+
+/// The point of triangle `abc` closest to `p`, in f64: the projection onto
+/// the plane when it falls inside (edge-side tests against the normal), else
+/// the nearest of the three edge projections. An independent formulation
+/// from Ericson's Voronoi-region walk used by the library.
+pub fn closest_on_triangle_f64(p: &V64, a: &V64, b: &V64, c: &V64) -> V64 {
+    let n = (b - a).cross(&(c - a));
+    let n2 = n.norm_squared();
+    let scale2 = (b - a).norm_squared().max((c - a).norm_squared()).max((c - b).norm_squared());
+    if n2 > 1e-12 * scale2 * scale2 {
+        let q = p - n * ((p - a).dot(&n) / n2);
+        let inside = (b - a).cross(&(q - a)).dot(&n) >= 0.0
+            && (c - b).cross(&(q - b)).dot(&n) >= 0.0
+            && (a - c).cross(&(q - c)).dot(&n) >= 0.0;
+        if inside {
+            return q;
+        }
+    }
+    let cands = [closest_on_segment_f64(p, a, b), closest_on_segment_f64(p, b, c), closest_on_segment_f64(p, c, a)];
+    let mut best = cands[0];
+    for q in &cands[1..] {
+        if (p - q).norm_squared() < (p - best).norm_squared() {
+            best = *q;
+        }
+    }
+    best
+}
