@@ -29,6 +29,10 @@ pub(crate) type LocalSweep = (Real, Vector, Vector);
 ///      edges meeting at the vertex (each contains the vertex's ball); the
 ///      earliest hit wins.
 ///
+/// Once `toi` is known, the contact point is the box point nearest the
+/// centre at `toi` and the normal points from it to the centre (see
+/// `contact_at`).
+///
 /// Before that, a start inside or touching the rounded box (the clamped
 /// point within `r`) returns `toi = 0`: the point is the box point nearest
 /// the centre, the normal from it to the centre; a centre inside the box
@@ -78,69 +82,76 @@ pub(crate) fn sweep_sphere_box(o: &Vector, m: &Vector, r: Real, lo: &Vector, hi:
             let (mut a, mut b) = (corner, corner);
             a[j] = lo[j];
             b[j] = hi[j];
-            edge_hit(o, m, r, &a, &b)
+            edge_toi(o, m, r, &a, &b)
         }
         _ => (0..3)
             .filter_map(|j| {
                 let mut other = corner;
                 other[j] = if side[j] < 0 { hi[j] } else { lo[j] };
-                edge_hit(o, m, r, &corner, &other)
+                edge_toi(o, m, r, &corner, &other)
             })
             .min_by(|x, y| x.0.total_cmp(&y.0)),
     };
-    if count >= 2 {
-        if capsule_hit.is_some() {
-            return capsule_hit;
+    let (toi, fallback) = match capsule_hit {
+        Some(hit) => hit,
+        None if count >= 2 => {
+            // Rounding guard (see above): how far p lies outside the face region.
+            let excess = (0..3).map(|i| (lo[i] - p[i]).max(p[i] - hi[i])).fold(0.0, Real::max);
+            let scale = o.amax() + m.amax() + lo.amax() + hi.amax() + r;
+            if excess > 8.0 * Real::EPSILON * scale {
+                return None;
+            }
+            (t, face_normal(axis, &side, m))
         }
-        // Rounding guard (see above): how far p lies outside the face region.
-        let excess = (0..3).map(|i| (lo[i] - p[i]).max(p[i] - hi[i])).fold(0.0, Real::max);
-        let scale = o.amax() + m.amax() + lo.amax() + hi.amax() + r;
-        if excess > 8.0 * Real::EPSILON * scale {
-            return None;
-        }
-    }
-    Some(face_hit(&p, t, axis, &side, m, r, lo, hi))
+        None => (t, face_normal(axis, &side, m)),
+    };
+    Some(contact_at(o, m, toi, r, lo, hi, &fallback))
 }
 
-/// The capsule of edge `[a, b]` with radius `r`, hit within `toi <= 1`.
+/// The contact geometry once `toi` is known: the box point nearest the
+/// centre `o + toi m` (clamped per axis) and the direction from it to the
+/// centre. Taking the nearest point, rather than the feature that produced
+/// `toi`, matters where features tie: the capsules of two edges and the ball
+/// of their shared vertex can give the same `f32` toi while the contact
+/// point slides along an edge. When the centre is (by rounding, or with
+/// `r = 0`) too close to the box for that direction to be reliable
+/// (`|centre - point| <= r / 2`), the feature's normal `fallback` is used.
 #[inline]
-fn edge_hit(o: &Vector, m: &Vector, r: Real, a: &Vector, b: &Vector) -> Option<LocalSweep> {
+fn contact_at(o: &Vector, m: &Vector, toi: Real, r: Real, lo: &Vector, hi: &Vector, fallback: &Vector) -> LocalSweep {
+    let centre = o + m * toi;
+    let point = centre.sup(lo).inf(hi);
+    let e = centre - point;
+    let len = e.norm();
+    let normal = if len > 0.5 * r && len > 0.0 { e / len } else { *fallback };
+    (toi, point, normal)
+}
+
+/// The first hit (`toi <= 1`) on the capsule of edge `[a, b]` with radius
+/// `r`, with the capsule's outward normal there (unit; `-m / |m|` if the
+/// capsule is a line hit exactly, `r = 0`).
+#[inline]
+fn edge_toi(o: &Vector, m: &Vector, r: Real, a: &Vector, b: &Vector) -> Option<(Real, Vector)> {
     let (toi, n) = ray_capsule_toi(o, m, a, b, r)?;
     if toi > 1.0 {
         return None;
     }
-    let centre = o + m * toi;
-    // n = centre - (its closest point on the edge); zero only if r == 0.
     let len = n.norm();
-    let normal = if len > 0.0 { n / len } else { -m.normalize() };
-    Some((toi, centre - n, normal))
+    Some((toi, if len > 0.0 { n / len } else { -m.normalize() }))
 }
 
-/// A hit on a face of the rounded box, entered at `p` at time `t`. The face
-/// is the one axis `p` lies outside of, or else the slab's entry axis (or,
-/// with none, the axis the motion leaves the least room on).
-fn face_hit(
-    p: &Vector,
-    t: Real,
-    axis: usize,
-    side: &[i8; 3],
-    m: &Vector,
-    r: Real,
-    lo: &Vector,
-    hi: &Vector,
-) -> LocalSweep {
-    let (k, sign) = match side.iter().position(|&s| s != 0) {
-        Some(k) if side.iter().filter(|&&s| s != 0).count() == 1 => (k, side[k] as Real),
-        _ if axis < 3 => (axis, if m[axis] < 0.0 { 1.0 } else { -1.0 }),
-        _ => {
-            let k = m.iamax();
-            (k, if m[k] < 0.0 { 1.0 } else { -1.0 })
-        }
-    };
+/// The outward normal of the face entered: the one axis the entry point lies
+/// outside of, or else the slab's entry axis (or, with none, the axis the
+/// motion is largest on), facing against the motion.
+fn face_normal(axis: usize, side: &[i8; 3], m: &Vector) -> Vector {
     let mut normal = Vector::zeros();
-    normal[k] = sign;
-    let point = (p - normal * r).sup(lo).inf(hi);
-    (t, point, normal)
+    if side.iter().filter(|&&s| s != 0).count() == 1 {
+        let k = side.iter().position(|&s| s != 0).unwrap_or(0);
+        normal[k] = side[k] as Real;
+        return normal;
+    }
+    let k = if axis < 3 { axis } else { m.iamax() };
+    normal[k] = if m[k] < 0.0 { 1.0 } else { -1.0 };
+    normal
 }
 
 /// For a point inside the box: the face it is nearest (least penetration),

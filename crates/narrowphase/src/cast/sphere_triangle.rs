@@ -70,9 +70,17 @@ pub fn cast_sphere_triangle(sphere: &Sphere, motion: &Vector, tri: &Triangle) ->
         .filter_map(|(a, b)| ray_capsule_toi(&c.coords, motion, &a.coords, &b.coords, r))
         .filter(|(toi, _)| *toi <= 1.0)
         .min_by(|x, y| x.0.total_cmp(&y.0))?;
+    // The contact is the triangle point nearest the centre at toi, not the
+    // winning capsule's own point: two edges and their shared vertex can tie
+    // in f32 while the contact slides along an edge. With the centre too
+    // close for a reliable direction (`r = 0`, rounding), the capsule's
+    // normal is kept.
     let centre = c + motion * toi;
-    let normal = normal_or_against_motion(&nvec, motion);
-    Some(SweepHit::new(toi, centre - nvec, normal))
+    let point = closest_point_triangle(&centre, tri);
+    let e = centre - point;
+    let normal = if e.norm() > 0.5 * r { UnitVector::try_new(e, 0.0) } else { None };
+    let normal = normal.unwrap_or_else(|| normal_or_against_motion(&nvec, motion));
+    Some(SweepHit::new(toi, point, normal))
 }
 
 /// The unit face normal `(b - a) x (c - a) / |...|`, or `None` for a
