@@ -3,12 +3,32 @@
 use crate::math::{Point, Real};
 use crate::shape::Triangle;
 
+/// Below this `sin^2` of the angle at `a` (`|n|^2 / (|ab|^2 |ac|^2)`), the face
+/// point is taken from barycentric coordinates rather than by projecting
+/// onto the plane: the plane normal of such a sliver has a direction error of
+/// `eps / sin`, which the projection multiplies by the point's distance.
+const SLIVER_SIN2: Real = 1e-6;
+
 /// The point of triangle `abc` closest to `p`.
 ///
 /// Finds the Voronoi region of `p` (three vertices, three edges, the face)
-/// from the barycentric signs of Ericson, Real-Time Collision Detection,
-/// 5.1.5, and projects onto that feature. Degenerate triangles fall into a
-/// vertex or edge region, which is the segment or point they collapse to.
+/// as in Ericson, Real-Time Collision Detection, 5.1.5, and projects onto
+/// that feature. Two changes make it robust on thin triangles:
+/// - the edge-region signs `va, vb, vc` are the triple products
+///   `n . ((c - b) x (p - b))`, `n . ((a - c) x (p - c))`,
+///   `n . ((b - a) x (p - a))` with `n = (b - a) x (c - a)`. They equal
+///   Ericson's differences of products of dot products (Lagrange's identity)
+///   but do not cancel catastrophically: on slivers Ericson's form picked the
+///   wrong region, with errors up to the triangle's size;
+/// - in the face region the point is the orthogonal projection onto the
+///   plane, `p - n (n . (p - a)) / |n|^2` (exact up to the direction error of
+///   `n`), except on slivers (`sin^2 < 1e-6` at `a`), where the barycentric
+///   combination `a + (b - a) vb / s + (c - a) vc / s`, `s = va + vb + vc`,
+///   stays on the triangle.
+///
+/// Degenerate triangles: collinear vertices fall into a vertex or edge region
+/// (the segment they collapse to), or get `s = 0`, handled by the closest of
+/// the three edges; three equal vertices return that vertex.
 #[must_use]
 pub fn closest_point_triangle(p: &Point, tri: &Triangle) -> Point {
     let (a, b, c) = (tri.a, tri.b, tri.c);
@@ -26,7 +46,8 @@ pub fn closest_point_triangle(p: &Point, tri: &Triangle) -> Point {
     if d3 >= 0.0 && d4 <= d3 {
         return b; // vertex region B
     }
-    let vc = d1 * d4 - d3 * d2;
+    let n = ab.cross(&ac);
+    let vc = n.dot(&ab.cross(&ap));
     if vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0 {
         let v = d1 / (d1 - d3);
         return a + ab * v; // edge region AB
@@ -37,30 +58,28 @@ pub fn closest_point_triangle(p: &Point, tri: &Triangle) -> Point {
     if d6 >= 0.0 && d5 <= d6 {
         return c; // vertex region C
     }
-    let vb = d5 * d2 - d1 * d6;
+    let vb = n.dot(&(a - c).cross(&cp));
     if vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0 {
         let w = d2 / (d2 - d6);
         return a + ac * w; // edge region AC
     }
-    let va = d3 * d6 - d5 * d4;
+    let va = n.dot(&(c - b).cross(&bp));
     if va <= 0.0 && (d4 - d3) >= 0.0 && (d5 - d6) >= 0.0 {
         let w = (d4 - d3) / ((d4 - d3) + (d5 - d6));
         return b + (c - b) * w; // edge region BC
     }
-    // Face region. Ericson returns the barycentric combination
-    // (u, v, w) = (va, vb, vc) / (va + vb + vc), but each of va, vb, vc is a
-    // difference of products of dot products that cancels on slivers (it was
-    // off by ~1e-5 on unit-sized thin triangles). The orthogonal projection
-    // onto the plane, p - n (n . ap) / |n|^2 with n = ab x ac, is the same
-    // point and only inherits the direction error of n (~eps / sin(angle)).
-    let n = ab.cross(&ac);
-    let n2 = n.norm_squared();
-    if n2.is_nan() || n2 <= 0.0 || va + vb + vc <= 0.0 {
+    // Face region.
+    let denom = va + vb + vc;
+    if denom.is_nan() || denom <= 0.0 {
         // Degenerate triangle that slipped past the region tests (rounding):
         // fall back to the closest of the three edges.
         return closest_on_edges(p, tri);
     }
-    p - n * (n.dot(&ap) / n2)
+    let n2 = n.norm_squared();
+    if n2 > SLIVER_SIN2 * ab.norm_squared() * ac.norm_squared() {
+        return p - n * (n.dot(&ap) / n2);
+    }
+    a + ab * (vb / denom) + ac * (vc / denom)
 }
 
 fn closest_on_edges(p: &Point, tri: &Triangle) -> Point {

@@ -1,0 +1,479 @@
+//! Edge cases of the overlap, closest-point and contact functions, each its
+//! own test: exact touching (faces, edges, vertices), identical rotations,
+//! zero-thickness boxes, tiny shapes, shapes far from the origin, degenerate
+//! triangles, coincident sphere centres and sphere centres inside boxes.
+//!
+//! Expected values are derived by hand from the geometry (or by an f64
+//! computation in the test), never copied from the functions' output.
+
+mod common_np;
+
+use common_np::*;
+use proxima_narrowphase::*;
+use proxima_test_support::convert as cv;
+use proxima_test_support::gen;
+use std::f32::consts::{FRAC_PI_4, SQRT_2};
+
+fn p(x: Real, y: Real, z: Real) -> Point {
+    Point::new(x, y, z)
+}
+
+fn v(x: Real, y: Real, z: Real) -> Vector {
+    Vector::new(x, y, z)
+}
+
+fn cube(c: Point, rot: Rotation, h: Real) -> Obb {
+    Obb::new(c, rot, Vector::repeat(h))
+}
+
+fn assert_close(a: Real, b: Real, tol: Real, what: &str) {
+    assert!((a - b).abs() <= tol, "{what}: {a} vs {b} (tol {tol})");
+}
+
+fn assert_vec_close(a: &Vector, b: &Vector, tol: Real, what: &str) {
+    assert!((a - b).norm() <= tol, "{what}: {a:?} vs {b:?} (tol {tol})");
+}
+
+fn check_contact(c: &Contact, depth: Real, normal: Vector, tol: Real) {
+    contact_invariants(c, tol).unwrap_or_else(|e| panic!("{e}: {c:?}"));
+    assert_close(c.depth, depth, tol, "depth");
+    assert_vec_close(&c.normal.into_inner(), &normal, tol, "normal");
+}
+
+// ---- exact touching ----
+
+#[test]
+fn touching_faces() {
+    // Boxes sharing the face x = 1 intersect; a gap of one ulp at 1 does not.
+    let a = Aabb::new(p(0.0, 0.0, 0.0), p(1.0, 1.0, 1.0));
+    let b = Aabb::new(p(1.0, 0.2, 0.3), p(2.0, 0.8, 0.9));
+    assert!(intersects_aabb_aabb(&a, &b));
+    let gap = Aabb::new(p(1.0 + Real::EPSILON, 0.2, 0.3), p(2.0, 0.8, 0.9));
+    assert!(!intersects_aabb_aabb(&a, &gap));
+    assert!(intersects_aabb_obb(&a, &Obb::from_aabb(&b)));
+    assert!(intersects_obb_obb(&Obb::from_aabb(&a), &Obb::from_aabb(&b)));
+    let c = contact_obb_obb(&Obb::from_aabb(&a), &Obb::from_aabb(&b)).expect("touching");
+    check_contact(&c, 0.0, v(1.0, 0.0, 0.0), 1e-6);
+
+    // Spheres |c_b - c_a| = r_a + r_b exactly (3 = 1 + 2).
+    let s1 = Sphere::new(p(0.0, 0.0, 0.0), 1.0);
+    let s2 = Sphere::new(p(3.0, 0.0, 0.0), 2.0);
+    assert!(intersects_sphere_sphere(&s1, &s2));
+    let c = contact_sphere_sphere(&s1, &s2).expect("touching");
+    check_contact(&c, 0.0, v(1.0, 0.0, 0.0), 1e-6);
+    assert_vec_close(&c.point_a.coords, &v(1.0, 0.0, 0.0), 1e-6, "point_a");
+
+    // Sphere resting on the face y = 1 of a box.
+    let s = Sphere::new(p(0.5, 1.5, 0.5), 0.5);
+    assert!(intersects_sphere_aabb(&s, &a));
+    let c = contact_sphere_aabb(&s, &a).expect("touching");
+    check_contact(&c, 0.0, v(0.0, -1.0, 0.0), 1e-6);
+    assert_vec_close(&c.point_b.coords, &v(0.5, 1.0, 0.5), 1e-6, "point_b");
+
+    // Capsules whose segments are 1 apart with radii 0.25 + 0.75.
+    let k1 = Capsule::new(p(-1.0, 0.0, 0.0), p(1.0, 0.0, 0.0), 0.25);
+    let k2 = Capsule::new(p(0.0, 1.0, -1.0), p(0.0, 1.0, 1.0), 0.75);
+    assert!(intersects_capsule_capsule(&k1, &k2));
+    let far = Capsule::new(p(0.0, 1.0 + 1e-5, -1.0), p(0.0, 1.0 + 1e-5, 1.0), 0.75);
+    assert!(!intersects_capsule_capsule(&k1, &far));
+}
+
+#[test]
+fn touching_rotated_faces() {
+    // Two equal cubes with the same rotation, B = A moved by exactly 2h along
+    // A's second axis: face contact of depth 0 (up to the rounding of the
+    // rotated offset, ~1e-7) with normal A_1.
+    let rot = Rotation::from_euler_angles(0.3, -0.7, 1.1);
+    let a = cube(p(0.5, -0.25, 2.0), rot, 0.5);
+    let axis = a.axes().column(1).into_owned();
+    let b = cube(a.center() + axis, rot, 0.5);
+    assert!(intersects_obb_obb(&a, &b));
+    let c = contact_obb_obb(&a, &b).expect("touching");
+    check_contact(&c, 0.0, axis, 1e-5);
+    let apart = cube(a.center() + axis * 1.001, rot, 0.5);
+    assert!(!intersects_obb_obb(&a, &apart));
+    assert!(contact_obb_obb(&a, &apart).is_none());
+}
+
+#[test]
+fn touching_edges() {
+    // Axis-aligned boxes sharing only the edge x = 1, y = 1.
+    let a = Aabb::new(p(0.0, 0.0, 0.0), p(1.0, 1.0, 1.0));
+    let b = Aabb::new(p(1.0, 1.0, 0.0), p(2.0, 2.0, 1.0));
+    assert!(intersects_aabb_aabb(&a, &b));
+    assert!(intersects_obb_obb(&Obb::from_aabb(&a), &Obb::from_aabb(&b)));
+
+    // Crossed edges: A (half-extent 1) turned 45° about z has a z-parallel
+    // edge at x = √2; B turned 45° about y has a y-parallel edge at local
+    // x = -√2. With centres 2√2 apart on x the edges touch at one point.
+    let a = cube(Point::origin(), Rotation::from_axis_angle(&Vector::z_axis(), FRAC_PI_4), 1.0);
+    let rb = Rotation::from_axis_angle(&Vector::y_axis(), FRAC_PI_4);
+    let d = 2.0 * SQRT_2;
+    assert!(intersects_obb_obb(&a, &cube(p(d - 1e-4, 0.0, 0.0), rb, 1.0)));
+    assert!(intersects_obb_obb(&a, &cube(p(d, 0.0, 0.0), rb, 1.0)));
+    assert!(!intersects_obb_obb(&a, &cube(p(d + 1e-4, 0.0, 0.0), rb, 1.0)));
+    // Penetrating by 0.1: the edge axis A_z x B_y = x is the minimum; the
+    // witness points are the edges' crossing points (√2, 0, 0) and (√2 - 0.1, 0, 0).
+    let b = cube(p(d - 0.1, 0.0, 0.0), rb, 1.0);
+    let c = contact_obb_obb(&a, &b).expect("penetrating");
+    check_contact(&c, 0.1, v(1.0, 0.0, 0.0), 1e-5);
+    assert_vec_close(&c.point_a.coords, &v(SQRT_2, 0.0, 0.0), 1e-5, "point_a");
+    assert_vec_close(&c.point_b.coords, &v(SQRT_2 - 0.1, 0.0, 0.0), 1e-5, "point_b");
+
+    // A sphere touching a box edge: centre at distance r from the edge.
+    let bx = Aabb::new(p(0.0, 0.0, 0.0), p(1.0, 1.0, 1.0));
+    let dir = v(1.0, 1.0, 0.0).normalize();
+    // (|dir| rounds, so "exactly r" is not representable: inside by 1e-4 r.)
+    let s = Sphere::new(p(1.0, 1.0, 0.5) + dir * 0.4999, 0.5);
+    assert!(intersects_sphere_aabb(&s, &bx));
+    let c = contact_sphere_aabb(&s, &bx).expect("touching");
+    check_contact(&c, 1e-4, -dir, 1e-6);
+    assert_vec_close(&c.point_b.coords, &v(1.0, 1.0, 0.5), 1e-6, "point_b on the edge");
+    let s_out = Sphere::new(p(1.0, 1.0, 0.5) + dir * 0.5001, 0.5);
+    assert!(!intersects_sphere_aabb(&s_out, &bx));
+}
+
+#[test]
+fn touching_vertices() {
+    // Boxes sharing only the corner (1, 1, 1).
+    let a = Aabb::new(p(0.0, 0.0, 0.0), p(1.0, 1.0, 1.0));
+    let b = Aabb::new(p(1.0, 1.0, 1.0), p(2.0, 2.0, 2.0));
+    assert!(intersects_aabb_aabb(&a, &b));
+    assert!(intersects_aabb_obb(&a, &Obb::from_aabb(&b)));
+    assert!(intersects_obb_obb(&Obb::from_aabb(&a), &Obb::from_aabb(&b)));
+    // A triangle whose vertex is the box corner.
+    let t = Triangle::new(p(1.0, 1.0, 1.0), p(2.0, 1.0, 3.0), p(3.0, 2.0, 1.0));
+    assert!(intersects_triangle_aabb(&t, &a));
+    // A sphere beyond the corner along the diagonal, inside/outside by 1e-4 r.
+    let diag = v(1.0, 1.0, 1.0).normalize();
+    let s_in = Sphere::new(p(1.0, 1.0, 1.0) + diag * 0.9999, 1.0);
+    let s_out = Sphere::new(p(1.0, 1.0, 1.0) + diag * 1.0001, 1.0);
+    assert!(intersects_sphere_aabb(&s_in, &a));
+    assert!(!intersects_sphere_aabb(&s_out, &a));
+    let c = contact_sphere_aabb(&s_in, &a).expect("touching");
+    check_contact(&c, 1e-4, -diag, 1e-5);
+    assert_vec_close(&c.point_b.coords, &v(1.0, 1.0, 1.0), 1e-6, "point_b is the corner");
+}
+
+// ---- identical rotations ----
+
+/// Boxes sharing a rotation are axis-aligned in A's frame, so the exact
+/// answer is the interval test there, in f64: the overlap on local axis i is
+/// `ha_i + hb_i - |t_i|`. Every edge cross product `A_i x B_j` is then zero
+/// or a face axis, which the SAT must survive (the `|R| + eps` guard).
+#[test]
+fn identical_rotations_parallel_edges() {
+    let mut rng = proxima_test_support::rng(41);
+    let pl = gen::Placement::new(1.5, 0.05, 1.5);
+    let (mut hits, mut checked) = (0, 0);
+    for _ in 0..20_000 {
+        let rot = gen::rotation(&mut rng);
+        let (ha, hb) = (gen::half_extents(&mut rng, &pl), gen::half_extents(&mut rng, &pl));
+        let (ca, cb) = (gen::point(&mut rng, &pl), gen::point(&mut rng, &pl));
+        let (a, b) = (Obb::new(ca, rot, ha), Obb::new(cb, rot, hb));
+        let t = a.axes().cast::<f64>().tr_mul(&(v64(&cb) - v64(&ca)));
+        let overlaps: Vec<f64> = (0..3).map(|i| ha[i] as f64 + hb[i] as f64 - t[i].abs()).collect();
+        let min = overlaps.iter().cloned().fold(f64::INFINITY, f64::min);
+        if min.abs() < 1e-4 {
+            continue; // within the touching band (see intersect_vs_parry.rs)
+        }
+        checked += 1;
+        assert_eq!(intersects_obb_obb(&a, &b), min > 0.0, "{a:?} {b:?}");
+        let c = contact_obb_obb(&a, &b);
+        assert_eq!(c.is_some(), min > 0.0);
+        if let Some(c) = c {
+            hits += 1;
+            // The contact is a face contact of the least overlap (ties aside).
+            assert_close(c.depth, min as Real, 1e-4, "depth");
+            let local = a.to_local_vector(&c.normal);
+            let i = local.iamax();
+            assert!(local[i].abs() > 1.0 - 1e-4, "normal not a face axis: {local:?}");
+            assert_close(overlaps[i] as Real, min as Real, 1e-4, "axis of least overlap");
+            contact_invariants(&c, 1e-4).unwrap();
+        }
+    }
+    assert!(hits > checked / 5 && hits < checked * 4 / 5, "{hits} of {checked}");
+}
+
+#[test]
+fn concentric_identical_boxes() {
+    // t = 0: every face overlap is 2h; the first face axis, +A_0, is chosen.
+    let rot = Rotation::from_euler_angles(0.1, 0.2, 0.3);
+    let a = cube(p(1.0, 2.0, 3.0), rot, 0.5);
+    let c = contact_obb_obb(&a, &a).expect("identical boxes overlap");
+    check_contact(&c, 1.0, a.axes().column(0).into_owned(), 1e-5);
+}
+
+// ---- zero thickness ----
+
+#[test]
+fn zero_thickness_boxes() {
+    // A square plate in the plane y = 0.
+    let plate = Aabb::new(p(-1.0, 0.0, -1.0), p(1.0, 0.0, 1.0));
+    let flat = Obb::from_aabb(&plate);
+    assert!(intersects_sphere_aabb(&Sphere::new(p(0.0, 0.5, 0.0), 0.5), &plate));
+    assert!(!intersects_sphere_aabb(&Sphere::new(p(0.0, 0.5001, 0.0), 0.5), &plate));
+    let c = contact_sphere_aabb(&Sphere::new(p(0.2, 0.4, 0.3), 0.5), &plate).expect("contact");
+    check_contact(&c, 0.1, v(0.0, -1.0, 0.0), 1e-6);
+    // Centre in the plate: both y faces are at distance 0; the -y face wins
+    // the tie, so the normal is +y and the depth is the radius.
+    let c = contact_sphere_aabb(&Sphere::new(p(0.2, 0.0, 0.3), 0.5), &plate).expect("contact");
+    check_contact(&c, 0.5, v(0.0, 1.0, 0.0), 1e-6);
+    // Two crossed plates (y = 0 and x = 0) meet along a line.
+    let wall = Obb::new(Point::origin(), Rotation::identity(), v(0.0, 1.0, 1.0));
+    assert!(intersects_obb_obb(&flat, &wall));
+    let c = contact_obb_obb(&flat, &wall).expect("crossing plates");
+    assert!(c.depth <= 1.0 + 1e-6);
+    contact_invariants(&c, 1e-5).unwrap();
+    // A plate just above a box top touches it; lifted by 1e-3 it does not.
+    let bx = Obb::new(p(0.0, -0.5, 0.0), Rotation::from_euler_angles(0.0, 0.4, 0.0), v(0.5, 0.5, 0.5));
+    assert!(intersects_obb_obb(&flat, &bx));
+    let lifted = Obb::new(p(0.0, 1e-3, 0.0), Rotation::identity(), v(1.0, 0.0, 1.0));
+    assert!(!intersects_obb_obb(&lifted, &bx));
+    // A triangle lying in the plate's plane.
+    let t = Triangle::new(p(0.5, 0.0, 0.5), p(3.0, 0.0, 0.5), p(0.5, 0.0, 3.0));
+    assert!(intersects_triangle_aabb(&t, &plate));
+    let t_up = Triangle::new(p(0.5, 1e-4, 0.5), p(3.0, 1e-4, 0.5), p(0.5, 1e-4, 3.0));
+    assert!(!intersects_triangle_aabb(&t_up, &plate));
+    // A zero-size box is a point.
+    let dot = Aabb::new(p(1.0, 1.0, 1.0), p(1.0, 1.0, 1.0));
+    assert_eq!(closest_point_aabb(&p(3.0, 1.0, 1.0), &dot), p(1.0, 1.0, 1.0));
+    let c = contact_sphere_aabb(&Sphere::new(p(1.0, 1.0, 1.0), 0.25), &dot).expect("point inside sphere");
+    check_contact(&c, 0.25, v(1.0, 0.0, 0.0), 1e-6);
+}
+
+// ---- tiny and far ----
+
+/// The same scenes at two scales and places: `s` scales every length and
+/// `o` is added to every position. Expected answers scale with `s`, with a
+/// tolerance of `tol` (the f32 spacing at `|o|` plus rounding at scale `s`).
+fn scaled_scenes(s: Real, o: Vector, tol: Real) {
+    let at = |x: Real, y: Real, z: Real| Point::from(o + v(x, y, z) * s);
+    let rot = Rotation::from_euler_angles(0.5, 0.25, -0.75);
+    // Spheres overlapping by 0.1 s and apart by 0.1 s.
+    let a = Sphere::new(at(0.0, 0.0, 0.0), s);
+    let b = Sphere::new(at(1.9, 0.0, 0.0), s);
+    assert!(intersects_sphere_sphere(&a, &b));
+    let c = contact_sphere_sphere(&a, &b).expect("overlap");
+    check_contact(&c, 0.1 * s, v(1.0, 0.0, 0.0), tol);
+    assert!(!intersects_sphere_sphere(&a, &Sphere::new(at(2.1, 0.0, 0.0), s)));
+    // Boxes.
+    let ba = Obb::new(at(0.0, 0.0, 0.0), rot, Vector::repeat(s));
+    let axis = ba.axes().column(2).into_owned();
+    let bb = Obb::new(ba.center() + axis * (1.9 * s), rot, Vector::repeat(s));
+    assert!(intersects_obb_obb(&ba, &bb));
+    let c = contact_obb_obb(&ba, &bb).expect("overlap");
+    check_contact(&c, 0.1 * s, axis, tol);
+    assert!(!intersects_obb_obb(&ba, &Obb::new(ba.center() + axis * (2.1 * s), rot, Vector::repeat(s))));
+    let aa = Aabb::new(at(-1.0, -1.0, -1.0), at(1.0, 1.0, 1.0));
+    assert!(intersects_aabb_aabb(&aa, &Aabb::new(at(0.9, 0.0, 0.0), at(2.0, 1.0, 1.0))));
+    assert!(!intersects_aabb_aabb(&aa, &Aabb::new(at(1.1, 0.0, 0.0), at(2.0, 1.0, 1.0))));
+    // Sphere against box face, inside and outside.
+    let sb = Sphere::new(at(0.0, 1.4, 0.0), 0.5 * s);
+    let c = contact_sphere_aabb(&sb, &aa).expect("overlap");
+    check_contact(&c, 0.1 * s, v(0.0, -1.0, 0.0), tol);
+    assert!(!intersects_sphere_aabb(&Sphere::new(at(0.0, 1.6, 0.0), 0.5 * s), &aa));
+    let c = contact_sphere_obb(&Sphere::new(ba.center() + axis * (1.4 * s), 0.5 * s), &ba).expect("overlap");
+    check_contact(&c, 0.1 * s, -axis, tol);
+    // Capsules and triangles.
+    let k1 = Capsule::new(at(-1.0, 0.0, 0.0), at(1.0, 0.0, 0.0), 0.5 * s);
+    assert!(intersects_capsule_capsule(&k1, &Capsule::new(at(0.0, 0.9, -1.0), at(0.0, 0.9, 1.0), 0.5 * s)));
+    assert!(!intersects_capsule_capsule(&k1, &Capsule::new(at(0.0, 1.1, -1.0), at(0.0, 1.1, 1.0), 0.5 * s)));
+    let c = contact_sphere_capsule(&Sphere::new(at(0.0, 0.9, 0.0), 0.5 * s), &k1).expect("overlap");
+    check_contact(&c, 0.1 * s, v(0.0, -1.0, 0.0), tol);
+    let t = Triangle::new(at(-1.0, 1.05, -1.0), at(1.0, 1.05, -1.0), at(0.0, 1.05, 1.0));
+    assert!(!intersects_triangle_aabb(&t, &aa));
+    let t = Triangle::new(at(-1.0, 0.95, -1.0), at(1.0, 0.95, -1.0), at(0.0, 0.95, 1.0));
+    assert!(intersects_triangle_aabb(&t, &aa));
+    assert!(intersects_sphere_triangle(&Sphere::new(at(0.0, 1.4, 0.0), 0.5 * s), &t));
+    assert!(!intersects_sphere_triangle(&Sphere::new(at(0.0, 1.5, 0.0), 0.5 * s), &t));
+}
+
+#[test]
+fn tiny_shapes() {
+    // Sizes 1e-4: rounding is ~1e-11, the tolerance 1e-9 is relative 1e-5.
+    scaled_scenes(1e-4, Vector::zeros(), 1e-9);
+}
+
+#[test]
+fn far_from_origin() {
+    // 1e5 from the origin the f32 spacing is 2^-7 = 0.0078; positions are
+    // rounded to it, so with unit sizes the tolerance is 4 spacings = 0.03.
+    scaled_scenes(1.0, v(1e5, -1e5, 1e5), 0.03);
+}
+
+#[test]
+fn far_from_origin_matches_parry() {
+    // Random pairs 1e5 away, unit sizes, compared with parry where the signed
+    // distance is beyond 0.05 (a few f32 spacings at 1e5).
+    let mut rng = proxima_test_support::rng(42);
+    let pl = gen::Placement::new(1.5, 0.05, 1.5).at(p(1e5, 1e5, -1e5));
+    for _ in 0..5_000 {
+        let (a, b) = (gen::obb(&mut rng, &pl), gen::obb(&mut rng, &pl));
+        let ((pa, ca), (pb, cb)) = (cv::cuboid(&a), cv::cuboid(&b));
+        let sd = parry_signed_distance(&pa, &ca, &pb, &cb);
+        if sd.abs() > 0.05 {
+            assert_eq!(intersects_obb_obb(&a, &b), sd < 0.0, "{a:?} {b:?} {sd}");
+        }
+        let s = gen::sphere(&mut rng, &pl);
+        let (ps, bs) = cv::ball(&s);
+        let sd = parry_signed_distance(&ps, &bs, &pb, &cb);
+        if sd.abs() > 0.05 {
+            assert_eq!(intersects_sphere_obb(&s, &b), sd < 0.0);
+        }
+    }
+}
+
+// ---- degenerate triangles ----
+
+#[test]
+fn degenerate_triangle_collinear() {
+    // A "triangle" on the segment (-2, 0.5, 0.5) .. (2, 0.5, 0.5), with the
+    // third vertex in the middle: it crosses the unit box.
+    let bx = Aabb::new(p(0.0, 0.0, 0.0), p(1.0, 1.0, 1.0));
+    let t = Triangle::new(p(-2.0, 0.5, 0.5), p(2.0, 0.5, 0.5), p(0.0, 0.5, 0.5));
+    assert_eq!(t.area(), 0.0);
+    assert!(intersects_triangle_aabb(&t, &bx));
+    // Moved to y = 1.5 it misses the box, even through the 13 SAT axes of
+    // which the triangle normal is zero.
+    let t_off = Triangle::new(p(-2.0, 1.5, 0.5), p(2.0, 1.5, 0.5), p(0.0, 1.5, 0.5));
+    assert!(!intersects_triangle_aabb(&t_off, &bx));
+    // A diagonal segment on x + y = -0.1 passes the box corner (0, 0) at
+    // 0.07 while its bounding box overlaps the box: only the edge x z-axis
+    // cross product separates. On x + y = 0.1 it cuts the corner.
+    let t_diag = Triangle::new(p(-1.1, 1.0, 0.5), p(1.0, -1.1, 0.5), p(-0.05, -0.05, 0.5));
+    assert!(!intersects_triangle_aabb(&t_diag, &bx));
+    let t_cut = Triangle::new(p(-0.9, 1.0, 0.5), p(1.0, -0.9, 0.5), p(0.05, 0.05, 0.5));
+    assert!(intersects_triangle_aabb(&t_cut, &bx));
+    // Closest point: the segment's closest point.
+    let q = closest_point_triangle(&p(0.3, 2.0, 0.5), &t);
+    assert_vec_close(&q.coords, &v(0.3, 0.5, 0.5), 1e-6, "closest on collinear triangle");
+    assert_close(distance_triangle(&p(3.0, 0.5, 0.5), &t), 1.0, 1e-6, "beyond the end");
+    // Sphere against it: touching at distance 1 from the line.
+    assert!(intersects_sphere_triangle(&Sphere::new(p(0.0, 1.5, 0.5), 1.0), &t));
+    assert!(!intersects_sphere_triangle(&Sphere::new(p(0.0, 1.5, 0.5), 0.999), &t));
+}
+
+#[test]
+fn degenerate_triangle_single_point() {
+    let bx = Aabb::new(p(0.0, 0.0, 0.0), p(1.0, 1.0, 1.0));
+    let inside = Triangle::new(p(0.5, 0.5, 0.5), p(0.5, 0.5, 0.5), p(0.5, 0.5, 0.5));
+    let on_face = Triangle::new(p(1.0, 0.5, 0.5), p(1.0, 0.5, 0.5), p(1.0, 0.5, 0.5));
+    let outside = Triangle::new(p(1.5, 0.5, 0.5), p(1.5, 0.5, 0.5), p(1.5, 0.5, 0.5));
+    assert!(intersects_triangle_aabb(&inside, &bx));
+    assert!(intersects_triangle_aabb(&on_face, &bx));
+    assert!(!intersects_triangle_aabb(&outside, &bx));
+    assert_eq!(closest_point_triangle(&p(3.0, 4.0, 5.0), &outside), p(1.5, 0.5, 0.5));
+    assert!(intersects_sphere_triangle(&Sphere::new(p(1.5, 1.5, 0.5), 1.0), &outside));
+    assert!(!intersects_sphere_triangle(&Sphere::new(p(1.5, 1.6, 0.5), 1.0), &outside));
+}
+
+#[test]
+fn degenerate_triangles_random_vs_oracle() {
+    // Collinear and single-point triangles against the f64 oracles.
+    let mut rng = proxima_test_support::rng(43);
+    let pl = gen::Placement::new(1.0, 0.05, 1.0);
+    for k in 0..20_000 {
+        let a = gen::point(&mut rng, &pl);
+        let b = gen::point(&mut rng, &pl);
+        let w: Real = gen::uniform(&mut rng, -0.5, 1.5);
+        let t = if k % 2 == 0 { Triangle::new(a, b, a + (b - a) * w) } else { Triangle::new(a, a, a) };
+        let q = gen::point(&mut rng, &pl);
+        let (t64, q64) = ([v64(t.a()), v64(t.b()), v64(t.c())], v64(&q));
+        let truth = closest_on_triangle_f64(&q64, &t64[0], &t64[1], &t64[2]);
+        assert!((v64(&closest_point_triangle(&q, &t)) - truth).norm() < 1e-5, "{t:?} {q:?}");
+        let s = Sphere::new(q, gen::uniform(&mut rng, 0.05, 1.0));
+        let sd = (q64 - truth).norm() - s.radius() as f64;
+        if sd.abs() > 1e-5 {
+            assert_eq!(intersects_sphere_triangle(&s, &t), sd < 0.0);
+        }
+    }
+}
+
+/// Thin triangles `c = a + w (b - a) + s u x (b - a)`, `s` log-uniform in
+/// `[1e-9, 1e-0.5]`, against the f64 oracle on the same f32 vertices. The
+/// plain Ericson region walk was off by up to the triangle's size here (its
+/// edge signs are differences of products that cancel); the triple-product
+/// signs keep the error under 1e-4 (worst seen 9e-5, at s ~ 1e-3, where
+/// the region boundaries themselves are ill-conditioned in f32) for unit
+/// sizes.
+#[test]
+fn sliver_triangles_vs_oracle() {
+    let mut rng = proxima_test_support::rng(44);
+    let pl = gen::Placement::new(1.0, 0.2, 1.5);
+    let mut worst: f64 = 0.0;
+    for _ in 0..100_000 {
+        let (a, b) = (gen::point(&mut rng, &pl), gen::point(&mut rng, &pl));
+        let s = (10.0 as Real).powf(gen::uniform(&mut rng, -9.0, -0.5));
+        let w = gen::uniform(&mut rng, -0.3, 1.3);
+        let c = a + (b - a) * w + gen::unit_vector(&mut rng).cross(&(b - a)) * s;
+        let q = gen::point(&mut rng, &pl);
+        let truth = closest_on_triangle_f64(&v64(&q), &v64(&a), &v64(&b), &v64(&c));
+        worst = worst.max((v64(&closest_point_triangle(&q, &Triangle::new(a, b, c))) - truth).norm());
+    }
+    assert!(worst < 2e-4, "worst sliver error {worst:e}");
+}
+
+// ---- coincident centres ----
+
+#[test]
+fn coincident_sphere_centres() {
+    // No direction joins the centres: the documented fallback normal is +x,
+    // the depth the sum of the radii.
+    let a = Sphere::new(p(1.0, 2.0, 3.0), 0.5);
+    let b = Sphere::new(p(1.0, 2.0, 3.0), 0.25);
+    let c = contact_sphere_sphere(&a, &b).expect("coincident spheres overlap");
+    check_contact(&c, 0.75, v(1.0, 0.0, 0.0), 1e-6);
+    assert_vec_close(&c.point_a.coords, &v(1.5, 2.0, 3.0), 1e-6, "point_a");
+    assert_vec_close(&c.point_b.coords, &v(0.75, 2.0, 3.0), 1e-6, "point_b");
+    // Two points (zero radii) at the same place touch with depth 0.
+    let z = Sphere::new(p(1.0, 2.0, 3.0), 0.0);
+    assert!(intersects_sphere_sphere(&z, &z));
+    check_contact(&contact_sphere_sphere(&z, &z).expect("touching"), 0.0, v(1.0, 0.0, 0.0), 0.0);
+}
+
+#[test]
+fn sphere_centre_on_capsule_segment() {
+    // The normal is perpendicular to the segment, the depth r_s + r_c.
+    let cap = Capsule::new(p(0.0, 0.0, 0.0), p(1.0, 2.0, 2.0), 0.5);
+    let s = Sphere::new(p(0.5, 1.0, 1.0), 0.25);
+    let c = contact_sphere_capsule(&s, &cap).expect("overlap");
+    contact_invariants(&c, 1e-6).unwrap();
+    assert_close(c.depth, 0.75, 1e-6, "depth");
+    assert_close(c.normal.dot(&v(1.0, 2.0, 2.0)), 0.0, 1e-6, "normal ⟂ segment");
+    // A zero-length capsule is a sphere: fallback +x.
+    let dot = Capsule::new(p(0.5, 1.0, 1.0), p(0.5, 1.0, 1.0), 0.5);
+    check_contact(&contact_sphere_capsule(&s, &dot).expect("overlap"), 0.75, v(1.0, 0.0, 0.0), 1e-6);
+}
+
+// ---- centre inside a box ----
+
+#[test]
+fn sphere_centre_inside_box() {
+    let bx = Aabb::new(p(0.0, 0.0, 0.0), p(4.0, 2.0, 6.0));
+    // Nearest face: y = 2 at distance 0.5; normal from that face into the box.
+    let s = Sphere::new(p(1.0, 1.5, 3.0), 0.25);
+    let c = contact_sphere_aabb(&s, &bx).expect("inside");
+    check_contact(&c, 0.75, v(0.0, -1.0, 0.0), 1e-6);
+    assert_vec_close(&c.point_b.coords, &v(1.0, 2.0, 3.0), 1e-6, "point_b on the face");
+    assert_vec_close(&c.point_a.coords, &v(1.0, 1.25, 3.0), 1e-6, "point_a");
+    // The same in a rotated box, against parry.
+    let rot = Rotation::from_euler_angles(0.4, -0.2, 0.9);
+    let ob = Obb::new(p(3.0, -1.0, 2.0), rot, v(2.0, 1.0, 3.0));
+    let s = Sphere::new(ob.to_world(&v(-1.0, 0.5, 0.0)), 0.25);
+    let c = contact_sphere_obb(&s, &ob).expect("inside");
+    check_contact(&c, 0.75, -ob.axes().column(1).into_owned(), 1e-5);
+    let ((ps, bs), (pb, cb)) = (cv::ball(&s), cv::cuboid(&ob));
+    let pc = parry3d::query::contact(&ps, &bs, &pb, &cb, 0.0).unwrap().unwrap();
+    assert_close(c.depth, -pc.dist, 1e-5, "depth vs parry");
+    assert_vec_close(&c.normal.into_inner(), &cv::from_vec(pc.normal1), 1e-5, "normal vs parry");
+    assert_vec_close(&c.point_b.coords, &cv::from_vec(pc.point2), 1e-5, "point_b vs parry");
+    // Centre at the centre of a cube: all faces tie; the first, -x, wins,
+    // so the normal is +x.
+    let cubebox = Aabb::new(p(-1.0, -1.0, -1.0), p(1.0, 1.0, 1.0));
+    let c = contact_sphere_aabb(&Sphere::new(Point::origin(), 0.5), &cubebox).expect("inside");
+    check_contact(&c, 1.5, v(1.0, 0.0, 0.0), 1e-6);
+    // Centre exactly on a face: depth r, normal into the box.
+    let c = contact_sphere_aabb(&Sphere::new(p(1.0, 0.0, 0.0), 0.5), &cubebox).expect("on face");
+    check_contact(&c, 0.5, v(-1.0, 0.0, 0.0), 1e-6);
+}
