@@ -4,7 +4,18 @@
 #![deny(missing_docs)]
 
 mod broadphase;
+mod brute_force;
+mod dynamic_tree;
+mod error;
+mod filter;
+mod pairs;
 mod proxy;
+mod slots;
 
 pub use broadphase::{BroadPhase, RayControl, TreeStats, ValidationError};
+pub use brute_force::BruteForce;
+pub use dynamic_tree::{DynamicTree, DynamicTreeOptions, Overlaps};
+pub use error::BroadPhaseError;
+pub use filter::CollisionGroups;
+pub use pairs::{canonical_pair, Pair};
 pub use proxy::ProxyId;

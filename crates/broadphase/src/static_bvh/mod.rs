@@ -1,0 +1,171 @@
+//! [`StaticBvh`]: a bounding volume hierarchy built once over a fixed set of
+//! boxes with the surface area heuristic, stored as 8-wide nodes for the
+//! SIMD ray and box kernels.
+//!
+//! - `build.rs`: binned SAH over the three axes, parallel at the top (rayon,
+//!   `parallel` feature), deterministic;
+//! - `wide.rs`: the node layout and the collapse of binary splits into 8 lanes;
+//! - `traverse.rs`: ray, box-overlap and self-pair queries;
+//! - `refit.rs`: new boxes, same topology; `rebuild`;
+//! - `validate.rs`: invariants and [`TreeStats`](crate::TreeStats).
+
+mod build;
+mod pairs;
+mod refit;
+mod traverse;
+mod validate;
+mod wide;
+
+pub use refit::RefitError;
+pub use traverse::{BoxHit, Overlaps};
+
+use crate::broadphase::{BroadPhase, RayControl, TreeStats, ValidationError};
+use core::ops::ControlFlow;
+use proxima_narrowphase::{Aabb, Ray, Real, SimdLevel};
+use wide::WideNode;
+
+/// Knobs of [`StaticBvh::build_with`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BuildOptions {
+    /// SAH bins per axis (clamped to `2..=64`; default 16). Small ranges use
+    /// fewer (at least 4, at most one per primitive).
+    pub bins: usize,
+    /// The most primitives a leaf may hold (clamped to `1..=255`; default 4).
+    /// The SAH makes a leaf of a range this small only when a leaf costs no
+    /// more than the best split (`C_trav = C_isect = 1`).
+    pub max_leaf_size: usize,
+}
+
+impl Default for BuildOptions {
+    fn default() -> Self {
+        Self { bins: 16, max_leaf_size: 4 }
+    }
+}
+
+/// A static BVH over a slice of boxes, with 8-wide nodes.
+///
+/// Built once with the binned surface area heuristic ([`StaticBvh::build`]);
+/// when the boxes move a little, [`StaticBvh::refit`] updates the bounds
+/// without changing the tree, and [`StaticBvh::rebuild`] restores the
+/// quality. The id of a box is its index in the build input (`u32`).
+///
+/// Every node stores the boxes of its up to 8 children structure-of-arrays,
+/// so a ray is tested against all of them with one call of the SIMD kernel
+/// ([`cast_ray_aabb_x8`](proxima_narrowphase::cast_ray_aabb_x8), AVX or
+/// SSE2, chosen at run time); leaves hold up to
+/// [`BuildOptions::max_leaf_size`] boxes, stored in leaf order.
+///
+/// ```
+/// use proxima_broadphase::{BroadPhase, RayControl, StaticBvh};
+/// use proxima_narrowphase::{Aabb, Point, Ray, Vector};
+/// let boxes: Vec<Aabb> = (0..100)
+///     .map(|i| {
+///         let c = Point::new(i as f32 * 3.0, 0.0, 0.0);
+///         Aabb::new(c - Vector::repeat(1.0), c + Vector::repeat(1.0))
+///     })
+///     .collect();
+/// let bvh = StaticBvh::build(&boxes);
+/// assert_eq!(bvh.len(), 100);
+/// assert_eq!(bvh.overlaps(&boxes[10]).count(), 1);
+/// let ray = Ray::new(Point::new(-10.0, 0.0, 0.0), Vector::x(), 1000.0);
+/// let hit = bvh.cast_ray_closest(&ray).unwrap();
+/// assert_eq!((hit.id, hit.toi), (0, 9.0));
+/// bvh.validate().unwrap();
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct StaticBvh {
+    /// The nodes; the root is node 0 and every child comes after its parent.
+    nodes: Vec<WideNode>,
+    /// Per leaf slot, the id of the box there (a permutation of `0..len`).
+    prim_ids: Vec<u32>,
+    /// Per leaf slot, the box there.
+    prim_boxes: Vec<Aabb>,
+    options: BuildOptions,
+    simd: SimdLevel,
+}
+
+impl StaticBvh {
+    /// A tree over `boxes` with the default [`BuildOptions`].
+    ///
+    /// # Panics
+    /// When there are `2^32 - 1` boxes or more.
+    #[must_use]
+    pub fn build(boxes: &[Aabb]) -> Self {
+        Self::build_with(boxes, BuildOptions::default())
+    }
+
+    /// A tree over `boxes` (id `i` for `boxes[i]`).
+    ///
+    /// The same boxes and options give the same tree (nodes, order, leaves)
+    /// whatever the number of threads.
+    ///
+    /// # Panics
+    /// When there are `2^32 - 1` boxes or more.
+    #[must_use]
+    pub fn build_with(boxes: &[Aabb], options: BuildOptions) -> Self {
+        let built = build::build(boxes, &options);
+        let (prim_ids, prim_boxes) = built.prims.iter().map(|p| (p.id(), p.aabb())).unzip();
+        Self { nodes: built.nodes, prim_ids, prim_boxes, options, simd: SimdLevel::detect() }
+    }
+
+    /// The options the tree was built with.
+    pub fn options(&self) -> BuildOptions {
+        self.options
+    }
+
+    /// The box of every proxy, `None` when empty.
+    pub fn root_aabb(&self) -> Option<Aabb> {
+        self.nodes.first().and_then(WideNode::own_box)
+    }
+
+    /// The box of proxy `id`, in input order (a copy, `O(n)` to gather).
+    pub fn boxes(&self) -> Vec<Aabb> {
+        let mut out = self.prim_boxes.clone();
+        for (slot, &id) in self.prim_ids.iter().enumerate() {
+            out[id as usize] = self.prim_boxes[slot];
+        }
+        out
+    }
+
+    /// The ray kernel the traversal uses (detected at build).
+    pub fn simd_level(&self) -> SimdLevel {
+        self.simd
+    }
+
+    /// Chooses the ray kernel, for tests and benchmarks: the requested level,
+    /// lowered to what the CPU supports. Returns the level in use.
+    pub fn set_simd_level(&mut self, level: SimdLevel) -> SimdLevel {
+        self.simd = level.min(SimdLevel::detect());
+        self.simd
+    }
+}
+
+impl BroadPhase for StaticBvh {
+    type Id = u32;
+
+    fn len(&self) -> usize {
+        self.prim_ids.len()
+    }
+
+    fn visit_overlaps<F>(&self, aabb: &Aabb, visitor: F) -> ControlFlow<()>
+    where
+        F: FnMut(u32) -> ControlFlow<()>,
+    {
+        self.visit_overlaps_impl(aabb, visitor)
+    }
+
+    fn visit_ray<F>(&self, ray: &Ray, visitor: F)
+    where
+        F: FnMut(u32, Real) -> RayControl,
+    {
+        self.visit_ray_impl(ray, visitor)
+    }
+
+    fn pairs_into(&self, out: &mut Vec<(u32, u32)>) {
+        self.pairs_impl(out)
+    }
+
+    fn validate(&self) -> Result<TreeStats, ValidationError> {
+        self.validate_impl()
+    }
+}
