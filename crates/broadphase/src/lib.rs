@@ -11,6 +11,7 @@ mod filter;
 mod pairs;
 mod proxy;
 mod slots;
+mod static_bvh;
 
 pub use broadphase::{BroadPhase, RayControl, TreeStats, ValidationError};
 pub use brute_force::BruteForce;
@@ -19,3 +20,4 @@ pub use error::BroadPhaseError;
 pub use filter::CollisionGroups;
 pub use pairs::{canonical_pair, Pair};
 pub use proxy::ProxyId;
+pub use static_bvh::{BoxHit, BuildOptions, RefitError, StaticBvh, StaticBvhOverlaps};

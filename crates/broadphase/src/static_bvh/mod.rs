@@ -17,7 +17,7 @@ mod validate;
 mod wide;
 
 pub use refit::RefitError;
-pub use traverse::{BoxHit, Overlaps};
+pub use traverse::{BoxHit, StaticBvhOverlaps};
 
 use crate::broadphase::{BroadPhase, RayControl, TreeStats, ValidationError};
 use core::ops::ControlFlow;

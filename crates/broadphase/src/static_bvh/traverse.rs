@@ -185,12 +185,12 @@ impl StaticBvh {
     }
 
     /// The ids of the boxes overlapping `aabb` (touching counts), lazily.
-    pub fn overlaps<'a>(&'a self, aabb: &Aabb) -> Overlaps<'a> {
+    pub fn overlaps<'a>(&'a self, aabb: &Aabb) -> StaticBvhOverlaps<'a> {
         let mut stack = SmallVec::new();
         if !self.nodes.is_empty() {
             stack.push(0);
         }
-        Overlaps { bvh: self, query: *aabb, stack, node: 0, mask: 0, leaf: 0..0, leaf_len: 0 }
+        StaticBvhOverlaps { bvh: self, query: *aabb, stack, node: 0, mask: 0, leaf: 0..0, leaf_len: 0 }
     }
 }
 
@@ -215,7 +215,7 @@ where
 /// Iterator over the ids of the boxes overlapping a query box
 /// (from [`StaticBvh::overlaps`]).
 #[derive(Clone, Debug)]
-pub struct Overlaps<'a> {
+pub struct StaticBvhOverlaps<'a> {
     bvh: &'a StaticBvh,
     query: Aabb,
     stack: SmallVec<[u32; STACK]>,
@@ -227,7 +227,7 @@ pub struct Overlaps<'a> {
     leaf_len: u32,
 }
 
-impl Iterator for Overlaps<'_> {
+impl Iterator for StaticBvhOverlaps<'_> {
     type Item = u32;
 
     fn next(&mut self) -> Option<u32> {
