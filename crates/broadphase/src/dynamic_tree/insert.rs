@@ -1,0 +1,121 @@
+//! Insertion: choose the sibling that adds the least surface area, then
+//! refit and rotate the path up to the root.
+
+use super::tree::{area, Node, NodePair, LEAF_BIT, NULL, ROOT};
+use super::DynamicTree;
+use proxima_narrowphase::Aabb;
+
+impl<T> DynamicTree<T> {
+    /// Links the leaf of slab key `key` into the tree with box `fat`,
+    /// searching the whole tree for its sibling.
+    pub(crate) fn insert_leaf(&mut self, key: usize, fat: Aabb) {
+        self.insert_leaf_below(key, fat, ROOT);
+    }
+
+    /// Links the leaf of slab key `key` into the tree with box `fat`,
+    /// searching for its sibling from the lowest ancestor of `near` (inclusive)
+    /// whose box contains `fat` (a local re-insertion: for a proxy that moved
+    /// a little, the search starts a few levels above its old place instead of
+    /// at the root, and no ancestor above the start grows).
+    pub(crate) fn insert_leaf_near(&mut self, key: usize, fat: Aabb, near: u32) {
+        let mut start = near;
+        while start != ROOT && !self.node(start).aabb.contains_aabb(&fat) {
+            start = self.node(start).parent;
+        }
+        self.insert_leaf_below(key, fat, start);
+    }
+
+    /// Links the leaf into the subtree of `start` (the root, or a node whose
+    /// box contains `fat`).
+    fn insert_leaf_below(&mut self, key: usize, fat: Aabb, start: u32) {
+        let leaf = Node { aabb: fat, parent: NULL, child: LEAF_BIT | key as u32 };
+        if !self.has_root {
+            if self.nodes.is_empty() {
+                self.nodes.push(NodePair([Node::empty(); 2]));
+            }
+            *self.node_mut(ROOT) = leaf;
+            self.leaves.by_key_mut(key).node = ROOT;
+            self.has_root = true;
+            return;
+        }
+        let sibling = self.find_best_sibling(&fat, start);
+        // The sibling S moves down into a new pair next to the leaf L; a new
+        // internal node P = S ∪ L takes S's slot, so S's parent keeps its link.
+        let old = *self.node(sibling);
+        let pair = self.alloc_pair();
+        *self.node_mut(pair) = Node { parent: sibling, ..old };
+        self.relink(pair);
+        *self.node_mut(pair + 1) = Node { parent: sibling, ..leaf };
+        self.leaves.by_key_mut(key).node = pair + 1;
+        *self.node_mut(sibling) = Node { aabb: old.aabb.merged(&fat), parent: old.parent, child: pair };
+        self.rotate_and_refit_up(sibling);
+    }
+
+    /// The node that, as the new leaf's sibling, adds the least surface area
+    /// to the tree (the SAH cost of an insertion).
+    ///
+    /// Cost of making node `S` the sibling of leaf `L`: the new parent's area
+    /// `A(S ∪ L)` plus the growth `A(X ∪ L) - A(X)` of every ancestor `X` of
+    /// `S` (their boxes grow to hold `L`). Descending, the ancestors' growth
+    /// accumulates as `inherited`; any node inside a subtree `C` costs at least
+    /// `inherited + A(C ∪ L) - A(C) + A(L)`, a lower bound used to stop the
+    /// descent once it cannot beat the best cost seen (branch and bound:
+    /// Bittner et al. 2013, "Fast insertion-based optimization of bounding
+    /// volume hierarchies"; the greedy one-path form follows Catto's Box2D v3).
+    /// Areas are `f64`, so 1e30-sized boxes cost finite amounts.
+    ///
+    /// The search covers the subtree of `start`, the root or a node whose box
+    /// already contains `fat` (so its ancestors would not grow).
+    pub(crate) fn find_best_sibling(&self, fat: &Aabb, start: u32) -> u32 {
+        let leaf_area = area(fat);
+        let mut best = start;
+        let mut best_cost = area(&self.node(start).aabb.merged(fat));
+        let mut inherited = 0.0f64;
+        let mut slot = start;
+        loop {
+            let node = self.node(slot);
+            if node.is_leaf() {
+                return best;
+            }
+            inherited += area(&node.aabb.merged(fat)) - area(&node.aabb);
+            let pair = &self.nodes[(node.child >> 1) as usize].0;
+            let mut lower = [f64::INFINITY; 2];
+            for (i, child) in pair.iter().enumerate() {
+                let grown = area(&child.aabb.merged(fat));
+                let direct = grown + inherited;
+                if direct < best_cost {
+                    best_cost = direct;
+                    best = node.child + i as u32;
+                }
+                if !child.is_leaf() {
+                    lower[i] = inherited + grown - area(&child.aabb) + leaf_area;
+                }
+            }
+            let i = if lower[0] <= lower[1] { 0 } else { 1 };
+            if lower[i] >= best_cost {
+                return best;
+            }
+            slot = node.child + i as u32;
+        }
+    }
+
+    /// Walks from the new parent `slot` (whose box is already right) to the
+    /// root: rotates each node ([`rotate`](Self::rotate)), then refits its
+    /// parent. Stops once a parent's box is unchanged: the boxes above it
+    /// cannot change either.
+    pub(crate) fn rotate_and_refit_up(&mut self, mut slot: u32) {
+        loop {
+            self.rotate(slot);
+            let parent = self.node(slot).parent;
+            if parent == NULL {
+                return;
+            }
+            let union = self.children_union(parent);
+            if union == self.node(parent).aabb {
+                return;
+            }
+            self.node_mut(parent).aabb = union;
+            slot = parent;
+        }
+    }
+}

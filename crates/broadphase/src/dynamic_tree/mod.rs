@@ -1,0 +1,268 @@
+//! An incremental AABB tree for moving proxies (the dynamic BVH of Box2D's
+//! `b2DynamicTree` and parry's `Bvh`, organised by concern):
+//!
+//! - `tree`: nodes, sibling pairs, the free list;
+//! - `insert`: SAH sibling choice (branch and bound) and insertion;
+//! - `remove`: leaf removal;
+//! - `rotate`: the tree rotations that keep insertion order from mattering;
+//! - `query`: box and ray queries;
+//! - `self_pairs`: every overlapping pair, by traversing the tree against itself;
+//! - `validate`: the invariant walk.
+
+mod insert;
+mod query;
+mod rebuild;
+mod remove;
+mod rotate;
+mod self_pairs;
+mod tree;
+mod validate;
+
+pub use query::Overlaps;
+
+use crate::slots::Slots;
+use crate::{BroadPhase, BroadPhaseError, ProxyId, RayControl, TreeStats, ValidationError};
+use core::ops::ControlFlow;
+use proxima_narrowphase::{Aabb, Ray, Real, Vector};
+use tree::{Leaf, NodePair, LEAF_BIT, NULL};
+
+/// How much larger than the tight box a leaf's fat box is.
+///
+/// A leaf stores a fat box: the tight box grown by `margin` on every side,
+/// then stretched by `prediction * displacement` in the direction of motion.
+/// [`DynamicTree::move_proxy`] re-inserts a leaf only when the new tight box
+/// leaves its fat box, so small motions cost one containment test.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DynamicTreeOptions {
+    /// Growth on every side, `>= 0`, in world units.
+    pub margin: Real,
+    /// Multiplier of the displacement passed to `move_proxy`, `>= 0`
+    /// (0 disables motion prediction).
+    pub prediction: Real,
+}
+
+impl Default for DynamicTreeOptions {
+    /// `margin = 0.1`, `prediction = 2` (Box2D's defaults for metre-sized objects).
+    fn default() -> Self {
+        Self { margin: 0.1, prediction: 2.0 }
+    }
+}
+
+impl DynamicTreeOptions {
+    /// Tight boxes: no margin, no prediction. Every move of a box re-inserts it.
+    pub const TIGHT: Self = Self { margin: 0.0, prediction: 0.0 };
+}
+
+/// An incremental AABB tree over moving proxies, with user data `T` per proxy.
+///
+/// Leaves hold fat boxes (see [`DynamicTreeOptions`]); every query answers for
+/// the fat boxes, which contain the tight ones, so results are a superset of
+/// the tight-box answer (equal with [`DynamicTreeOptions::TIGHT`] and boxes that
+/// were inserted, or last moved, to their current place).
+///
+/// Invariants, checked by [`validate`](BroadPhase::validate): each internal
+/// node has two children and its box is their union; parent links match;
+/// `2 * leaves - 1` live nodes; free + live + padding slots = capacity.
+///
+/// ```
+/// use proxima_broadphase::{BroadPhase, DynamicTree};
+/// use proxima_narrowphase::{Aabb, Point, Vector};
+/// let mut tree = DynamicTree::new();
+/// let a = tree.insert(Aabb::new(Point::new(0.0, 0.0, 0.0), Point::new(1.0, 1.0, 1.0)), "a");
+/// let b = tree.insert(Aabb::new(Point::new(5.0, 0.0, 0.0), Point::new(6.0, 1.0, 1.0)), "b");
+/// let probe = Aabb::new(Point::new(0.5, 0.5, 0.5), Point::new(0.6, 0.6, 0.6));
+/// assert_eq!(tree.overlaps(&probe).collect::<Vec<_>>(), vec![a]);
+/// // Move b next to a: it leaves its fat box, so it is re-inserted.
+/// let moved = Aabb::new(Point::new(1.0, 0.0, 0.0), Point::new(2.0, 1.0, 1.0));
+/// assert_eq!(tree.move_proxy(b, moved, Vector::new(-4.0, 0.0, 0.0)), Ok(true));
+/// let mut pairs = Vec::new();
+/// tree.pairs_into(&mut pairs);
+/// assert_eq!(pairs, vec![(a, b)]);
+/// assert_eq!(tree.remove(b), Ok("b"));
+/// assert!(tree.remove(b).is_err()); // stale id
+/// ```
+#[derive(Clone, Debug)]
+pub struct DynamicTree<T = ()> {
+    /// Node slots, two per pair: slot `s` is `nodes[s / 2].0[s % 2]`.
+    nodes: Vec<NodePair>,
+    /// First free pair, chained through the first node's `child`; [`NULL`] if none.
+    free_pair: u32,
+    /// Number of pairs on the free list.
+    free_pairs: u32,
+    /// True when slot 0 holds a root.
+    has_root: bool,
+    /// The proxies: slab key = leaf key, with generations.
+    leaves: Slots<Leaf<T>>,
+    options: DynamicTreeOptions,
+}
+
+impl<T> Default for DynamicTree<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<T> DynamicTree<T> {
+    /// An empty tree with [`DynamicTreeOptions::default`].
+    pub fn new() -> Self {
+        Self {
+            nodes: Vec::new(),
+            free_pair: NULL,
+            free_pairs: 0,
+            has_root: false,
+            leaves: Slots::default(),
+            options: DynamicTreeOptions::default(),
+        }
+    }
+
+    /// An empty tree; rejects a negative or non-finite margin or prediction.
+    pub fn with_options(options: DynamicTreeOptions) -> Result<Self, BroadPhaseError> {
+        if !(options.margin.is_finite() && options.margin >= 0.0) {
+            return Err(BroadPhaseError::InvalidOption("margin must be finite and >= 0"));
+        }
+        if !(options.prediction.is_finite() && options.prediction >= 0.0) {
+            return Err(BroadPhaseError::InvalidOption("prediction must be finite and >= 0"));
+        }
+        Ok(Self { options, ..Self::new() })
+    }
+
+    /// The options the tree was built with.
+    pub fn options(&self) -> DynamicTreeOptions {
+        self.options
+    }
+
+    /// Adds a proxy whose tight box is `aabb`; its fat box is `aabb` grown by the margin.
+    ///
+    /// # Panics
+    /// With more than 2^31 proxies at once.
+    pub fn insert(&mut self, aabb: Aabb, user_data: T) -> ProxyId {
+        let id = self.leaves.insert(Leaf { node: NULL, data: user_data }, !LEAF_BIT);
+        let fat = aabb.loosened(self.options.margin);
+        self.insert_leaf(id.index() as usize, fat);
+        id
+    }
+
+    /// Removes a proxy and returns its user data. A stale id is rejected with
+    /// [`BroadPhaseError::StaleId`] and nothing changes.
+    pub fn remove(&mut self, id: ProxyId) -> Result<T, BroadPhaseError> {
+        self.leaves.try_get(id)?;
+        self.remove_leaf(id.index() as usize);
+        self.leaves.remove(id).map(|leaf| leaf.data)
+    }
+
+    /// Tells the tree that proxy `id` now has tight box `aabb` after moving by
+    /// `displacement` this step.
+    ///
+    /// Returns `Ok(false)` when `aabb` is still inside the fat box (nothing
+    /// changes), `Ok(true)` when the proxy was re-inserted (near its old
+    /// place: the sibling search starts at the lowest former ancestor that
+    /// contains the new box) with a new fat box:
+    /// `aabb` grown by the margin and stretched by `prediction * displacement`
+    /// (if stretching would overflow to infinity, the margin alone is used).
+    /// A stale id or a NaN/infinite displacement is rejected and nothing changes.
+    pub fn move_proxy(&mut self, id: ProxyId, aabb: Aabb, displacement: Vector) -> Result<bool, BroadPhaseError> {
+        let leaf = self.leaves.try_get(id)?;
+        if !displacement.iter().all(|d| d.is_finite()) {
+            return Err(BroadPhaseError::InvalidDisplacement);
+        }
+        if self.node(leaf.node).aabb.contains_aabb(&aabb) {
+            return Ok(false);
+        }
+        let fat = self.fat_box(&aabb, &displacement);
+        let key = id.index() as usize;
+        match self.remove_leaf(key) {
+            Some(near) => self.insert_leaf_near(key, fat, near),
+            None => self.insert_leaf(key, fat),
+        }
+        Ok(true)
+    }
+
+    /// The fat box of a moved proxy: grown by the margin, stretched along the motion.
+    fn fat_box(&self, aabb: &Aabb, displacement: &Vector) -> Aabb {
+        let base = aabb.loosened(self.options.margin);
+        let d = displacement * self.options.prediction;
+        let (mut lo, mut hi) = (*base.min(), *base.max());
+        for axis in 0..3 {
+            if d[axis] < 0.0 {
+                lo[axis] += d[axis];
+            } else {
+                hi[axis] += d[axis];
+            }
+        }
+        Aabb::try_new(lo, hi).unwrap_or(base)
+    }
+
+    /// A proxy's user data; `None` for a stale id.
+    pub fn get(&self, id: ProxyId) -> Option<&T> {
+        self.leaves.get(id).map(|leaf| &leaf.data)
+    }
+
+    /// A proxy's user data, mutably; `None` for a stale id.
+    pub fn get_mut(&mut self, id: ProxyId) -> Option<&mut T> {
+        self.leaves.get_mut(id).map(|leaf| &mut leaf.data)
+    }
+
+    /// True when `id` names a live proxy.
+    pub fn contains(&self, id: ProxyId) -> bool {
+        self.leaves.contains(id)
+    }
+
+    /// A proxy's fat box (the box every query tests); `None` for a stale id.
+    pub fn fat_aabb(&self, id: ProxyId) -> Option<Aabb> {
+        self.leaves.get(id).map(|leaf| self.node(leaf.node).aabb)
+    }
+
+    /// Every proxy as `(id, fat box, user data)`, in ascending id order.
+    pub fn iter(&self) -> impl Iterator<Item = (ProxyId, &Aabb, &T)> + '_ {
+        self.leaves.iter().map(|(id, leaf)| (id, &self.node(leaf.node).aabb, &leaf.data))
+    }
+
+    /// The root's box (the union of every fat box); `None` when empty.
+    pub fn root_aabb(&self) -> Option<Aabb> {
+        self.has_root.then(|| self.node(tree::ROOT).aabb)
+    }
+
+    /// Heap bytes held by the tree: node slots, the slab and the generations.
+    pub fn memory_bytes(&self) -> usize {
+        self.nodes.capacity() * core::mem::size_of::<NodePair>() + self.leaves.heap_bytes()
+    }
+
+    /// [`memory_bytes`](Self::memory_bytes) per live proxy (0 when empty).
+    /// About 2 nodes of 32 bytes plus a slab entry and a generation per proxy.
+    pub fn bytes_per_proxy(&self) -> f64 {
+        match self.leaves.len() {
+            0 => 0.0,
+            n => self.memory_bytes() as f64 / n as f64,
+        }
+    }
+}
+
+impl<T> BroadPhase for DynamicTree<T> {
+    type Id = ProxyId;
+
+    fn len(&self) -> usize {
+        self.leaves.len()
+    }
+
+    fn visit_overlaps<F>(&self, aabb: &Aabb, visitor: F) -> ControlFlow<()>
+    where
+        F: FnMut(ProxyId) -> ControlFlow<()>,
+    {
+        self.visit_overlaps_impl(aabb, visitor)
+    }
+
+    fn visit_ray<F>(&self, ray: &Ray, visitor: F)
+    where
+        F: FnMut(ProxyId, Real) -> RayControl,
+    {
+        self.visit_ray_impl(ray, visitor)
+    }
+
+    fn pairs_into(&self, out: &mut Vec<(ProxyId, ProxyId)>) {
+        self.self_pairs_into(out)
+    }
+
+    fn validate(&self) -> Result<TreeStats, ValidationError> {
+        self.validate_impl()
+    }
+}
