@@ -343,3 +343,59 @@ fn obb_obb_vs_parry() {
     assert!(normal_mismatch * 500 <= n_some, "{normal_mismatch} normal mismatches of {n_some}");
     assert!(point_off * 100 <= n_some, "{point_off} witness points off the surfaces of {n_some}");
 }
+
+/// Box-box manifolds on the same cases as `obb_obb_vs_parry`:
+/// - `Some` exactly when `contact_obb_obb` is, with the same normal;
+/// - 1 to 4 points, each with `0 <= depth <= contact depth + TOL` and
+///   `point_a - point_b ≈ depth * normal` within `TOL`;
+/// - the deepest point reaches the contact depth within `1e-3` unless the
+///   face preference or the clipping changed the feature (counted, < 2%);
+/// - every point on its box's surface within `1e-3` (counted with the
+///   single-point fallbacks, which inherit `contact_obb_obb`'s witness
+///   points: < 1%);
+/// - face contacts of same-rotation boxes give more than one point (counted
+///   over the random cases: most face contacts between random boxes are
+///   vertex-face, so this is checked in narrowphase_edge_cases.rs instead).
+#[test]
+fn obb_manifold_properties() {
+    let p = near(1.5);
+    let mut rng = proxima_test_support::rng(26);
+    let (mut n_some, mut shallow_deepest, mut point_off) = (0usize, 0usize, 0usize);
+    let mut sizes = [0usize; 5];
+    let mut failures = Vec::new();
+    for k in 0..CASES {
+        let (a, b) = (gen::obb(&mut rng, &p), gen::obb(&mut rng, &p));
+        let (m, c) = (contact_manifold_obb_obb(&a, &b), contact_obb_obb(&a, &b));
+        let (m, c) = match (m, c) {
+            (None, None) => continue,
+            (Some(m), Some(c)) => (m, c),
+            (m, c) => {
+                failures.push(format!("case {k}: manifold {m:?} vs contact {c:?}"));
+                continue;
+            }
+        };
+        n_some += 1;
+        sizes[m.len()] += 1;
+        if m.is_empty() || m.len() > 4 || (m.normal.into_inner() - c.normal.into_inner()).norm() > 1e-6 {
+            failures.push(format!("case {k}: bad manifold {m:?} for {c:?}"));
+        }
+        for q in m.points() {
+            let gap = (q.point_a - q.point_b) - m.normal.into_inner() * q.depth;
+            if q.depth < 0.0 || q.depth > c.depth + TOL || gap.norm() > TOL {
+                failures.push(format!("case {k}: point {q:?} of {m:?}, contact depth {}", c.depth));
+            }
+            let on_a = obb_surface_distance(&q.point_a, &a).abs() <= 1e-3;
+            let on_b = obb_surface_distance(&q.point_b, &b).abs() <= 1e-3;
+            point_off += !(on_a && on_b) as usize;
+        }
+        shallow_deepest += (m.deepest().depth < c.depth - 1e-3) as usize;
+    }
+    eprintln!(
+        "contact_manifold_obb_obb: {n_some} manifolds, sizes 1..4 {:?}, deepest short of the depth {shallow_deepest}, \
+         points off a surface {point_off}",
+        &sizes[1..]
+    );
+    assert!(failures.is_empty(), "{} failures, first: {:#?}", failures.len(), &failures[..failures.len().min(5)]);
+    assert!(shallow_deepest * 50 <= n_some, "{shallow_deepest} manifolds short of the depth of {n_some}");
+    assert!(point_off * 100 <= n_some, "{point_off} points off the surfaces of {n_some}");
+}

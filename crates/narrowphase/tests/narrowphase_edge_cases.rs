@@ -477,3 +477,88 @@ fn sphere_centre_inside_box() {
     let c = contact_sphere_aabb(&Sphere::new(p(1.0, 0.0, 0.0), 0.5), &cubebox).expect("on face");
     check_contact(&c, 0.5, v(-1.0, 0.0, 0.0), 1e-6);
 }
+
+// ---- box-box manifolds ----
+
+/// Sorted `(x, y)` of the manifold's B-side points, rounded to 1e-4.
+fn footprint(m: &ContactManifold) -> Vec<(i64, i64)> {
+    let mut v: Vec<_> =
+        m.points().iter().map(|q| ((q.point_b.x * 1e4).round() as i64, (q.point_b.y * 1e4).round() as i64)).collect();
+    v.sort_unstable();
+    v
+}
+
+#[test]
+fn manifold_box_on_table() {
+    // A unit cube (half 0.5) sunk 0.1 into a table top at z = 0: its four
+    // bottom corners, depth 0.1 each, normal +z.
+    let table = Obb::new(p(0.0, 0.0, -0.5), Rotation::identity(), v(5.0, 5.0, 0.5));
+    let bx = Obb::new(p(1.0, 2.0, 0.4), Rotation::identity(), Vector::repeat(0.5));
+    let m = contact_manifold_obb_obb(&table, &bx).expect("resting");
+    assert_eq!(m.len(), 4);
+    assert_vec_close(&m.normal.into_inner(), &v(0.0, 0.0, 1.0), 1e-6, "normal");
+    assert_eq!(footprint(&m), vec![(5000, 15000), (5000, 25000), (15000, 15000), (15000, 25000)]);
+    for q in m.points() {
+        assert_close(q.depth, 0.1, 1e-5, "depth");
+        assert_close(q.point_a.z, 0.0, 1e-6, "point_a on the table top");
+        assert_close(q.point_b.z, -0.1, 1e-6, "point_b on the box bottom");
+    }
+    // The same seen from the box: normal -z, same points swapped.
+    let m2 = contact_manifold_obb_obb(&bx, &table).expect("resting");
+    assert_eq!(m2.len(), 4);
+    assert_vec_close(&m2.normal.into_inner(), &v(0.0, 0.0, -1.0), 1e-6, "normal");
+}
+
+#[test]
+fn manifold_box_over_table_edge() {
+    // The table ends at x = 1; a cube centred at x = 1 is half over the edge:
+    // the clipped footprint is x in [0.5, 1], y in [-0.5, 0.5].
+    let table = Obb::new(p(0.0, 0.0, -0.5), Rotation::identity(), v(1.0, 5.0, 0.5));
+    let bx = Obb::new(p(1.0, 0.0, 0.45), Rotation::identity(), Vector::repeat(0.5));
+    let m = contact_manifold_obb_obb(&table, &bx).expect("resting");
+    assert_eq!(m.len(), 4);
+    assert_eq!(footprint(&m), vec![(5000, -5000), (5000, 5000), (10000, -5000), (10000, 5000)]);
+    m.points().iter().for_each(|q| assert_close(q.depth, 0.05, 1e-5, "depth"));
+}
+
+#[test]
+fn manifold_tilted_box_rests_on_an_edge() {
+    // A cube tilted by 0.2 rad about x touches the table along its lowest
+    // edge: two points, at the two ends of that edge.
+    let table = Obb::new(p(0.0, 0.0, -0.5), Rotation::identity(), v(5.0, 5.0, 0.5));
+    let rot = Rotation::from_axis_angle(&Vector::x_axis(), 0.2);
+    let lowest = 0.5 * (0.2f32.cos() + 0.2f32.sin()); // centre height of the lowest edge's top
+    let bx = Obb::new(p(0.0, 0.0, lowest - 0.01), rot, Vector::repeat(0.5));
+    let m = contact_manifold_obb_obb(&table, &bx).expect("resting");
+    assert_eq!(m.len(), 2, "{m:?}");
+    for q in m.points() {
+        assert_close(q.depth, 0.01, 1e-5, "depth");
+        assert_close(q.point_b.x.abs(), 0.5, 1e-5, "edge ends at x = ±0.5");
+    }
+}
+
+#[test]
+fn manifold_rotated_box_on_small_table_is_reduced_to_four() {
+    // A cube turned 45° about z on a table top barely larger than the cube:
+    // the rotated bottom square clipped by the table's square is an octagon
+    // (8 vertices), reduced to 4 points that keep the deepest.
+    let table = Obb::new(p(0.0, 0.0, -0.5), Rotation::identity(), v(0.6, 0.6, 0.5));
+    let rot = Rotation::from_axis_angle(&Vector::z_axis(), FRAC_PI_4);
+    let bx = Obb::new(p(0.0, 0.0, 0.45), rot, Vector::repeat(0.5));
+    let m = contact_manifold_obb_obb(&table, &bx).expect("resting");
+    assert_eq!(m.len(), 4);
+    for q in m.points() {
+        assert_close(q.depth, 0.05, 1e-5, "depth");
+        assert!(q.point_b.x.abs() <= 0.6 + 1e-5 && q.point_b.y.abs() <= 0.6 + 1e-5, "clipped to the table");
+    }
+}
+
+#[test]
+fn manifold_edge_edge_is_one_point() {
+    let a = cube(Point::origin(), Rotation::from_axis_angle(&Vector::z_axis(), FRAC_PI_4), 1.0);
+    let b = cube(p(2.0 * SQRT_2 - 0.1, 0.0, 0.0), Rotation::from_axis_angle(&Vector::y_axis(), FRAC_PI_4), 1.0);
+    let m = contact_manifold_obb_obb(&a, &b).expect("penetrating");
+    assert_eq!(m.len(), 1);
+    assert_close(m.points()[0].depth, 0.1, 1e-5, "depth");
+    assert!(contact_manifold_obb_obb(&a, &cube(p(2.0 * SQRT_2 + 1e-3, 0.0, 0.0), *b.rotation(), 1.0)).is_none());
+}

@@ -1,10 +1,12 @@
 //! Contacts for physics: where two shapes touch and how deep they overlap.
 
+mod manifold_obb_obb;
 mod obb_obb;
 mod sphere_aabb;
 mod sphere_capsule;
 mod sphere_obb;
 mod sphere_sphere;
+pub use manifold_obb_obb::{contact_manifold_obb_obb, ContactManifold, ManifoldPoint};
 pub use obb_obb::{contact_obb_obb, OBB_EDGE_AXIS_MIN_SINE, OBB_EDGE_AXIS_REL_TOL};
 pub use sphere_aabb::contact_sphere_aabb;
 pub use sphere_capsule::contact_sphere_capsule;

@@ -35,7 +35,8 @@ pub const OBB_EDGE_AXIS_REL_TOL: Real = 1e-3;
 const SUPPORT_TIE: Real = 1e-5;
 
 /// The axis of least overlap, in A's frame.
-enum Axis {
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Axis {
     /// Face normal `i` of A (`n = ±A_i`).
     FaceA(usize),
     /// Face normal `j` of B (`n = ±B_j`).
@@ -80,17 +81,43 @@ enum Axis {
 /// ```
 #[must_use]
 pub fn contact_obb_obb(a: &Obb, b: &Obb) -> Option<Contact> {
+    let sat = sat_boxes(a, b)?;
+    let (pa, pb) = witness_points(a, b, &sat);
+    // Renormalised: the rotation matrix is orthonormal only up to rounding.
+    let normal = UnitVector::new_normalize(a.axes() * sat.n);
+    Some(Contact { point_a: a.to_world(&pa), point_b: a.to_world(&pb), normal, depth: sat.depth })
+}
+
+/// The SAT result of two intersecting boxes, in A's frame.
+pub(super) struct SatBoxes {
+    /// Rotation of B in A's frame, `A^T B`.
+    pub r: Matrix,
+    /// B's centre in A's frame, `A^T (c_b - c_a)`.
+    pub t: Vector,
+    /// The axis of least overlap (with the face preference).
+    pub axis: Axis,
+    /// Its unit normal from A to B, in A's frame.
+    pub n: Vector,
+    /// The overlap along it, `>= 0`.
+    pub depth: Real,
+}
+
+/// The SAT of two boxes; `None` when [`intersects_obb_obb`] is false.
+pub(super) fn sat_boxes(a: &Obb, b: &Obb) -> Option<SatBoxes> {
     if !intersects_obb_obb(a, b) {
         return None;
     }
     let r = a.axes().tr_mul(b.axes());
     let t = a.axes().tr_mul(&(b.center() - a.center()));
-    let (ha, hb) = (a.half_extents(), b.half_extents());
-    let (axis, n, depth) = min_overlap_axis(ha, hb, &r, &t);
-    let depth = depth.max(0.0);
+    let (axis, n, depth) = min_overlap_axis(a.half_extents(), b.half_extents(), &r, &t);
+    Some(SatBoxes { r, t, axis, n, depth: depth.max(0.0) })
+}
 
-    // Witness points in A's frame.
-    let (pa, pb) = match axis {
+/// The single-contact witness points `(point_a, point_b)` in A's frame.
+pub(super) fn witness_points(a: &Obb, b: &Obb, sat: &SatBoxes) -> (Vector, Vector) {
+    let (ha, hb) = (a.half_extents(), b.half_extents());
+    let SatBoxes { r, t, n, depth, .. } = sat;
+    match sat.axis {
         Axis::FaceA(i) => {
             // B's support point along -n, in B's frame; ties go towards A's
             // face centre `ha_i n` (in B's frame `R^T (ha_i n - t)`).
@@ -98,16 +125,16 @@ pub fn contact_obb_obb(a: &Obb, b: &Obb) -> Option<Contact> {
             let face_centre_in_b = r.tr_mul(&(n * ha[i] - t));
             let xb = support_towards(&dir_b, hb, &face_centre_in_b);
             let pb = t + r * xb;
-            (pb + n * depth, pb)
+            (pb + n * *depth, pb)
         }
         Axis::FaceB(j) => {
             // A's support point along n; ties go towards B's face centre.
             let face_centre_in_a = t - n * hb[j];
-            let pa = support_towards(&n, ha, &face_centre_in_a);
-            (pa, pa - n * depth)
+            let pa = support_towards(n, ha, &face_centre_in_a);
+            (pa, pa - n * *depth)
         }
         Axis::Edge(i, j) => {
-            let (a0, a1) = support_edge(&n, ha, i);
+            let (a0, a1) = support_edge(n, ha, i);
             let nb = r.tr_mul(&(-n));
             let (b0, b1) = support_edge(&nb, hb, j);
             let (pa, pb) = closest_points_segment_segment(
@@ -118,10 +145,7 @@ pub fn contact_obb_obb(a: &Obb, b: &Obb) -> Option<Contact> {
             );
             (pa.coords, pb.coords)
         }
-    };
-    // Renormalised: the rotation matrix is orthonormal only up to rounding.
-    let normal = UnitVector::new_normalize(a.axes() * n);
-    Some(Contact { point_a: a.to_world(&pa), point_b: a.to_world(&pb), normal, depth })
+    }
 }
 
 /// The SAT axis of least overlap (with the face preference), as the axis, the
