@@ -12,7 +12,8 @@
 //! parry is called through its public entry points, as a user would:
 //! `query::intersection_test` / `query::contact` (prediction 0) with a `Pose`
 //! per shape, `PointQuery::project_point`, `BoundingVolume::intersects` for
-//! its AABB, `query::details::closest_points_segment_segment`.
+//! its AABB, `query::details::closest_points_segment_segment` and
+//! `query::details::contact_manifold_cuboid_cuboid`.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use parry3d::bounding_volume::BoundingVolume;
@@ -174,6 +175,31 @@ fn contact(c: &mut Criterion) {
     let v = cases(25, |r| (gen::obb(r, &p), gen::obb(r, &p)));
     let w: Vec<_> = v.iter().map(|(a, b)| Pp::new(cv::cuboid(a), cv::cuboid(b))).collect();
     pair(c, "contact/obb_obb", &v, |(a, b)| depth(contact_obb_obb(a, b)), &w, Pp::depth);
+
+    // Manifolds: the point count is the checksum. parry's manifold is reused
+    // and cleared before each pair (its spatial-coherence shortcut only
+    // applies to the same pair across frames, and reuse avoids allocation).
+    let mut g = c.benchmark_group("contact/obb_obb_manifold");
+    g.throughput(Throughput::Elements(v.len() as u64));
+    g.bench_function("proxima", |bench| {
+        bench.iter(|| {
+            black_box(&v).iter().fold(0u32, |acc, (a, b)| {
+                acc.wrapping_add(contact_manifold_obb_obb(a, b).map_or(0, |m| m.len() as u32))
+            })
+        })
+    });
+    g.bench_function("parry3d", |bench| {
+        let mut manifold = query::ContactManifold::<(), ()>::new();
+        bench.iter(|| {
+            black_box(&w).iter().fold(0u32, |acc, x| {
+                manifold.clear();
+                let pos12 = x.p1.inv_mul(&x.p2);
+                query::details::contact_manifold_cuboid_cuboid(&pos12, &x.g1, &x.g2, 0.0, &mut manifold);
+                acc.wrapping_add(manifold.points.len() as u32)
+            })
+        })
+    });
+    g.finish();
 }
 
 /// A query point and a parry shape with its pose.
