@@ -110,7 +110,12 @@ impl<T> BroadPhase for BruteForce<T> {
             if let Some((t_enter, _)) = ray_aabb_interval(&pre, b) {
                 match visitor(id, t_enter) {
                     RayControl::Continue => {}
-                    RayControl::Clip(t) => pre.max_toi = pre.max_toi.min(t.max(0.0)),
+                    RayControl::Clip(t) => {
+                        // NaN compares false: it clips nothing.
+                        if t < pre.max_toi {
+                            pre.max_toi = t.max(0.0);
+                        }
+                    }
                     RayControl::Stop => return,
                 }
             }

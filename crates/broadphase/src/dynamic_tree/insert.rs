@@ -38,7 +38,7 @@ impl<T> DynamicTree<T> {
             self.has_root = true;
             return;
         }
-        let sibling = self.find_best_sibling(&fat, start);
+        let sibling = self.find_best_sibling(&fat, start, key as u32);
         // The sibling S moves down into a new pair next to the leaf L; a new
         // internal node P = S ∪ L takes S's slot, so S's parent keeps its link.
         let old = *self.node(sibling);
@@ -66,12 +66,19 @@ impl<T> DynamicTree<T> {
     ///
     /// The search covers the subtree of `start`, the root or a node whose box
     /// already contains `fat` (so its ancestors would not grow).
-    pub(crate) fn find_best_sibling(&self, fat: &Aabb, start: u32) -> u32 {
+    ///
+    /// Ties go deeper, and a tie between the two children is broken by a coin
+    /// seeded with `salt`: without it, identical boxes (whose costs all tie)
+    /// would always take the same branch and the tree would become a chain as
+    /// deep as it has leaves. With it they descend a pseudo-random path to a
+    /// leaf, as in a random binary search tree, of expected depth O(log n).
+    pub(crate) fn find_best_sibling(&self, fat: &Aabb, start: u32, salt: u32) -> u32 {
         let leaf_area = area(fat);
         let mut best = start;
         let mut best_cost = area(&self.node(start).aabb.merged(fat));
         let mut inherited = 0.0f64;
         let mut slot = start;
+        let mut coin = (salt as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
         loop {
             let node = self.node(slot);
             if node.is_leaf() {
@@ -79,7 +86,8 @@ impl<T> DynamicTree<T> {
             }
             inherited += area(&node.aabb.merged(fat)) - area(&node.aabb);
             let pair = &self.nodes[(node.child >> 1) as usize].0;
-            let mut lower = [f64::INFINITY; 2];
+            // A leaf child's lower bound is its own cost: reaching it ends the descent.
+            let mut lower = [0.0f64; 2];
             for (i, child) in pair.iter().enumerate() {
                 let grown = area(&child.aabb.merged(fat));
                 let direct = grown + inherited;
@@ -87,15 +95,24 @@ impl<T> DynamicTree<T> {
                     best_cost = direct;
                     best = node.child + i as u32;
                 }
-                if !child.is_leaf() {
-                    lower[i] = inherited + grown - area(&child.aabb) + leaf_area;
-                }
+                lower[i] = if child.is_leaf() { direct } else { inherited + grown - area(&child.aabb) + leaf_area };
             }
-            let i = if lower[0] <= lower[1] { 0 } else { 1 };
-            if lower[i] >= best_cost {
+            // A 64-bit LCG step (Knuth's MMIX constants); its top bit is the coin.
+            coin = coin.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            let i = match lower[0].partial_cmp(&lower[1]) {
+                Some(core::cmp::Ordering::Less) => 0,
+                Some(core::cmp::Ordering::Greater) => 1,
+                _ => (coin >> 63) as usize,
+            };
+            if lower[i] > best_cost {
                 return best;
             }
-            slot = node.child + i as u32;
+            let chosen = node.child + i as u32;
+            if pair[i].is_leaf() {
+                // Its cost equals the best (it is the best, or ties with it).
+                return chosen;
+            }
+            slot = chosen;
         }
     }
 

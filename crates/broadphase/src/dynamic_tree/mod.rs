@@ -212,6 +212,18 @@ impl<T> DynamicTree<T> {
         self.leaves.get(id).map(|leaf| self.node(leaf.node).aabb)
     }
 
+    /// The id of the live proxy in slot `key` (for crate-internal traversals).
+    #[inline]
+    pub(crate) fn id_of_key(&self, key: usize) -> ProxyId {
+        self.leaves.id_of(key)
+    }
+
+    /// The user data of the live proxy in slot `key`.
+    #[inline]
+    pub(crate) fn data_of_key(&self, key: usize) -> &T {
+        &self.leaves.by_key(key).data
+    }
+
     /// Every proxy as `(id, fat box, user data)`, in ascending id order.
     pub fn iter(&self) -> impl Iterator<Item = (ProxyId, &Aabb, &T)> + '_ {
         self.leaves.iter().map(|(id, leaf)| (id, &self.node(leaf.node).aabb, &leaf.data))

@@ -67,7 +67,6 @@ impl<T> DynamicTree<T> {
 
     /// Calls `f(key)` for the slab key of every leaf overlapping `aabb`, using
     /// the caller's `stack` (so a caller that keeps it never allocates).
-    #[allow(dead_code)] // used by the pair tracker (next commit)
     pub(crate) fn for_each_overlap_key(&self, aabb: &Aabb, stack: &mut Vec<u32>, mut f: impl FnMut(usize)) {
         stack.clear();
         if self.has_root && intersects_aabb_aabb(&self.node(ROOT).aabb, aabb) {

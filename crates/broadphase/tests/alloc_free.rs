@@ -1,0 +1,107 @@
+//! Steady-state frames of `PairTracker` (moves, a few inserts and removes,
+//! `update`) allocate nothing, counted by a global allocator.
+
+mod common_bp;
+
+use common_bp::{random_box, random_step, translated};
+use proxima_broadphase::{PairTracker, ProxyId, ProxyOptions};
+use proxima_narrowphase::Aabb;
+use proxima_test_support::{rng, Rng};
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+
+thread_local! {
+    /// Allocations made by this thread (const-initialised: reading it never allocates).
+    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
+}
+
+/// The system allocator, counting allocations and reallocations per thread
+/// (so the test harness's other threads do not disturb the count).
+struct Counting;
+
+// SAFETY: every call is forwarded unchanged to the system allocator.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.with(|c| c.set(c.get() + 1));
+        // SAFETY: same contract as the caller's.
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: same contract as the caller's.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        ALLOCATIONS.with(|c| c.set(c.get() + 1));
+        // SAFETY: same contract as the caller's.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+fn allocations() -> usize {
+    ALLOCATIONS.with(|c| c.get())
+}
+
+/// One frame: 10% of the proxies move by U[-0.5, 0.5)^3, 5 are removed and 5
+/// inserted (slot reuse), then `update`. Returns the number of events.
+fn frame(tracker: &mut PairTracker<u32>, ids: &mut [ProxyId], boxes: &mut [Aabb], rng: &mut impl Rng) -> usize {
+    for (id, b) in ids.iter().zip(boxes.iter_mut()) {
+        if rng.random_bool(0.1) {
+            let d = random_step(rng, 0.5);
+            *b = translated(b, &d);
+            tracker.move_proxy(*id, *b, d).unwrap();
+        }
+    }
+    for _ in 0..5 {
+        let i = rng.random_range(0..ids.len());
+        let data = tracker.remove(ids[i]).unwrap();
+        boxes[i] = random_box(rng, 60.0, 0.1, 1.0);
+        let options = if i % 10 == 0 { ProxyOptions::STATIC } else { ProxyOptions::default() };
+        ids[i] = tracker.insert(boxes[i], data, options);
+    }
+    tracker.update().len()
+}
+
+#[test]
+fn steady_state_update_does_not_allocate() {
+    let mut rng = rng(2024);
+    let mut tracker = PairTracker::new();
+    let n = 5000;
+    let mut boxes: Vec<Aabb> = (0..n).map(|_| random_box(&mut rng, 60.0, 0.1, 1.0)).collect();
+    let mut ids: Vec<ProxyId> = boxes
+        .iter()
+        .enumerate()
+        .map(|(i, b)| {
+            let options = if i % 10 == 0 { ProxyOptions::STATIC } else { ProxyOptions::default() };
+            tracker.insert(*b, i as u32, options)
+        })
+        .collect();
+    tracker.update();
+    // Warm-up: buffers grow to their steady-state sizes.
+    for _ in 0..300 {
+        frame(&mut tracker, &mut ids, &mut boxes, &mut rng);
+    }
+    let before = allocations();
+    let mut events = 0;
+    for _ in 0..300 {
+        events += frame(&mut tracker, &mut ids, &mut boxes, &mut rng);
+    }
+    let allocated = allocations() - before;
+    tracker.validate().unwrap();
+    assert!(events > 300, "the frames must change pairs ({events} events)");
+    assert!(!tracker.pairs().is_empty());
+    assert_eq!(allocated, 0, "{allocated} allocations in 300 steady-state frames");
+}
+
+/// The counter works: a frame that grows a buffer is seen.
+#[test]
+fn counter_sees_allocations() {
+    let before = allocations();
+    let v: Vec<u64> = Vec::with_capacity(100);
+    assert!(allocations() > before);
+    drop(v);
+}

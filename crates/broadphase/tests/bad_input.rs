@@ -1,0 +1,213 @@
+//! Bad input at the broadphase boundary: invalid boxes, displacements and
+//! options, stale ids, huge and degenerate boxes, on every structure.
+
+mod common_bp;
+
+use common_bp::random_box;
+use proxima_broadphase::{
+    BroadPhase, BroadPhaseError, BruteForce, DynamicTree, DynamicTreeOptions, PairTracker, ProxyId, ProxyOptions,
+    RayControl, SapMode, SweepAndPrune,
+};
+use proxima_narrowphase::{Aabb, Point, Ray, ShapeError, Vector};
+use proxima_test_support::rng;
+
+fn unit() -> Aabb {
+    Aabb::new(Point::origin(), Point::new(1.0, 1.0, 1.0))
+}
+
+/// Builds a box and inserts it in one fallible step: the box error converts.
+fn insert_checked(tree: &mut DynamicTree<()>, min: Point, max: Point) -> Result<ProxyId, BroadPhaseError> {
+    let aabb = Aabb::try_new(min, max)?;
+    Ok(tree.insert(aabb, ()))
+}
+
+#[test]
+fn invalid_boxes_cannot_reach_a_structure() {
+    let mut tree = DynamicTree::new();
+    let nan = Point::new(f32::NAN, 0.0, 0.0);
+    let inf = Point::new(0.0, f32::INFINITY, 0.0);
+    assert_eq!(
+        insert_checked(&mut tree, nan, Point::origin()),
+        Err(BroadPhaseError::InvalidAabb(ShapeError::NonFinite("aabb corner")))
+    );
+    assert!(matches!(insert_checked(&mut tree, Point::origin(), inf), Err(BroadPhaseError::InvalidAabb(_))));
+    assert_eq!(
+        insert_checked(&mut tree, Point::new(1.0, 0.0, 0.0), Point::origin()),
+        Err(BroadPhaseError::InvalidAabb(ShapeError::InvertedBounds { axis: 0 }))
+    );
+    assert!(tree.is_empty());
+    assert!(insert_checked(&mut tree, Point::origin(), Point::new(f32::MAX, f32::MAX, f32::MAX)).is_ok());
+}
+
+#[test]
+fn invalid_displacement_and_options_are_rejected_without_change() {
+    let mut tree = DynamicTree::new();
+    let a = tree.insert(unit(), 1);
+    let b = tree.insert(Aabb::new(Point::new(3.0, 0.0, 0.0), Point::new(4.0, 1.0, 1.0)), 2);
+    let (before, fat) = (tree.validate().unwrap(), tree.fat_aabb(a));
+    let far = Aabb::new(Point::new(10.0, 0.0, 0.0), Point::new(11.0, 1.0, 1.0));
+    for d in [
+        Vector::new(f32::NAN, 0.0, 0.0),
+        Vector::new(0.0, f32::INFINITY, 0.0),
+        Vector::new(0.0, 0.0, f32::NEG_INFINITY),
+    ] {
+        assert_eq!(tree.move_proxy(a, far, d), Err(BroadPhaseError::InvalidDisplacement));
+    }
+    assert_eq!(tree.validate().unwrap(), before);
+    assert_eq!(tree.fat_aabb(a), fat);
+    assert_eq!(tree.get(b), Some(&2));
+    for bad in [f32::NAN, -0.1, f32::INFINITY] {
+        let o = DynamicTreeOptions { margin: bad, prediction: 1.0 };
+        assert!(matches!(DynamicTree::<()>::with_options(o), Err(BroadPhaseError::InvalidOption(_))));
+        let o = DynamicTreeOptions { margin: 0.1, prediction: bad };
+        assert!(matches!(PairTracker::<()>::with_options(o), Err(BroadPhaseError::InvalidOption(_))));
+    }
+}
+
+#[test]
+fn stale_ids_are_rejected_by_every_structure() {
+    let never = ProxyId::new(12_345, 0);
+    let stale = |id| BroadPhaseError::StaleId(id);
+
+    let mut bf = BruteForce::new();
+    let a = bf.insert(unit(), 'a');
+    bf.remove(a).unwrap();
+    let a2 = bf.insert(unit(), 'b');
+    assert_eq!(a2.index(), a.index());
+    assert_eq!(bf.remove(a), Err(stale(a)));
+    assert_eq!(bf.set_aabb(a, unit()), Err(stale(a)));
+    assert_eq!(bf.remove(never), Err(stale(never)));
+    assert_eq!((bf.get(a), bf.get(a2)), (None, Some(&'b')));
+
+    let mut sap = SweepAndPrune::new(SapMode::Persistent);
+    let s = sap.insert(unit(), 1u8);
+    sap.remove(s).unwrap();
+    let s2 = sap.insert(unit(), 2u8);
+    sap.update();
+    assert_eq!(sap.remove(s), Err(stale(s)));
+    assert_eq!(sap.set_aabb(s, unit()), Err(stale(s)));
+    assert_eq!(sap.set_aabb(never, unit()), Err(stale(never)));
+    assert!(!sap.is_dirty());
+    assert_eq!(sap.get(s2), Some(&2));
+
+    let mut tree = DynamicTree::new();
+    let t = tree.insert(unit(), ());
+    tree.remove(t).unwrap();
+    assert_eq!(tree.move_proxy(t, unit(), Vector::zeros()), Err(stale(t)));
+    assert_eq!(tree.move_proxy(never, unit(), Vector::zeros()), Err(stale(never)));
+    assert!(tree.is_empty());
+    tree.validate().unwrap();
+
+    let mut tracker = PairTracker::new();
+    let p = tracker.insert(unit(), (), ProxyOptions::default());
+    tracker.remove(p).unwrap();
+    assert_eq!(tracker.remove(p), Err(stale(p)));
+    assert_eq!(tracker.set_options(never, ProxyOptions::STATIC), Err(stale(never)));
+    assert!(tracker.update().is_empty());
+}
+
+/// Huge boxes (extents of 1e30 and corners at ±3e38, whose f32 extents
+/// overflow to infinity) in every structure: no panic, finite SAH cost,
+/// exactly the brute-force pairs.
+#[test]
+fn huge_boxes_everywhere() {
+    let mut rng = rng(404);
+    let mut boxes: Vec<Aabb> = (0..500).map(|_| random_box(&mut rng, 100.0, 0.1, 1.0)).collect();
+    for i in 0..20 {
+        boxes[i * 25] = if i % 2 == 0 {
+            Aabb::try_from_center(Point::new(i as f32 * 1e29, 0.0, 0.0), Vector::repeat(1e30)).unwrap()
+        } else {
+            Aabb::new(Point::new(-3.0e38, -3.0e38, -3.0e38), Point::new(3.0e38, 3.0e38, 3.0e38))
+        };
+    }
+    let mut bf = BruteForce::new();
+    let mut tree = DynamicTree::with_options(DynamicTreeOptions::TIGHT).unwrap();
+    let mut sap = SweepAndPrune::new(SapMode::Rebuild);
+    for b in &boxes {
+        bf.insert(*b, ());
+        tree.insert(*b, ());
+        sap.insert(*b, ());
+    }
+    sap.update();
+    let stats = tree.validate().unwrap();
+    assert!(stats.sah_cost.is_finite() && stats.sah_cost > 0.0);
+    let mut want = Vec::new();
+    bf.pairs_into(&mut want);
+    for (name, got) in [("tree", pairs_of(&tree)), ("sap", pairs_of(&sap))] {
+        assert_eq!(got, want, "{name}");
+    }
+    tree.rebuild();
+    tree.validate().unwrap();
+    assert_eq!(pairs_of(&tree), want);
+    // An unbounded ray through the huge boxes.
+    let ray = Ray::new(Point::new(-1e38, 0.5, 0.5), Vector::x(), f32::INFINITY);
+    let (mut n_tree, mut n_bf) = (0, 0);
+    tree.visit_ray(&ray, |_, _| {
+        n_tree += 1;
+        RayControl::Continue
+    });
+    bf.visit_ray(&ray, |_, _| {
+        n_bf += 1;
+        RayControl::Continue
+    });
+    assert_eq!(n_tree, n_bf);
+    assert!(n_bf >= 10);
+}
+
+fn pairs_of(bp: &impl BroadPhase<Id = ProxyId>) -> Vec<(ProxyId, ProxyId)> {
+    let mut v = Vec::new();
+    bp.pairs_into(&mut v);
+    v
+}
+
+/// Many identical boxes: insertion ties are broken pseudo-randomly, so the
+/// tree stays shallow instead of becoming a chain.
+#[test]
+fn identical_boxes_keep_the_tree_shallow() {
+    let n = 4096;
+    for b in [unit(), Aabb::new(Point::origin(), Point::origin())] {
+        let mut tree = DynamicTree::with_options(DynamicTreeOptions::TIGHT).unwrap();
+        for _ in 0..n {
+            tree.insert(b, ());
+        }
+        let stats = tree.validate().unwrap();
+        // A random binary search tree of n keys has expected height about
+        // 4.3 ln n = 36 for n = 4096; a chain would be 4095.
+        assert!(stats.height <= 60, "height {}", stats.height);
+        assert_eq!(pairs_of(&tree).len(), n * (n - 1) / 2);
+    }
+    // Small boxes under a 1e30 box, whose merged areas all round to one f64.
+    let mut tree = DynamicTree::with_options(DynamicTreeOptions::TIGHT).unwrap();
+    tree.insert(Aabb::try_from_center(Point::origin(), Vector::repeat(1e30)).unwrap(), ());
+    let mut rng = rng(5);
+    for _ in 0..n {
+        tree.insert(random_box(&mut rng, 10.0, 0.1, 0.5), ());
+    }
+    let stats = tree.validate().unwrap();
+    assert!(stats.height <= 60, "height {}", stats.height);
+}
+
+#[test]
+fn nan_clip_values_are_ignored() {
+    let mut tree = DynamicTree::new();
+    for i in 0..10 {
+        let x = i as f32 * 2.0;
+        tree.insert(Aabb::new(Point::new(x, 0.0, 0.0), Point::new(x + 1.0, 1.0, 1.0)), ());
+    }
+    let ray = Ray::new(Point::new(-1.0, 0.5, 0.5), Vector::x(), 100.0);
+    let mut seen = 0;
+    tree.visit_ray(&ray, |_, _| {
+        seen += 1;
+        RayControl::Clip(f32::NAN)
+    });
+    assert_eq!(seen, 10, "a NaN clip must not shorten the ray");
+    let mut bf = BruteForce::new();
+    bf.insert(unit(), ());
+    bf.insert(unit(), ());
+    let mut seen = 0;
+    bf.visit_ray(&ray, |_, _| {
+        seen += 1;
+        RayControl::Clip(f32::NAN)
+    });
+    assert_eq!(seen, 2);
+}

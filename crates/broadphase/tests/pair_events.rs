@@ -1,0 +1,237 @@
+//! `PairTracker` events against brute-force diffs of consecutive frames.
+
+mod common_bp;
+
+use common_bp::{random_box, random_step, translated};
+use proxima_broadphase::{
+    BroadPhase, BruteForce, CollisionGroups, DynamicTreeOptions, Pair, PairEvent, PairTracker, ProxyId, ProxyOptions,
+};
+use proxima_narrowphase::{Aabb, Point, Vector};
+use proxima_test_support::{rng, Rng};
+
+/// The user predicate of the tests: a pure function of the two proxies' data.
+fn keep(a: u32, b: u32) -> bool {
+    (a + b) % 7 != 0
+}
+
+/// The pair set a tracker should hold: brute force over its fat boxes, then
+/// the static, group and predicate filters.
+fn expected_pairs(tracker: &PairTracker<u32>, ids: &[ProxyId]) -> Vec<Pair> {
+    let mut bf = BruteForce::new();
+    for &id in ids {
+        bf.insert(tracker.fat_aabb(id).unwrap(), id);
+    }
+    let mut raw = Vec::new();
+    bf.pairs_into(&mut raw);
+    let mut out: Vec<Pair> = raw
+        .iter()
+        .map(|&(x, y)| proxima_broadphase::canonical_pair(*bf.get(x).unwrap(), *bf.get(y).unwrap()))
+        .filter(|&(a, b)| {
+            let (oa, ob) = (tracker.options(a).unwrap(), tracker.options(b).unwrap());
+            !(oa.is_static && ob.is_static)
+                && oa.groups.interacts_with(ob.groups)
+                && keep(*tracker.get(a).unwrap(), *tracker.get(b).unwrap())
+        })
+        .collect();
+    out.sort_unstable();
+    out
+}
+
+/// The events between two pair sets, in the tracker's documented order:
+/// by slot indices, `Stopped` before `Started` for a reused slot.
+fn diff(prev: &[Pair], cur: &[Pair]) -> Vec<PairEvent> {
+    let mut events: Vec<PairEvent> = prev
+        .iter()
+        .filter(|p| cur.binary_search(p).is_err())
+        .map(|&(a, b)| PairEvent::Stopped(a, b))
+        .chain(cur.iter().filter(|p| prev.binary_search(p).is_err()).map(|&(a, b)| PairEvent::Started(a, b)))
+        .collect();
+    events.sort_by_key(|e| {
+        let (a, b) = e.pair();
+        (a.index(), b.index(), matches!(e, PairEvent::Started(..)))
+    });
+    events
+}
+
+fn random_options(rng: &mut impl Rng) -> ProxyOptions {
+    let groups = match rng.random_range(0..4) {
+        0 => CollisionGroups::new(0b01, 0b10),
+        1 => CollisionGroups::new(0b10, 0b01),
+        _ => CollisionGroups::default(),
+    };
+    ProxyOptions { groups, is_static: rng.random_bool(0.2) }
+}
+
+#[test]
+fn events_match_brute_force_diffs() {
+    let (mut started, mut stopped) = (0usize, 0usize);
+    for seed in 0..4u64 {
+        let mut rng = rng(500 + seed);
+        let options = if seed % 2 == 0 { DynamicTreeOptions::default() } else { DynamicTreeOptions::TIGHT };
+        let mut tracker: PairTracker<u32> = PairTracker::with_options(options).unwrap();
+        let mut ids: Vec<ProxyId> = Vec::new();
+        let mut tight: Vec<Aabb> = Vec::new();
+        let mut prev: Vec<Pair> = Vec::new();
+        let mut next_data = 0u32;
+        for frame in 0..400 {
+            // A frame of edits: inserts, removes, moves, re-filters.
+            for _ in 0..rng.random_range(1..12) {
+                let roll: f64 = rng.random();
+                if ids.len() < 20 || (roll < 0.2 && ids.len() < 150) {
+                    let aabb = random_box(&mut rng, 15.0, 0.1, 1.5);
+                    let opts = random_options(&mut rng);
+                    ids.push(tracker.insert(aabb, next_data, opts));
+                    tight.push(aabb);
+                    next_data += 1;
+                } else if roll < 0.3 {
+                    let i = rng.random_range(0..ids.len());
+                    tracker.remove(ids.swap_remove(i)).unwrap();
+                    tight.swap_remove(i);
+                } else if roll < 0.35 {
+                    let i = rng.random_range(0..ids.len());
+                    tracker.set_options(ids[i], random_options(&mut rng)).unwrap();
+                } else {
+                    let i = rng.random_range(0..ids.len());
+                    let step = if rng.random_bool(0.7) { 0.2 } else { 2.0 };
+                    let d = random_step(&mut rng, step);
+                    tight[i] = translated(&tight[i], &d);
+                    tracker.move_proxy(ids[i], tight[i], d).unwrap();
+                }
+            }
+            let events = tracker
+                .update_with(|a, da, b, db| {
+                    assert!(a < b, "the predicate sees canonical pairs");
+                    keep(*da, *db)
+                })
+                .to_vec();
+            let cur = expected_pairs(&tracker, &ids);
+            assert_eq!(events, diff(&prev, &cur), "seed {seed} frame {frame}");
+            started += events.iter().filter(|e| matches!(e, PairEvent::Started(..))).count();
+            stopped += events.iter().filter(|e| matches!(e, PairEvent::Stopped(..))).count();
+            assert_eq!(tracker.pairs(), cur.as_slice());
+            tracker.validate().unwrap();
+            // A second update with no edits reports nothing.
+            assert!(tracker.update_with(|_, da, _, db| keep(*da, *db)).is_empty());
+            prev = cur;
+        }
+    }
+    assert!(started > 1000 && stopped > 1000, "started {started}, stopped {stopped}");
+}
+
+#[test]
+fn static_proxies_never_pair_with_each_other() {
+    let mut tracker = PairTracker::new();
+    let b = Aabb::new(Point::origin(), Point::new(1.0, 1.0, 1.0));
+    let s1 = tracker.insert(b, (), ProxyOptions::STATIC);
+    let s2 = tracker.insert(b, (), ProxyOptions::STATIC);
+    assert!(tracker.update().is_empty());
+    let d = tracker.insert(b, (), ProxyOptions::default());
+    assert_eq!(tracker.update(), &[PairEvent::Started(s1, d), PairEvent::Started(s2, d)]);
+    // Moving a static proxy re-queries it, still without the static-static pair.
+    let far = Aabb::new(Point::new(10.0, 0.0, 0.0), Point::new(11.0, 1.0, 1.0));
+    tracker.move_proxy(s1, far, Vector::zeros()).unwrap();
+    assert_eq!(tracker.update(), &[PairEvent::Stopped(s1, d)]);
+    tracker.move_proxy(s1, b, Vector::zeros()).unwrap();
+    assert_eq!(tracker.update(), &[PairEvent::Started(s1, d)]);
+    // Making a static proxy dynamic lets it pair with the other static one.
+    tracker.set_options(s2, ProxyOptions::default()).unwrap();
+    assert_eq!(tracker.update(), &[PairEvent::Started(s1, s2)]);
+    tracker.validate().unwrap();
+}
+
+#[test]
+fn groups_filter_pairs() {
+    let mut tracker = PairTracker::new();
+    let b = Aabb::new(Point::origin(), Point::new(1.0, 1.0, 1.0));
+    let player = ProxyOptions { groups: CollisionGroups::new(0b001, 0b110), is_static: false };
+    let enemy = ProxyOptions { groups: CollisionGroups::new(0b010, 0b001), is_static: false };
+    let ghost = ProxyOptions { groups: CollisionGroups::NONE, is_static: false };
+    let p = tracker.insert(b, (), player);
+    let e1 = tracker.insert(b, (), enemy);
+    let e2 = tracker.insert(b, (), enemy);
+    let g = tracker.insert(b, (), ghost);
+    let all = tracker.insert(b, (), ProxyOptions::default());
+    // player-enemy: yes; enemy-enemy: no (enemy's filter lacks its own group);
+    // ghost: nothing; default (all groups) pairs with player and enemies.
+    assert_eq!(
+        tracker.update(),
+        &[
+            PairEvent::Started(p, e1),
+            PairEvent::Started(p, e2),
+            PairEvent::Started(p, all),
+            PairEvent::Started(e1, all),
+            PairEvent::Started(e2, all),
+        ]
+    );
+    let _ = g;
+}
+
+#[test]
+fn only_moved_proxies_are_requeried() {
+    let mut tracker = PairTracker::new();
+    let mut rng = rng(3);
+    let ids: Vec<ProxyId> =
+        (0..300).map(|_| tracker.insert(random_box(&mut rng, 30.0, 0.2, 1.0), (), ProxyOptions::default())).collect();
+    tracker.update();
+    let mut asked = 0;
+    // Nothing moved: the predicate is never called.
+    tracker.update_with(|_, _, _, _| {
+        asked += 1;
+        true
+    });
+    assert_eq!(asked, 0);
+    // A move inside the fat box (margin 0.1) does not re-query either.
+    let fat = tracker.fat_aabb(ids[0]).unwrap();
+    let inside = Aabb::new(fat.min() + Vector::repeat(0.05), fat.max() - Vector::repeat(0.05));
+    assert_eq!(tracker.move_proxy(ids[0], inside, Vector::zeros()), Ok(false));
+    tracker.update_with(|_, _, _, _| {
+        asked += 1;
+        true
+    });
+    assert_eq!(asked, 0);
+}
+
+#[test]
+fn stale_ids_are_rejected() {
+    let mut tracker: PairTracker<u8> = PairTracker::new();
+    let b = Aabb::new(Point::origin(), Point::new(1.0, 1.0, 1.0));
+    let a = tracker.insert(b, 1, ProxyOptions::default());
+    tracker.remove(a).unwrap();
+    let err = proxima_broadphase::BroadPhaseError::StaleId(a);
+    assert_eq!(tracker.remove(a), Err(err));
+    assert_eq!(tracker.move_proxy(a, b, Vector::zeros()), Err(err));
+    assert_eq!(tracker.set_options(a, ProxyOptions::STATIC), Err(err));
+    assert_eq!(tracker.get(a), None);
+    assert!(tracker.update().is_empty());
+}
+
+/// A fixed scene run twice gives the same events, frame by frame.
+#[test]
+fn updates_are_deterministic() {
+    let run = || {
+        let mut rng = rng(42);
+        let mut tracker = PairTracker::new();
+        let mut ids = Vec::new();
+        let mut boxes = Vec::new();
+        for _ in 0..500 {
+            let b = random_box(&mut rng, 25.0, 0.1, 1.0);
+            ids.push(tracker.insert(b, (), ProxyOptions::default()));
+            boxes.push(b);
+        }
+        let mut log: Vec<PairEvent> = Vec::new();
+        for _ in 0..50 {
+            for (id, b) in ids.iter().zip(boxes.iter_mut()) {
+                if rng.random_bool(0.2) {
+                    let d = random_step(&mut rng, 0.5);
+                    *b = translated(b, &d);
+                    tracker.move_proxy(*id, *b, d).unwrap();
+                }
+            }
+            log.extend_from_slice(tracker.update());
+        }
+        log
+    };
+    let (a, b) = (run(), run());
+    assert!(!a.is_empty());
+    assert_eq!(a, b);
+}
