@@ -3,9 +3,11 @@
 //!
 //! This crate re-exports the workspace's crates:
 //! - [`narrowphase`]: shapes and exact tests (also re-exported at the root);
-//! - [`broadphase`]: BVHs, sweep-and-prune and pair tracking.
+//! - [`broadphase`]: BVHs, sweep-and-prune and pair tracking;
+//! - [`scene`]: posed colliders, meshes, scene queries and the contact pipeline.
 #![deny(missing_docs)]
 
 pub use proxima_broadphase as broadphase;
 pub use proxima_narrowphase as narrowphase;
 pub use proxima_narrowphase::*;
+pub use proxima_scene as scene;

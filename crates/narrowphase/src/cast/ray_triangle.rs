@@ -1,33 +1,34 @@
-//! Ray against triangle: Moller-Trumbore.
+//! Ray against triangle: the watertight test.
 
 use super::ray::{Ray, RayHit};
-use crate::math::{Real, UnitVector};
+use crate::math::{Real, UnitVector, Vector};
 use crate::shape::Triangle;
 
 /// First hit of a ray on a triangle, seen from either side.
 ///
-/// Moller and Trumbore, "Fast, Minimum Storage Ray/Triangle Intersection"
-/// (1997): with `e1 = b - a`, `e2 = c - a`, `s = o - a`, `p = d x e2`,
-/// `q = s x e1` and `det = e1 . p`, the hit is
-/// `o + t d = a + u e1 + v e2` with `u = s.p / det`, `v = d.q / det`,
-/// `t = e2.q / det` (Cramer's rule on the 3x3 system). The barycentric
-/// `u`, `v` are taken from there; `t` itself is computed as
-/// `-(s.n) / (d.n)` with `n = e1 x e2`, the same value in exact arithmetic
-/// but more accurate for thin triangles hit from afar (see the code).
+/// Woop, Benthin and Wald, "Watertight Ray/Triangle Intersection" (JCGT
+/// 2013): translate the vertices to the ray origin, permute the axes so the
+/// ray's largest component is `z`, and shear so the ray becomes the `+z` axis:
+/// `x' = x - (d_x / d_z) z`, `y' = y - (d_y / d_z) z`. The triangle is then hit
+/// iff the 2D edge functions `U = c'_x b'_y - c'_y b'_x`, `V = a'_x c'_y -
+/// a'_y c'_x`, `W = b'_x a'_y - b'_y a'_x` share a sign, and
+/// `toi = (U a_z + V b_z + W c_z) / (d_z (U + V + W))`.
+///
+/// Why this and not Moller-Trumbore: an edge shared by two mesh triangles gets
+/// exactly opposite edge-function values in the two (the same rounded products,
+/// subtracted in the opposite order), so a ray through a shared edge hits at
+/// least one of them: no hairline gaps between triangles. Moller-Trumbore's
+/// barycentrics are rounded per triangle, and on our shipped meshes rays
+/// through shared edges slipped between both neighbours. An edge function that
+/// rounds to exactly 0 is recomputed in f64 so the sign is decided right.
 ///
 /// Conventions:
 /// - two-sided: back faces are hit too; the normal is the face normal
-///   `±(e1 x e2) / |e1 x e2|` on the side the ray comes from (`normal . dir < 0`);
-/// - edge rule: the triangle is closed, `u >= 0`, `v >= 0`, `u + v <= 1`,
-///   so a ray through an edge or vertex hits, and a ray through an edge
-///   shared by two triangles of a mesh hits both (no gap by the rule itself;
-///   rounding of `u`, `v` can still open or close hairline gaps, which a
-///   watertight test would rule out);
-/// - a ray parallel to the triangle's plane (`det = 0`), including one lying
-///   in it, misses: the triangle is a surface with no thickness;
-/// - a degenerate triangle misses: one whose `|e1 x e2| <= eps |e1| |e2|`
-///   (`eps = f32::EPSILON`), i.e. whose edges are parallel to within the
-///   rounding of the cross product;
+///   `±(e1 x e2) / |e1 x e2|` on the side the ray comes from (`normal . dir <= 0`);
+/// - edge rule: closed triangle, a ray through an edge or vertex hits;
+/// - a ray parallel to the triangle's plane (`U + V + W = 0`), including one
+///   lying in it, misses: the triangle is a surface with no thickness;
+/// - a degenerate (zero-area) triangle misses;
 /// - an origin on the triangle hits at `toi = 0`; `toi` must lie in
 ///   `[0, max_toi]`.
 ///
@@ -41,43 +42,43 @@ use crate::shape::Triangle;
 #[inline]
 #[must_use]
 pub fn cast_ray_triangle(ray: &Ray, tri: &Triangle) -> Option<RayHit> {
-    let (o, d) = (ray.origin(), ray.dir());
-    let e1 = tri.b - tri.a;
-    let e2 = tri.c - tri.a;
-    let p = d.cross(&e2);
-    let det = e1.dot(&p);
+    let d = ray.dir();
+    // The axis of the largest direction component becomes z; swapping x and y
+    // when d_z < 0 keeps the winding (and so the edge functions' signs).
+    let kz = d.iamax();
+    let (mut kx, mut ky) = ((kz + 1) % 3, (kz + 2) % 3);
+    if d[kz] < 0.0 {
+        core::mem::swap(&mut kx, &mut ky);
+    }
+    let (sx, sy, sz) = (d[kx] / d[kz], d[ky] / d[kz], 1.0 / d[kz]);
+    let o = ray.origin();
+    let (a, b, c) = (tri.a - o, tri.b - o, tri.c - o);
+    let shear = |v: &Vector| (v[kx] - sx * v[kz], v[ky] - sy * v[kz]);
+    let ((ax, ay), (bx, by), (cx, cy)) = (shear(&a), shear(&b), shear(&c));
+
+    let mut u = cx * by - cy * bx;
+    let mut v = ax * cy - ay * cx;
+    let mut w = bx * ay - by * ax;
+    if u == 0.0 || v == 0.0 || w == 0.0 {
+        let f = |p: Real, q: Real, r: Real, s: Real| (p as f64 * q as f64 - r as f64 * s as f64) as Real;
+        u = f(cx, by, cy, bx);
+        v = f(ax, cy, ay, cx);
+        w = f(bx, ay, by, ax);
+    }
+    // Two-sided: all edge functions of one sign (zeros allowed: closed edges).
+    if (u < 0.0 || v < 0.0 || w < 0.0) && (u > 0.0 || v > 0.0 || w > 0.0) {
+        return None;
+    }
+    let det = u + v + w;
     if det == 0.0 {
-        return None; // parallel to the plane, or a degenerate triangle
+        return None; // parallel to the plane, or degenerate
     }
-    let inv_det = 1.0 / det;
-    let s = o - tri.a;
-    let u = s.dot(&p) * inv_det;
-    if !(0.0..=1.0).contains(&u) {
+    let t = (u * sz * a[kz] + v * sz * b[kz] + w * sz * c[kz]) / det;
+    if !(0.0..=ray.max_toi()).contains(&t) {
         return None;
     }
-    let q = s.cross(&e1);
-    let v = d.dot(&q) * inv_det;
-    if v < 0.0 || u + v > 1.0 {
-        return None;
-    }
-    let n = e1.cross(&e2);
-    let n2 = n.norm_squared();
-    if n2 <= Real::EPSILON * Real::EPSILON * e1.norm_squared() * e2.norm_squared() {
-        return None; // degenerate: edges parallel within rounding
-    }
-    // toi from the plane equation with the one rounded normal n, rather than
-    // Moller-Trumbore's e2.q / det: numerator and denominator then describe
-    // the same (slightly rotated) plane through a, so the error does not grow
-    // with the origin's distance for thin triangles.
-    let dn = d.dot(&n);
-    if dn == 0.0 {
-        return None;
-    }
-    let toi = -s.dot(&n) / dn;
-    if !(0.0..=ray.max_toi()).contains(&toi) {
-        return None;
-    }
-    let n = n / n2.sqrt();
-    let normal = if dn > 0.0 { -n } else { n };
-    Some(RayHit { toi, normal: UnitVector::new_unchecked(normal) })
+    let n = (tri.b - tri.a).cross(&(tri.c - tri.a));
+    let n = UnitVector::try_new(n, 0.0)?;
+    let normal = if n.dot(d) > 0.0 { -n } else { n };
+    Some(RayHit { toi: t, normal })
 }

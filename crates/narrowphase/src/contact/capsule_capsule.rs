@@ -1,0 +1,32 @@
+//! Contact between two capsules.
+
+use super::Contact;
+use crate::closest::closest_points_segment_segment;
+use crate::math::{UnitVector, Vector};
+use crate::shape::Capsule;
+
+/// The contact between capsules A and B, `None` when apart: the closest points
+/// `s_a`, `s_b` of the core segments (Ericson 5.1.9) act as two sphere centres,
+/// `normal = (s_b - s_a) / |s_b - s_a|`, `depth = r_a + r_b - |s_b - s_a|`.
+/// Crossing segments (distance 0) take the normal of the plane they span,
+/// oriented from A's centre to B's, or `+x` when the segments are parallel.
+#[must_use]
+pub fn contact_capsule_capsule(a: &Capsule, b: &Capsule) -> Option<Contact> {
+    let (sa, sb) = closest_points_segment_segment(a.a(), a.b(), b.a(), b.b());
+    let d = sb - sa;
+    let dist2 = d.norm_squared();
+    let r = a.radius() + b.radius();
+    if dist2 > r * r {
+        return None;
+    }
+    let dist = dist2.sqrt();
+    let normal = UnitVector::try_new(d, 0.0).unwrap_or_else(|| {
+        let n = (a.b() - a.a()).cross(&(b.b() - b.a()));
+        let towards_b = nalgebra::center(b.a(), b.b()) - nalgebra::center(a.a(), a.b());
+        let n = if n.dot(&towards_b) < 0.0 { -n } else { n };
+        UnitVector::try_new(n, 0.0).unwrap_or(UnitVector::new_unchecked(Vector::x()))
+    });
+    let point_a = sa + normal.into_inner() * a.radius();
+    let point_b = sb - normal.into_inner() * b.radius();
+    Some(Contact { point_a, point_b, normal, depth: r - dist })
+}

@@ -1,0 +1,135 @@
+//! Colliders and their handles.
+
+use proxima_broadphase::{CollisionGroups, ProxyId};
+use proxima_narrowphase::{Aabb, Isometry};
+
+use crate::shape::{ColliderShape, WorldShape};
+
+/// A handle to a collider in a [`Scene`](crate::Scene): a slot and the slot's
+/// generation. A handle kept after `remove` is detected as stale, never
+/// silently aliased to the collider that reuses the slot.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ColliderHandle {
+    pub(crate) index: u32,
+    pub(crate) generation: u32,
+}
+
+impl ColliderHandle {
+    /// The slot index (dense, reused after removal).
+    pub fn index(self) -> u32 {
+        self.index
+    }
+}
+
+/// Whether a collider moves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum BodyKind {
+    /// Never moves (or rarely, through `set_pose`): kept in the static tree,
+    /// never re-queried against other static colliders.
+    Static,
+    /// Moves every frame: kept in the dynamic tree with fat boxes.
+    #[default]
+    Dynamic,
+}
+
+/// What to insert: the shape, its pose, and how it takes part in queries.
+#[derive(Clone, Debug)]
+pub struct ColliderDesc {
+    /// The geometry in its own frame.
+    pub shape: ColliderShape,
+    /// Where it is.
+    pub pose: Isometry,
+    /// Static or dynamic.
+    pub kind: BodyKind,
+    /// Collision groups, for pair filtering and query filters.
+    pub groups: CollisionGroups,
+    /// Continuous collision: the collider is swept from its previous pose to
+    /// its new one each frame, and its earliest impact reported (spheres only).
+    pub ccd: bool,
+    /// Free for the user (an entity id, say).
+    pub user_data: u64,
+}
+
+impl ColliderDesc {
+    /// A dynamic collider with default groups, no CCD and `user_data = 0`.
+    pub fn new(shape: ColliderShape, pose: Isometry) -> Self {
+        Self { shape, pose, kind: BodyKind::Dynamic, groups: CollisionGroups::default(), ccd: false, user_data: 0 }
+    }
+
+    /// The same description, static.
+    pub fn fixed(mut self) -> Self {
+        self.kind = BodyKind::Static;
+        self
+    }
+
+    /// The same description with continuous collision on.
+    pub fn with_ccd(mut self) -> Self {
+        self.ccd = true;
+        self
+    }
+
+    /// The same description with these groups.
+    pub fn with_groups(mut self, groups: CollisionGroups) -> Self {
+        self.groups = groups;
+        self
+    }
+
+    /// The same description with this user data.
+    pub fn with_user_data(mut self, user_data: u64) -> Self {
+        self.user_data = user_data;
+        self
+    }
+}
+
+/// A collider as stored in the scene.
+#[derive(Clone, Debug)]
+pub struct Collider {
+    pub(crate) desc: ColliderDesc,
+    pub(crate) world: WorldShape,
+    pub(crate) aabb: Aabb,
+    pub(crate) proxy: ProxyId,
+    /// The pose before the last `set_pose` this frame (the CCD sweep start).
+    pub(crate) previous_pose: Isometry,
+}
+
+impl Collider {
+    /// The shape in its own frame.
+    pub fn shape(&self) -> &ColliderShape {
+        &self.desc.shape
+    }
+
+    /// The shape placed in the world.
+    pub fn world_shape(&self) -> &WorldShape {
+        &self.world
+    }
+
+    /// The pose.
+    pub fn pose(&self) -> &Isometry {
+        &self.desc.pose
+    }
+
+    /// The tight world box.
+    pub fn aabb(&self) -> &Aabb {
+        &self.aabb
+    }
+
+    /// Static or dynamic.
+    pub fn kind(&self) -> BodyKind {
+        self.desc.kind
+    }
+
+    /// Collision groups.
+    pub fn groups(&self) -> CollisionGroups {
+        self.desc.groups
+    }
+
+    /// Whether continuous collision is on.
+    pub fn ccd(&self) -> bool {
+        self.desc.ccd
+    }
+
+    /// The user's data.
+    pub fn user_data(&self) -> u64 {
+        self.desc.user_data
+    }
+}

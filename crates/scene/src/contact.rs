@@ -1,0 +1,51 @@
+//! Contact between any two placed shapes: the narrowphase dispatch.
+
+use proxima_narrowphase::{
+    contact_capsule_capsule, contact_capsule_obb, contact_obb_obb, contact_sphere_aabb, contact_sphere_capsule,
+    contact_sphere_obb, contact_sphere_sphere, Contact, Obb, Sphere,
+};
+
+use crate::shape::WorldShape;
+
+/// The contact between A and B (normal from A to B, `depth >= 0`), `None`
+/// when they do not touch.
+///
+/// Every pair of solid shapes is supported exactly; an axis-aligned box is
+/// treated as an oriented box with identity rotation. Meshes are surfaces:
+/// sphere-mesh contacts are the deepest triangle contact; mesh-box,
+/// mesh-capsule and mesh-mesh contacts are not supported yet and return
+/// `None` (their overlap queries are exact).
+pub fn contact(a: &WorldShape, b: &WorldShape) -> Option<Contact> {
+    use WorldShape as S;
+    match (a, b) {
+        (S::Sphere(s), S::Sphere(t)) => contact_sphere_sphere(s, t),
+        (S::Sphere(s), S::Aabb(t)) => contact_sphere_aabb(s, t),
+        (S::Sphere(s), S::Obb(t)) => contact_sphere_obb(s, t),
+        (S::Sphere(s), S::Capsule(t)) => contact_sphere_capsule(s, t),
+        (S::Sphere(s), S::TriMesh(mesh, pose)) => {
+            let local = Sphere::try_new(pose.inverse_transform_point(s.center()), s.radius()).ok()?;
+            let c = mesh.contact_sphere(&local)?;
+            Some(Contact {
+                point_a: pose.transform_point(&c.point_a),
+                point_b: pose.transform_point(&c.point_b),
+                normal: pose.rotation * c.normal,
+                depth: c.depth,
+            })
+        }
+        (S::Aabb(_) | S::Obb(_), S::Aabb(_) | S::Obb(_)) => contact_obb_obb(&as_obb(a)?, &as_obb(b)?),
+        (S::Capsule(c), S::Capsule(d)) => contact_capsule_capsule(c, d),
+        (S::Capsule(c), S::Aabb(_) | S::Obb(_)) => contact_capsule_obb(c, &as_obb(b)?),
+        (S::Aabb(_) | S::Obb(_) | S::Capsule(_) | S::TriMesh(..), S::Sphere(_))
+        | (S::Aabb(_) | S::Obb(_), S::Capsule(_))
+        | (S::TriMesh(..), S::Aabb(_) | S::Obb(_) | S::Capsule(_)) => contact(b, a).map(|c| c.flipped()),
+        (S::Aabb(_) | S::Obb(_) | S::Capsule(_), S::TriMesh(..)) | (S::TriMesh(..), S::TriMesh(..)) => None,
+    }
+}
+
+fn as_obb(shape: &WorldShape) -> Option<Obb> {
+    match shape {
+        WorldShape::Obb(o) => Some(*o),
+        WorldShape::Aabb(a) => Some(Obb::from_aabb(a)),
+        _ => None,
+    }
+}

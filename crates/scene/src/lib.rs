@@ -1,0 +1,32 @@
+//! proxima's scene layer: posed colliders (spheres, boxes, capsules, triangle
+//! meshes), the queries a game or renderer asks (rays, swept spheres,
+//! overlaps, points) and the per-frame contact pipeline of a physics engine,
+//! with continuous collision for fast spheres.
+//!
+//! Every query culls with the broadphase trees (box overlap, ray/box) and
+//! confirms with the exact narrowphase test.
+#![deny(missing_docs)]
+
+mod collider;
+mod contact;
+mod error;
+mod filter;
+mod pipeline;
+mod query_ray;
+mod query_shape;
+mod scene;
+mod shape;
+mod tree;
+mod trimesh;
+
+pub use collider::{BodyKind, Collider, ColliderDesc, ColliderHandle};
+pub use contact::contact;
+pub use error::{MeshError, SceneError};
+pub use filter::QueryFilter;
+pub use pipeline::{CcdImpact, ContactEvent, ContactPair, ContactPipeline, FrameStats};
+pub use proxima_broadphase::CollisionGroups;
+pub use query_ray::SceneRayHit;
+pub use query_shape::SceneSweepHit;
+pub use scene::Scene;
+pub use shape::{ColliderShape, WorldShape};
+pub use trimesh::TriMesh;

@@ -1,0 +1,166 @@
+//! Swept-sphere, overlap and point queries.
+
+use core::ops::ControlFlow;
+
+use proxima_narrowphase::{
+    intersects_aabb_aabb, intersects_aabb_obb, intersects_capsule_aabb, intersects_capsule_obb, intersects_obb_obb,
+    intersects_sphere_aabb, intersects_sphere_capsule, intersects_sphere_obb, intersects_sphere_sphere, Aabb, Obb,
+    Point, Real, Sphere, SweepHit, Vector,
+};
+
+use crate::collider::ColliderHandle;
+use crate::filter::QueryFilter;
+use crate::scene::Scene;
+use crate::shape::WorldShape;
+
+/// A swept sphere's first hit on a collider.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SceneSweepHit {
+    /// The collider hit.
+    pub collider: ColliderHandle,
+    /// Time of impact, point and normal (see [`SweepHit`]).
+    pub hit: SweepHit,
+}
+
+/// The shapes an overlap query can be made with.
+#[derive(Clone, Copy, Debug)]
+enum Probe<'a> {
+    Aabb(&'a Aabb),
+    Sphere(&'a Sphere),
+    Obb(&'a Obb),
+}
+
+impl Scene {
+    /// The first hit of `sphere` moving by `motion` (toi in `[0, 1]`), culled
+    /// by the swept box (start and end merged) and confirmed by the exact
+    /// sweep of each candidate. Ties keep the first found.
+    pub fn cast_sphere(&self, sphere: &Sphere, motion: &Vector, filter: &QueryFilter) -> Option<SceneSweepHit> {
+        let end = Sphere::try_new(sphere.center() + motion, sphere.radius()).ok()?;
+        let swept = sphere.aabb().merged(&end.aabb());
+        let mut best: Option<SceneSweepHit> = None;
+        self.visit_candidates(&swept, |slot| {
+            let collider = &self.colliders[slot as usize];
+            let handle = self.handle_of(slot);
+            if filter.accepts(handle, collider) {
+                if let Some(hit) = collider.world.cast_sphere(sphere, motion) {
+                    if best.is_none_or(|b| hit.toi < b.hit.toi) {
+                        best = Some(SceneSweepHit { collider: handle, hit });
+                    }
+                }
+            }
+            ControlFlow::Continue(())
+        });
+        best
+    }
+
+    /// Colliders whose shape overlaps the box (exactly), sorted by handle.
+    pub fn overlaps_aabb(&self, aabb: &Aabb, filter: &QueryFilter) -> Vec<ColliderHandle> {
+        self.overlaps(Probe::Aabb(aabb), aabb, filter)
+    }
+
+    /// Colliders whose shape overlaps the sphere (exactly), sorted by handle.
+    pub fn overlaps_sphere(&self, sphere: &Sphere, filter: &QueryFilter) -> Vec<ColliderHandle> {
+        self.overlaps(Probe::Sphere(sphere), &sphere.aabb(), filter)
+    }
+
+    /// Colliders whose shape overlaps the oriented box (exactly), sorted by handle.
+    pub fn overlaps_obb(&self, obb: &Obb, filter: &QueryFilter) -> Vec<ColliderHandle> {
+        self.overlaps(Probe::Obb(obb), &obb.aabb(), filter)
+    }
+
+    /// Colliders containing `p` (on the surface, for meshes), sorted by handle.
+    pub fn contains_point(&self, p: &Point, filter: &QueryFilter) -> Vec<ColliderHandle> {
+        let probe = Aabb::new(*p, *p);
+        let mut out = Vec::new();
+        self.visit_candidates(&probe, |slot| {
+            let collider = &self.colliders[slot as usize];
+            let handle = self.handle_of(slot);
+            if filter.accepts(handle, collider) && collider.world.contains_point(p) {
+                out.push(handle);
+            }
+            ControlFlow::Continue(())
+        });
+        out.sort_unstable();
+        out
+    }
+
+    /// The collider closest to `p` within `max_distance`, with its closest
+    /// point and the distance (0 inside a solid). Ties keep the lower handle.
+    pub fn closest_point(
+        &self,
+        p: &Point,
+        max_distance: Real,
+        filter: &QueryFilter,
+    ) -> Option<(ColliderHandle, Point, Real)> {
+        let probe = Aabb::try_from_center(*p, Vector::repeat(max_distance.max(0.0))).ok()?;
+        let mut best: Option<(ColliderHandle, Point, Real)> = None;
+        self.visit_candidates(&probe, |slot| {
+            let collider = &self.colliders[slot as usize];
+            let handle = self.handle_of(slot);
+            if filter.accepts(handle, collider) {
+                let q = collider.world.closest_point(p);
+                let d = (q - p).norm();
+                let better = best.is_none_or(|(bh, _, bd)| d < bd || (d == bd && handle < bh));
+                if d <= max_distance && better {
+                    best = Some((handle, q, d));
+                }
+            }
+            ControlFlow::Continue(())
+        });
+        best
+    }
+
+    fn overlaps(&self, probe: Probe<'_>, cull: &Aabb, filter: &QueryFilter) -> Vec<ColliderHandle> {
+        let mut out = Vec::new();
+        self.visit_candidates(cull, |slot| {
+            let collider = &self.colliders[slot as usize];
+            let handle = self.handle_of(slot);
+            if filter.accepts(handle, collider) && probe_overlaps(probe, &collider.world) {
+                out.push(handle);
+            }
+            ControlFlow::Continue(())
+        });
+        out.sort_unstable();
+        out
+    }
+
+    /// Every collider whose box overlaps `aabb`, from both trees.
+    pub(crate) fn visit_candidates(&self, aabb: &Aabb, mut f: impl FnMut(u32) -> ControlFlow<()>) {
+        for tree in [&self.static_tree, &self.dynamic_tree] {
+            if tree.visit_overlaps(aabb, &mut f).is_break() {
+                return;
+            }
+        }
+    }
+}
+
+/// The exact overlap test of a probe against a placed shape.
+fn probe_overlaps(probe: Probe<'_>, shape: &WorldShape) -> bool {
+    match (probe, shape) {
+        (Probe::Sphere(s), WorldShape::Sphere(t)) => intersects_sphere_sphere(s, t),
+        (Probe::Sphere(s), WorldShape::Aabb(a)) => intersects_sphere_aabb(s, a),
+        (Probe::Sphere(s), WorldShape::Obb(o)) => intersects_sphere_obb(s, o),
+        (Probe::Sphere(s), WorldShape::Capsule(c)) => intersects_sphere_capsule(s, c),
+        (Probe::Sphere(s), WorldShape::TriMesh(m, pose)) => {
+            Sphere::try_new(pose.inverse_transform_point(s.center()), s.radius())
+                .is_ok_and(|local| m.intersects_sphere(&local))
+        }
+        (Probe::Aabb(a), WorldShape::Sphere(s)) => intersects_sphere_aabb(s, a),
+        (Probe::Aabb(a), WorldShape::Aabb(b)) => intersects_aabb_aabb(a, b),
+        (Probe::Aabb(a), WorldShape::Obb(o)) => intersects_aabb_obb(a, o),
+        (Probe::Aabb(a), WorldShape::Capsule(c)) => intersects_capsule_aabb(c, a),
+        (Probe::Aabb(a), mesh @ WorldShape::TriMesh(..)) => probe_overlaps(Probe::Obb(&Obb::from_aabb(a)), mesh),
+        (Probe::Obb(o), WorldShape::Sphere(s)) => intersects_sphere_obb(s, o),
+        (Probe::Obb(o), WorldShape::Aabb(a)) => intersects_aabb_obb(a, o),
+        (Probe::Obb(o), WorldShape::Obb(p)) => intersects_obb_obb(o, p),
+        (Probe::Obb(o), WorldShape::Capsule(c)) => intersects_capsule_obb(c, o),
+        (Probe::Obb(o), WorldShape::TriMesh(m, pose)) => {
+            let local = Obb::try_new(
+                pose.inverse_transform_point(o.center()),
+                pose.rotation.inverse() * o.rotation(),
+                *o.half_extents(),
+            );
+            local.is_ok_and(|local| m.intersects_obb(&local))
+        }
+    }
+}

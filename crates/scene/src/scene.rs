@@ -1,0 +1,179 @@
+//! The collider collection: insert, remove, move, reshape.
+
+use proxima_narrowphase::{Isometry, Vector};
+use slab::Slab;
+
+use crate::collider::{BodyKind, Collider, ColliderDesc, ColliderHandle};
+use crate::error::SceneError;
+use crate::shape::{ColliderShape, WorldShape};
+use crate::tree::ColliderTree;
+
+/// A collection of posed colliders answering scene queries, and the source of
+/// a physics engine's contact pairs.
+///
+/// Static and dynamic colliders live in two trees: queries visit both, the
+/// contact pipeline re-queries only dynamic ones.
+///
+/// ```
+/// use proxima_scene::*;
+/// use proxima_narrowphase::{Isometry, Point, Ray, Vector};
+/// let mut scene = Scene::new();
+/// let wall = scene
+///     .insert(ColliderDesc::new(ColliderShape::Aabb { half_extents: Vector::new(0.1, 5.0, 5.0) },
+///         Isometry::translation(10.0, 0.0, 0.0)).fixed())
+///     .unwrap();
+/// let ray = Ray::new(Point::origin(), Vector::x(), 100.0);
+/// let hit = scene.cast_ray_closest(&ray, &QueryFilter::default()).unwrap();
+/// assert_eq!(hit.collider, wall);
+/// assert!((hit.toi - 9.9).abs() < 1e-5);
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct Scene {
+    pub(crate) colliders: Slab<Collider>,
+    /// Per slot, the generation of the collider in it (bumped on removal).
+    pub(crate) generations: Vec<u32>,
+    pub(crate) static_tree: ColliderTree,
+    pub(crate) dynamic_tree: ColliderTree,
+}
+
+impl Scene {
+    /// An empty scene.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Number of colliders.
+    pub fn len(&self) -> usize {
+        self.colliders.len()
+    }
+
+    /// True when the scene holds no collider.
+    pub fn is_empty(&self) -> bool {
+        self.colliders.is_empty()
+    }
+
+    /// Adds a collider. Rejects an invalid shape or pose (NaN, infinity,
+    /// negative size) and CCD on a non-sphere; the scene is unchanged then.
+    pub fn insert(&mut self, desc: ColliderDesc) -> Result<ColliderHandle, SceneError> {
+        if desc.ccd && !matches!(desc.shape, ColliderShape::Sphere { .. }) {
+            return Err(SceneError::CcdNeedsSphere);
+        }
+        let world = desc.shape.placed(&desc.pose)?;
+        let aabb = world.aabb();
+        let entry = self.colliders.vacant_entry();
+        let slot = entry.key() as u32;
+        let tree = match desc.kind {
+            BodyKind::Static => &mut self.static_tree,
+            BodyKind::Dynamic => &mut self.dynamic_tree,
+        };
+        let proxy = tree.insert(aabb, slot);
+        let previous_pose = desc.pose;
+        entry.insert(Collider { desc, world, aabb, proxy, previous_pose });
+        if self.generations.len() <= slot as usize {
+            self.generations.resize(slot as usize + 1, 0);
+        }
+        Ok(ColliderHandle { index: slot, generation: self.generations[slot as usize] })
+    }
+
+    /// Removes a collider and returns it; a stale handle is an error.
+    pub fn remove(&mut self, handle: ColliderHandle) -> Result<Collider, SceneError> {
+        self.check(handle)?;
+        let collider = self.colliders.remove(handle.index as usize);
+        self.tree_of(collider.desc.kind).remove(collider.proxy);
+        self.generations[handle.index as usize] = self.generations[handle.index as usize].wrapping_add(1);
+        Ok(collider)
+    }
+
+    /// The collider behind a handle, `None` when stale.
+    pub fn get(&self, handle: ColliderHandle) -> Option<&Collider> {
+        self.check(handle).ok()?;
+        self.colliders.get(handle.index as usize)
+    }
+
+    /// Every live collider with its handle, in slot order.
+    pub fn iter(&self) -> impl Iterator<Item = (ColliderHandle, &Collider)> {
+        self.colliders.iter().map(|(slot, c)| (self.handle_of(slot as u32), c))
+    }
+
+    /// Moves a collider. The previous pose is kept as the start of this
+    /// frame's CCD sweep. Rejects a stale handle or a non-finite pose, leaving
+    /// the scene unchanged.
+    pub fn set_pose(&mut self, handle: ColliderHandle, pose: Isometry) -> Result<(), SceneError> {
+        self.check(handle)?;
+        let collider = &self.colliders[handle.index as usize];
+        let world = collider.desc.shape.placed(&pose)?;
+        self.replace(handle, world, Some(pose), None);
+        Ok(())
+    }
+
+    /// Moves a collider without a CCD sweep: the previous pose becomes the new
+    /// pose too (respawns, or placing a CCD sphere at its time of impact).
+    pub fn teleport(&mut self, handle: ColliderHandle, pose: Isometry) -> Result<(), SceneError> {
+        self.set_pose(handle, pose)?;
+        self.colliders[handle.index as usize].previous_pose = pose;
+        Ok(())
+    }
+
+    /// Changes a collider's shape (CCD colliders must stay spheres).
+    pub fn set_shape(&mut self, handle: ColliderHandle, shape: ColliderShape) -> Result<(), SceneError> {
+        self.check(handle)?;
+        let collider = &self.colliders[handle.index as usize];
+        if collider.desc.ccd && !matches!(shape, ColliderShape::Sphere { .. }) {
+            return Err(SceneError::CcdNeedsSphere);
+        }
+        let world = shape.placed(&collider.desc.pose)?;
+        self.replace(handle, world, None, Some(shape));
+        Ok(())
+    }
+
+    /// Installs validated new geometry and updates the tree.
+    fn replace(
+        &mut self,
+        handle: ColliderHandle,
+        world: WorldShape,
+        pose: Option<Isometry>,
+        shape: Option<ColliderShape>,
+    ) {
+        let collider = &mut self.colliders[handle.index as usize];
+        let aabb = world.aabb();
+        let displacement: Vector = aabb.center() - collider.aabb.center();
+        collider.world = world;
+        collider.aabb = aabb;
+        if let Some(pose) = pose {
+            collider.previous_pose = collider.desc.pose;
+            collider.desc.pose = pose;
+        }
+        if let Some(shape) = shape {
+            collider.desc.shape = shape;
+        }
+        let (kind, proxy) = (collider.desc.kind, collider.proxy);
+        self.tree_of(kind).update(proxy, aabb, displacement);
+    }
+
+    pub(crate) fn check(&self, handle: ColliderHandle) -> Result<(), SceneError> {
+        let live = self.colliders.contains(handle.index as usize)
+            && self.generations.get(handle.index as usize) == Some(&handle.generation);
+        if live {
+            Ok(())
+        } else {
+            Err(SceneError::StaleHandle)
+        }
+    }
+
+    pub(crate) fn handle_of(&self, slot: u32) -> ColliderHandle {
+        ColliderHandle { index: slot, generation: self.generations[slot as usize] }
+    }
+
+    fn tree_of(&mut self, kind: BodyKind) -> &mut ColliderTree {
+        match kind {
+            BodyKind::Static => &mut self.static_tree,
+            BodyKind::Dynamic => &mut self.dynamic_tree,
+        }
+    }
+
+    /// Number of proxies in the (static, dynamic) trees; equals the number of
+    /// (static, dynamic) colliders.
+    pub fn tree_sizes(&self) -> (usize, usize) {
+        (self.static_tree.len(), self.dynamic_tree.len())
+    }
+}

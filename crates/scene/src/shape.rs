@@ -1,0 +1,163 @@
+//! Collider shapes: local geometry, and the same geometry placed in the world.
+
+use std::sync::Arc;
+
+use proxima_narrowphase::{
+    Aabb, Capsule, Isometry, Obb, Point, Ray, RayHit, Real, ShapeError, Sphere, SweepHit, Vector,
+};
+
+use crate::trimesh::TriMesh;
+
+/// A collider's geometry in its own frame; a pose places it in the world.
+#[derive(Clone, Debug)]
+pub enum ColliderShape {
+    /// A sphere of this radius centred on the pose's origin.
+    Sphere {
+        /// Radius, `>= 0`.
+        radius: Real,
+    },
+    /// An axis-aligned box centred on the pose's origin. It stays axis-aligned:
+    /// the pose's rotation is ignored (use [`ColliderShape::Obb`] for a rotated box).
+    Aabb {
+        /// Half-extents, each `>= 0`.
+        half_extents: Vector,
+    },
+    /// A box rotated and placed by the pose.
+    Obb {
+        /// Half-extents along the box's own axes, each `>= 0`.
+        half_extents: Vector,
+    },
+    /// A capsule whose core segment runs along the local y axis from
+    /// `-half_height` to `+half_height`.
+    Capsule {
+        /// Half the length of the core segment, `>= 0`.
+        half_height: Real,
+        /// Radius, `>= 0`.
+        radius: Real,
+    },
+    /// A triangle mesh (shared), placed by the pose.
+    TriMesh(Arc<TriMesh>),
+}
+
+impl ColliderShape {
+    /// Places the shape with `pose`, validating it on the way (a NaN pose or a
+    /// negative size gives a [`ShapeError`]).
+    pub fn placed(&self, pose: &Isometry) -> Result<WorldShape, ShapeError> {
+        let center = Point::from(pose.translation.vector);
+        Ok(match self {
+            Self::Sphere { radius } => WorldShape::Sphere(Sphere::try_new(center, *radius)?),
+            Self::Aabb { half_extents } => WorldShape::Aabb(Aabb::try_from_center(center, *half_extents)?),
+            Self::Obb { half_extents } => WorldShape::Obb(Obb::try_new(center, pose.rotation, *half_extents)?),
+            Self::Capsule { half_height, radius } => {
+                if !half_height.is_finite() || *half_height < 0.0 {
+                    return Err(ShapeError::NegativeExtent);
+                }
+                let axis = pose.rotation * Vector::y() * *half_height;
+                WorldShape::Capsule(Capsule::try_new(center - axis, center + axis, *radius)?)
+            }
+            Self::TriMesh(mesh) => {
+                let q = pose.rotation.as_ref().coords;
+                if !center.coords.iter().chain(q.iter()).all(|x| x.is_finite()) {
+                    return Err(ShapeError::NonFinite("mesh pose"));
+                }
+                WorldShape::TriMesh(Arc::clone(mesh), *pose)
+            }
+        })
+    }
+}
+
+/// A collider's geometry in world space, ready for exact tests.
+#[derive(Clone, Debug)]
+pub enum WorldShape {
+    /// A sphere.
+    Sphere(Sphere),
+    /// An axis-aligned box.
+    Aabb(Aabb),
+    /// An oriented box.
+    Obb(Obb),
+    /// A capsule.
+    Capsule(Capsule),
+    /// A triangle mesh and the pose from its frame to world.
+    TriMesh(Arc<TriMesh>, Isometry),
+}
+
+impl WorldShape {
+    /// The tight world-space bounding box.
+    pub fn aabb(&self) -> Aabb {
+        match self {
+            Self::Sphere(s) => s.aabb(),
+            Self::Aabb(a) => *a,
+            Self::Obb(o) => o.aabb(),
+            Self::Capsule(c) => c.aabb(),
+            Self::TriMesh(mesh, pose) => mesh.world_aabb(pose),
+        }
+    }
+
+    /// The first hit of `ray` on this shape (solid shapes report `toi = 0`
+    /// for an origin inside; meshes are surfaces, hit from both sides).
+    pub fn cast_ray(&self, ray: &Ray) -> Option<RayHit> {
+        use proxima_narrowphase::{cast_ray_aabb, cast_ray_capsule, cast_ray_obb, cast_ray_sphere};
+        match self {
+            Self::Sphere(s) => cast_ray_sphere(ray, s),
+            Self::Aabb(a) => cast_ray_aabb(ray, a),
+            Self::Obb(o) => cast_ray_obb(ray, o),
+            Self::Capsule(c) => cast_ray_capsule(ray, c),
+            Self::TriMesh(mesh, pose) => mesh.cast_ray_posed(ray, pose, false).map(|(_, hit)| hit),
+        }
+    }
+
+    /// True when `ray` hits the shape; meshes stop at their first hit found.
+    pub fn intersects_ray(&self, ray: &Ray) -> bool {
+        match self {
+            Self::TriMesh(mesh, pose) => mesh.cast_ray_posed(ray, pose, true).is_some(),
+            _ => self.cast_ray(ray).is_some(),
+        }
+    }
+
+    /// The first hit of a sphere moving by `motion` on this shape.
+    pub fn cast_sphere(&self, sphere: &Sphere, motion: &Vector) -> Option<SweepHit> {
+        use proxima_narrowphase::{cast_sphere_aabb, cast_sphere_capsule, cast_sphere_obb, cast_sphere_sphere};
+        match self {
+            Self::Sphere(s) => cast_sphere_sphere(sphere, motion, s),
+            Self::Aabb(a) => cast_sphere_aabb(sphere, motion, a),
+            Self::Obb(o) => cast_sphere_obb(sphere, motion, o),
+            Self::Capsule(c) => cast_sphere_capsule(sphere, motion, c),
+            Self::TriMesh(mesh, pose) => mesh.cast_sphere_posed(sphere, motion, pose),
+        }
+    }
+
+    /// True when `p` lies in the shape (on a mesh's surface, for a mesh).
+    pub fn contains_point(&self, p: &Point) -> bool {
+        match self {
+            Self::Sphere(s) => s.contains_point(p),
+            Self::Aabb(a) => a.contains_point(p),
+            Self::Obb(o) => o.contains_point(p),
+            Self::Capsule(c) => c.contains_point(p),
+            Self::TriMesh(mesh, pose) => mesh.contains_point(&pose.inverse_transform_point(p)),
+        }
+    }
+
+    /// The point of the shape closest to `p` (the surface point, for a mesh).
+    pub fn closest_point(&self, p: &Point) -> Point {
+        use proxima_narrowphase::{closest_point_aabb, closest_point_obb, closest_point_segment, closest_point_sphere};
+        match self {
+            Self::Sphere(s) => closest_point_sphere(p, s),
+            Self::Aabb(a) => closest_point_aabb(p, a),
+            Self::Obb(o) => closest_point_obb(p, o),
+            Self::Capsule(c) => {
+                let q = closest_point_segment(p, c.a(), c.b());
+                let d = p - q;
+                let dist = d.norm();
+                if dist <= c.radius() {
+                    *p
+                } else {
+                    q + d * (c.radius() / dist)
+                }
+            }
+            Self::TriMesh(mesh, pose) => {
+                let local = pose.inverse_transform_point(p);
+                pose.transform_point(&mesh.closest_point(&local).map_or(local, |(_, q)| q))
+            }
+        }
+    }
+}

@@ -1,0 +1,46 @@
+//! The scene's view of a broadphase tree: proxies carry collider slots.
+
+use core::ops::ControlFlow;
+
+use proxima_broadphase::{BroadPhase, DynamicTree, ProxyId, RayControl};
+use proxima_narrowphase::{Aabb, Ray, Real, Vector};
+
+/// A dynamic AABB tree whose proxies carry the collider's slot index.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct ColliderTree {
+    tree: DynamicTree<u32>,
+}
+
+impl ColliderTree {
+    pub(crate) fn insert(&mut self, aabb: Aabb, slot: u32) -> ProxyId {
+        self.tree.insert(aabb, slot)
+    }
+
+    pub(crate) fn remove(&mut self, id: ProxyId) {
+        let removed = self.tree.remove(id);
+        debug_assert!(removed.is_ok(), "scene and tree disagree on {id:?}");
+    }
+
+    pub(crate) fn update(&mut self, id: ProxyId, aabb: Aabb, displacement: Vector) {
+        let moved = self.tree.move_proxy(id, aabb, displacement);
+        debug_assert!(moved.is_ok(), "scene and tree disagree on {id:?}");
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.tree.len()
+    }
+
+    pub(crate) fn visit_overlaps(&self, aabb: &Aabb, mut f: impl FnMut(u32) -> ControlFlow<()>) -> ControlFlow<()> {
+        self.tree.visit_overlaps(aabb, |id| match self.tree.get(id) {
+            Some(&slot) => f(slot),
+            None => ControlFlow::Continue(()),
+        })
+    }
+
+    pub(crate) fn visit_ray(&self, ray: &Ray, mut f: impl FnMut(u32, Real) -> RayControl) {
+        self.tree.visit_ray(ray, |id, toi| match self.tree.get(id) {
+            Some(&slot) => f(slot, toi),
+            None => RayControl::Continue,
+        })
+    }
+}

@@ -1,0 +1,235 @@
+//! Triangle meshes with their own BVH.
+
+use core::ops::ControlFlow;
+
+use proxima_broadphase::{BroadPhase, RayControl, StaticBvh};
+use proxima_narrowphase::{
+    cast_ray_triangle, cast_sphere_triangle, closest_point_triangle, intersects_sphere_triangle,
+    intersects_triangle_aabb, Aabb, Contact, Isometry, Obb, Point, Ray, RayHit, Sphere, SweepHit, Triangle, UnitVector,
+    Vector,
+};
+
+use crate::error::MeshError;
+
+/// A triangle mesh: shared vertices, indexed triangles, and a [`StaticBvh`]
+/// over the triangles' boxes. Triangles are two-sided surfaces (a mesh has no
+/// inside): rays hit front and back faces alike.
+#[derive(Clone, Debug)]
+pub struct TriMesh {
+    vertices: Vec<Point>,
+    indices: Vec<[u32; 3]>,
+    triangles: Vec<Triangle>,
+    bvh: StaticBvh,
+    aabb: Aabb,
+}
+
+impl TriMesh {
+    /// A mesh from vertices and index triples; rejects an empty mesh, an index
+    /// out of range and non-finite vertices.
+    pub fn new(vertices: Vec<Point>, indices: Vec<[u32; 3]>) -> Result<Self, MeshError> {
+        if indices.is_empty() {
+            return Err(MeshError::Empty);
+        }
+        let mut triangles = Vec::with_capacity(indices.len());
+        for (i, tri) in indices.iter().enumerate() {
+            let v = |k: usize| vertices.get(tri[k] as usize).copied().ok_or(MeshError::IndexOutOfRange { triangle: i });
+            let t = Triangle::try_new(v(0)?, v(1)?, v(2)?).map_err(|e| MeshError::Shape { triangle: i, error: e })?;
+            triangles.push(t);
+        }
+        let boxes: Vec<Aabb> = triangles.iter().map(Triangle::aabb).collect();
+        let aabb = boxes.iter().skip(1).fold(boxes[0], |acc, b| acc.merged(b));
+        let bvh = StaticBvh::build(&boxes);
+        Ok(Self { vertices, indices, triangles, bvh, aabb })
+    }
+
+    /// Loads every model of an OBJ file (triangulated) into one mesh.
+    pub fn from_obj(path: impl AsRef<std::path::Path>) -> Result<Self, MeshError> {
+        let opts = tobj::LoadOptions { triangulate: true, single_index: true, ..Default::default() };
+        let (models, _) = tobj::load_obj(path.as_ref(), &opts).map_err(|e| MeshError::Obj(e.to_string()))?;
+        let mut vertices = Vec::new();
+        let mut indices = Vec::new();
+        for m in models {
+            let base = vertices.len() as u32;
+            vertices.extend(m.mesh.positions.chunks_exact(3).map(|p| Point::new(p[0], p[1], p[2])));
+            indices.extend(m.mesh.indices.chunks_exact(3).map(|t| [base + t[0], base + t[1], base + t[2]]));
+        }
+        Self::new(vertices, indices)
+    }
+
+    /// The vertices (mesh frame).
+    pub fn vertices(&self) -> &[Point] {
+        &self.vertices
+    }
+
+    /// The index triples.
+    pub fn indices(&self) -> &[[u32; 3]] {
+        &self.indices
+    }
+
+    /// The triangles (mesh frame), in index order.
+    pub fn triangles(&self) -> &[Triangle] {
+        &self.triangles
+    }
+
+    /// The triangle BVH.
+    pub fn bvh(&self) -> &StaticBvh {
+        &self.bvh
+    }
+
+    /// The bounding box in the mesh frame.
+    pub fn local_aabb(&self) -> &Aabb {
+        &self.aabb
+    }
+
+    /// The world bounding box under `pose`: the box of the posed local box's
+    /// eight corners (not tight for a rotated mesh, but conservative).
+    pub fn world_aabb(&self, pose: &Isometry) -> Aabb {
+        let corners = self.aabb.corners().map(|c| pose.transform_point(&c));
+        Aabb::from_points(corners.iter()).unwrap_or(self.aabb)
+    }
+
+    /// The closest hit of `ray` (mesh frame): the triangle index and the hit.
+    /// With `any`, stops at the first hit found (shadow rays): not the closest.
+    pub fn cast_ray(&self, ray: &Ray, any: bool) -> Option<(u32, RayHit)> {
+        let mut best: Option<(u32, RayHit)> = None;
+        let mut current = *ray;
+        self.bvh.visit_ray(ray, |tri, _entry| match cast_ray_triangle(&current, &self.triangles[tri as usize]) {
+            Some(hit) => {
+                best = Some((tri, hit));
+                current = current.with_max_toi(hit.toi);
+                if any {
+                    RayControl::Stop
+                } else {
+                    RayControl::Clip(hit.toi)
+                }
+            }
+            None => RayControl::Continue,
+        });
+        best
+    }
+
+    /// [`TriMesh::cast_ray`] for a world ray against the mesh placed by `pose`.
+    /// An isometry preserves the ray parameter, so `toi` needs no rescaling.
+    pub fn cast_ray_posed(&self, ray: &Ray, pose: &Isometry, any: bool) -> Option<(u32, RayHit)> {
+        let local = Ray::try_new(
+            pose.inverse_transform_point(ray.origin()),
+            pose.inverse_transform_vector(ray.dir()),
+            ray.max_toi(),
+        )
+        .ok()?;
+        self.cast_ray(&local, any).map(|(tri, hit)| (tri, RayHit { normal: pose.rotation * hit.normal, ..hit }))
+    }
+
+    /// The first hit of a sphere moving by `motion` (all in the mesh frame).
+    pub fn cast_sphere(&self, sphere: &Sphere, motion: &Vector) -> Option<SweepHit> {
+        let end = Sphere::try_new(sphere.center() + motion, sphere.radius()).ok()?;
+        let swept = sphere.aabb().merged(&end.aabb());
+        let mut best: Option<SweepHit> = None;
+        let _ = self.bvh.visit_overlaps(&swept, |tri| {
+            if let Some(hit) = cast_sphere_triangle(sphere, motion, &self.triangles[tri as usize]) {
+                if best.is_none_or(|b| hit.toi < b.toi) {
+                    best = Some(hit);
+                }
+            }
+            ControlFlow::Continue(())
+        });
+        best
+    }
+
+    /// [`TriMesh::cast_sphere`] in world space against the mesh placed by `pose`.
+    pub fn cast_sphere_posed(&self, sphere: &Sphere, motion: &Vector, pose: &Isometry) -> Option<SweepHit> {
+        let local = Sphere::try_new(pose.inverse_transform_point(sphere.center()), sphere.radius()).ok()?;
+        let hit = self.cast_sphere(&local, &pose.inverse_transform_vector(motion))?;
+        Some(SweepHit { point: pose.transform_point(&hit.point), normal: pose.rotation * hit.normal, ..hit })
+    }
+
+    /// The triangle closest to `p` and its closest point (mesh frame).
+    ///
+    /// Any triangle's distance `d` bounds the answer, and every triangle within
+    /// `d` overlaps the box `p ± d`: one box query around the first estimate.
+    pub fn closest_point(&self, p: &Point) -> Option<(u32, Point)> {
+        let first = closest_point_triangle(p, &self.triangles[0]);
+        let mut best = (0u32, first, (p - first).norm());
+        let query = Aabb::try_from_center(*p, Vector::repeat(best.2)).ok()?;
+        let _ = self.bvh.visit_overlaps(&query, |tri| {
+            let q = closest_point_triangle(p, &self.triangles[tri as usize]);
+            let d = (p - q).norm();
+            if d < best.2 {
+                best = (tri, q, d);
+            }
+            ControlFlow::Continue(())
+        });
+        Some((best.0, best.1))
+    }
+
+    /// True when `p` (mesh frame) lies on a triangle (within each triangle's
+    /// own tolerance, see [`Triangle::contains_point`]).
+    pub fn contains_point(&self, p: &Point) -> bool {
+        let probe = Aabb::try_from_center(*p, Vector::zeros()).ok();
+        probe.is_some_and(|probe| {
+            self.bvh
+                .visit_overlaps(&probe.loosened(1e-6), |tri| {
+                    if self.triangles[tri as usize].contains_point(p) {
+                        ControlFlow::Break(())
+                    } else {
+                        ControlFlow::Continue(())
+                    }
+                })
+                .is_break()
+        })
+    }
+
+    /// True when the sphere (mesh frame) touches a triangle.
+    pub fn intersects_sphere(&self, sphere: &Sphere) -> bool {
+        self.bvh
+            .visit_overlaps(&sphere.aabb(), |tri| {
+                if intersects_sphere_triangle(sphere, &self.triangles[tri as usize]) {
+                    ControlFlow::Break(())
+                } else {
+                    ControlFlow::Continue(())
+                }
+            })
+            .is_break()
+    }
+
+    /// True when the oriented box (mesh frame) touches a triangle: each
+    /// candidate triangle is taken into the box frame and tested against the
+    /// box as an axis-aligned one (13-axis SAT).
+    pub fn intersects_obb(&self, obb: &Obb) -> bool {
+        let local_box = Aabb::new(Point::from(-obb.half_extents()), Point::from(*obb.half_extents()));
+        self.bvh
+            .visit_overlaps(&obb.aabb(), |tri| {
+                let t = &self.triangles[tri as usize];
+                let [a, b, c] = t.vertices().map(|v| Point::from(obb.to_local(&v)));
+                match Triangle::try_new(a, b, c) {
+                    Ok(lt) if intersects_triangle_aabb(&lt, &local_box) => ControlFlow::Break(()),
+                    _ => ControlFlow::Continue(()),
+                }
+            })
+            .is_break()
+    }
+
+    /// The deepest contact between sphere A and this mesh B (mesh frame): over
+    /// the triangles within the radius, the one whose closest point is nearest
+    /// the centre. A centre lying on a triangle takes the face normal.
+    pub fn contact_sphere(&self, sphere: &Sphere) -> Option<Contact> {
+        let c = sphere.center();
+        let r = sphere.radius();
+        let mut best: Option<(Point, f32, u32)> = None;
+        let _ = self.bvh.visit_overlaps(&sphere.aabb(), |tri| {
+            let q = closest_point_triangle(c, &self.triangles[tri as usize]);
+            let d = (q - c).norm();
+            if d <= r && best.is_none_or(|(_, bd, _)| d < bd) {
+                best = Some((q, d, tri));
+            }
+            ControlFlow::Continue(())
+        });
+        let (q, d, tri) = best?;
+        let normal = UnitVector::try_new(q - c, 0.0).unwrap_or_else(|| {
+            let n = self.triangles[tri as usize].scaled_normal();
+            UnitVector::try_new(-n, 0.0).unwrap_or(UnitVector::new_unchecked(Vector::y()))
+        });
+        let depth = r - d;
+        Some(Contact { point_a: c + normal.into_inner() * r, point_b: q, normal, depth })
+    }
+}

@@ -1,0 +1,132 @@
+//! Scene builders shared by the scene tests, and their parry3d twins.
+#![allow(dead_code)]
+
+use nalgebra::Translation3;
+use parry3d::math::Pose;
+use parry3d::shape::SharedShape;
+use proxima_narrowphase::{Isometry, Point, Real, Vector};
+use proxima_scene::{ColliderDesc, ColliderHandle, ColliderShape, Scene, WorldShape};
+use proxima_test_support::convert;
+use proxima_test_support::gen::{self, uniform};
+use proxima_test_support::Rng;
+
+/// A random pose in `[0, side)^3` with a uniform rotation.
+pub fn pose(rng: &mut impl Rng, side: Real) -> Isometry {
+    let t = Vector::new(uniform(rng, 0.0, side), uniform(rng, 0.0, side), uniform(rng, 0.0, side));
+    Isometry::from_parts(Translation3::from(t), gen::rotation(rng))
+}
+
+/// `n` colliders of every solid kind (sphere, AABB, OBB, capsule), sizes
+/// U[0.1, 1.0), in a cube of side `side`; every fourth one static.
+pub fn mixed_scene(n: usize, side: Real, seed: u64) -> (Scene, Vec<ColliderHandle>) {
+    let mut rng = proxima_test_support::rng(seed);
+    let mut scene = Scene::new();
+    let mut handles = Vec::with_capacity(n);
+    for i in 0..n {
+        let p = pose(&mut rng, side);
+        let s = |rng: &mut _| uniform(rng, 0.1, 1.0);
+        let shape = match i % 4 {
+            0 => ColliderShape::Sphere { radius: s(&mut rng) },
+            1 => ColliderShape::Aabb { half_extents: Vector::new(s(&mut rng), s(&mut rng), s(&mut rng)) },
+            2 => ColliderShape::Obb { half_extents: Vector::new(s(&mut rng), s(&mut rng), s(&mut rng)) },
+            _ => ColliderShape::Capsule { half_height: s(&mut rng), radius: s(&mut rng) * 0.5 },
+        };
+        let mut desc = ColliderDesc::new(shape, p);
+        if i % 4 == 3 {
+            desc = desc.fixed();
+        }
+        handles.push(scene.insert(desc).expect("valid collider"));
+    }
+    (scene, handles)
+}
+
+/// The parry3d twin of a placed solid shape.
+pub fn parry_shape(shape: &WorldShape) -> (Pose, SharedShape) {
+    match shape {
+        WorldShape::Sphere(s) => (convert::pose_at(s.center()), SharedShape::ball(s.radius())),
+        WorldShape::Aabb(a) => (convert::pose_at(&a.center()), SharedShape::cuboid_from(a.half_extents())),
+        WorldShape::Obb(o) => (convert::obb_pose(o), SharedShape::cuboid_from(*o.half_extents())),
+        WorldShape::Capsule(c) => {
+            (Pose::identity(), SharedShape::capsule(convert::pt(c.a()), convert::pt(c.b()), c.radius()))
+        }
+        WorldShape::TriMesh(..) => unimplemented!("meshes are compared in their own test"),
+    }
+}
+
+/// Helper to build a cuboid from nalgebra half-extents.
+trait CuboidFrom {
+    fn cuboid_from(h: Vector) -> SharedShape;
+}
+
+impl CuboidFrom for SharedShape {
+    fn cuboid_from(h: Vector) -> SharedShape {
+        SharedShape::cuboid(h.x, h.y, h.z)
+    }
+}
+
+/// A point uniform in the cube.
+pub fn point_in(rng: &mut impl Rng, side: Real) -> Point {
+    Point::new(uniform(rng, 0.0, side), uniform(rng, 0.0, side), uniform(rng, 0.0, side))
+}
+
+/// Independent f64 oracle for the entry `toi` of a ray into a solid convex
+/// shape: `f(t) = distance(o + t d, shape)` is convex in `t`, so its minimum is
+/// found by ternary search and the first root before it by bisection. Returns
+/// the entry toi and the minimum distance (how close a miss came: the
+/// tangency measure).
+pub fn oracle_ray_toi(shape: &WorldShape, ray: &proxima_narrowphase::Ray) -> (Option<f64>, f64) {
+    type V = nalgebra::Vector3<f64>;
+    let o: V = ray.origin().coords.cast();
+    let d: V = ray.dir().cast();
+    let dist = |p: V| -> f64 {
+        match shape {
+            WorldShape::Sphere(s) => (p - s.center().coords.cast::<f64>()).norm() - s.radius() as f64,
+            WorldShape::Aabb(a) => {
+                let c: V = a.center().coords.cast();
+                let h: V = a.half_extents().cast();
+                (p - c).zip_map(&h, |x, h| (x.abs() - h).max(0.0)).norm()
+            }
+            WorldShape::Obb(b) => {
+                let local = b.axes().cast::<f64>().transpose() * (p - b.center().coords.cast::<f64>());
+                let h: V = b.half_extents().cast();
+                local.zip_map(&h, |x, h| (x.abs() - h).max(0.0)).norm()
+            }
+            WorldShape::Capsule(c) => {
+                let (a, b): (V, V) = (c.a().coords.cast(), c.b().coords.cast());
+                let ab = b - a;
+                let t =
+                    if ab.norm_squared() > 0.0 { ((p - a).dot(&ab) / ab.norm_squared()).clamp(0.0, 1.0) } else { 0.0 };
+                (p - (a + ab * t)).norm() - c.radius() as f64
+            }
+            WorldShape::TriMesh(..) => unimplemented!(),
+        }
+    };
+    let f = |t: f64| dist(o + d * t);
+    let (mut lo, mut hi) = (0.0f64, ray.max_toi() as f64);
+    for _ in 0..200 {
+        let (m1, m2) = (lo + (hi - lo) / 3.0, hi - (hi - lo) / 3.0);
+        if f(m1) <= f(m2) {
+            hi = m2;
+        } else {
+            lo = m1;
+        }
+    }
+    let t_min = 0.5 * (lo + hi);
+    let f_min = f(t_min).min(f(0.0));
+    if f(0.0) <= 0.0 {
+        return (Some(0.0), f_min);
+    }
+    if f(t_min) > 0.0 {
+        return (None, f_min);
+    }
+    let (mut a, mut b) = (0.0f64, t_min);
+    for _ in 0..200 {
+        let m = 0.5 * (a + b);
+        if f(m) > 0.0 {
+            a = m;
+        } else {
+            b = m;
+        }
+    }
+    (Some(b), f_min)
+}

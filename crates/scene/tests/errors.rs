@@ -1,0 +1,71 @@
+//! Every scene error, one test each: the call is rejected and nothing stored changes.
+
+use proxima_narrowphase::{Isometry, Point, Ray, ShapeError, Vector};
+use proxima_scene::*;
+
+fn sphere(x: f32) -> ColliderDesc {
+    ColliderDesc::new(ColliderShape::Sphere { radius: 0.5 }, Isometry::translation(x, 0.0, 0.0))
+}
+
+#[test]
+fn stale_handle_after_remove_and_slot_reuse() {
+    let mut scene = Scene::new();
+    let a = scene.insert(sphere(0.0)).unwrap();
+    scene.remove(a).unwrap();
+    let b = scene.insert(sphere(3.0)).unwrap();
+    assert_eq!(a.index(), b.index(), "the slot is reused");
+    assert_eq!(scene.remove(a).unwrap_err(), SceneError::StaleHandle);
+    assert_eq!(scene.set_pose(a, Isometry::identity()).unwrap_err(), SceneError::StaleHandle);
+    assert!(scene.get(a).is_none());
+    // b is untouched.
+    assert_eq!(scene.get(b).unwrap().pose().translation.vector.x, 3.0);
+    assert_eq!(scene.tree_sizes(), (0, 1));
+}
+
+#[test]
+fn nan_pose_is_rejected_and_nothing_moves() {
+    let mut scene = Scene::new();
+    let a = scene.insert(sphere(1.0)).unwrap();
+    let bad = Isometry::translation(f32::NAN, 0.0, 0.0);
+    assert!(matches!(scene.set_pose(a, bad), Err(SceneError::InvalidShape(ShapeError::NonFinite(_)))));
+    assert_eq!(scene.get(a).unwrap().pose().translation.vector.x, 1.0);
+    let hit = scene.cast_ray_closest(&Ray::new(Point::new(-5.0, 0.0, 0.0), Vector::x(), 10.0), &QueryFilter::default());
+    assert!((hit.unwrap().toi - 5.5).abs() < 1e-5);
+    assert!(scene.insert(ColliderDesc::new(ColliderShape::Sphere { radius: 1.0 }, bad)).is_err());
+    assert_eq!(scene.len(), 1);
+}
+
+#[test]
+fn negative_size_is_rejected() {
+    let mut scene = Scene::new();
+    let err = scene.insert(ColliderDesc::new(ColliderShape::Sphere { radius: -1.0 }, Isometry::identity()));
+    assert_eq!(err.unwrap_err(), SceneError::InvalidShape(ShapeError::NegativeRadius));
+    let err = scene.insert(ColliderDesc::new(
+        ColliderShape::Obb { half_extents: Vector::new(1.0, -1.0, 1.0) },
+        Isometry::identity(),
+    ));
+    assert_eq!(err.unwrap_err(), SceneError::InvalidShape(ShapeError::NegativeExtent));
+    assert!(scene.is_empty());
+}
+
+#[test]
+fn ccd_needs_a_sphere() {
+    let mut scene = Scene::new();
+    let desc = ColliderDesc::new(ColliderShape::Obb { half_extents: Vector::repeat(1.0) }, Isometry::identity());
+    assert_eq!(scene.insert(desc.with_ccd()).unwrap_err(), SceneError::CcdNeedsSphere);
+    let s = scene.insert(sphere(0.0).with_ccd()).unwrap();
+    let err = scene.set_shape(s, ColliderShape::Obb { half_extents: Vector::repeat(1.0) });
+    assert_eq!(err.unwrap_err(), SceneError::CcdNeedsSphere);
+    assert!(matches!(scene.get(s).unwrap().shape(), ColliderShape::Sphere { .. }));
+}
+
+#[test]
+fn bad_meshes_are_rejected() {
+    assert_eq!(TriMesh::new(vec![], vec![]).unwrap_err(), MeshError::Empty);
+    let v = vec![Point::origin(), Point::new(1.0, 0.0, 0.0), Point::new(0.0, 1.0, 0.0)];
+    assert_eq!(TriMesh::new(v.clone(), vec![[0, 1, 3]]).unwrap_err(), MeshError::IndexOutOfRange { triangle: 0 });
+    let mut bad = v;
+    bad[2].x = f32::INFINITY;
+    assert!(matches!(TriMesh::new(bad, vec![[0, 1, 2]]), Err(MeshError::Shape { triangle: 0, .. })));
+    assert!(matches!(TriMesh::from_obj("does/not/exist.obj"), Err(MeshError::Obj(_))));
+}

@@ -1,0 +1,141 @@
+//! The contact pipeline against brute force: every frame, the contact pairs
+//! equal the exact contact test over all pairs, and the events equal the
+//! difference of consecutive pair sets.
+
+mod common;
+
+use std::collections::BTreeSet;
+
+use nalgebra::Translation3;
+use proxima_narrowphase::{Isometry, Vector};
+use proxima_scene::*;
+use proxima_test_support::gen::uniform;
+
+fn brute_pairs(scene: &Scene) -> BTreeSet<(ColliderHandle, ColliderHandle)> {
+    let all: Vec<_> = scene.iter().collect();
+    let mut out = BTreeSet::new();
+    for (i, (ha, a)) in all.iter().enumerate() {
+        for (hb, b) in &all[i + 1..] {
+            if a.kind() == BodyKind::Static && b.kind() == BodyKind::Static {
+                continue;
+            }
+            if contact(a.world_shape(), b.world_shape()).is_some() {
+                out.insert(if ha < hb { (*ha, *hb) } else { (*hb, *ha) });
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn contacts_and_events_match_brute_force_over_frames() {
+    let side = 18.0;
+    let (mut scene, handles) = common::mixed_scene(1_200, side, 0xF1);
+    let mut pipeline = ContactPipeline::new();
+    let mut rng = proxima_test_support::rng(0xF2);
+    let mut previous = BTreeSet::new();
+    let mut started_total = 0;
+    for frame in 0..12 {
+        for &h in &handles {
+            let c = scene.get(h).unwrap();
+            if c.kind() == BodyKind::Static || uniform(&mut rng, 0.0, 1.0) > 0.3 {
+                continue;
+            }
+            let d =
+                Vector::new(uniform(&mut rng, -0.5, 0.5), uniform(&mut rng, -0.5, 0.5), uniform(&mut rng, -0.5, 0.5));
+            let pose = Isometry::from_parts(Translation3::from(c.pose().translation.vector + d), c.pose().rotation);
+            scene.set_pose(h, pose).unwrap();
+        }
+        let events = pipeline.update(&mut scene).to_vec();
+        let ours: BTreeSet<_> = pipeline.contacts().iter().map(|p| (p.a, p.b)).collect();
+        let brute = brute_pairs(&scene);
+        assert_eq!(ours, brute, "frame {frame}: contact pairs differ");
+        for p in pipeline.contacts() {
+            assert!(p.a < p.b && p.contact.depth >= 0.0);
+        }
+        let started: BTreeSet<_> = brute.difference(&previous).copied().collect();
+        let stopped: BTreeSet<_> = previous.difference(&brute).copied().collect();
+        let ev_started: BTreeSet<_> = events
+            .iter()
+            .filter_map(|e| match e {
+                ContactEvent::Started(p) => Some((p.a, p.b)),
+                _ => None,
+            })
+            .collect();
+        let ev_stopped: BTreeSet<_> = events
+            .iter()
+            .filter_map(|e| match e {
+                ContactEvent::Stopped { a, b } => Some((*a, *b)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(ev_started, started, "frame {frame}");
+        assert_eq!(ev_stopped, stopped, "frame {frame}");
+        // Events come sorted by pair.
+        let keys: Vec<_> = events
+            .iter()
+            .map(|e| match e {
+                ContactEvent::Started(p) => (p.a, p.b),
+                ContactEvent::Stopped { a, b } => (*a, *b),
+            })
+            .collect();
+        assert!(keys.windows(2).all(|w| w[0] < w[1]), "frame {frame}: events not in order");
+        started_total += started.len();
+        previous = brute;
+    }
+    assert!(started_total > 100, "scene too sparse to test: {started_total} pairs started");
+}
+
+#[test]
+fn bullet_through_thin_wall_is_stopped_by_ccd() {
+    let mut scene = Scene::new();
+    let wall = scene
+        .insert(
+            ColliderDesc::new(
+                ColliderShape::Aabb { half_extents: Vector::new(0.05, 5.0, 5.0) },
+                Isometry::translation(5.0, 0.0, 0.0),
+            )
+            .fixed(),
+        )
+        .unwrap();
+    let bullet = scene
+        .insert(ColliderDesc::new(ColliderShape::Sphere { radius: 0.1 }, Isometry::identity()).with_ccd())
+        .unwrap();
+    let mut pipeline = ContactPipeline::new();
+    pipeline.update(&mut scene);
+    // One frame moves the bullet from x = 0 to x = 10, through the wall.
+    scene.set_pose(bullet, Isometry::translation(10.0, 0.0, 0.0)).unwrap();
+    pipeline.update(&mut scene);
+    assert!(pipeline.contacts().is_empty(), "discrete test sees nothing: the bullet tunnelled");
+    let impact = pipeline.ccd_impacts().first().expect("CCD impact");
+    assert_eq!((impact.collider, impact.other), (bullet, wall));
+    // First contact when the centre reaches x = 5 - 0.05 - 0.1 = 4.85, i.e. toi 0.485.
+    assert!((impact.hit.toi - 0.485).abs() < 1e-5, "toi {}", impact.hit.toi);
+    assert!((impact.hit.normal.into_inner() - -Vector::x()).norm() < 1e-5);
+    // Next frame without motion: no sweep, no impact.
+    pipeline.update(&mut scene);
+    assert!(pipeline.ccd_impacts().is_empty());
+}
+
+#[test]
+fn static_pairs_are_never_reported() {
+    let mut scene = Scene::new();
+    let shape = ColliderShape::Sphere { radius: 1.0 };
+    scene.insert(ColliderDesc::new(shape.clone(), Isometry::identity()).fixed()).unwrap();
+    scene.insert(ColliderDesc::new(shape, Isometry::translation(0.5, 0.0, 0.0)).fixed()).unwrap();
+    let mut pipeline = ContactPipeline::new();
+    assert!(pipeline.update(&mut scene).is_empty());
+    assert_eq!(pipeline.stats().candidate_pairs, 0);
+}
+
+#[test]
+fn group_filter_removes_pairs() {
+    let mut scene = Scene::new();
+    let shape = ColliderShape::Sphere { radius: 1.0 };
+    let g1 = CollisionGroups { memberships: 1, filter: 1 };
+    let g2 = CollisionGroups { memberships: 2, filter: 2 };
+    scene.insert(ColliderDesc::new(shape.clone(), Isometry::identity()).with_groups(g1)).unwrap();
+    scene.insert(ColliderDesc::new(shape, Isometry::translation(0.5, 0.0, 0.0)).with_groups(g2)).unwrap();
+    let mut pipeline = ContactPipeline::new();
+    assert!(pipeline.update(&mut scene).is_empty());
+}

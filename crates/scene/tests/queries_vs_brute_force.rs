@@ -1,0 +1,136 @@
+//! Swept-sphere, overlap and point queries against brute force over every
+//! collider (the exact per-shape tests are proven against parry3d in the
+//! narrowphase crate; here the cull is on trial: it must never lose a collider).
+
+mod common;
+
+use parry3d::query;
+use proxima_narrowphase::{Aabb, Obb, Sphere, Vector};
+use proxima_scene::{ColliderHandle, QueryFilter, Scene};
+use proxima_test_support::gen::{self, uniform};
+
+const QUERIES: usize = 20_000;
+
+fn brute_overlaps(
+    scene: &Scene,
+    handles: &[ColliderHandle],
+    probe: &(parry3d::math::Pose, parry3d::shape::SharedShape),
+) -> Vec<ColliderHandle> {
+    let mut out: Vec<_> = handles
+        .iter()
+        .copied()
+        .filter(|&h| {
+            let (pose, shape) = common::parry_shape(scene.get(h).unwrap().world_shape());
+            query::intersection_test(&probe.0, probe.1.as_ref(), &pose, shape.as_ref()).unwrap().intersecting
+        })
+        .collect();
+    out.sort_unstable();
+    out
+}
+
+/// parry's GJK-based tests (capsules, rotated boxes) have ~1e-4-size
+/// tolerances: a set difference is accepted only for colliders within that
+/// band of touching, which parry's `distance` measures.
+fn assert_same_sets(
+    ours: &[ColliderHandle],
+    theirs: &[ColliderHandle],
+    scene: &Scene,
+    probe: &(parry3d::math::Pose, parry3d::shape::SharedShape),
+    what: &str,
+) -> usize {
+    let mut in_band = 0;
+    for h in ours.iter().filter(|h| !theirs.contains(h)).chain(theirs.iter().filter(|h| !ours.contains(h))) {
+        let (pose, shape) = common::parry_shape(scene.get(*h).unwrap().world_shape());
+        let d = query::distance(&probe.0, probe.1.as_ref(), &pose, shape.as_ref()).unwrap().distance;
+        assert!(d < 1e-3, "{what}: {h:?} differs at distance {d}");
+        in_band += 1;
+    }
+    in_band
+}
+
+#[test]
+fn overlap_sets_match_parry_intersection_tests() {
+    let side = 40.0;
+    let (scene, handles) = common::mixed_scene(3_000, side, 0x0E1);
+    let mut rng = proxima_test_support::rng(0x0E2);
+    let (mut nonempty, mut in_band) = (0, 0);
+    for _ in 0..QUERIES / 10 {
+        let c = common::point_in(&mut rng, side);
+        let sphere = Sphere::new(c, uniform(&mut rng, 0.1, 3.0));
+        let probe = (proxima_test_support::convert::pose_at(&c), parry3d::shape::SharedShape::ball(sphere.radius()));
+        let ours = scene.overlaps_sphere(&sphere, &QueryFilter::default());
+        in_band += assert_same_sets(&ours, &brute_overlaps(&scene, &handles, &probe), &scene, &probe, "sphere");
+        nonempty += !ours.is_empty() as usize;
+
+        let h = Vector::new(uniform(&mut rng, 0.1, 3.0), uniform(&mut rng, 0.1, 3.0), uniform(&mut rng, 0.1, 3.0));
+        let obb = Obb::new(common::point_in(&mut rng, side), gen::rotation(&mut rng), h);
+        let probe = (proxima_test_support::convert::obb_pose(&obb), parry3d::shape::SharedShape::cuboid(h.x, h.y, h.z));
+        let ours = scene.overlaps_obb(&obb, &QueryFilter::default());
+        in_band += assert_same_sets(&ours, &brute_overlaps(&scene, &handles, &probe), &scene, &probe, "obb");
+
+        let aabb = Aabb::try_from_center(common::point_in(&mut rng, side), h).unwrap();
+        let probe = (
+            proxima_test_support::convert::pose_at(&aabb.center()),
+            parry3d::shape::SharedShape::cuboid(h.x, h.y, h.z),
+        );
+        let ours = scene.overlaps_aabb(&aabb, &QueryFilter::default());
+        in_band += assert_same_sets(&ours, &brute_overlaps(&scene, &handles, &probe), &scene, &probe, "aabb");
+    }
+    assert!(nonempty > QUERIES / 10 / 5, "too few non-empty overlap sets: {nonempty}");
+    assert!(in_band < 20, "{in_band} set differences in the tangency band");
+}
+
+#[test]
+fn swept_sphere_matches_brute_force() {
+    let side = 40.0;
+    let (scene, handles) = common::mixed_scene(3_000, side, 0x5E1);
+    let mut rng = proxima_test_support::rng(0x5E2);
+    let mut hits = 0;
+    for i in 0..QUERIES {
+        let sphere = Sphere::new(common::point_in(&mut rng, side), uniform(&mut rng, 0.05, 0.5));
+        let motion = gen::unit_vector(&mut rng) * uniform(&mut rng, 0.0, 10.0);
+        let ours = scene.cast_sphere(&sphere, &motion, &QueryFilter::default());
+        let brute = handles
+            .iter()
+            .filter_map(|&h| scene.get(h).unwrap().world_shape().cast_sphere(&sphere, &motion).map(|hit| (h, hit)))
+            .min_by(|a, b| a.1.toi.total_cmp(&b.1.toi));
+        match (ours, brute) {
+            (Some(o), Some((h, b))) => {
+                hits += 1;
+                assert_eq!(o.hit.toi, b.toi, "query {i}");
+                if o.collider != h {
+                    let other = scene.get(o.collider).unwrap().world_shape().cast_sphere(&sphere, &motion).unwrap();
+                    assert_eq!(other.toi, b.toi, "query {i}: different collider at a different toi");
+                }
+            }
+            (None, None) => {}
+            (o, b) => panic!("query {i}: scene {o:?} vs brute force {b:?}"),
+        }
+    }
+    let frac = hits as f64 / QUERIES as f64;
+    assert!((0.3..0.9).contains(&frac), "hit fraction {frac}");
+}
+
+#[test]
+fn point_queries_match_brute_force() {
+    let side = 30.0;
+    let (scene, handles) = common::mixed_scene(3_000, side, 0x9E1);
+    let mut rng = proxima_test_support::rng(0x9E2);
+    for i in 0..QUERIES {
+        let p = common::point_in(&mut rng, side);
+        let ours = scene.contains_point(&p, &QueryFilter::default());
+        let mut brute: Vec<_> =
+            handles.iter().copied().filter(|&h| scene.get(h).unwrap().world_shape().contains_point(&p)).collect();
+        brute.sort_unstable();
+        assert_eq!(ours, brute, "point {i}");
+
+        let max_d = 2.0;
+        let closest = scene.closest_point(&p, max_d, &QueryFilter::default());
+        let brute = handles
+            .iter()
+            .map(|&h| (h, (scene.get(h).unwrap().world_shape().closest_point(&p) - p).norm()))
+            .filter(|&(_, d)| d <= max_d)
+            .min_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
+        assert_eq!(closest.map(|c| (c.0, c.2)), brute, "closest point {i}");
+    }
+}
