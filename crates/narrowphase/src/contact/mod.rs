@@ -1,5 +1,9 @@
 //! Contacts for physics: where two shapes touch and how deep they overlap.
 
+mod capsule_capsule;
+mod capsule_obb;
+pub use capsule_capsule::contact_capsule_capsule;
+pub use capsule_obb::contact_capsule_obb;
 mod manifold_obb_obb;
 mod obb_obb;
 mod sphere_aabb;
