@@ -9,6 +9,7 @@
 //! - `refit.rs`: new boxes, same topology; `rebuild`;
 //! - `validate.rs`: invariants and [`TreeStats`](crate::TreeStats).
 
+mod binning;
 mod build;
 mod pairs;
 mod refit;
