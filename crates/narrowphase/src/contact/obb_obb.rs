@@ -58,7 +58,8 @@ pub(super) enum Axis {
 /// `r_b = sum_k hb_k |(R^T L)_k|`; for convex polyhedra the smallest overlap
 /// over these axes is the penetration depth and its axis the minimum
 /// translation direction. The normal is that axis oriented by `t . L >= 0`
-/// (from A to B); moving B by `depth * normal` separates the boxes.
+/// (from A to B); moving B by more than `depth` along `normal` separates
+/// the boxes (by exactly `depth`, they touch).
 ///
 /// - Edge cross products with `|L| < ` [`OBB_EDGE_AXIS_MIN_SINE`] are skipped.
 /// - Face axes win ties: an edge axis is taken only when its overlap is
