@@ -31,9 +31,10 @@ pub fn ray_aabb_interval(ray: &PrecomputedRay, aabb: &Aabb) -> Option<(Real, Rea
 }
 
 /// Entry of the ray `o + t d`, `t` in `[0, max_toi]`, into the closed box
-/// `[lo, hi]` (all in one frame): `(t_enter, axis)`, where `axis` is the
-/// axis of the entry face, or `3` when the origin is inside the box (no face
-/// crossed, `t_enter = 0`). `None` when the ray misses.
+/// `[lo, hi]` (all in one frame): `(t_enter, axis, hit)`, where `axis` is
+/// the axis of the entry face, or `3` when the origin is inside the box (no
+/// face crossed, `t_enter = 0`), and `hit` whether the ray meets the box at
+/// all (`t_enter` and `axis` are meaningless otherwise).
 ///
 /// Slab method with sign-selected planes (Williams et al., "An Efficient and
 /// Robust Ray-Box Intersection Algorithm", 2005): on each axis the near plane
@@ -41,28 +42,53 @@ pub fn ray_aabb_interval(ray: &PrecomputedRay, aabb: &Aabb) -> Option<(Real, Rea
 /// `t_near = (near - o) / d`, `t_far = (far - o) / d`. A zero component
 /// divides by `±0`, giving `±inf` (outside the slab: an empty interval, a
 /// miss; inside: unbounded) or, with the origin exactly on a slab plane,
-/// `0 * inf = NaN`. NaN compares false in `>` and is ignored by
-/// `f32::min`, so such a slab does not constrain the ray: a ray sliding
-/// along a face hits the closed box, with no epsilon and no NaN in the result.
+/// `0 * inf = NaN`. NaN compares false in `>=` and is ignored by
+/// `f32::max`/`f32::min`, so such a slab does not constrain the ray: a ray
+/// sliding along a face hits the closed box, with no epsilon and no NaN in
+/// the result.
+///
+/// Branch-free: the planes are selected by the sign bit of `1 / d` with bit
+/// masks and the entry axis is tracked with integer masks, so random rays
+/// cost no mispredicted branches. `>=` makes an origin exactly on a near
+/// plane, moving inwards, enter through that face at `t = 0`.
 #[inline]
-pub(crate) fn slab_enter(o: &Vector, d: &Vector, lo: &Vector, hi: &Vector, max_toi: Real) -> Option<(Real, usize)> {
+pub(crate) fn slab(o: &Vector, d: &Vector, lo: &Vector, hi: &Vector, max_toi: Real) -> (Real, usize, bool) {
     let mut t_enter: Real = 0.0;
     let mut axis = 3;
     let mut t_exit = max_toi;
     for i in 0..3 {
         let inv = 1.0 / d[i];
-        let (near, far) = if inv.is_sign_negative() { (hi[i], lo[i]) } else { (lo[i], hi[i]) };
-        let t_near = (near - o[i]) * inv;
-        let t_far = (far - o[i]) * inv;
-        // `>=`: an origin exactly on a near plane and moving inwards enters
-        // through that face at t = 0 (its normal is reported).
-        if t_near >= t_enter {
-            t_enter = t_near;
-            axis = i;
-        }
+        // All ones when 1/d is negative (d <= -0), else zero.
+        let neg = ((inv.to_bits() as i32) >> 31) as u32;
+        let t_near = (select(neg, lo[i], hi[i]) - o[i]) * inv;
+        let t_far = (select(neg, hi[i], lo[i]) - o[i]) * inv;
+        let entered = 0usize.wrapping_sub((t_near >= t_enter) as usize);
+        axis ^= (axis ^ i) & entered;
+        t_enter = t_enter.max(t_near);
         t_exit = t_exit.min(t_far);
     }
-    (t_enter <= t_exit).then_some((t_enter, axis))
+    (t_enter, axis, t_enter <= t_exit)
+}
+
+/// [`slab`] as an `Option<(t_enter, axis)>`.
+#[inline]
+pub(crate) fn slab_enter(o: &Vector, d: &Vector, lo: &Vector, hi: &Vector, max_toi: Real) -> Option<(Real, usize)> {
+    let (t, axis, hit) = slab(o, d, lo, hi, max_toi);
+    hit.then_some((t, axis))
+}
+
+/// `b` where `mask` is all ones, `a` where it is zero, bit for bit.
+#[inline(always)]
+fn select(mask: u32, a: Real, b: Real) -> Real {
+    Real::from_bits((a.to_bits() & !mask) | (b.to_bits() & mask))
+}
+
+/// `-sign(x)` as `±1.0`: `-1` for `x >= +0`, `+1` for `x <= -0` (the sign bit
+/// of `x` flipped onto 1.0). The outward normal of the face a ray with
+/// direction component `x` enters.
+#[inline(always)]
+pub(crate) fn against(x: Real) -> Real {
+    Real::from_bits(1.0f32.to_bits() | (!x.to_bits() & 0x8000_0000))
 }
 
 /// First hit of a ray on a solid axis-aligned box.
@@ -85,12 +111,18 @@ pub(crate) fn slab_enter(o: &Vector, d: &Vector, lo: &Vector, hi: &Vector, max_t
 #[must_use]
 pub fn cast_ray_aabb(ray: &Ray, aabb: &Aabb) -> Option<RayHit> {
     let d = ray.dir();
-    let (toi, axis) = slab_enter(&ray.origin().coords, d, &aabb.min().coords, &aabb.max().coords, ray.max_toi())?;
+    let (toi, axis, hit) = slab(&ray.origin().coords, d, &aabb.min().coords, &aabb.max().coords, ray.max_toi());
     if axis == 3 {
-        return Some(RayHit { toi, normal: ray.back_normal() });
+        return hit.then(|| RayHit { toi, normal: ray.back_normal() });
     }
-    // The entry face's outward normal is -sign(d_axis) e_axis.
+    // The entry face's outward normal is -sign(d_axis) e_axis. Selected, not
+    // branched on: see `slab`.
     let mut n = Vector::zeros();
-    n[axis] = if d[axis] < 0.0 { 1.0 } else { -1.0 };
-    Some(RayHit { toi, normal: UnitVector::new_unchecked(n) })
+    n[axis] = against(d[axis]);
+    let h = RayHit { toi, normal: UnitVector::new_unchecked(n) };
+    if hit {
+        Some(h)
+    } else {
+        None
+    }
 }

@@ -1,7 +1,7 @@
 //! Ray against oriented box: the slab method in the box frame.
 
 use super::ray::{Ray, RayHit};
-use super::ray_aabb::slab_enter;
+use super::ray_aabb::{against, slab};
 use crate::math::UnitVector;
 use crate::shape::Obb;
 
@@ -32,12 +32,17 @@ pub fn cast_ray_obb(ray: &Ray, obb: &Obb) -> Option<RayHit> {
     let o = obb.to_local(ray.origin());
     let d = obb.to_local_vector(ray.dir());
     let h = obb.half_extents();
-    let (toi, axis) = slab_enter(&o, &d, &-h, h, ray.max_toi())?;
+    let (toi, axis, hit) = slab(&o, &d, &-h, h, ray.max_toi());
     if axis == 3 {
-        return Some(RayHit { toi, normal: ray.back_normal() });
+        return hit.then(|| RayHit { toi, normal: ray.back_normal() });
     }
-    // Entry face normal: -sign(d_axis) e_axis in the box frame.
-    let column = obb.axes().column(axis).into_owned();
-    let normal = if d[axis] < 0.0 { column } else { -column };
-    Some(RayHit { toi, normal: UnitVector::new_unchecked(normal) })
+    // Entry face normal: -sign(d_axis) e_axis in the box frame, i.e. column
+    // `axis` of R, negated when the ray travels along it.
+    let normal = obb.axes().column(axis) * against(d[axis]);
+    let h = RayHit { toi, normal: UnitVector::new_unchecked(normal) };
+    if hit {
+        Some(h)
+    } else {
+        None
+    }
 }

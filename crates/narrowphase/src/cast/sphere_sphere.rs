@@ -1,7 +1,8 @@
 //! Swept sphere against sphere.
 
-use super::ray_sphere::ray_sphere_toi;
+use super::ray_sphere::unit_by_radius;
 use super::sweep::{motion_is_finite, normal_or_against_motion, SweepHit};
+use crate::math::UnitVector;
 use crate::math::Vector;
 use crate::shape::Sphere;
 
@@ -11,7 +12,7 @@ use crate::shape::Sphere;
 /// the ray `c1 + toi * motion` against the sphere of radius `r1 + r2` around
 /// `c2`, solved with the stable quadratic of
 /// [`cast_ray_sphere`](crate::cast_ray_sphere) on `toi` in `[0, 1]` (Ericson,
-/// Real-Time Collision Detection, 5.5.5).
+/// Real-Time Collision Detection, 5.5.5), branch-free past the start test.
 ///
 /// The normal is `(c1(toi) - c2) / |...|` and the point `c2 + r2 * normal`.
 /// Degenerate cases: overlapping or touching at the start gives
@@ -37,12 +38,30 @@ pub fn cast_sphere_sphere(moving: &Sphere, motion: &Vector, target: &Sphere) -> 
         return None;
     }
     let m = moving.center() - target.center();
-    let toi = ray_sphere_toi(&m, motion, moving.radius() + target.radius())?;
-    if toi > 1.0 {
-        return None;
+    let r = moving.radius() + target.radius();
+    let r2 = r * r;
+    let c = m.norm_squared() - r2;
+    if c <= 0.0 {
+        // Overlapping or touching at the start.
+        let normal = normal_or_against_motion(&m, motion);
+        return Some(SweepHit::new(0.0, target.center() + normal.into_inner() * target.radius(), normal));
     }
-    let normal = normal_or_against_motion(&(m + motion * toi), motion);
-    Some(SweepHit::new(toi, target.center() + normal.into_inner() * target.radius(), normal))
+    // The stable root of `ray_sphere_toi`, computed branch-free and selected
+    // at the end (see `cast_ray_sphere`); toi <= 1 is `c <= den`.
+    let b = m.dot(motion);
+    let disc = motion.norm_squared() * r2 - m.cross(motion).norm_squared();
+    let den = disc.max(0.0).sqrt() - b;
+    let hit = (b < 0.0) & (disc >= 0.0) & (c <= den);
+    let toi = c / den;
+    let rel = m + motion * toi;
+    let (n, unit) = unit_by_radius(&rel, 1.0 / r);
+    let normal = if hit & !unit { normal_or_against_motion(&rel, motion) } else { UnitVector::new_unchecked(n) };
+    let h = SweepHit::new(toi, target.center() + normal.into_inner() * target.radius(), normal);
+    if hit {
+        Some(h)
+    } else {
+        None
+    }
 }
 
 /// First contact of two moving spheres: `a` moves by `motion_a` and `b` by
