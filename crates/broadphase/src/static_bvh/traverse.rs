@@ -83,8 +83,10 @@ impl StaticBvh {
         let pre = PrecomputedRay::new(ray);
         let mut max_toi = ray.max_toi();
         let mut stack: SmallVec<[RayEntry; STACK]> = SmallVec::new();
-        stack.push(RayEntry { child: 0, count: 0, toi: 0.0 });
-        while let Some(entry) = stack.pop() {
+        // The entry to visit next: the nearest child of the last node, kept
+        // out of the stack; otherwise the top of the stack.
+        let mut next = Some(RayEntry { child: 0, count: 0, toi: 0.0 });
+        while let Some(entry) = next.take().or_else(|| stack.pop()) {
             // The entry toi does not depend on max_toi, so this is exactly
             // "the box is still hit with the clipped max_toi".
             if entry.toi > max_toi {
@@ -99,6 +101,19 @@ impl StaticBvh {
             }
             let node = &self.nodes[entry.child as usize];
             let hits = kernel(&pre, &node.bounds, max_toi);
+            let lane_entry = |lane: usize, toi: Real| {
+                if node.count[lane] == 0 {
+                    prefetch_node(&self.nodes, node.child[lane]);
+                }
+                RayEntry { child: node.child[lane], count: u32::from(node.count[lane]), toi }
+            };
+            if hits.mask.count_ones() <= 1 {
+                if hits.mask != 0 {
+                    let lane = hits.mask.trailing_zeros() as usize;
+                    next = Some(lane_entry(lane, hits.toi[lane]));
+                }
+                continue;
+            }
             // Hit lanes sorted by entry toi (insertion sort, at most 8).
             let mut order: [(Real, u8); 8] = [(0.0, 0); 8];
             let mut n = 0;
@@ -115,14 +130,11 @@ impl StaticBvh {
                 order[k] = (toi, lane as u8);
                 n += 1;
             }
-            // Farthest first: the nearest ends on top of the stack.
-            for &(toi, lane) in order[..n].iter().rev() {
-                let lane = usize::from(lane);
-                if node.count[lane] == 0 {
-                    prefetch_node(&self.nodes, node.child[lane]);
-                }
-                stack.push(RayEntry { child: node.child[lane], count: u32::from(node.count[lane]), toi });
+            // Farthest first onto the stack; the nearest is visited next.
+            for &(toi, lane) in order[1..n].iter().rev() {
+                stack.push(lane_entry(usize::from(lane), toi));
             }
+            next = Some(lane_entry(usize::from(order[0].1), order[0].0));
         }
     }
 
