@@ -22,6 +22,8 @@ pub mod cast;
 pub mod closest;
 pub mod contact;
 mod error;
+#[cfg(feature = "glam")]
+pub mod glam_convert;
 pub mod intersect;
 pub mod math;
 pub mod shape;
