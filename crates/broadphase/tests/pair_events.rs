@@ -235,3 +235,39 @@ fn updates_are_deterministic() {
     assert!(!a.is_empty());
     assert_eq!(a, b);
 }
+
+/// The parallel update gives the same events as the sequential one (with
+/// enough moved proxies per frame to take the parallel path).
+#[test]
+fn parallel_update_matches_sequential() {
+    let mut rng = rng(77);
+    let mut seq: PairTracker<u32> = PairTracker::new();
+    let mut par: PairTracker<u32> = PairTracker::new();
+    let mut boxes = Vec::new();
+    let mut ids = Vec::new();
+    for i in 0..4000u32 {
+        let b = random_box(&mut rng, 40.0, 0.1, 1.0);
+        let options = if i % 7 == 0 { ProxyOptions::STATIC } else { ProxyOptions::default() };
+        let id = seq.insert(b, i, options);
+        assert_eq!(par.insert(b, i, options), id);
+        boxes.push(b);
+        ids.push(id);
+    }
+    let mut total = 0;
+    for frame in 0..30 {
+        for (id, b) in ids.iter().zip(boxes.iter_mut()) {
+            if rng.random_bool(0.3) {
+                let d = random_step(&mut rng, 0.5);
+                *b = translated(b, &d);
+                assert_eq!(seq.move_proxy(*id, *b, d), par.move_proxy(*id, *b, d));
+            }
+        }
+        let a = seq.update_with(|_, da, _, db| keep(*da, *db)).to_vec();
+        let b = par.update_parallel_with(|_, da, _, db| keep(*da, *db)).to_vec();
+        assert_eq!(a, b, "frame {frame}");
+        assert_eq!(seq.pairs(), par.pairs());
+        total += a.len();
+    }
+    par.validate().unwrap();
+    assert!(total > 1000, "{total} events");
+}

@@ -218,6 +218,12 @@ impl<T> DynamicTree<T> {
         self.leaves.id_of(key)
     }
 
+    /// The node slot of a live proxy's leaf (`u32::MAX` for a stale id).
+    #[inline]
+    pub(crate) fn leaf_slot(&self, id: ProxyId) -> u32 {
+        self.leaves.get(id).map_or(NULL, |leaf| leaf.node)
+    }
+
     /// The user data of the live proxy in slot `key`.
     #[inline]
     pub(crate) fn data_of_key(&self, key: usize) -> &T {

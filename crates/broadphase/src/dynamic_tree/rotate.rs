@@ -24,7 +24,7 @@ impl<T> DynamicTree<T> {
         // (gain, moved down, moved up, node whose box changes)
         let mut best: Option<(f64, u32, u32, u32)> = None;
         let mut consider = |gain: f64, down: u32, up: u32, changed: u32| {
-            if gain > 0.0 && best.map_or(true, |(g, ..)| gain > g) {
+            if gain > 0.0 && best.is_none_or(|(g, ..)| gain > g) {
                 best = Some((gain, down, up, changed));
             }
         };

@@ -1,7 +1,12 @@
 //! Pair tracking: which proxies started or stopped overlapping since the last
 //! update, found by re-querying only the proxies whose fat box changed.
+//!
+//! - this file: the tracker, its proxies and their options;
+//! - `update`: the per-frame update (queries, sort, merge), sequential and parallel.
 
-use crate::pairs::{pair_key, sort_pairs, Pair};
+mod update;
+
+use crate::pairs::{pair_key, Pair};
 use crate::{BroadPhase, BroadPhaseError, CollisionGroups, DynamicTree, DynamicTreeOptions, ProxyId};
 use crate::{RayControl, TreeStats, ValidationError};
 use core::ops::ControlFlow;
@@ -43,11 +48,11 @@ impl PairEvent {
 
 /// A tracked proxy's data in the tree.
 #[derive(Clone, Debug)]
-struct Tracked<T> {
-    data: T,
-    options: ProxyOptions,
+pub(crate) struct Tracked<T> {
+    pub(crate) data: T,
+    pub(crate) options: ProxyOptions,
     /// The epoch in which it was last put on the moved list.
-    moved_epoch: u32,
+    pub(crate) moved_epoch: u32,
 }
 
 /// A [`DynamicTree`] that keeps the set of overlapping pairs and reports its
@@ -95,6 +100,8 @@ pub struct PairTracker<T = ()> {
     scratch: Vec<Pair>,
     stack: Vec<u32>,
     events: Vec<PairEvent>,
+    /// Per-slice output and traversal stack of the parallel update.
+    chunks: Vec<(Vec<Pair>, Vec<u32>)>,
 }
 
 impl<T> Default for PairTracker<T> {
@@ -126,6 +133,7 @@ impl<T> PairTracker<T> {
             scratch: Vec::new(),
             stack: Vec::new(),
             events: Vec::new(),
+            chunks: Vec::new(),
         }
     }
 
@@ -185,71 +193,10 @@ impl<T> PairTracker<T> {
         Ok(())
     }
 
-    /// Recomputes the pairs of the queued proxies and returns the changes
-    /// since the last update, sorted by pair `(a, b)` ascending (by slot
-    /// indices; when a slot was reused, the old proxy's `Stopped` comes before
-    /// the new one's `Started`). Each pair appears at most once.
-    pub fn update(&mut self) -> &[PairEvent] {
-        self.update_with(|_, _, _, _| true)
-    }
-
-    /// [`update`](Self::update) with a user filter: `predicate(a, data_a, b,
-    /// data_b)`, called with `a < b`, decides whether a newly found
-    /// overlapping pair is kept. The predicate should depend only on the two
-    /// proxies' data: a kept pair is not asked again until one of them is
-    /// re-queried (call [`set_options`](Self::set_options) to force it).
-    pub fn update_with<F>(&mut self, mut predicate: F) -> &[PairEvent]
-    where
-        F: FnMut(ProxyId, &T, ProxyId, &T) -> bool,
-    {
-        let Self { tree, moved, touched, epoch, pairs, next_pairs, found, scratch, stack, events } = self;
-        let epoch_now = *epoch;
-        found.clear();
-        for &a in moved.iter() {
-            let (Some(ta), Some(box_a)) = (tree.get(a), tree.fat_aabb(a)) else {
-                continue; // removed after it was queued
-            };
-            tree.for_each_overlap_key(&box_a, stack, |key| {
-                // A live proxy with a touched slot is on the moved list too:
-                // of the two queries that find the pair, the lower index keeps it.
-                if key == a.index() as usize || (touched[key] == epoch_now && key < a.index() as usize) {
-                    return;
-                }
-                let tb = tree.data_of_key(key);
-                if (ta.options.is_static && tb.options.is_static)
-                    || !ta.options.groups.interacts_with(tb.options.groups)
-                {
-                    return;
-                }
-                let b = tree.id_of_key(key);
-                let keep =
-                    if a < b { predicate(a, &ta.data, b, &tb.data) } else { predicate(b, &tb.data, a, &ta.data) };
-                if keep {
-                    found.push(if a < b { (a, b) } else { (b, a) });
-                }
-            });
-        }
-        sort_pairs(found, scratch);
-        merge(pairs, found, touched, epoch_now, next_pairs, events);
-        core::mem::swap(pairs, next_pairs);
-        moved.clear();
-        self.advance_epoch();
-        &self.events
-    }
-
-    /// Starts a new frame; on the (rare) wrap of the counter, clears the stamps.
-    fn advance_epoch(&mut self) {
-        self.epoch = self.epoch.wrapping_add(1);
-        if self.epoch == 0 {
-            self.touched.iter_mut().for_each(|t| *t = 0);
-            let ids: Vec<ProxyId> = self.tree.iter().map(|(id, _, _)| id).collect();
-            for id in ids {
-                if let Some(t) = self.tree.get_mut(id) {
-                    t.moved_epoch = 0;
-                }
-            }
-            self.epoch = 1;
-        }
+    /// Rebuilds the tree by binned SAH (see [`DynamicTree::rebuild`]); the
+    /// pair set is unchanged (fat boxes are kept).
+    pub fn rebuild(&mut self) {
+        self.tree.rebuild();
     }
 
     /// The events of the last update.
@@ -354,48 +301,6 @@ impl<T> PairTracker<T> {
             + self.events.capacity() * core::mem::size_of::<PairEvent>()
             + (self.touched.capacity() + self.stack.capacity()) * 4
             + self.moved.capacity() * core::mem::size_of::<ProxyId>()
-    }
-}
-
-/// Merges the old pair set with this frame's found pairs (both sorted):
-/// an old pair stays if neither proxy was touched, or if it was found again;
-/// a touched old pair not found again stops; a found pair not in the old set
-/// starts. Writes the new set to `next` and the events, in pair order, to `events`.
-fn merge(old: &[Pair], found: &[Pair], touched: &[u32], epoch: u32, next: &mut Vec<Pair>, events: &mut Vec<PairEvent>) {
-    next.clear();
-    events.clear();
-    let is_touched = |p: &Pair| touched[p.0.index() as usize] == epoch || touched[p.1.index() as usize] == epoch;
-    let (mut i, mut j) = (0, 0);
-    while i < old.len() || j < found.len() {
-        // Take from `old` when its key is smaller, or equal but a different
-        // generation (the reused slot's old pair stops before the new starts).
-        let take_old = match (old.get(i), found.get(j)) {
-            (Some(o), Some(f)) => {
-                let (ko, kf) = (pair_key(o), pair_key(f));
-                if ko == kf && o == f {
-                    next.push(*o);
-                    i += 1;
-                    j += 1;
-                    continue;
-                }
-                ko <= kf
-            }
-            (Some(_), None) => true,
-            _ => false,
-        };
-        if take_old {
-            let o = old[i];
-            i += 1;
-            if is_touched(&o) {
-                events.push(PairEvent::Stopped(o.0, o.1));
-            } else {
-                next.push(o);
-            }
-        } else {
-            let f = found[j];
-            j += 1;
-            events.push(PairEvent::Started(f.0, f.1));
-            next.push(f);
-        }
+            + self.chunks.iter().map(|(o, s)| o.capacity() * pair + s.capacity() * 4).sum::<usize>()
     }
 }
