@@ -1,6 +1,14 @@
 //! Colliders and their handles.
 
 use proxima_broadphase::{CollisionGroups, ProxyId};
+
+/// Where a collider's box lives: its position in the static set, or its
+/// proxy in the dynamic tree.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum TreeKey {
+    Static(u32),
+    Dynamic(ProxyId),
+}
 use proxima_narrowphase::{Aabb, Isometry};
 
 use crate::shape::{ColliderShape, WorldShape};
@@ -87,7 +95,7 @@ pub struct Collider {
     pub(crate) desc: ColliderDesc,
     pub(crate) world: WorldShape,
     pub(crate) aabb: Aabb,
-    pub(crate) proxy: ProxyId,
+    pub(crate) key: TreeKey,
     /// The pose before the last `set_pose` this frame (the CCD sweep start).
     pub(crate) previous_pose: Isometry,
 }

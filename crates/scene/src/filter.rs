@@ -4,6 +4,9 @@ use proxima_broadphase::CollisionGroups;
 
 use crate::collider::{Collider, ColliderHandle};
 
+/// A user test on a candidate collider: report it only when this returns true.
+pub type ColliderPredicate<'a> = &'a (dyn Fn(ColliderHandle, &Collider) -> bool + Sync);
+
 /// Which colliders a query may report. `Default` accepts everything.
 #[derive(Clone, Copy, Default)]
 pub struct QueryFilter<'a> {
@@ -12,7 +15,7 @@ pub struct QueryFilter<'a> {
     /// Colliders never reported (the caster itself, say).
     pub exclude: &'a [ColliderHandle],
     /// A last word: a collider is reported only when this returns true.
-    pub predicate: Option<&'a (dyn Fn(ColliderHandle, &Collider) -> bool + Sync)>,
+    pub predicate: Option<ColliderPredicate<'a>>,
 }
 
 impl<'a> QueryFilter<'a> {

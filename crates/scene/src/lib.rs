@@ -16,13 +16,14 @@ mod query_ray;
 mod query_shape;
 mod scene;
 mod shape;
+mod static_set;
 mod tree;
 mod trimesh;
 
 pub use collider::{BodyKind, Collider, ColliderDesc, ColliderHandle};
 pub use contact::contact;
 pub use error::{MeshError, SceneError};
-pub use filter::QueryFilter;
+pub use filter::{ColliderPredicate, QueryFilter};
 pub use pipeline::{CcdImpact, ContactEvent, ContactPair, ContactPipeline, FrameStats};
 pub use proxima_broadphase::CollisionGroups;
 pub use query_ray::SceneRayHit;

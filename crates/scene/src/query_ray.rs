@@ -28,18 +28,16 @@ impl Scene {
     pub fn cast_ray_closest(&self, ray: &Ray, filter: &QueryFilter) -> Option<SceneRayHit> {
         let mut best: Option<SceneRayHit> = None;
         let mut current = *ray;
-        for tree in [&self.static_tree, &self.dynamic_tree] {
-            tree.visit_ray(&current.clone(), |slot, _entry| {
-                let Some(hit) = self.exact_ray_hit(slot, &current, filter) else {
-                    return RayControl::Continue;
-                };
-                if best.is_none_or(|b| hit.toi < b.toi) {
-                    best = Some(hit);
-                    current = current.with_max_toi(hit.toi);
-                }
-                RayControl::Clip(current.max_toi())
-            });
-        }
+        self.visit_ray_candidates(ray, |slot, _entry| {
+            let Some(hit) = self.exact_ray_hit(slot, &current, filter) else {
+                return RayControl::Continue;
+            };
+            if best.is_none_or(|b| hit.toi < b.toi) {
+                best = Some(hit);
+                current = current.with_max_toi(hit.toi);
+            }
+            RayControl::Clip(current.max_toi())
+        });
         best
     }
 
@@ -47,20 +45,15 @@ impl Scene {
     /// the first confirmed hit (shadow and line-of-sight rays).
     pub fn cast_ray_any(&self, ray: &Ray, filter: &QueryFilter) -> Option<SceneRayHit> {
         let mut found = None;
-        for tree in [&self.static_tree, &self.dynamic_tree] {
-            tree.visit_ray(ray, |slot, _entry| {
-                let collider = &self.colliders[slot as usize];
-                let handle = self.handle_of(slot);
-                if !filter.accepts(handle, collider) || !collider.world.intersects_ray(ray) {
-                    return RayControl::Continue;
-                }
-                found = self.exact_ray_hit(slot, ray, filter);
-                RayControl::Stop
-            });
-            if found.is_some() {
-                break;
+        self.visit_ray_candidates(ray, |slot, _entry| {
+            let collider = &self.colliders[slot as usize];
+            let handle = self.handle_of(slot);
+            if !filter.accepts(handle, collider) || !collider.world.intersects_ray(ray) {
+                return RayControl::Continue;
             }
-        }
+            found = self.exact_ray_hit(slot, ray, filter);
+            RayControl::Stop
+        });
         found
     }
 
@@ -73,18 +66,13 @@ impl Scene {
         mut visitor: impl FnMut(SceneRayHit) -> ControlFlow<()>,
     ) -> ControlFlow<()> {
         let mut flow = ControlFlow::Continue(());
-        for tree in [&self.static_tree, &self.dynamic_tree] {
-            tree.visit_ray(ray, |slot, _entry| match self.exact_ray_hit(slot, ray, filter) {
-                Some(hit) if visitor(hit).is_break() => {
-                    flow = ControlFlow::Break(());
-                    RayControl::Stop
-                }
-                _ => RayControl::Continue,
-            });
-            if flow.is_break() {
-                break;
+        self.visit_ray_candidates(ray, |slot, _entry| match self.exact_ray_hit(slot, ray, filter) {
+            Some(hit) if visitor(hit).is_break() => {
+                flow = ControlFlow::Break(());
+                RayControl::Stop
             }
-        }
+            _ => RayControl::Continue,
+        });
         flow
     }
 

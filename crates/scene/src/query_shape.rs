@@ -123,15 +123,6 @@ impl Scene {
         out.sort_unstable();
         out
     }
-
-    /// Every collider whose box overlaps `aabb`, from both trees.
-    pub(crate) fn visit_candidates(&self, aabb: &Aabb, mut f: impl FnMut(u32) -> ControlFlow<()>) {
-        for tree in [&self.static_tree, &self.dynamic_tree] {
-            if tree.visit_overlaps(aabb, &mut f).is_break() {
-                return;
-            }
-        }
-    }
 }
 
 /// The exact overlap test of a probe against a placed shape.

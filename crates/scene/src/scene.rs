@@ -1,18 +1,25 @@
 //! The collider collection: insert, remove, move, reshape.
 
-use proxima_narrowphase::{Isometry, Vector};
+use core::ops::ControlFlow;
+
+use proxima_broadphase::RayControl;
+use proxima_narrowphase::{Aabb, Isometry, Ray, Real, Vector};
 use slab::Slab;
 
-use crate::collider::{BodyKind, Collider, ColliderDesc, ColliderHandle};
+use crate::collider::{BodyKind, Collider, ColliderDesc, ColliderHandle, TreeKey};
 use crate::error::SceneError;
 use crate::shape::{ColliderShape, WorldShape};
+use crate::static_set::StaticSet;
 use crate::tree::ColliderTree;
 
 /// A collection of posed colliders answering scene queries, and the source of
 /// a physics engine's contact pairs.
 ///
-/// Static and dynamic colliders live in two trees: queries visit both, the
-/// contact pipeline re-queries only dynamic ones.
+/// Dynamic colliders live in a [`DynamicTree`](proxima_broadphase::DynamicTree)
+/// with fat boxes; static ones in a [`StaticBvh`](proxima_broadphase::StaticBvh)
+/// (binned SAH, 8-wide SIMD nodes) rebuilt lazily at the first query after a
+/// static collider changes. Queries visit both; the contact pipeline
+/// re-queries only dynamic colliders, so static pairs are never tested.
 ///
 /// ```
 /// use proxima_scene::*;
@@ -32,7 +39,7 @@ pub struct Scene {
     pub(crate) colliders: Slab<Collider>,
     /// Per slot, the generation of the collider in it (bumped on removal).
     pub(crate) generations: Vec<u32>,
-    pub(crate) static_tree: ColliderTree,
+    pub(crate) static_set: StaticSet,
     pub(crate) dynamic_tree: ColliderTree,
 }
 
@@ -62,13 +69,12 @@ impl Scene {
         let aabb = world.aabb();
         let entry = self.colliders.vacant_entry();
         let slot = entry.key() as u32;
-        let tree = match desc.kind {
-            BodyKind::Static => &mut self.static_tree,
-            BodyKind::Dynamic => &mut self.dynamic_tree,
+        let key = match desc.kind {
+            BodyKind::Static => TreeKey::Static(self.static_set.insert(aabb, slot)),
+            BodyKind::Dynamic => TreeKey::Dynamic(self.dynamic_tree.insert(aabb, slot)),
         };
-        let proxy = tree.insert(aabb, slot);
         let previous_pose = desc.pose;
-        entry.insert(Collider { desc, world, aabb, proxy, previous_pose });
+        entry.insert(Collider { desc, world, aabb, key, previous_pose });
         if self.generations.len() <= slot as usize {
             self.generations.resize(slot as usize + 1, 0);
         }
@@ -79,7 +85,14 @@ impl Scene {
     pub fn remove(&mut self, handle: ColliderHandle) -> Result<Collider, SceneError> {
         self.check(handle)?;
         let collider = self.colliders.remove(handle.index as usize);
-        self.tree_of(collider.desc.kind).remove(collider.proxy);
+        match collider.key {
+            TreeKey::Static(pos) => {
+                if let Some(moved) = self.static_set.remove(pos) {
+                    self.colliders[moved as usize].key = TreeKey::Static(pos);
+                }
+            }
+            TreeKey::Dynamic(proxy) => self.dynamic_tree.remove(proxy),
+        }
         self.generations[handle.index as usize] = self.generations[handle.index as usize].wrapping_add(1);
         Ok(collider)
     }
@@ -146,8 +159,10 @@ impl Scene {
         if let Some(shape) = shape {
             collider.desc.shape = shape;
         }
-        let (kind, proxy) = (collider.desc.kind, collider.proxy);
-        self.tree_of(kind).update(proxy, aabb, displacement);
+        match collider.key {
+            TreeKey::Static(pos) => self.static_set.update(pos, aabb),
+            TreeKey::Dynamic(proxy) => self.dynamic_tree.update(proxy, aabb, displacement),
+        }
     }
 
     pub(crate) fn check(&self, handle: ColliderHandle) -> Result<(), SceneError> {
@@ -164,16 +179,43 @@ impl Scene {
         ColliderHandle { index: slot, generation: self.generations[slot as usize] }
     }
 
-    fn tree_of(&mut self, kind: BodyKind) -> &mut ColliderTree {
-        match kind {
-            BodyKind::Static => &mut self.static_tree,
-            BodyKind::Dynamic => &mut self.dynamic_tree,
+    /// Builds the static BVH now, if a change invalidated it; otherwise the
+    /// first query after the change builds it. Call it after loading a level
+    /// so the first frame's queries do not pay for the build.
+    pub fn prepare(&self) {
+        self.static_set.prepare();
+    }
+
+    /// Visits the colliders whose box overlaps `aabb`: static ones, then dynamic ones.
+    pub(crate) fn visit_candidates(&self, aabb: &Aabb, mut f: impl FnMut(u32) -> ControlFlow<()>) {
+        if self.static_set.visit_overlaps(aabb, &mut f).is_continue() {
+            let _ = self.dynamic_tree.visit_overlaps(aabb, f);
+        }
+    }
+
+    /// Visits the colliders whose box the ray enters (static, then dynamic).
+    /// The visitor's `RayControl` clips or stops the traversal; a clip in the
+    /// static pass also shortens the ray of the dynamic pass, and `Stop` skips it.
+    pub(crate) fn visit_ray_candidates(&self, ray: &Ray, mut f: impl FnMut(u32, Real) -> RayControl) {
+        let mut stopped = false;
+        let mut max_toi = ray.max_toi();
+        self.static_set.visit_ray(ray, |slot, toi| {
+            let c = f(slot, toi);
+            match c {
+                RayControl::Stop => stopped = true,
+                RayControl::Clip(t) => max_toi = max_toi.min(t),
+                RayControl::Continue => {}
+            }
+            c
+        });
+        if !stopped {
+            self.dynamic_tree.visit_ray(&ray.with_max_toi(max_toi), f);
         }
     }
 
     /// Number of proxies in the (static, dynamic) trees; equals the number of
     /// (static, dynamic) colliders.
     pub fn tree_sizes(&self) -> (usize, usize) {
-        (self.static_tree.len(), self.dynamic_tree.len())
+        (self.static_set.len(), self.dynamic_tree.len())
     }
 }

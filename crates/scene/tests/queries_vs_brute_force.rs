@@ -134,3 +134,65 @@ fn point_queries_match_brute_force() {
         assert_eq!(closest.map(|c| (c.0, c.2)), brute, "closest point {i}");
     }
 }
+
+/// Random inserts, removals, moves and reshapes of static and dynamic
+/// colliders (static removals swap positions in the static set, moves
+/// invalidate its BVH): after each operation, box overlap queries equal brute
+/// force over the live colliders, and stale handles stay rejected.
+#[test]
+fn churn_keeps_queries_exact() {
+    use proxima_scene::{ColliderDesc, ColliderShape, SceneError};
+    let side = 20.0;
+    let mut rng = proxima_test_support::rng(0xC4);
+    let mut scene = Scene::new();
+    let mut live: Vec<ColliderHandle> = Vec::new();
+    let mut dead: Vec<ColliderHandle> = Vec::new();
+    for step in 0..3_000 {
+        let op = uniform(&mut rng, 0.0, 1.0);
+        if op < 0.4 || live.len() < 10 {
+            let pose = common::pose(&mut rng, side);
+            let shape = ColliderShape::Obb { half_extents: Vector::repeat(uniform(&mut rng, 0.2, 1.5)) };
+            let mut desc = ColliderDesc::new(shape, pose);
+            if op < 0.2 {
+                desc = desc.fixed();
+            }
+            live.push(scene.insert(desc).unwrap());
+        } else if op < 0.7 {
+            let k = (uniform(&mut rng, 0.0, 1.0) * live.len() as f32) as usize % live.len();
+            let h = live.swap_remove(k);
+            scene.remove(h).unwrap();
+            dead.push(h);
+        } else if op < 0.9 {
+            let k = (uniform(&mut rng, 0.0, 1.0) * live.len() as f32) as usize % live.len();
+            scene.set_pose(live[k], common::pose(&mut rng, side)).unwrap();
+        } else {
+            let k = (uniform(&mut rng, 0.0, 1.0) * live.len() as f32) as usize % live.len();
+            scene.set_shape(live[k], ColliderShape::Sphere { radius: uniform(&mut rng, 0.2, 1.5) }).unwrap();
+        }
+        let probe =
+            Aabb::try_from_center(common::point_in(&mut rng, side), Vector::repeat(uniform(&mut rng, 0.5, 4.0)))
+                .unwrap();
+        let ours = scene.overlaps_aabb(&probe, &QueryFilter::default());
+        let mut brute: Vec<_> = live
+            .iter()
+            .copied()
+            .filter(|&h| {
+                let w = scene.get(h).unwrap().world_shape();
+                match w {
+                    proxima_scene::WorldShape::Obb(o) => proxima_narrowphase::intersects_aabb_obb(&probe, o),
+                    proxima_scene::WorldShape::Sphere(s) => proxima_narrowphase::intersects_sphere_aabb(s, &probe),
+                    _ => unreachable!(),
+                }
+            })
+            .collect();
+        brute.sort_unstable();
+        assert_eq!(ours, brute, "step {step}");
+        assert_eq!(scene.len(), live.len());
+        let (s, d) = scene.tree_sizes();
+        assert_eq!(s + d, live.len(), "step {step}: trees out of sync");
+        if let Some(&h) = dead.last() {
+            assert_eq!(scene.get(h).map(|_| ()), None);
+            assert_eq!(scene.set_pose(h, common::pose(&mut rng, side)), Err(SceneError::StaleHandle));
+        }
+    }
+}

@@ -1,0 +1,223 @@
+//! Scene-level benchmarks, each side by side with parry3d 0.31 on the same inputs:
+//! closest-hit rays on the box scenes, camera and shadow rays on the shipped
+//! meshes, the parallel batch, and the contact pipeline on a pile.
+
+use std::hint::black_box;
+use std::sync::Arc;
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use parry3d::partitioning::{Bvh, BvhBuildStrategy};
+use parry3d::query::{Ray as PRay, RayCast};
+use proxima::scene::*;
+use proxima::{Isometry, Point, Ray, Real, Rotation, Vector};
+use proxima_test_support::{convert, gen, scene as scenes};
+
+const RAYS: usize = 20_000;
+
+/// The ray workload: origins uniform in the scene cube, uniform
+/// directions, max distance the cube's diagonal.
+fn box_scene_rays(n: usize, seed: u64) -> Vec<Ray> {
+    let side = scenes::scene_side(n, false);
+    let mut rng = proxima_test_support::rng(seed);
+    (0..RAYS)
+        .map(|_| {
+            let o = Point::new(
+                gen::uniform(&mut rng, 0.0, side),
+                gen::uniform(&mut rng, 0.0, side),
+                gen::uniform(&mut rng, 0.0, side),
+            );
+            Ray::new(o, gen::unit_vector(&mut rng), side * 3f32.sqrt())
+        })
+        .collect()
+}
+
+fn box_rays(c: &mut Criterion) {
+    for (n, label) in [(10_000, "10k"), (100_000, "100k")] {
+        let boxes = scenes::boxes(n, false, 7);
+        let rays = box_scene_rays(n, 8);
+        let mut scene = Scene::new();
+        for b in &boxes {
+            let desc = ColliderDesc::new(
+                ColliderShape::Aabb { half_extents: b.half_extents() },
+                Isometry::translation(b.center().x, b.center().y, b.center().z),
+            );
+            scene.insert(desc.fixed()).unwrap();
+        }
+        // Warm: the first query may build lazily.
+        black_box(scene.cast_ray_closest(&rays[0], &QueryFilter::default()));
+        let leaves: Vec<_> = boxes.iter().map(convert::aabb).collect();
+        let bvh = Bvh::from_leaves(BvhBuildStrategy::Binned, &leaves);
+        let prays: Vec<_> = rays.iter().map(|r| PRay::new(convert::pt(r.origin()), convert::vec(r.dir()))).collect();
+
+        let mut g = c.benchmark_group(format!("scene/rays_closest_{label}"));
+        g.throughput(Throughput::Elements(RAYS as u64));
+        g.sample_size(10);
+        g.bench_function("proxima", |b| {
+            b.iter(|| {
+                let mut sum = 0.0;
+                for r in &rays {
+                    if let Some(h) = scene.cast_ray_closest(r, &QueryFilter::default()) {
+                        sum += h.toi;
+                    }
+                }
+                black_box(sum)
+            })
+        });
+        g.bench_function("parry3d", |b| {
+            b.iter(|| {
+                let mut sum = 0.0;
+                for (r, ray) in prays.iter().zip(&rays) {
+                    let hit = bvh
+                        .cast_ray(r, ray.max_toi(), |leaf, best| leaves[leaf as usize].cast_local_ray(r, best, true));
+                    if let Some((_, t)) = hit {
+                        sum += t;
+                    }
+                }
+                black_box(sum)
+            })
+        });
+        g.finish();
+        if n == 100_000 {
+            let mut g = c.benchmark_group("scene/cast_rays_batch_100k");
+            g.throughput(Throughput::Elements(RAYS as u64));
+            g.sample_size(10);
+            let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+            g.bench_function("proxima_1_thread", |b| {
+                b.iter(|| one.install(|| black_box(scene.cast_rays(&rays, &QueryFilter::default()))))
+            });
+            g.bench_function("proxima_all_threads", |b| {
+                b.iter(|| black_box(scene.cast_rays(&rays, &QueryFilter::default())))
+            });
+            g.finish();
+        }
+    }
+}
+
+fn camera_rays(mesh: &TriMesh, res: usize) -> Vec<Ray> {
+    let b = mesh.local_aabb();
+    let c = b.center();
+    let radius = b.half_extents().norm();
+    let eye = c + Vector::new(0.3, 0.2, 1.0).normalize() * (1.6 * radius);
+    let forward = (c - eye).normalize();
+    let right = forward.cross(&Vector::y()).normalize();
+    let up = right.cross(&forward);
+    let half = 0.45;
+    (0..res * res)
+        .map(|k| {
+            let (i, j) = (k % res, k / res);
+            let u = (2.0 * (i as Real + 0.5) / res as Real - 1.0) * half;
+            let v = (1.0 - 2.0 * (j as Real + 0.5) / res as Real) * half;
+            Ray::new(eye, forward + right * u + up * v, Real::INFINITY)
+        })
+        .collect()
+}
+
+fn mesh_rays(c: &mut Criterion) {
+    for name in ["spot", "nefertiti-lowres"] {
+        let path = format!("{}/assets/meshes/{name}.obj", env!("CARGO_MANIFEST_DIR"));
+        let mesh = Arc::new(TriMesh::from_obj(&path).unwrap());
+        let theirs =
+            parry3d::shape::TriMesh::new(mesh.vertices().iter().map(convert::pt).collect(), mesh.indices().to_vec())
+                .unwrap();
+        let pose = parry3d::math::Pose::identity();
+        let rays = camera_rays(&mesh, 128);
+        let prays: Vec<_> = rays.iter().map(|r| PRay::new(convert::pt(r.origin()), convert::vec(r.dir()))).collect();
+        let hits = rays.iter().filter(|r| mesh.cast_ray(r, false).is_some()).count();
+        eprintln!(
+            "{name}: {} triangles, camera fill {:.0}%",
+            mesh.triangles().len(),
+            100.0 * hits as f64 / rays.len() as f64
+        );
+
+        let mut g = c.benchmark_group(format!("scene/mesh_camera_{name}"));
+        g.throughput(Throughput::Elements(rays.len() as u64));
+        g.sample_size(10);
+        g.bench_function("proxima", |b| {
+            b.iter(|| rays.iter().filter_map(|r| mesh.cast_ray(r, false)).map(|(_, h)| h.toi).sum::<f32>())
+        });
+        g.bench_function("parry3d", |b| {
+            b.iter(|| prays.iter().filter_map(|r| theirs.cast_ray(&pose, r, Real::MAX, true)).sum::<f32>())
+        });
+        g.finish();
+
+        // Shadow rays from the visible surface towards a light: any-hit.
+        let light = Vector::new(-0.5, 1.0, 0.4).normalize();
+        let shadow: Vec<Ray> = rays
+            .iter()
+            .filter_map(|r| mesh.cast_ray(r, false).map(|(_, h)| (r, h)))
+            .map(|(r, h)| {
+                let p = r.point_at(h.toi);
+                let eps = p.coords.amax().max(1.0) * 64.0 * Real::EPSILON;
+                Ray::new(p + h.normal.into_inner() * eps.max(1e-4), light, Real::INFINITY)
+            })
+            .collect();
+        let pshadow: Vec<_> =
+            shadow.iter().map(|r| PRay::new(convert::pt(r.origin()), convert::vec(r.dir()))).collect();
+        let mut g = c.benchmark_group(format!("scene/mesh_shadow_{name}"));
+        g.throughput(Throughput::Elements(shadow.len() as u64));
+        g.sample_size(10);
+        g.bench_function("proxima", |b| b.iter(|| shadow.iter().filter(|r| mesh.cast_ray(r, true).is_some()).count()));
+        g.bench_function("parry3d", |b| {
+            b.iter(|| pshadow.iter().filter(|r| theirs.intersects_ray(&pose, r, Real::MAX)).count())
+        });
+        g.finish();
+    }
+}
+
+/// The contact pipeline on a settled-looking pile: 8,000 spheres and rotated
+/// boxes on a grid with 10% overlap jitter, plus a ground box.
+fn pipeline_pile(c: &mut Criterion) {
+    let mut scene = Scene::new();
+    let ground = ColliderShape::Aabb { half_extents: Vector::new(40.0, 0.5, 40.0) };
+    scene.insert(ColliderDesc::new(ground, Isometry::translation(0.0, -0.5, 0.0)).fixed()).unwrap();
+    let mut rng = proxima_test_support::rng(31);
+    let mut bodies = Vec::new();
+    for i in 0..8_000 {
+        let (x, z, y) = (i % 20, (i / 20) % 20, i / 400);
+        let p = Vector::new(x as Real * 0.95 - 9.5, 0.45 + y as Real * 0.95, z as Real * 0.95 - 9.5);
+        let shape = if i % 2 == 0 {
+            ColliderShape::Sphere { radius: 0.5 }
+        } else {
+            ColliderShape::Obb { half_extents: Vector::repeat(0.4) }
+        };
+        let pose = Isometry::from_parts(p.into(), gen::rotation(&mut rng));
+        bodies.push((scene.insert(ColliderDesc::new(shape, pose)).unwrap(), pose));
+    }
+    let mut pipeline = ContactPipeline::new();
+    pipeline.update(&mut scene);
+    let s = *pipeline.stats();
+    eprintln!(
+        "pile of 8000: {} candidate pairs, {} contacts; broadphase {:.3} ms, narrowphase {:.3} ms",
+        s.candidate_pairs,
+        s.contacts,
+        s.broadphase.as_secs_f64() * 1e3,
+        s.narrowphase.as_secs_f64() * 1e3
+    );
+    let mut g = c.benchmark_group("scene/pipeline_pile_8000");
+    g.sample_size(10);
+    let mut frame = 0usize;
+    g.bench_function("proxima", |b| {
+        b.iter(|| {
+            // Each frame every body jiggles by up to 1 cm, as a settling pile does.
+            frame += 1;
+            for (k, (h, pose)) in bodies.iter().enumerate() {
+                let d = 0.01 * (((k + frame) % 7) as Real / 7.0 - 0.5);
+                let moved = Isometry::from_parts((pose.translation.vector + Vector::repeat(d)).into(), pose.rotation);
+                scene.set_pose(*h, moved).unwrap();
+            }
+            black_box(pipeline.update(&mut scene).len())
+        })
+    });
+    g.finish();
+    let s = *pipeline.stats();
+    eprintln!(
+        "pile of 8000, last frame: broadphase {:.3} ms, narrowphase {:.3} ms, {} contacts",
+        s.broadphase.as_secs_f64() * 1e3,
+        s.narrowphase.as_secs_f64() * 1e3,
+        s.contacts
+    );
+    let _ = Rotation::identity();
+}
+
+criterion_group!(benches, box_rays, mesh_rays, pipeline_pile);
+criterion_main!(benches);

@@ -1,0 +1,81 @@
+//! The static colliders: a flat list plus an SAH-built wide BVH over it,
+//! rebuilt lazily at the first query after a change.
+
+use core::ops::ControlFlow;
+use std::sync::OnceLock;
+
+use proxima_broadphase::{BroadPhase, RayControl, StaticBvh};
+use proxima_narrowphase::{Aabb, Ray, Real};
+
+/// Static colliders by position: `slots[i]` is the collider slot whose box is
+/// `aabbs[i]`, and leaf `i` of the BVH.
+///
+/// Invariant: `bvh`, when set, was built from the current `aabbs`. Every
+/// mutation resets it, so a query never sees a stale tree; static colliders
+/// that move pay one rebuild (binned SAH, parallel) at the next query.
+#[derive(Debug, Default)]
+pub(crate) struct StaticSet {
+    slots: Vec<u32>,
+    aabbs: Vec<Aabb>,
+    bvh: OnceLock<StaticBvh>,
+}
+
+impl Clone for StaticSet {
+    fn clone(&self) -> Self {
+        Self { slots: self.slots.clone(), aabbs: self.aabbs.clone(), bvh: OnceLock::new() }
+    }
+}
+
+impl StaticSet {
+    /// Adds a box for `slot`; returns its position.
+    pub(crate) fn insert(&mut self, aabb: Aabb, slot: u32) -> u32 {
+        self.slots.push(slot);
+        self.aabbs.push(aabb);
+        self.bvh = OnceLock::new();
+        (self.slots.len() - 1) as u32
+    }
+
+    /// Removes the box at `pos` by swapping the last one into its place;
+    /// returns the slot that moved to `pos`, if any, so its owner can update
+    /// its position.
+    pub(crate) fn remove(&mut self, pos: u32) -> Option<u32> {
+        let pos = pos as usize;
+        self.slots.swap_remove(pos);
+        self.aabbs.swap_remove(pos);
+        self.bvh = OnceLock::new();
+        self.slots.get(pos).copied()
+    }
+
+    /// Replaces the box at `pos`.
+    pub(crate) fn update(&mut self, pos: u32, aabb: Aabb) {
+        self.aabbs[pos as usize] = aabb;
+        self.bvh = OnceLock::new();
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// The tree, built now if a mutation invalidated it.
+    fn tree(&self) -> &StaticBvh {
+        self.bvh.get_or_init(|| StaticBvh::build(&self.aabbs))
+    }
+
+    /// Builds the tree now (it is otherwise built by the first query).
+    pub(crate) fn prepare(&self) {
+        self.tree();
+    }
+
+    pub(crate) fn visit_overlaps(&self, aabb: &Aabb, mut f: impl FnMut(u32) -> ControlFlow<()>) -> ControlFlow<()> {
+        if self.slots.is_empty() {
+            return ControlFlow::Continue(());
+        }
+        self.tree().visit_overlaps(aabb, |leaf| f(self.slots[leaf as usize]))
+    }
+
+    pub(crate) fn visit_ray(&self, ray: &Ray, mut f: impl FnMut(u32, Real) -> RayControl) {
+        if !self.slots.is_empty() {
+            self.tree().visit_ray(ray, |leaf, toi| f(self.slots[leaf as usize], toi));
+        }
+    }
+}
