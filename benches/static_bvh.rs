@@ -8,8 +8,10 @@
 //! - `static_bvh/rays_{10k,100k,1m}/{proxima,parry3d}`: 100,000 closest-hit
 //!   rays, one thread, origins uniform in the scene cube, uniform directions,
 //!   `max_toi` the cube's diagonal. The boxes are the geometry: both leaf
-//!   tests are `ray_aabb_interval` with the best `toi` so far. At 100k,
-//!   `proxima_sse2` and `proxima_scalar` force the traversal's kernel.
+//!   tests are `ray_aabb_interval` with the best `toi` so far. `proxima` is
+//!   one `visit_ray` per ray; `proxima_batch` is `visit_rays` over all of
+//!   them (8 rays in flight). At 100k, `proxima_sse2` and `proxima_scalar`
+//!   force the traversal's kernel.
 //! - `static_bvh/kernel/*`: ray against 32,768 boxes (throughput per box):
 //!   the scalar `ray_aabb_interval` on each box, and the wide kernels on 8-
 //!   or 4-box packs (portable, SSE2, AVX, and the run-time dispatch).
@@ -105,6 +107,25 @@ fn cast_all_proxima(bvh: &StaticBvh, boxes: &[Aabb], rays: &[Ray]) -> usize {
     hits
 }
 
+/// As `cast_all_proxima`, with the batch traversal (`visit_rays`, several
+/// rays in flight): same leaf test, same answers.
+fn cast_all_proxima_batch(bvh: &StaticBvh, boxes: &[Aabb], rays: &[Ray], best: &mut Vec<Option<Real>>) -> usize {
+    best.clear();
+    best.resize(rays.len(), None);
+    bvh.visit_rays(rays, |i, id, _entry| {
+        let pre = PrecomputedRay::new(&rays[i]);
+        let clipped = PrecomputedRay { max_toi: best[i].unwrap_or(rays[i].max_toi()), ..pre };
+        match ray_aabb_interval(&clipped, &boxes[id as usize]) {
+            Some((toi, _)) => {
+                best[i] = Some(toi);
+                RayControl::Clip(toi)
+            }
+            None => RayControl::Continue,
+        }
+    });
+    best.iter().filter(|b| b.is_some()).count()
+}
+
 fn cast_all_parry(bvh: &Bvh, boxes: &[Aabb], rays: &[Ray]) -> usize {
     let mut hits = 0;
     for ray in rays {
@@ -125,12 +146,17 @@ fn rays_bench(c: &mut Criterion) {
         let rays = rays(n);
         let mut ours = StaticBvh::build(&boxes);
         let parry = Bvh::from_leaves(BvhBuildStrategy::Binned, &parry_leaves(&boxes));
+        let mut best = Vec::new();
         let (a, b) = (cast_all_proxima(&ours, &boxes, &rays), cast_all_parry(&parry, &boxes, &rays));
         assert_eq!(a, b, "both trees find the same number of hits");
+        assert_eq!(a, cast_all_proxima_batch(&ours, &boxes, &rays, &mut best));
         eprintln!("static_bvh: rays_{name}: {a} of {RAYS} rays hit");
         let mut g = c.benchmark_group(format!("static_bvh/rays_{name}"));
         g.sample_size(10).throughput(Throughput::Elements(RAYS as u64));
         g.bench_function("proxima", |b| b.iter(|| cast_all_proxima(&ours, &boxes, black_box(&rays))));
+        g.bench_function("proxima_batch", |b| {
+            b.iter(|| cast_all_proxima_batch(&ours, &boxes, black_box(&rays), &mut best))
+        });
         if n == 100_000 {
             for (level, label) in [(SimdLevel::Sse2, "proxima_sse2"), (SimdLevel::Scalar, "proxima_scalar")] {
                 if ours.set_simd_level(level) == level {

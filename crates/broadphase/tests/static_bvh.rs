@@ -39,7 +39,7 @@ fn brute_closest(boxes: &[Aabb], ray: &Ray) -> Option<(Real, u32)> {
     let mut best: Option<(Real, u32)> = None;
     for (i, b) in boxes.iter().enumerate() {
         if let Some((t, _)) = ray_aabb_interval(&pre, b) {
-            if best.map_or(true, |(bt, _)| t < bt) {
+            if best.is_none_or(|(bt, _)| t < bt) {
                 best = Some((t, i as u32));
             }
         }
@@ -237,16 +237,62 @@ fn closest_ray_matches_brute_force() {
     let expected: Vec<Option<(Real, u32)>> = rays.iter().map(|r| brute_closest(&boxes, r)).collect();
     let hits = expected.iter().filter(|e| e.is_some()).count();
     assert!(hits > 30_000 && hits < 70_000, "{hits} of 100000 rays hit");
+    let expected_bits: Vec<Option<(u32, u32)>> = expected.iter().map(|e| e.map(|(t, id)| (t.to_bits(), id))).collect();
+    let mut batch = Vec::new();
     for level in simd_levels() {
         assert_eq!(bvh.set_simd_level(level), level);
-        for (i, (ray, e)) in rays.iter().zip(&expected).enumerate() {
-            let got = bvh.cast_ray_closest(ray).map(|h| (h.toi, h.id));
-            assert_eq!(
-                got.map(|(t, id)| (t.to_bits(), id)),
-                e.map(|(t, id)| (t.to_bits(), id)),
-                "{level:?} ray {i}: {got:?} vs {e:?}"
-            );
+        for (i, (ray, e)) in rays.iter().zip(&expected_bits).enumerate() {
+            let got = bvh.cast_ray_closest(ray).map(|h| (h.toi.to_bits(), h.id));
+            assert_eq!(got, *e, "{level:?} ray {i}");
         }
+        // The batch traversal (several rays in flight) gives the same answers.
+        bvh.cast_rays_closest(&rays, &mut batch);
+        let got: Vec<Option<(u32, u32)>> = batch.iter().map(|h| h.map(|h| (h.toi.to_bits(), h.id))).collect();
+        assert!(got == expected_bits, "{level:?}: cast_rays_closest differs from brute force");
+    }
+}
+
+/// A visitor that clips to every third box it sees, and logs `(id, toi bits)`.
+fn clipping_visitor(log: &mut Vec<(u32, u32)>, id: u32, toi: Real) -> RayControl {
+    log.push((id, toi.to_bits()));
+    if log.len() % 3 == 0 {
+        RayControl::Clip(toi)
+    } else {
+        RayControl::Continue
+    }
+}
+
+/// `visit_rays` calls the visitor for each ray in the order `visit_ray`
+/// does, and applies each ray's controls to that ray only.
+#[test]
+fn batch_rays_match_single_rays() {
+    let n = 5_000;
+    let boxes = scene::boxes(n, true, 55);
+    let side = scene::scene_side(n, true);
+    let mut bvh = StaticBvh::build(&boxes);
+    let mut rng = rng(56);
+    let rays: Vec<Ray> = (0..1_000).map(|_| random_ray(&mut rng, side)).collect();
+    for level in simd_levels() {
+        bvh.set_simd_level(level);
+        let single: Vec<Vec<(u32, u32)>> = rays
+            .iter()
+            .map(|ray| {
+                let mut log = Vec::new();
+                bvh.visit_ray(ray, |id, toi| clipping_visitor(&mut log, id, toi));
+                log
+            })
+            .collect();
+        let mut batch = vec![Vec::new(); rays.len()];
+        bvh.visit_rays(&rays, |i, id, toi| clipping_visitor(&mut batch[i], id, toi));
+        assert!(batch == single, "{level:?}");
+        assert!(single.iter().filter(|l| !l.is_empty()).count() > 500);
+        // Stop ends only the ray that asked.
+        let mut calls = vec![0; rays.len()];
+        bvh.visit_rays(&rays, |i, _, _| {
+            calls[i] += 1;
+            RayControl::Stop
+        });
+        assert!(calls.iter().zip(&single).all(|(&c, s)| c == usize::from(!s.is_empty())), "{level:?}");
     }
 }
 

@@ -375,7 +375,7 @@ pub(crate) fn plan(knobs: &Knobs, scratch: &mut Bins, prims: &[PrimRef], ext: &E
             }
             let one = Bounds { lo: prims[k].lo, hi: prims[k].hi };
             let cost = one.area() + rest.area() * (n - 1) as f32;
-            if best.map_or(true, |(c, _)| cost < c) {
+            if best.is_none_or(|(c, _)| cost < c) {
                 best = Some((cost, k));
             }
             if n == 2 {

@@ -2,23 +2,27 @@
 //! boxes with the surface area heuristic, stored as 8-wide nodes for the
 //! SIMD ray and box kernels.
 //!
-//! - `build.rs`: binned SAH over the three axes, parallel at the top (rayon,
+//! - `binning.rs`: one binned SAH decision (bins, sweep, partition);
+//! - `build.rs`: the build, parallel at the top (rayon,
 //!   `parallel` feature), deterministic;
 //! - `wide.rs`: the node layout and the collapse of binary splits into 8 lanes;
-//! - `traverse.rs`: ray, box-overlap and self-pair queries;
+//! - `ray.rs`, `overlap.rs`, `pairs.rs`: ray (one or a batch), box-overlap and
+//!   self-pair queries;
 //! - `refit.rs`: new boxes, same topology; `rebuild`;
 //! - `validate.rs`: invariants and [`TreeStats`](crate::TreeStats).
 
 mod binning;
 mod build;
+mod overlap;
 mod pairs;
+mod ray;
 mod refit;
-mod traverse;
 mod validate;
 mod wide;
 
+pub use overlap::StaticBvhOverlaps;
+pub use ray::BoxHit;
 pub use refit::RefitError;
-pub use traverse::{BoxHit, StaticBvhOverlaps};
 
 use crate::broadphase::{BroadPhase, RayControl, TreeStats, ValidationError};
 use core::ops::ControlFlow;
@@ -105,6 +109,12 @@ impl StaticBvh {
     #[must_use]
     pub fn build_with(boxes: &[Aabb], options: BuildOptions) -> Self {
         let built = build::build(boxes, &options);
+        #[cfg(feature = "parallel")]
+        let (prim_ids, prim_boxes) = {
+            use rayon::prelude::*;
+            built.prims.par_iter().map(|p| (p.id(), p.aabb())).unzip()
+        };
+        #[cfg(not(feature = "parallel"))]
         let (prim_ids, prim_boxes) = built.prims.iter().map(|p| (p.id(), p.aabb())).unzip();
         Self { nodes: built.nodes, prim_ids, prim_boxes, options, simd: SimdLevel::detect() }
     }

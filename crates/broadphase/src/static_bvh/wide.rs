@@ -107,7 +107,7 @@ pub(crate) fn collapse<C: Splittable>(root: C, mut split: impl FnMut(&C) -> [C; 
     while lanes.len() < WIDTH {
         let mut pick: Option<(usize, f32)> = None;
         for (i, (c, _)) in lanes.iter().enumerate() {
-            if c.is_split() && pick.map_or(true, |(_, a)| c.area() > a) {
+            if c.is_split() && pick.is_none_or(|(_, a)| c.area() > a) {
                 pick = Some((i, c.area()));
             }
         }
