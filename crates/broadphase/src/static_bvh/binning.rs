@@ -213,12 +213,19 @@ impl Maps {
 pub(crate) struct Bins {
     bounds: Box<[[Bounds; MAX_BINS]; 3]>,
     count: Box<[[u32; MAX_BINS]; 3]>,
+    /// `best_plane`'s per-bin right-side costs (written before read).
+    right_cost: Box<[[f32; 4]; MAX_BINS]>,
     bins: usize,
 }
 
 impl Bins {
     pub(crate) fn new() -> Self {
-        Self { bounds: Box::new([[Bounds::EMPTY; MAX_BINS]; 3]), count: Box::new([[0; MAX_BINS]; 3]), bins: 0 }
+        Self {
+            bounds: Box::new([[Bounds::EMPTY; MAX_BINS]; 3]),
+            count: Box::new([[0; MAX_BINS]; 3]),
+            right_cost: Box::new([[0.0; 4]; MAX_BINS]),
+            bins: 0,
+        }
     }
 
     fn reset(&mut self, bins: usize) {
@@ -258,9 +265,9 @@ impl Bins {
     /// `A_L n_L + A_R n_R`, only planes with primitives on both sides; the
     /// first axis, then the first plane, on ties. The three axes are swept
     /// together, lane `a` of each vector holding axis `a`.
-    fn best_plane(&self, maps: &[BinMap; 3]) -> Option<(f32, usize, usize)> {
+    fn best_plane(&mut self, maps: &[BinMap; 3]) -> Option<(f32, usize, usize)> {
         let bins = self.bins;
-        let mut right_cost = [[0.0f32; 4]; MAX_BINS];
+        let right_cost = &mut *self.right_cost;
         let mut acc = [Bounds::EMPTY; 3];
         let mut n = [0u32; 4];
         for b in (1..bins).rev() {
