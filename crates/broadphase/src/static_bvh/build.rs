@@ -24,8 +24,8 @@ use smallvec::SmallVec;
 /// plan, and (top nodes only) its already-split children in the top arena.
 #[derive(Clone, Copy, Debug)]
 struct Cand {
-    start: usize,
-    len: usize,
+    start: u32,
+    len: u32,
     bounds: Bounds,
     area: f32,
     plan: Plan,
@@ -44,7 +44,8 @@ impl Splittable for Cand {
 /// Plans the node over `prims` (which start at `start` in the whole array).
 fn cand(knobs: &Knobs, scratch: &mut Bins, prims: &[PrimRef], start: usize, ext: &Extent) -> Cand {
     let plan = plan(knobs, scratch, prims, ext);
-    Cand { start, len: prims.len(), bounds: ext.boxes, area: ext.boxes.area(), plan, kids: None }
+    // Fewer than 2^32 boxes (checked in `build`).
+    Cand { start: start as u32, len: prims.len() as u32, bounds: ext.boxes, area: ext.boxes.area(), plan, kids: None }
 }
 
 #[cfg(feature = "parallel")]
@@ -63,7 +64,7 @@ fn join<A, B>(a: impl FnOnce() -> A, b: impl FnOnce() -> B) -> (A, B) {
 fn presplit(knobs: &Knobs, prims: &mut [PrimRef], start: usize, ext: &Extent, limit: usize) -> Vec<Cand> {
     let mut scratch = Bins::new();
     let mut root = cand(knobs, &mut scratch, prims, start, ext);
-    if !root.is_split() || root.len <= limit {
+    if !root.is_split() || root.len as usize <= limit {
         return vec![root];
     }
     let mid = partition(prims, root.plan);
@@ -109,13 +110,13 @@ impl Builder<'_> {
         if let Some([a, b]) = c.kids {
             return [self.top[a as usize], self.top[b as usize]];
         }
-        let lo = c.start - self.offset;
-        let prims = &mut self.prims[lo..lo + c.len];
+        let (start, lo) = (c.start as usize, c.start as usize - self.offset);
+        let prims = &mut self.prims[lo..lo + c.len as usize];
         let mid = partition(prims, c.plan);
         let (left, right) = prims.split_at(mid);
         [
-            cand(&self.knobs, &mut self.scratch, left, c.start, &Extent::of(left)),
-            cand(&self.knobs, &mut self.scratch, right, c.start + mid, &Extent::of(right)),
+            cand(&self.knobs, &mut self.scratch, left, start, &Extent::of(left)),
+            cand(&self.knobs, &mut self.scratch, right, start + mid, &Extent::of(right)),
         ]
     }
 
@@ -137,7 +138,7 @@ impl Builder<'_> {
             for (lane, c) in collapsed.lanes.iter().enumerate() {
                 node.bounds.set(lane, &c.bounds.to_aabb());
                 if !c.is_split() {
-                    node.child[lane] = c.start as u32;
+                    node.child[lane] = c.start;
                     node.count[lane] = c.len as u8;
                 } else if let (Some(jobs), None) = (&mut self.jobs, c.kids) {
                     jobs.push(Job { cand: *c, parent: index, lane });
@@ -251,21 +252,22 @@ fn run_jobs(prims: &mut [PrimRef], jobs: &[Job], knobs: Knobs) -> Vec<Vec<WideNo
     let mut rest = prims;
     let mut rest_start = 0;
     for job in jobs {
-        let (_, tail) = rest.split_at_mut(job.cand.start - rest_start);
-        let (mine, tail) = tail.split_at_mut(job.cand.len);
+        let (start, len) = (job.cand.start as usize, job.cand.len as usize);
+        let (_, tail) = rest.split_at_mut(start - rest_start);
+        let (mine, tail) = tail.split_at_mut(len);
         tasks.push((*job, mine));
         rest = tail;
-        rest_start = job.cand.start + job.cand.len;
+        rest_start = start + len;
     }
     let run = |(job, slice): (Job, &mut [PrimRef])| {
         let mut b = Builder {
             prims: slice,
-            offset: job.cand.start,
+            offset: job.cand.start as usize,
             knobs,
             scratch: Bins::new(),
             top: &[],
             // About 0.3 nodes per box on the benchmark scenes.
-            nodes: Vec::with_capacity(job.cand.len / 3 + 16),
+            nodes: Vec::with_capacity(job.cand.len as usize / 3 + 16),
             jobs: None,
         };
         b.run(job.cand);
