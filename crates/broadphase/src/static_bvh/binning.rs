@@ -114,6 +114,7 @@ impl Extent {
         self.centroids.grow(c, c);
     }
 
+    #[cfg(feature = "parallel")]
     pub(crate) fn merge(&mut self, other: &Extent) {
         self.boxes.merge(&other.boxes);
         self.centroids.merge(&other.centroids);
