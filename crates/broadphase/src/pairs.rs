@@ -35,27 +35,44 @@ const SMALL: usize = 512;
 /// hold live ids of one structure, whose slot indices are distinct, so the
 /// result is also ascending in the `(ProxyId, ProxyId)` order.
 ///
-/// An LSD radix sort over the 64-bit key, 11 bits per pass, stable, skipping
-/// the passes whose digit is the same for every pair (with fewer than 2^21
-/// slots, only 4 of the 6 passes run). `scratch` is reused, so a caller that
-/// keeps it sorts without allocating once it has grown.
+/// `scratch` is reused, so a caller that keeps it sorts without allocating
+/// once it has grown.
 pub(crate) fn sort_pairs(pairs: &mut Vec<Pair>, scratch: &mut Vec<Pair>) {
     if pairs.len() < SMALL {
         pairs.sort_unstable();
         return;
     }
-    // One read pass builds every digit's histogram.
+    radix_sort_by_key(pairs, scratch, pair_key);
+}
+
+/// Sorts 64-bit keys ascending (see [`radix_sort_by_key`]).
+pub(crate) fn sort_keys(keys: &mut Vec<u64>, scratch: &mut Vec<u64>) {
+    if keys.len() < SMALL {
+        keys.sort_unstable();
+        return;
+    }
+    radix_sort_by_key(keys, scratch, |k| *k);
+}
+
+/// An LSD radix sort by a 64-bit key, 11 bits per pass, stable, skipping the
+/// passes whose digit is the same for every item (for pair keys of fewer than
+/// 2^21 slots, 4 of the 6 passes run). One read pass builds every digit's
+/// histogram; each pass scatters between `items` and `scratch`.
+fn radix_sort_by_key<T: Copy>(items: &mut Vec<T>, scratch: &mut Vec<T>, key: impl Fn(&T) -> u64) {
+    let Some(&first) = items.first() else {
+        return;
+    };
     let mut hist = vec_of_hist();
-    for p in pairs.iter() {
-        let k = pair_key(p);
+    for item in items.iter() {
+        let k = key(item);
         for (pass, h) in hist.iter_mut().enumerate() {
             h[((k >> (pass as u32 * RADIX_BITS)) as usize) & (RADIX - 1)] += 1;
         }
     }
     scratch.clear();
-    scratch.resize(pairs.len(), pairs[0]);
-    let n = pairs.len() as u32;
-    let mut in_pairs = true; // where the data lives now
+    scratch.resize(items.len(), first);
+    let n = items.len() as u32;
+    let mut in_items = true; // where the data lives now
     for (pass, h) in hist.iter_mut().enumerate() {
         if h.contains(&n) {
             continue; // every key has the same digit: the pass would be the identity
@@ -68,18 +85,18 @@ pub(crate) fn sort_pairs(pairs: &mut Vec<Pair>, scratch: &mut Vec<Pair>) {
             sum += count;
         }
         let shift = pass as u32 * RADIX_BITS;
-        let (src, dst) = if in_pairs { (&*pairs, &mut *scratch) } else { (&*scratch, &mut *pairs) };
-        for p in src.iter() {
-            let d = ((pair_key(p) >> shift) as usize) & (RADIX - 1);
-            dst[h[d] as usize] = *p;
+        let (src, dst) = if in_items { (&*items, &mut *scratch) } else { (&*scratch, &mut *items) };
+        for item in src.iter() {
+            let d = ((key(item) >> shift) as usize) & (RADIX - 1);
+            dst[h[d] as usize] = *item;
             h[d] += 1;
         }
-        in_pairs = !in_pairs;
+        in_items = !in_items;
     }
-    if !in_pairs {
-        core::mem::swap(pairs, scratch);
+    if !in_items {
+        core::mem::swap(items, scratch);
     }
-    debug_assert!(pairs.windows(2).all(|w| pair_key(&w[0]) <= pair_key(&w[1])));
+    debug_assert!(items.windows(2).all(|w| key(&w[0]) <= key(&w[1])));
 }
 
 /// The per-pass histograms, on the stack (6 x 8 KiB).
@@ -109,9 +126,13 @@ mod tests {
                 .collect();
             let mut expected = v.clone();
             expected.sort();
+            let mut keys: Vec<u64> = v.iter().map(pair_key).collect();
             let mut scratch = Vec::new();
             sort_pairs(&mut v, &mut scratch);
             assert_eq!(v, expected);
+            let mut key_scratch = Vec::new();
+            sort_keys(&mut keys, &mut key_scratch);
+            assert_eq!(keys, expected.iter().map(pair_key).collect::<Vec<_>>());
         }
     }
 }

@@ -4,7 +4,7 @@
 
 use super::tree::{Node, NodePair, ROOT};
 use super::DynamicTree;
-use crate::pairs::{sort_pairs, Pair};
+use crate::pairs::{sort_keys, Pair};
 use crate::ProxyId;
 use proxima_narrowphase::intersects_aabb_aabb;
 
@@ -14,9 +14,10 @@ type Task = (u32, u32);
 /// Below this many leaves the parallel split costs more than it saves.
 #[cfg(feature = "parallel")]
 const PARALLEL_MIN_LEAVES: usize = 8192;
-/// Depth of the parallel split: up to 2^depth subtree tasks.
+/// Number of tasks the parallel traversal aims for (a few per thread, so
+/// uneven subtrees still balance).
 #[cfg(feature = "parallel")]
-const PARALLEL_DEPTH: u32 = 6;
+const PARALLEL_TASKS: usize = 256;
 
 impl<T> DynamicTree<T> {
     /// Every pair of overlapping fat boxes as `(min, max)`, sorted, into `out`.
@@ -25,17 +26,27 @@ impl<T> DynamicTree<T> {
         if !self.has_root || self.node(ROOT).is_leaf() {
             return;
         }
-        let view = NodesView { nodes: &self.nodes, generations: self.leaves.generations() };
+        let view = NodesView { nodes: &self.nodes };
         let top = self.node(ROOT).child >> 1;
+        // Leaves emit 8-byte slot keys; ids (with generations) are made once,
+        // after the sort, in one sequential pass.
         #[cfg(feature = "parallel")]
-        if self.leaves.len() >= PARALLEL_MIN_LEAVES {
-            *out = view.par_self_pairs(top, PARALLEL_DEPTH);
-            sort_pairs(out, &mut Vec::new());
-            return;
+        let parallel = self.leaves.len() >= PARALLEL_MIN_LEAVES;
+        #[cfg(not(feature = "parallel"))]
+        let parallel = false;
+        let mut keys = Vec::new();
+        if parallel {
+            #[cfg(feature = "parallel")]
+            {
+                keys = view.par_self_pairs(top);
+            }
+        } else {
+            view.collect_pairs((top, top), &mut Vec::new(), &mut keys);
         }
-        let mut stack = Vec::new();
-        view.collect_pairs((top, top), &mut stack, out);
-        sort_pairs(out, &mut Vec::new());
+        sort_keys(&mut keys, &mut Vec::new());
+        let generations = self.leaves.generations();
+        let id = |key: u64| ProxyId::new(key as u32, generations[key as usize]);
+        out.extend(keys.iter().map(|&k| (id(k >> 32), id(k & 0xFFFF_FFFF))));
     }
 }
 
@@ -44,46 +55,54 @@ impl<T> DynamicTree<T> {
 #[derive(Clone, Copy)]
 pub(crate) struct NodesView<'a> {
     nodes: &'a [NodePair],
-    generations: &'a [u32],
 }
 
 impl NodesView<'_> {
-    /// The unsorted pairs of the subtrees of sibling pair `pair`, split into
-    /// rayon tasks `depth` levels down.
+    /// The unsorted pair keys below sibling pair `top`, on rayon's pool.
+    ///
+    /// The top of the traversal is expanded sequentially, level by level,
+    /// into at least `PARALLEL_TASKS` independent tasks (subtrees, and pairs
+    /// of overlapping subtrees); the tasks run in parallel, each into its own
+    /// buffer, and the buffers are concatenated once.
     #[cfg(feature = "parallel")]
-    fn par_self_pairs(&self, pair: u32, depth: u32) -> Vec<Pair> {
-        let mut stack = Vec::new();
-        let mut out = Vec::new();
-        if depth == 0 {
-            self.collect_pairs((pair, pair), &mut stack, &mut out);
-            return out;
-        }
-        let [left, right] = &self.nodes[pair as usize].0;
-        let sub =
-            |node: &Node| if node.is_leaf() { Vec::new() } else { self.par_self_pairs(node.child >> 1, depth - 1) };
-        let ((mut l, r), cross) = rayon::join(
-            || rayon::join(|| sub(left), || sub(right)),
-            || {
-                if intersects_aabb_aabb(&left.aabb, &right.aabb) {
-                    self.dispatch(left, right, &mut stack, &mut out);
-                    while let Some(task) = stack.pop() {
-                        let mut inner = Vec::new();
-                        self.collect_pairs(task, &mut inner, &mut out);
-                    }
+    fn par_self_pairs(&self, top: u32) -> Vec<u64> {
+        use rayon::prelude::*;
+        let mut tasks: Vec<Task> = vec![(top, top)];
+        let mut direct = Vec::new();
+        while tasks.len() < PARALLEL_TASKS && tasks.iter().any(|&(p, q)| p == q) {
+            let mut next = Vec::with_capacity(tasks.len() * 3);
+            for &(p, q) in &tasks {
+                if p != q {
+                    next.push((p, q));
+                    continue;
                 }
+                let [left, right] = &self.nodes[p as usize].0;
+                if !left.is_leaf() {
+                    next.push((left.child >> 1, left.child >> 1));
+                }
+                if !right.is_leaf() {
+                    next.push((right.child >> 1, right.child >> 1));
+                }
+                if intersects_aabb_aabb(&left.aabb, &right.aabb) {
+                    self.dispatch(left, right, &mut next, &mut direct);
+                }
+            }
+            tasks = next;
+        }
+        let parts: Vec<Vec<u64>> = tasks
+            .par_iter()
+            .map(|&task| {
+                let mut out = Vec::new();
+                self.collect_pairs(task, &mut Vec::new(), &mut out);
                 out
-            },
-        );
-        l.extend_from_slice(&r);
-        l.extend_from_slice(&cross);
-        l
-    }
-
-    /// The id of the leaf `node`.
-    #[inline]
-    fn leaf_id(&self, node: &Node) -> ProxyId {
-        let key = node.key();
-        ProxyId::new(key as u32, self.generations[key])
+            })
+            .collect();
+        let mut keys = Vec::with_capacity(direct.len() + parts.iter().map(Vec::len).sum::<usize>());
+        keys.extend_from_slice(&direct);
+        for part in &parts {
+            keys.extend_from_slice(part);
+        }
+        keys
     }
 
     /// Appends the (canonical, unsorted) pairs of one task to `out`.
@@ -94,7 +113,7 @@ impl NodesView<'_> {
     /// pair `q`", whose four combinations are tested at once (as parry's
     /// `traverse_two_branches`). A leaf against a subtree walks the subtree
     /// with the leaf's box held fixed.
-    pub(crate) fn collect_pairs(&self, task: Task, stack: &mut Vec<Task>, out: &mut Vec<Pair>) {
+    pub(crate) fn collect_pairs(&self, task: Task, stack: &mut Vec<Task>, out: &mut Vec<u64>) {
         stack.clear();
         stack.push(task);
         while let Some((p, q)) = stack.pop() {
@@ -132,7 +151,7 @@ impl NodesView<'_> {
 
     /// Handles two overlapping nodes of different subtrees.
     #[inline]
-    fn dispatch(&self, x: &Node, y: &Node, stack: &mut Vec<Task>, out: &mut Vec<Pair>) {
+    fn dispatch(&self, x: &Node, y: &Node, stack: &mut Vec<Task>, out: &mut Vec<u64>) {
         match (x.is_leaf(), y.is_leaf()) {
             (true, true) => self.emit(x, y, out),
             (true, false) => self.leaf_against(x, y.child, out),
@@ -143,7 +162,7 @@ impl NodesView<'_> {
 
     /// Pairs between `leaf` and the leaves of the subtree whose children are
     /// the pair starting at `first_child` (already known to overlap `leaf`).
-    fn leaf_against(&self, leaf: &Node, first_child: u32, out: &mut Vec<Pair>) {
+    fn leaf_against(&self, leaf: &Node, first_child: u32, out: &mut Vec<u64>) {
         let mut stack: smallvec::SmallVec<[u32; 48]> = smallvec::SmallVec::new();
         let mut children = first_child;
         loop {
@@ -167,8 +186,9 @@ impl NodesView<'_> {
     }
 
     #[inline]
-    fn emit(&self, a: &Node, b: &Node, out: &mut Vec<Pair>) {
-        let (x, y) = (self.leaf_id(a), self.leaf_id(b));
-        out.push(if x < y { (x, y) } else { (y, x) });
+    fn emit(&self, a: &Node, b: &Node, out: &mut Vec<u64>) {
+        let (x, y) = (a.key() as u64, b.key() as u64);
+        // The canonical pair key: (min slot) << 32 | max slot.
+        out.push(if x < y { (x << 32) | y } else { (y << 32) | x });
     }
 }
