@@ -4,9 +4,12 @@
 //! - `self_pairs_100k_{sparse,dense}`: all overlapping pairs of 100k static
 //!   boxes (sparse: ~500 pairs; dense: ~1 pair per box). Ours return a sorted
 //!   `Vec` of canonical pairs; parry's closure pushes into a `Vec` (unsorted).
-//! - `dynamic_frame_100k`: one frame in which 10% of the boxes move by
-//!   `U[-0.5, 0.5)^3`, then the pair set. All structures use the same fat-box
-//!   margin, `MARGIN`.
+//! - `dynamic_frame_100k` (fat-box margin 0.2) and
+//!   `dynamic_frame_100k_margin_0.5`: one frame in which 10% of the boxes move
+//!   by `U[-0.5, 0.5)^3`, then the pair set. Every structure uses the same
+//!   margin (parry3d's `change_detection_margin`). With margin 0.2 about 94%
+//!   of the moved boxes leave their fat box and are re-inserted; with 0.5
+//!   (the largest step), about 35%.
 //!
 //! `*_1t` variants run ours inside a one-thread rayon pool (parry3d is built
 //! without its `parallel` feature, so it is single-threaded).
@@ -21,8 +24,6 @@ use proxima_test_support::{convert, rng, scene};
 use std::time::Duration;
 
 const N: usize = 100_000;
-/// Fat-box margin of the dynamic frame, for every structure.
-const MARGIN: Real = 0.2;
 /// Pre-generated frames of motion, cycled.
 const FRAMES: usize = 64;
 
@@ -102,12 +103,12 @@ fn frames() -> Vec<Vec<(usize, Vector)>> {
     (0..FRAMES).map(|_| scene::moves(N, 0.1, 0.5, &mut r)).collect()
 }
 
-fn dynamic_frame(c: &mut Criterion) {
+fn dynamic_frame(c: &mut Criterion, name: &str, margin: Real) {
     let boxes0 = scene::boxes(N, false, 2);
     let frames = frames();
-    let mut group = c.benchmark_group("broadphase/dynamic_frame_100k");
+    let mut group = c.benchmark_group(name);
     group.sample_size(20).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(3));
-    let options = DynamicTreeOptions { margin: MARGIN, prediction: 0.0 };
+    let options = DynamicTreeOptions { margin, prediction: 0.0 };
 
     // DynamicTree: move_proxy for the moved boxes, then all pairs.
     {
@@ -130,21 +131,27 @@ fn dynamic_frame(c: &mut Criterion) {
     }
 
     // PairTracker: move_proxy, then update (re-queries the re-inserted proxies only;
-    // leaves the full sorted pair set and the events).
-    {
+    // leaves the full sorted pair set and the events); sequential and parallel updates.
+    for parallel in [false, true] {
         let mut tracker = PairTracker::with_options(options).expect("options");
         let ids: Vec<ProxyId> = boxes0.iter().map(|b| tracker.insert(*b, (), ProxyOptions::default())).collect();
+        tracker.rebuild();
         tracker.update();
         let mut boxes = boxes0.clone();
         let mut f = 0;
-        group.bench_function("pair_tracker", |b| {
+        let name = if parallel { "pair_tracker_par" } else { "pair_tracker" };
+        group.bench_function(name, |b| {
             b.iter(|| {
                 for (i, d) in &frames[f % FRAMES] {
                     boxes[*i] = scene::translated(&boxes[*i], d);
                     tracker.move_proxy(ids[*i], boxes[*i], *d).expect("live id");
                 }
                 f += 1;
-                tracker.update().len()
+                if parallel {
+                    tracker.update_parallel().len()
+                } else {
+                    tracker.update().len()
+                }
             })
         });
     }
@@ -152,7 +159,7 @@ fn dynamic_frame(c: &mut Criterion) {
     // SweepAndPrune, persistent: set the moved boxes (grown by the margin), insertion sort, sweep.
     {
         let mut sap = SweepAndPrune::new(SapMode::Persistent);
-        let ids: Vec<ProxyId> = boxes0.iter().map(|b| sap.insert(b.loosened(MARGIN), ())).collect();
+        let ids: Vec<ProxyId> = boxes0.iter().map(|b| sap.insert(b.loosened(margin), ())).collect();
         sap.update();
         let mut boxes = boxes0.clone();
         let mut out = Vec::new();
@@ -162,7 +169,7 @@ fn dynamic_frame(c: &mut Criterion) {
             b.iter(|| {
                 for (i, d) in &frames[f % FRAMES] {
                     boxes[*i] = scene::translated(&boxes[*i], d);
-                    sap.set_aabb(ids[*i], boxes[*i].loosened(MARGIN)).expect("live id");
+                    sap.set_aabb(ids[*i], boxes[*i].loosened(margin)).expect("live id");
                 }
                 f += 1;
                 sap.update();
@@ -174,7 +181,7 @@ fn dynamic_frame(c: &mut Criterion) {
 
     // parry3d: leaf updates with the same margin, refit, incremental optimization, all pairs.
     {
-        let mut bvh = parry_bvh(&boxes0, MARGIN);
+        let mut bvh = parry_bvh(&boxes0, margin);
         let mut ws = BvhWorkspace::default();
         let mut boxes = boxes0.clone();
         let mut out: Vec<(u32, u32)> = Vec::new();
@@ -183,7 +190,7 @@ fn dynamic_frame(c: &mut Criterion) {
             b.iter(|| {
                 for (i, d) in &frames[f % FRAMES] {
                     boxes[*i] = scene::translated(&boxes[*i], d);
-                    bvh.insert_or_update_partially(convert::aabb(&boxes[*i]), *i as u32, MARGIN);
+                    bvh.insert_or_update_partially(convert::aabb(&boxes[*i]), *i as u32, margin);
                 }
                 f += 1;
                 bvh.refit(&mut ws);
@@ -196,5 +203,13 @@ fn dynamic_frame(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, self_pairs_sparse, self_pairs_dense, dynamic_frame);
+fn dynamic_frame_margin_02(c: &mut Criterion) {
+    dynamic_frame(c, "broadphase/dynamic_frame_100k", 0.2);
+}
+
+fn dynamic_frame_margin_05(c: &mut Criterion) {
+    dynamic_frame(c, "broadphase/dynamic_frame_100k_margin_0.5", 0.5);
+}
+
+criterion_group!(benches, self_pairs_sparse, self_pairs_dense, dynamic_frame_margin_02, dynamic_frame_margin_05);
 criterion_main!(benches);

@@ -17,7 +17,7 @@ mod sweep_and_prune;
 
 pub use broadphase::{BroadPhase, RayControl, TreeStats, ValidationError};
 pub use brute_force::BruteForce;
-pub use dynamic_tree::{DynamicTree, DynamicTreeOptions, Overlaps};
+pub use dynamic_tree::{DynamicTree, DynamicTreeOptions, Overlaps, ProxyRayHit};
 pub use error::BroadPhaseError;
 pub use filter::CollisionGroups;
 pub use pair_tracker::{PairEvent, PairTracker, ProxyOptions};

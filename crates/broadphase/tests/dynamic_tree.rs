@@ -367,3 +367,41 @@ fn rebuild_keeps_proxies_and_pairs() {
     one.rebuild();
     assert_eq!(one.validate().unwrap().nodes, 1);
 }
+
+/// `cast_ray_closest` with an exact test on the tight boxes equals the
+/// minimum over all boxes of `cast_ray_aabb` (same f32 kernel: exact equality).
+#[test]
+fn cast_ray_closest_matches_brute_force() {
+    let mut rng = rng(606);
+    let tight: Vec<Aabb> = (0..3000).map(|_| random_box(&mut rng, 40.0, 0.1, 1.5)).collect();
+    let mut tree = DynamicTree::new();
+    let ids: Vec<ProxyId> = tight.iter().enumerate().map(|(i, b)| tree.insert(*b, i)).collect();
+    let mut hits = 0;
+    for _ in 0..20_000 {
+        let origin =
+            Point::new(rng.random_range(-5.0..45.0), rng.random_range(-5.0..45.0), rng.random_range(-5.0..45.0));
+        let ray = Ray::new(origin, gen::unit_vector(&mut rng), rng.random_range(0.5..30.0));
+        let got = tree.cast_ray_closest(&ray, |id, r| {
+            let i = *tree.get(id).unwrap();
+            proxima_narrowphase::cast_ray_aabb(r, &tight[i]).map(|h| h.toi)
+        });
+        let want = tight
+            .iter()
+            .enumerate()
+            .filter_map(|(i, b)| proxima_narrowphase::cast_ray_aabb(&ray, b).map(|h| (i, h.toi)))
+            .min_by(|a, b| a.1.total_cmp(&b.1));
+        match (got, want) {
+            (None, None) => {}
+            (Some(g), Some((i, toi))) => {
+                assert_eq!(g.toi, toi);
+                // Ties (two boxes entered at the same toi) may pick either.
+                let gi = *tree.get(g.id).unwrap();
+                assert!(gi == i || proxima_narrowphase::cast_ray_aabb(&ray, &tight[gi]).map(|h| h.toi) == Some(toi));
+                assert!(ids.contains(&g.id));
+                hits += 1;
+            }
+            (g, w) => panic!("tree {g:?} vs brute force {w:?}"),
+        }
+    }
+    assert!((2_000..18_000).contains(&hits), "{hits} of 20000 rays hit");
+}

@@ -18,7 +18,7 @@ mod self_pairs;
 mod tree;
 mod validate;
 
-pub use query::Overlaps;
+pub use query::{Overlaps, ProxyRayHit};
 
 use crate::slots::Slots;
 use crate::{BroadPhase, BroadPhaseError, ProxyId, RayControl, TreeStats, ValidationError};

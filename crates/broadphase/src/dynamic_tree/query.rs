@@ -42,6 +42,16 @@ impl<T> Iterator for Overlaps<'_, T> {
     }
 }
 
+/// The closest proxy hit by a ray (see [`DynamicTree::cast_ray_closest`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ProxyRayHit {
+    /// The proxy hit.
+    pub id: ProxyId,
+    /// The ray parameter of the hit (`point = origin + toi * dir`), as
+    /// returned by the caller's exact test.
+    pub toi: Real,
+}
+
 /// Lowers a ray's `max_toi` to a visitor's clip value; NaN clips nothing.
 #[inline]
 pub(crate) fn clip(max_toi: &mut Real, toi: Real) {
@@ -63,6 +73,30 @@ impl<T> DynamicTree<T> {
     /// Appends the proxies whose fat box overlaps `aabb` to `out` (not cleared).
     pub fn overlaps_into<const N: usize>(&self, aabb: &Aabb, out: &mut SmallVec<[ProxyId; N]>) {
         out.extend(self.overlaps(aabb));
+    }
+
+    /// The closest hit of `ray` among the proxies, as decided by `hit(id, ray)`,
+    /// the caller's exact test of the proxy's shape (returning its `toi`, or
+    /// `None` for a miss). Candidates come nearest fat box first, and each hit
+    /// clips the ray, so far subtrees are skipped. `None` when nothing is hit.
+    ///
+    /// The `ray` passed to `hit` carries the current (clipped) `max_toi`.
+    pub fn cast_ray_closest<F>(&self, ray: &Ray, mut hit: F) -> Option<ProxyRayHit>
+    where
+        F: FnMut(ProxyId, &Ray) -> Option<Real>,
+    {
+        let mut best: Option<ProxyRayHit> = None;
+        self.visit_ray_impl(ray, |id, _| {
+            let clipped = ray.with_max_toi(best.map_or(ray.max_toi(), |b| b.toi));
+            match hit(id, &clipped) {
+                Some(toi) if toi <= clipped.max_toi() && best.is_none_or(|b| toi < b.toi) => {
+                    best = Some(ProxyRayHit { id, toi });
+                    RayControl::Clip(toi)
+                }
+                _ => RayControl::Continue,
+            }
+        });
+        best
     }
 
     /// Calls `f(key)` for the slab key of every leaf overlapping `aabb`, using
