@@ -129,7 +129,7 @@ impl StaticBvh {
         self.nodes.first().and_then(WideNode::own_box)
     }
 
-    /// The box of proxy `id`, in input order (a copy, `O(n)` to gather).
+    /// Every box in input order (`boxes()[id]` is box `id`), as refitted; a copy gathered in `O(n)`.
     pub fn boxes(&self) -> Vec<Aabb> {
         let mut out = self.prim_boxes.clone();
         for (slot, &id) in self.prim_ids.iter().enumerate() {
