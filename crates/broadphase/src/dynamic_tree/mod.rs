@@ -154,9 +154,11 @@ impl<T> DynamicTree<T> {
     /// `displacement` this step.
     ///
     /// Returns `Ok(false)` when `aabb` is still inside the fat box (nothing
-    /// changes), `Ok(true)` when the proxy was re-inserted (near its old
-    /// place: the sibling search starts at the lowest former ancestor that
-    /// contains the new box) with a new fat box:
+    /// changes), `Ok(true)` when the proxy got a new fat box and was
+    /// re-inserted: in place when the new box fits in its parent's (no node
+    /// grows, the ancestors are refitted), otherwise near its old place (the
+    /// sibling search starts at the lowest former ancestor that contains it).
+    /// The new fat box is
     /// `aabb` grown by the margin and stretched by `prediction * displacement`
     /// (if stretching would overflow to infinity, the margin alone is used).
     /// A stale id or a NaN/infinite displacement is rejected and nothing changes.
@@ -169,7 +171,15 @@ impl<T> DynamicTree<T> {
             return Ok(false);
         }
         let fat = self.fat_box(&aabb, &displacement);
+        let slot = leaf.node;
         let key = id.index() as usize;
+        if slot != tree::ROOT && self.node(self.node(slot).parent).aabb.contains_aabb(&fat) {
+            // Still inside its parent's box: keeping its sibling grows no
+            // node, so the leaf stays put and only its ancestors shrink.
+            self.node_mut(slot).aabb = fat;
+            self.refit_up(self.node(slot).parent);
+            return Ok(true);
+        }
         match self.remove_leaf(key) {
             Some(near) => self.insert_leaf_near(key, fat, near),
             None => self.insert_leaf(key, fat),

@@ -21,16 +21,20 @@ impl<T> DynamicTree<T> {
         let sibling = *self.node(slot ^ 1);
         self.place(parent, sibling);
         self.free_pair(slot);
-        // Shrink the ancestors; once one is unchanged, so are the rest.
-        let mut up = self.node(parent).parent;
-        while up != NULL {
-            let union = self.children_union(up);
-            if union == self.node(up).aabb {
-                break;
-            }
-            self.node_mut(up).aabb = union;
-            up = self.node(up).parent;
-        }
+        self.refit_up(self.node(parent).parent);
         Some(parent)
+    }
+
+    /// Sets each node from `slot` up to the union of its children, stopping at
+    /// the first unchanged one (the boxes above it cannot change either).
+    pub(crate) fn refit_up(&mut self, mut slot: u32) {
+        while slot != NULL {
+            let union = self.children_union(slot);
+            if union == self.node(slot).aabb {
+                return;
+            }
+            self.node_mut(slot).aabb = union;
+            slot = self.node(slot).parent;
+        }
     }
 }
