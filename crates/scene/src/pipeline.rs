@@ -3,6 +3,7 @@
 use core::ops::ControlFlow;
 use std::time::{Duration, Instant};
 
+use proxima_broadphase::ProxyId;
 use proxima_narrowphase::{Contact, Sphere, SweepHit, Vector};
 
 use crate::collider::{BodyKind, ColliderHandle};
@@ -67,14 +68,14 @@ pub struct FrameStats {
 /// Turns a scene's state each frame into contacts and contact events.
 ///
 /// Call [`ContactPipeline::update`] once per frame after moving colliders with
-/// `Scene::set_pose`. Candidate pairs come from querying each dynamic
-/// collider's box against both trees (static colliders never query, so
-/// static-static pairs are never tested); each candidate gets the exact
-/// contact test. Output lists are sorted by `(a, b)`, so events come in a
+/// `Scene::set_pose`. Candidate pairs come from the dynamic tree's self-pair
+/// traversal and from static-dynamic box queries (static-static pairs are
+/// never formed); each candidate gets the exact contact test. Output lists are sorted by `(a, b)`, so events come in a
 /// deterministic order. Buffers are reused: steady-state frames do not allocate.
 #[derive(Clone, Debug, Default)]
 pub struct ContactPipeline {
     candidates: Vec<(u32, u32)>,
+    proxy_pairs: Vec<(ProxyId, ProxyId)>,
     contacts: Vec<ContactPair>,
     previous: Vec<(ColliderHandle, ColliderHandle)>,
     events: Vec<ContactEvent>,
@@ -93,6 +94,7 @@ impl ContactPipeline {
     /// collider's previous pose is set to its current pose.
     pub fn update(&mut self, scene: &mut Scene) -> &[ContactEvent] {
         let t0 = Instant::now();
+        scene.prepare();
         self.find_candidates(scene);
         let t1 = Instant::now();
         self.previous.clear();
@@ -141,25 +143,40 @@ impl ContactPipeline {
     }
 
     /// Candidate pairs `(a, b)` as slots with `handle(a) < handle(b)`, sorted, unique.
+    ///
+    /// Dynamic-dynamic pairs come from one traversal of the dynamic tree
+    /// against itself (cheaper than a query per collider). Static-dynamic
+    /// pairs come from querying the smaller side against the other side's
+    /// tree: each static box against the dynamic tree when statics are fewer
+    /// (a floor and walls), each dynamic box against the static BVH otherwise.
+    /// Static-static pairs are never formed.
     fn find_candidates(&mut self, scene: &Scene) {
         self.candidates.clear();
+        scene.dynamic_tree.slot_pairs_into(&mut self.proxy_pairs, &mut self.candidates);
+        let (statics, dynamics) = scene.tree_sizes();
         for (slot, collider) in scene.colliders.iter() {
-            if collider.desc.kind != BodyKind::Dynamic {
-                continue;
-            }
             let slot = slot as u32;
-            scene.visit_candidates(&collider.aabb, |other| {
-                if other != slot {
-                    let oc = &scene.colliders[other as usize];
-                    // Dynamic-dynamic pairs are met from both sides: keep one.
-                    let keep = oc.desc.kind == BodyKind::Static || slot < other;
-                    if keep && groups_interact(&collider.desc.groups, &oc.desc.groups) {
-                        self.candidates.push(if slot < other { (slot, other) } else { (other, slot) });
-                    }
+            let is_static = collider.desc.kind == BodyKind::Static;
+            if is_static == (statics <= dynamics) {
+                let push = |other: u32, out: &mut Vec<(u32, u32)>| {
+                    out.push(if slot < other { (slot, other) } else { (other, slot) });
+                };
+                if is_static {
+                    let _ = scene.dynamic_tree.visit_overlaps(&collider.aabb, |other| {
+                        push(other, &mut self.candidates);
+                        ControlFlow::Continue(())
+                    });
+                } else {
+                    let _ = scene.static_set.visit_overlaps(&collider.aabb, |other| {
+                        push(other, &mut self.candidates);
+                        ControlFlow::Continue(())
+                    });
                 }
-                ControlFlow::Continue(())
-            });
+            }
         }
+        let colliders = &scene.colliders;
+        self.candidates
+            .retain(|&(a, b)| groups_interact(&colliders[a as usize].desc.groups, &colliders[b as usize].desc.groups));
         // Slots order like handles (the generation only breaks ties of equal slots).
         self.candidates.sort_unstable();
         self.candidates.dedup();

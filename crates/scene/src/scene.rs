@@ -2,7 +2,7 @@
 
 use core::ops::ControlFlow;
 
-use proxima_broadphase::RayControl;
+use proxima_broadphase::{RayControl, TreeStats, ValidationError};
 use proxima_narrowphase::{Aabb, Isometry, Ray, Real, Vector};
 use slab::Slab;
 
@@ -41,6 +41,10 @@ pub struct Scene {
     pub(crate) generations: Vec<u32>,
     pub(crate) static_set: StaticSet,
     pub(crate) dynamic_tree: ColliderTree,
+    /// Dynamic inserts since the dynamic tree's last full rebuild.
+    inserted_since_rebuild: usize,
+    /// Dynamic colliders at that rebuild.
+    dynamic_at_rebuild: usize,
 }
 
 impl Scene {
@@ -71,7 +75,10 @@ impl Scene {
         let slot = entry.key() as u32;
         let key = match desc.kind {
             BodyKind::Static => TreeKey::Static(self.static_set.insert(aabb, slot)),
-            BodyKind::Dynamic => TreeKey::Dynamic(self.dynamic_tree.insert(aabb, slot)),
+            BodyKind::Dynamic => {
+                self.inserted_since_rebuild += 1;
+                TreeKey::Dynamic(self.dynamic_tree.insert(aabb, slot))
+            }
         };
         let previous_pose = desc.pose;
         entry.insert(Collider { desc, world, aabb, key, previous_pose });
@@ -179,11 +186,20 @@ impl Scene {
         ColliderHandle { index: slot, generation: self.generations[slot as usize] }
     }
 
-    /// Builds the static BVH now, if a change invalidated it; otherwise the
-    /// first query after the change builds it. Call it after loading a level
-    /// so the first frame's queries do not pay for the build.
-    pub fn prepare(&self) {
+    /// Brings both trees to full quality: builds the static BVH if a change
+    /// invalidated it (otherwise the first query does), and rebuilds the
+    /// dynamic tree with a binned SAH build when more colliders were inserted
+    /// since its last rebuild than it held then (incremental insertion of a
+    /// bulk load, in spawn order, makes a deep tree). The contact pipeline
+    /// calls it each frame; call it yourself after loading a level if you
+    /// query before the first pipeline update.
+    pub fn prepare(&mut self) {
         self.static_set.prepare();
+        if self.inserted_since_rebuild > self.dynamic_at_rebuild.max(16) {
+            self.dynamic_tree.rebuild();
+            self.inserted_since_rebuild = 0;
+            self.dynamic_at_rebuild = self.dynamic_tree.len();
+        }
     }
 
     /// Visits the colliders whose box overlaps `aabb`: static ones, then dynamic ones.
@@ -211,6 +227,23 @@ impl Scene {
         if !stopped {
             self.dynamic_tree.visit_ray(&ray.with_max_toi(max_toi), f);
         }
+    }
+
+    /// Walks both trees and checks them against the collider list: every
+    /// collider's box is in the tree of its kind at the recorded place, and each
+    /// tree's own invariants hold. Returns the (static, dynamic) tree stats.
+    pub fn validate(&self) -> Result<(TreeStats, TreeStats), ValidationError> {
+        let statics = self.static_set.validate()?;
+        let dynamics = self.dynamic_tree.validate()?;
+        let (s, d) = self.tree_sizes();
+        let kinds = self.colliders.iter().fold((0, 0), |(s, d), (_, c)| match c.key {
+            TreeKey::Static(_) => (s + 1, d),
+            TreeKey::Dynamic(_) => (s, d + 1),
+        });
+        if kinds != (s, d) {
+            return Err(ValidationError(format!("trees hold {s} + {d} proxies for {kinds:?} colliders")));
+        }
+        Ok((statics, dynamics))
     }
 
     /// Number of proxies in the (static, dynamic) trees; equals the number of

@@ -4,7 +4,7 @@
 use core::ops::ControlFlow;
 use std::sync::OnceLock;
 
-use proxima_broadphase::{BroadPhase, RayControl, StaticBvh};
+use proxima_broadphase::{BroadPhase, RayControl, StaticBvh, TreeStats, ValidationError};
 use proxima_narrowphase::{Aabb, Ray, Real};
 
 /// Static colliders by position: `slots[i]` is the collider slot whose box is
@@ -77,5 +77,21 @@ impl StaticSet {
         if !self.slots.is_empty() {
             self.tree().visit_ray(ray, |leaf, toi| f(self.slots[leaf as usize], toi));
         }
+    }
+
+    /// Checks the BVH (built now if needed) and that it covers every box.
+    pub(crate) fn validate(&self) -> Result<TreeStats, ValidationError> {
+        if self.slots.is_empty() {
+            return Ok(TreeStats::default());
+        }
+        let stats = self.tree().validate()?;
+        if stats.leaves != self.slots.len() {
+            return Err(ValidationError(format!(
+                "static BVH has {} leaves for {} colliders",
+                stats.leaves,
+                self.slots.len()
+            )));
+        }
+        Ok(stats)
     }
 }

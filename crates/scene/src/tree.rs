@@ -2,7 +2,7 @@
 
 use core::ops::ControlFlow;
 
-use proxima_broadphase::{BroadPhase, DynamicTree, ProxyId, RayControl};
+use proxima_broadphase::{BroadPhase, DynamicTree, ProxyId, RayControl, TreeStats, ValidationError};
 use proxima_narrowphase::{Aabb, Ray, Real, Vector};
 
 /// A dynamic AABB tree whose proxies carry the collider's slot index.
@@ -42,5 +42,23 @@ impl ColliderTree {
             Some(&slot) => f(slot, toi),
             None => RayControl::Continue,
         })
+    }
+
+    pub(crate) fn validate(&self) -> Result<TreeStats, ValidationError> {
+        self.tree.validate()
+    }
+
+    pub(crate) fn rebuild(&mut self) {
+        self.tree.rebuild();
+    }
+
+    /// Every pair of dynamic colliders whose fat boxes overlap, as slots
+    /// `(a, b)` with `a < b`, appended to `out`; `scratch` is reused.
+    pub(crate) fn slot_pairs_into(&self, scratch: &mut Vec<(ProxyId, ProxyId)>, out: &mut Vec<(u32, u32)>) {
+        self.tree.pairs_into(scratch);
+        out.extend(scratch.iter().filter_map(|&(a, b)| {
+            let (a, b) = (*self.tree.get(a)?, *self.tree.get(b)?);
+            Some(if a < b { (a, b) } else { (b, a) })
+        }));
     }
 }
