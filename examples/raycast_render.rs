@@ -69,7 +69,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     render::write_png(&out, width, height, &rgb)?;
     println!(
-        "primary: {} rays in {:.1} ms ({:.2} Mrays/s, all threads); shading with {} shadow rays: {:.1} ms ({:.2} Mrays/s, one thread)",
+        "primary: {} rays in {:.1} ms ({:.2} Mrays/s, all threads); shading with {} shadow rays: {:.1} ms ({:.2} Mrays/s, all threads)",
         rays.len(),
         primary * 1e3,
         rays.len() as f64 / primary / 1e6,

@@ -49,37 +49,42 @@ pub fn offset_origin(p: &Point, normal: &Vector) -> Point {
     p + normal * (scale * 64.0 * Real::EPSILON).max(1e-4)
 }
 
-/// Lambert shading plus shadow rays: one RGB triple per hit (sky for misses).
+/// Lambert shading plus shadow rays (any-hit), one RGB triple per pixel (sky
+/// for misses), shaded in parallel with rayon.
 pub fn shade(
     scene: &Scene,
     rays: &[Ray],
     hits: &[Option<SceneRayHit>],
     light: &Vector,
-    color: impl Fn(&SceneRayHit) -> [f32; 3],
+    color: impl Fn(&SceneRayHit) -> [f32; 3] + Sync,
 ) -> Vec<u8> {
-    let mut rgb = Vec::with_capacity(rays.len() * 3);
-    for (ray, hit) in rays.iter().zip(hits) {
-        let px = match hit {
-            None => {
-                let t = 0.5 * (ray.dir().normalize().y + 1.0);
-                [0.55 + 0.3 * t, 0.65 + 0.25 * t, 0.8 + 0.2 * t]
-            }
-            Some(h) => {
-                let n = h.normal.into_inner();
-                let p = ray.point_at(h.toi);
-                let lambert = n.dot(light).max(0.0);
-                let lit = lambert > 0.0 && {
-                    let shadow = Ray::new(offset_origin(&p, &n), *light, Real::INFINITY);
-                    scene.cast_ray_any(&shadow, &QueryFilter::default()).is_none()
-                };
-                let c = color(h);
-                let k = 0.2 + if lit { 0.8 * lambert } else { 0.0 };
-                [c[0] * k, c[1] * k, c[2] * k]
-            }
-        };
-        rgb.extend(px.map(|x| (x.clamp(0.0, 1.0) * 255.0) as u8));
-    }
-    rgb
+    use rayon::prelude::*;
+    let pixels: Vec<[u8; 3]> = rays
+        .par_iter()
+        .zip(hits)
+        .map(|(ray, hit)| {
+            let px = match hit {
+                None => {
+                    let t = 0.5 * (ray.dir().normalize().y + 1.0);
+                    [0.55 + 0.3 * t, 0.65 + 0.25 * t, 0.8 + 0.2 * t]
+                }
+                Some(h) => {
+                    let n = h.normal.into_inner();
+                    let p = ray.point_at(h.toi);
+                    let lambert = n.dot(light).max(0.0);
+                    let lit = lambert > 0.0 && {
+                        let shadow = Ray::new(offset_origin(&p, &n), *light, Real::INFINITY);
+                        scene.cast_ray_any(&shadow, &QueryFilter::default()).is_none()
+                    };
+                    let c = color(h);
+                    let k = 0.2 + if lit { 0.8 * lambert } else { 0.0 };
+                    [c[0] * k, c[1] * k, c[2] * k]
+                }
+            };
+            px.map(|x| (x.clamp(0.0, 1.0) * 255.0) as u8)
+        })
+        .collect();
+    pixels.into_iter().flatten().collect()
 }
 
 /// Writes an 8-bit RGB PNG.
