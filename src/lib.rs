@@ -6,6 +6,8 @@
 //! - [`broadphase`]: BVHs, sweep-and-prune and pair tracking;
 //! - [`scene`]: posed colliders, meshes, scene queries and the contact pipeline.
 #![deny(missing_docs)]
+// The README's example runs as a doc test, so it cannot go stale.
+#![doc = include_str!("../README.md")]
 
 pub use proxima_broadphase as broadphase;
 pub use proxima_narrowphase as narrowphase;
