@@ -67,11 +67,12 @@ impl<T> DynamicTree<T> {
     /// The search covers the subtree of `start`, the root or a node whose box
     /// already contains `fat` (so its ancestors would not grow).
     ///
-    /// Ties go deeper, and a tie between the two children is broken by a coin
-    /// seeded with `salt`: without it, identical boxes (whose costs all tie)
-    /// would always take the same branch and the tree would become a chain as
-    /// deep as it has leaves. With it they descend a pseudo-random path to a
-    /// leaf, as in a random binary search tree, of expected depth O(log n).
+    /// Ties go deeper. Between two children with the same bound the smaller
+    /// one is taken; an exact tie of both is broken by a coin seeded with
+    /// `salt`: without it, identical boxes (whose costs all tie) would always
+    /// take the same branch and the tree would become a chain as deep as it
+    /// has leaves. With it they descend a pseudo-random path to a leaf, as in
+    /// a random binary search tree, of expected depth O(log n).
     pub(crate) fn find_best_sibling(&self, fat: &Aabb, start: u32, salt: u32) -> u32 {
         let leaf_area = area(fat);
         let mut best = start;
@@ -87,7 +88,7 @@ impl<T> DynamicTree<T> {
             inherited += area(&node.aabb.merged(fat)) - area(&node.aabb);
             let pair = &self.nodes[(node.child >> 1) as usize].0;
             // A leaf child's lower bound is its own cost: reaching it ends the descent.
-            let mut lower = [0.0f64; 2];
+            let (mut lower, mut own) = ([0.0f64; 2], [0.0f64; 2]);
             for (i, child) in pair.iter().enumerate() {
                 let grown = area(&child.aabb.merged(fat));
                 let direct = grown + inherited;
@@ -95,11 +96,15 @@ impl<T> DynamicTree<T> {
                     best_cost = direct;
                     best = node.child + i as u32;
                 }
-                lower[i] = if child.is_leaf() { direct } else { inherited + grown - area(&child.aabb) + leaf_area };
+                own[i] = area(&child.aabb);
+                lower[i] = if child.is_leaf() { direct } else { inherited + grown - own[i] + leaf_area };
             }
-            // A 64-bit LCG step (Knuth's MMIX constants); its top bit is the coin.
+            // Ties on the bound (both children already hold the box) go to the
+            // smaller child, as in an R-tree's ChooseSubtree; only exact ties
+            // of both (identical boxes) take the coin, a 64-bit LCG step
+            // (Knuth's MMIX constants) whose top bit picks the side.
             coin = coin.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
-            let i = match lower[0].partial_cmp(&lower[1]) {
+            let i = match lower[0].partial_cmp(&lower[1]).map(|o| o.then(own[0].total_cmp(&own[1]))) {
                 Some(core::cmp::Ordering::Less) => 0,
                 Some(core::cmp::Ordering::Greater) => 1,
                 _ => (coin >> 63) as usize,
