@@ -145,11 +145,7 @@ fn mesh_rays(c: &mut Criterion) {
         let shadow: Vec<Ray> = rays
             .iter()
             .filter_map(|r| mesh.cast_ray(r, false).map(|(_, h)| (r, h)))
-            .map(|(r, h)| {
-                let p = r.point_at(h.toi);
-                let eps = p.coords.amax().max(1.0) * 64.0 * Real::EPSILON;
-                Ray::new(p + h.normal.into_inner() * eps.max(1e-4), light, Real::INFINITY)
-            })
+            .map(|(r, h)| Ray::new(proxima::offset_ray_origin(&r.point_at(h.toi), &h.normal), light, Real::INFINITY))
             .collect();
         let pshadow: Vec<_> =
             shadow.iter().map(|r| PRay::new(convert::pt(r.origin()), convert::vec(r.dir()))).collect();

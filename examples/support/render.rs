@@ -39,16 +39,6 @@ impl Camera {
     }
 }
 
-/// Moves a surface point off the surface along its normal by an offset that
-/// scales with the point's magnitude (a few ulps of its largest coordinate,
-/// never less than 1e-4), so a shadow ray does not hit the surface it leaves:
-/// a fixed 1e-4 fails once coordinates reach the hundreds, where one f32 ulp
-/// is already ~3e-5.
-pub fn offset_origin(p: &Point, normal: &Vector) -> Point {
-    let scale = p.coords.amax().max(1.0);
-    p + normal * (scale * 64.0 * Real::EPSILON).max(1e-4)
-}
-
 /// Lambert shading plus shadow rays (any-hit), one RGB triple per pixel (sky
 /// for misses), shaded in parallel with rayon.
 pub fn shade(
@@ -73,7 +63,7 @@ pub fn shade(
                     let p = ray.point_at(h.toi);
                     let lambert = n.dot(light).max(0.0);
                     let lit = lambert > 0.0 && {
-                        let shadow = Ray::new(offset_origin(&p, &n), *light, Real::INFINITY);
+                        let shadow = Ray::new(proxima::offset_ray_origin(&p, &n), *light, Real::INFINITY);
                         scene.cast_ray_any(&shadow, &QueryFilter::default()).is_none()
                     };
                     let c = color(h);

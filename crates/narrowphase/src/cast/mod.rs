@@ -1,5 +1,6 @@
 //! Ray casts and swept spheres (continuous collision).
 
+mod offset;
 mod ray;
 mod ray_aabb;
 mod ray_aabb_wide;
@@ -16,8 +17,15 @@ mod sphere_sphere;
 mod sphere_triangle;
 mod sweep;
 
+pub use offset::offset_ray_origin;
 pub use ray::{PrecomputedRay, Ray, RayHit};
 pub use ray_aabb::{cast_ray_aabb, ray_aabb_interval};
+pub use ray_aabb_wide::{
+    cast_ray_aabb_lanes_scalar, cast_ray_aabb_x4, cast_ray_aabb_x4_scalar, cast_ray_aabb_x8, cast_ray_aabb_x8_scalar,
+    AabbLanes, AabbX4, AabbX8, RayLaneHits, SimdLevel,
+};
+#[cfg(target_arch = "x86_64")]
+pub use ray_aabb_wide::{cast_ray_aabb_x4_sse2, cast_ray_aabb_x8_avx, cast_ray_aabb_x8_sse2};
 pub use ray_capsule::cast_ray_capsule;
 pub use ray_obb::cast_ray_obb;
 pub use ray_plane::cast_ray_plane;
@@ -30,9 +38,3 @@ pub use sphere_plane::cast_sphere_plane;
 pub use sphere_sphere::{cast_sphere_sphere, cast_sphere_sphere_moving};
 pub use sphere_triangle::cast_sphere_triangle;
 pub use sweep::{SweepHit, SweepStatus};
-pub use ray_aabb_wide::{
-    cast_ray_aabb_lanes_scalar, cast_ray_aabb_x4, cast_ray_aabb_x4_scalar, cast_ray_aabb_x8, cast_ray_aabb_x8_scalar,
-    AabbLanes, AabbX4, AabbX8, RayLaneHits, SimdLevel,
-};
-#[cfg(target_arch = "x86_64")]
-pub use ray_aabb_wide::{cast_ray_aabb_x4_sse2, cast_ray_aabb_x8_avx, cast_ray_aabb_x8_sse2};
