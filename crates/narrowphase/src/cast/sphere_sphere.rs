@@ -42,9 +42,7 @@ pub fn cast_sphere_sphere(moving: &Sphere, motion: &Vector, target: &Sphere) -> 
     let r2 = r * r;
     let c = m.norm_squared() - r2;
     if c <= 0.0 {
-        // Overlapping or touching at the start.
-        let normal = normal_or_against_motion(&m, motion);
-        return Some(SweepHit::new(0.0, target.center() + normal.into_inner() * target.radius(), normal));
+        return Some(start_contact(&m, motion, target));
     }
     // The stable root of `ray_sphere_toi`, computed branch-free and selected
     // at the end (see `cast_ray_sphere`); toi <= 1 is `c <= den`.
@@ -55,13 +53,31 @@ pub fn cast_sphere_sphere(moving: &Sphere, motion: &Vector, target: &Sphere) -> 
     let toi = c / den;
     let rel = m + motion * toi;
     let (n, unit) = unit_by_radius(&rel, 1.0 / r);
-    let normal = if hit & !unit { normal_or_against_motion(&rel, motion) } else { UnitVector::new_unchecked(n) };
+    let normal = if hit & !unit { exact_normal(&rel, motion) } else { UnitVector::new_unchecked(n) };
     let h = SweepHit::new(toi, target.center() + normal.into_inner() * target.radius(), normal);
     if hit {
         Some(h)
     } else {
         None
     }
+}
+
+/// The Penetrating answer for spheres overlapping or touching at the start,
+/// `m` = moving centre - target centre. Out of line: rare, and keeping it out
+/// lets the hot path inline.
+#[cold]
+#[inline(never)]
+fn start_contact(m: &Vector, motion: &Vector, target: &Sphere) -> SweepHit {
+    let normal = normal_or_against_motion(m, motion);
+    SweepHit::new(0.0, target.center() + normal.into_inner() * target.radius(), normal)
+}
+
+/// The exactly normalised contact normal, for the rare hit whose offset is
+/// too far from unit after scaling by `1 / r` (see `unit_by_radius`).
+#[cold]
+#[inline(never)]
+fn exact_normal(rel: &Vector, motion: &Vector) -> UnitVector {
+    normal_or_against_motion(rel, motion)
 }
 
 /// First contact of two moving spheres: `a` moves by `motion_a` and `b` by
