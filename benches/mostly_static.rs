@@ -23,7 +23,13 @@ fn mostly_static(c: &mut Criterion) {
     let theirs = Bvh::from_leaves(BvhBuildStrategy::Binned, &leaves);
     let mut rng = proxima_test_support::rng(4);
     let start: Vec<Point> = (0..MOVING)
-        .map(|_| Point::new(gen::uniform(&mut rng, 0.0, side), gen::uniform(&mut rng, 0.0, side), gen::uniform(&mut rng, 0.0, side)))
+        .map(|_| {
+            Point::new(
+                gen::uniform(&mut rng, 0.0, side),
+                gen::uniform(&mut rng, 0.0, side),
+                gen::uniform(&mut rng, 0.0, side),
+            )
+        })
         .collect();
     let velocity: Vec<Vector> = (0..MOVING).map(|_| gen::unit_vector(&mut rng) * 0.3).collect();
     let radius: Real = 0.5;
