@@ -80,9 +80,6 @@ impl Scale {
     fn add_v(&mut self, v: &Vector) {
         v.iter().for_each(|x| self.add(*x));
     }
-    fn add_p(&mut self, p: &Point) {
-        self.add_v(&p.coords);
-    }
     /// The oracle band, `1e-5 * (1 + scale)`.
     fn tol(&self) -> f64 {
         1e-5 * (1.0 + self.max)
@@ -355,6 +352,15 @@ pub mod known_bug {
     /// underflows, zero when it overflows.
     pub fn ray_inside_normal(dir: &Vector, toi: Real) -> bool {
         toi == 0.0 && square_out_of_range(dir)
+    }
+
+    /// B11: `ray_aabb_interval` takes `t_enter = 0.0.max(near)`; when `near`
+    /// is `-0.0` (a ray starting on a face plane) the sign of the result is
+    /// unspecified (`f32::max` of `±0`) and differs between builds (`-0.0`
+    /// under cargo-fuzz's flags), while the SIMD kernels always give `+0.0`:
+    /// the documented bit-identity fails for the sign of zero.
+    pub fn signed_zero_entry(scalar: Real, simd: Real) -> bool {
+        scalar == 0.0 && simd == 0.0
     }
 
     /// B10: the sweeps multiply `|motion|^2` by other squared lengths: for
@@ -1053,6 +1059,9 @@ fn check_lanes<const W: usize>(results: &[RayLaneHits<W>], boxes: &[Aabb], pre: 
             let hit = r.mask >> lane & 1 == 1;
             assert_eq!(hit, want.is_some(), "x{W} kernel lane {lane}: mask differs from ray_aabb_interval");
             if let Some((t, _)) = want {
+                if known_bug::SKIP && known_bug::signed_zero_entry(t, r.toi[lane]) {
+                    continue;
+                }
                 assert_eq!(r.toi[lane].to_bits(), t.to_bits(), "x{W} kernel lane {lane}: toi differs");
             }
         }
