@@ -67,6 +67,43 @@ def fmt_time(ns):
     return f"{ns / 1e9:.3f} s"
 
 
+def draw_chart(csv_path, png_path):
+    """Log-log chart of build and all-pairs time against N per structure.
+    Needs matplotlib (pip install matplotlib); without it, no chart."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("matplotlib not installed: no chart (pip install matplotlib)")
+        return None
+    import csv
+    series = {}
+    with open(csv_path) as f:
+        for row in csv.DictReader(f):
+            series.setdefault(row["structure"], []).append(
+                (int(row["n"]), float(row["build_ms"]), float(row["pairs_ms"])))
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.5))
+    for name, pts in sorted(series.items()):
+        pts.sort()
+        ns = [p[0] for p in pts]
+        builds = [(n, b) for n, b, _ in pts if b > 0]
+        if builds:
+            axes[0].plot([n for n, _ in builds], [b for _, b in builds], marker="o", label=name)
+        axes[1].plot(ns, [p[2] for p in pts], marker="o", label=name)
+    for ax, title in zip(axes, ["build", "all overlapping pairs"]):
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("boxes (N)")
+        ax.set_ylabel("ms")
+        ax.set_title(title)
+        ax.grid(True, which="both", alpha=0.3)
+    axes[1].legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(png_path, dpi=110)
+    return png_path
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--run", action="store_true")
@@ -74,6 +111,9 @@ def main():
     ap.add_argument("--bench", action="append", default=[])
     ap.add_argument("--out", default="BENCHMARKS.md")
     ap.add_argument("--native", action="store_true", help="build with -C target-cpu=native")
+    ap.add_argument("--scaling", action="store_true",
+                    help="also run examples/broadphase_scaling.rs, embed its table and draw the chart")
+    ap.add_argument("--target-dir", default="target", help="where criterion's output is")
     args = ap.parse_args()
 
     top = subprocess.check_output(["git", "rev-parse", "--show-toplevel"], text=True).strip()
@@ -89,7 +129,15 @@ def main():
     if args.run:
         subprocess.check_call(cmd, env=env)
 
-    rows = load(os.path.join("target", "criterion"))
+    scaling_table = None
+    if args.scaling:
+        csv = os.path.join(args.target_dir, "broadphase_scaling.csv")
+        out = subprocess.check_output(
+            ["cargo", "run", "--release", "--example", "broadphase_scaling", "--", "--csv", csv], env=env, text=True)
+        scaling_table = out.split("\ncsv:")[0].strip()
+        chart = draw_chart(csv, "benches/broadphase_scaling.png")
+
+    rows = load(os.path.join(args.target_dir, "criterion"))
     if not rows:
         sys.exit("no criterion results under target/criterion: run with --run")
 
@@ -130,6 +178,15 @@ def main():
                 workload = head.split("/", 1)[1] if "/" in head else head
                 lines.append(f"| {workload} | {impl} | {fmt_time(r['ns'])} | {fmt_time(r['per'])} | {ratio} | {speed} |")
         lines.append("")
+
+    if scaling_table:
+        lines.append("## broadphase scaling (1k to 1M boxes, sparse scene)\n")
+        lines.append("From `cargo run --release --example broadphase_scaling` (best of 3 runs per cell; all pairs"
+                     " includes sorting them; speed-up columns: 1 thread / all threads).\n")
+        lines.append(scaling_table)
+        lines.append("")
+        if chart:
+            lines.append(f"![time against N]({chart})\n")
 
     extra = "benches/NOTES.md"
     if os.path.exists(extra):

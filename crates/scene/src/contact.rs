@@ -2,7 +2,7 @@
 
 use proxima_narrowphase::{
     contact_capsule_capsule, contact_capsule_obb, contact_obb_obb, contact_sphere_aabb, contact_sphere_capsule,
-    contact_sphere_obb, contact_sphere_sphere, Contact, Obb, Sphere,
+    contact_sphere_obb, contact_sphere_sphere, Capsule, Contact, Isometry, Obb, Sphere,
 };
 
 use crate::shape::WorldShape;
@@ -11,10 +11,10 @@ use crate::shape::WorldShape;
 /// when they do not touch.
 ///
 /// Every pair of solid shapes is supported exactly; an axis-aligned box is
-/// treated as an oriented box with identity rotation. Meshes are surfaces:
-/// sphere-mesh contacts are the deepest triangle contact; mesh-box,
-/// mesh-capsule and mesh-mesh contacts are not supported yet and return
-/// `None` (their overlap queries are exact).
+/// treated as an oriented box with identity rotation. Meshes are two-sided
+/// surfaces: a sphere, box or capsule against a mesh gets the deepest of its
+/// triangle contacts. Mesh-mesh contacts are not supported and return `None`
+/// (meshes are meant as static level geometry; their overlap queries exist).
 pub fn contact(a: &WorldShape, b: &WorldShape) -> Option<Contact> {
     use WorldShape as S;
     match (a, b) {
@@ -24,21 +24,41 @@ pub fn contact(a: &WorldShape, b: &WorldShape) -> Option<Contact> {
         (S::Sphere(s), S::Capsule(t)) => contact_sphere_capsule(s, t),
         (S::Sphere(s), S::TriMesh(mesh, pose)) => {
             let local = Sphere::try_new(pose.inverse_transform_point(s.center()), s.radius()).ok()?;
-            let c = mesh.contact_sphere(&local)?;
-            Some(Contact {
-                point_a: pose.transform_point(&c.point_a),
-                point_b: pose.transform_point(&c.point_b),
-                normal: pose.rotation * c.normal,
-                depth: c.depth,
-            })
+            mesh.contact_sphere(&local).map(|c| to_world(&c, pose))
         }
         (S::Aabb(_) | S::Obb(_), S::Aabb(_) | S::Obb(_)) => contact_obb_obb(&as_obb(a)?, &as_obb(b)?),
+        (S::Aabb(_) | S::Obb(_), S::TriMesh(mesh, pose)) => {
+            let o = as_obb(a)?;
+            let local = Obb::try_new(
+                pose.inverse_transform_point(o.center()),
+                pose.rotation.inverse() * o.rotation(),
+                *o.half_extents(),
+            )
+            .ok()?;
+            mesh.contact_obb(&local).map(|c| to_world(&c, pose))
+        }
         (S::Capsule(c), S::Capsule(d)) => contact_capsule_capsule(c, d),
         (S::Capsule(c), S::Aabb(_) | S::Obb(_)) => contact_capsule_obb(c, &as_obb(b)?),
+        (S::Capsule(c), S::TriMesh(mesh, pose)) => {
+            let local =
+                Capsule::try_new(pose.inverse_transform_point(c.a()), pose.inverse_transform_point(c.b()), c.radius())
+                    .ok()?;
+            mesh.contact_capsule(&local).map(|c| to_world(&c, pose))
+        }
         (S::Aabb(_) | S::Obb(_) | S::Capsule(_) | S::TriMesh(..), S::Sphere(_))
         | (S::Aabb(_) | S::Obb(_), S::Capsule(_))
         | (S::TriMesh(..), S::Aabb(_) | S::Obb(_) | S::Capsule(_)) => contact(b, a).map(|c| c.flipped()),
-        (S::Aabb(_) | S::Obb(_) | S::Capsule(_), S::TriMesh(..)) | (S::TriMesh(..), S::TriMesh(..)) => None,
+        (S::TriMesh(..), S::TriMesh(..)) => None,
+    }
+}
+
+/// A contact computed in a mesh's frame, taken to world space.
+fn to_world(c: &Contact, pose: &Isometry) -> Contact {
+    Contact {
+        point_a: pose.transform_point(&c.point_a),
+        point_b: pose.transform_point(&c.point_b),
+        normal: pose.rotation * c.normal,
+        depth: c.depth,
     }
 }
 

@@ -4,9 +4,9 @@ use core::ops::ControlFlow;
 
 use proxima_broadphase::{BroadPhase, RayControl, StaticBvh};
 use proxima_narrowphase::{
-    cast_ray_triangle, cast_sphere_triangle, closest_point_triangle, intersects_sphere_triangle,
-    intersects_triangle_aabb, Aabb, Contact, Isometry, Obb, Point, Ray, RayHit, Sphere, SweepHit, Triangle, UnitVector,
-    Vector,
+    cast_ray_triangle, cast_sphere_triangle, closest_point_triangle, contact_capsule_triangle, contact_obb_triangle,
+    intersects_sphere_triangle, intersects_triangle_aabb, Aabb, Capsule, Contact, Isometry, Obb, Point, Ray, RayHit,
+    Sphere, SweepHit, Triangle, UnitVector, Vector,
 };
 
 use crate::error::MeshError;
@@ -231,5 +231,32 @@ impl TriMesh {
         });
         let depth = r - d;
         Some(Contact { point_a: c + normal.into_inner() * r, point_b: q, normal, depth })
+    }
+
+    /// The deepest contact between box A and this mesh B (mesh frame): the
+    /// triangle contact of greatest depth among the triangles whose boxes
+    /// overlap A's (see `contact_obb_triangle`).
+    pub fn contact_obb(&self, obb: &Obb) -> Option<Contact> {
+        self.deepest(&obb.aabb(), |t| contact_obb_triangle(obb, t))
+    }
+
+    /// The deepest contact between capsule A and this mesh B (mesh frame)
+    /// (see `contact_capsule_triangle`).
+    pub fn contact_capsule(&self, capsule: &Capsule) -> Option<Contact> {
+        self.deepest(&capsule.aabb(), |t| contact_capsule_triangle(capsule, t))
+    }
+
+    /// The contact of greatest depth over the triangles overlapping `cull`.
+    fn deepest(&self, cull: &Aabb, contact: impl Fn(&Triangle) -> Option<Contact>) -> Option<Contact> {
+        let mut best: Option<Contact> = None;
+        let _ = self.bvh.visit_overlaps(cull, |tri| {
+            if let Some(c) = contact(&self.triangles[tri as usize]) {
+                if best.is_none_or(|b| c.depth > b.depth) {
+                    best = Some(c);
+                }
+            }
+            ControlFlow::Continue(())
+        });
+        best
     }
 }

@@ -139,3 +139,62 @@ fn group_filter_removes_pairs() {
     let mut pipeline = ContactPipeline::new();
     assert!(pipeline.update(&mut scene).is_empty());
 }
+
+/// Spheres, boxes and capsules around a static mesh: the pipeline's contact
+/// pairs equal brute force, and each mesh contact's depth equals the deepest
+/// contact over all the mesh's triangles (computed without the mesh's BVH).
+#[test]
+fn mesh_contacts_match_all_triangles() {
+    use proxima_narrowphase::{contact_capsule_triangle, contact_obb_triangle, contact_sphere_sphere, Sphere};
+    let path = format!("{}/../../assets/meshes/spot.obj", env!("CARGO_MANIFEST_DIR"));
+    let mesh = std::sync::Arc::new(TriMesh::from_obj(path).unwrap());
+    let mut scene = Scene::new();
+    let m =
+        scene.insert(ColliderDesc::new(ColliderShape::TriMesh(mesh.clone()), Isometry::identity()).fixed()).unwrap();
+    let mut rng = proxima_test_support::rng(0x3E5);
+    for i in 0..600 {
+        let v = mesh.vertices()
+            [(uniform(&mut rng, 0.0, 1.0) * mesh.vertices().len() as f32) as usize % mesh.vertices().len()];
+        let p = v + proxima_test_support::gen::unit_vector(&mut rng) * uniform(&mut rng, 0.0, 0.15);
+        let pose = Isometry::from_parts(Translation3::from(p.coords), proxima_test_support::gen::rotation(&mut rng));
+        let shape = match i % 3 {
+            0 => ColliderShape::Sphere { radius: uniform(&mut rng, 0.02, 0.1) },
+            1 => ColliderShape::Obb { half_extents: Vector::repeat(uniform(&mut rng, 0.02, 0.1)) },
+            _ => ColliderShape::Capsule {
+                half_height: uniform(&mut rng, 0.02, 0.1),
+                radius: uniform(&mut rng, 0.01, 0.05),
+            },
+        };
+        scene.insert(ColliderDesc::new(shape, pose)).unwrap();
+    }
+    let mut pipeline = ContactPipeline::new();
+    pipeline.update(&mut scene);
+    let ours: BTreeSet<_> = pipeline.contacts().iter().map(|p| (p.a, p.b)).collect();
+    assert_eq!(ours, brute_pairs(&scene));
+    let mut with_mesh = 0;
+    for pair in pipeline.contacts().iter().filter(|p| p.a == m || p.b == m) {
+        let other = scene.get(if pair.a == m { pair.b } else { pair.a }).unwrap();
+        let deepest = mesh
+            .triangles()
+            .iter()
+            .filter_map(|t| match other.world_shape() {
+                WorldShape::Sphere(s) => {
+                    let q = proxima_narrowphase::closest_point_triangle(s.center(), t);
+                    contact_sphere_sphere(s, &Sphere::new(q, 0.0))
+                }
+                WorldShape::Obb(o) => contact_obb_triangle(o, t),
+                WorldShape::Capsule(c) => contact_capsule_triangle(c, t),
+                _ => unreachable!(),
+            })
+            .map(|c| c.depth)
+            .fold(f32::NEG_INFINITY, f32::max);
+        assert!(
+            (pair.contact.depth - deepest).abs() <= 1e-6,
+            "{:?}: depth {} vs {deepest}",
+            other.world_shape(),
+            pair.contact.depth
+        );
+        with_mesh += 1;
+    }
+    assert!(with_mesh > 150, "only {with_mesh} mesh contacts");
+}

@@ -28,9 +28,12 @@ pub fn contact_capsule_obb(capsule: &Capsule, obb: &Obb) -> Option<Contact> {
     let h = obb.half_extents();
     // The branch is decided by an exact slab test, not by `|x - s| > 0`: the
     // closest points of a segment crossing the box can differ by rounding.
+    // Within 1e-4 of the shapes' size the direction of `x - s` is rounding
+    // noise, so near-touching segments also take the separating axes, whose
+    // overlap is then minus the gap.
     let (normal_local, depth) = if segment_meets_box(&p, &q, h) {
         let (n, overlap) = min_overlap_axis(&p, &q, h);
-        (n, overlap + r)
+        (n, (overlap + r).max(0.0))
     } else {
         let (s, x) = closest_points_segment_box_local(&p, &q, h);
         let gap = x - s;
@@ -38,8 +41,14 @@ pub fn contact_capsule_obb(capsule: &Capsule, obb: &Obb) -> Option<Contact> {
         if dist2 > r * r {
             return None;
         }
-        let dist = dist2.sqrt();
-        (UnitVector::try_new(gap, 0.0).map_or(Vector::x(), |n| n.into_inner()), r - dist)
+        let tiny = 1e-4 * ((q - p).norm() + h.norm());
+        if dist2 <= tiny * tiny {
+            let (n, overlap) = min_overlap_axis(&p, &q, h);
+            (n, (overlap + r).max(0.0))
+        } else {
+            let dist = dist2.sqrt();
+            (gap / dist, r - dist)
+        }
     };
     let normal = UnitVector::new_normalize(obb.axes() * normal_local);
     // Deepest point of A towards B: the endpoint further along the normal,
@@ -70,7 +79,7 @@ fn segment_meets_box(p: &Vector, q: &Vector, h: &Vector) -> bool {
 
 /// The axis of least overlap between the segment `[p, q]` and the box
 /// `[-h, h]` (both in the box frame), oriented from the segment towards the
-/// box centre, with its overlap `>= 0`.
+/// box centre, with its overlap (negative by the gap when the axis separates).
 fn min_overlap_axis(p: &Vector, q: &Vector, h: &Vector) -> (Vector, Real) {
     let d = q - p;
     let m = (p + q) * 0.5;
@@ -97,5 +106,5 @@ fn min_overlap_axis(p: &Vector, q: &Vector, h: &Vector) -> (Vector, Real) {
             consider(c.normalize());
         }
     }
-    (best.0, best.1.max(0.0))
+    best
 }

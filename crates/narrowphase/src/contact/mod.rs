@@ -2,16 +2,20 @@
 
 mod capsule_capsule;
 mod capsule_obb;
+mod capsule_triangle;
 pub use capsule_capsule::contact_capsule_capsule;
 pub use capsule_obb::contact_capsule_obb;
+pub use capsule_triangle::contact_capsule_triangle;
 mod manifold_obb_obb;
 mod obb_obb;
+mod obb_triangle;
 mod sphere_aabb;
 mod sphere_capsule;
 mod sphere_obb;
 mod sphere_sphere;
 pub use manifold_obb_obb::{contact_manifold_obb_obb, ContactManifold, ManifoldPoint};
 pub use obb_obb::{contact_obb_obb, OBB_EDGE_AXIS_MIN_SINE, OBB_EDGE_AXIS_REL_TOL};
+pub use obb_triangle::contact_obb_triangle;
 pub use sphere_aabb::contact_sphere_aabb;
 pub use sphere_capsule::contact_sphere_capsule;
 pub use sphere_obb::contact_sphere_obb;

@@ -1,0 +1,114 @@
+//! Contact between a capsule and a triangle.
+
+use super::Contact;
+use crate::cast::{cast_ray_triangle, Ray};
+use crate::closest::{closest_point_triangle, closest_points_segment_segment};
+use crate::math::{Point, Real, UnitVector, Vector};
+use crate::shape::{Capsule, Triangle};
+
+/// The contact between capsule A and triangle B (a two-sided surface),
+/// `None` when they are apart.
+///
+/// - Core segment clear of the triangle: the closest pair between segment and
+///   triangle is the best of the segment's endpoints projected onto the
+///   triangle and the segment against each triangle edge (the minimum of a
+///   convex distance lies on one of those features); then as for spheres,
+///   `normal = (t - s) / |t - s|`, `depth = r - |t - s|`.
+/// - Segment crossing the triangle, or within `1e-4` of its size (where the
+///   direction of `t - s` is rounding noise): the capsule's penetration is the
+///   segment's plus `r`; the segment's is the least overlap over the axes of a
+///   segment against a triangle (the triangle normal and the crosses of the
+///   segment with each triangle edge), negative by the gap when they are apart.
+///
+/// `normal` points from the capsule to the triangle.
+#[must_use]
+pub fn contact_capsule_triangle(capsule: &Capsule, tri: &Triangle) -> Option<Contact> {
+    let (p, q, r) = (*capsule.a(), *capsule.b(), capsule.radius());
+    // A crossing segment's closest points are the crossing, which the
+    // feature pairs below do not list: test it first.
+    let crossing = crosses(&p, &q, tri);
+    let (s, t) = closest_segment_triangle(&p, &q, tri);
+    let gap = t - s;
+    let dist2 = gap.norm_squared();
+    if !crossing && dist2 > r * r {
+        return None;
+    }
+    // Below this distance the direction of `t - s` is rounding noise: decide
+    // by the separating axes instead, whose overlap is then the signed gap.
+    let [a, b, c] = tri.vertices();
+    let scale = (q - p).norm() + (b - a).norm() + (c - a).norm();
+    let near = dist2 <= (1e-4 * scale) * (1e-4 * scale);
+    if crossing || near {
+        let (n, overlap) = min_overlap_axis(&p, &q, tri)?;
+        let normal = UnitVector::new_unchecked(n);
+        let depth = (overlap + r).max(0.0);
+        // The capsule's deepest point along the normal: its endpoint furthest
+        // along n, pushed out by r.
+        let end = if (q - p).dot(&n) > 0.0 { q } else { p };
+        let point_a = end + n * r;
+        return Some(Contact { point_a, point_b: point_a - n * depth, normal, depth });
+    }
+    let dist = dist2.sqrt();
+    let normal = UnitVector::new_unchecked(gap / dist);
+    Some(Contact { point_a: s + normal.into_inner() * r, point_b: t, normal, depth: r - dist })
+}
+
+/// True when the segment `[p, q]` crosses the triangle (watertight ray test).
+fn crosses(p: &Point, q: &Point, tri: &Triangle) -> bool {
+    Ray::try_new(*p, q - p, 1.0).is_ok_and(|ray| cast_ray_triangle(&ray, tri).is_some())
+}
+
+/// The closest pair `(on_segment, on_triangle)` of a segment that does not
+/// cross the triangle: the best of the endpoints' projections and the
+/// segment against each edge.
+fn closest_segment_triangle(p: &Point, q: &Point, tri: &Triangle) -> (Point, Point) {
+    let mut best = (*p, closest_point_triangle(p, tri));
+    let mut best_d = (best.1 - best.0).norm_squared();
+    let mut take = |s: Point, t: Point| {
+        let d = (t - s).norm_squared();
+        if d < best_d {
+            best_d = d;
+            best = (s, t);
+        }
+    };
+    take(*q, closest_point_triangle(q, tri));
+    let [a, b, c] = tri.vertices();
+    for (e0, e1) in [(a, b), (b, c), (c, a)] {
+        let (s, t) = closest_points_segment_segment(p, q, &e0, &e1);
+        take(s, t);
+    }
+    best
+}
+
+/// The axis of least overlap between the segment `[p, q]` and the triangle
+/// (oriented from the segment towards the triangle) and that overlap, negative
+/// when the axis separates them: the triangle normal and the crosses of the
+/// segment with each triangle edge.
+fn min_overlap_axis(p: &Point, q: &Point, tri: &Triangle) -> Option<(Vector, Real)> {
+    let d = q - p;
+    let v = tri.vertices();
+    let edges = [v[1] - v[0], v[2] - v[1], v[0] - v[2]];
+    let mut best: Option<(Vector, Real)> = None;
+    let mut consider = |axis: Vector| {
+        let len = axis.norm();
+        if len <= Real::EPSILON * d.norm().max(1.0) {
+            return;
+        }
+        let l = axis / len;
+        let (sp, sq) = (p.coords.dot(&l), q.coords.dot(&l));
+        let t = v.map(|x| x.coords.dot(&l));
+        let (tlo, thi) = (t[0].min(t[1]).min(t[2]), t[0].max(t[1]).max(t[2]));
+        let (slo, shi) = (sp.min(sq), sp.max(sq));
+        // Moving the triangle along +l by (shi - tlo) or along -l by
+        // (thi - slo) separates the projections.
+        let (n, overlap) = if shi - tlo <= thi - slo { (l, shi - tlo) } else { (-l, thi - slo) };
+        if best.is_none_or(|(_, o)| overlap < o) {
+            best = Some((n, overlap));
+        }
+    };
+    consider(edges[0].cross(&edges[1]));
+    for e in &edges {
+        consider(d.cross(e));
+    }
+    best
+}
