@@ -16,6 +16,7 @@
 /// assert!(CollisionGroups::default().interacts_with(player));
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct CollisionGroups {
     /// The groups this proxy belongs to, one bit per group.
     pub memberships: u32,

@@ -8,6 +8,7 @@
 /// id detectable, and every structure rejects it. Ids order by
 /// `(index, generation)`: pair keys `(min, max)` use this order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct ProxyId {
     index: u32,
     generation: u32,

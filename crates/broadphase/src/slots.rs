@@ -7,6 +7,7 @@ use slab::Slab;
 /// generation counter per slot, bumped on every removal, so an id kept after
 /// its proxy left is detected as stale (Box2D's `b2BodyId` revision).
 #[derive(Clone, Debug)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub(crate) struct Slots<T> {
     slab: Slab<T>,
     generations: Vec<u32>,

@@ -253,3 +253,91 @@ mod threads {
         assert_eq!(run(Some(2)), sequential, "2 threads");
     }
 }
+
+#[cfg(feature = "serde")]
+mod serde_round_trip {
+    use super::*;
+
+    fn round_trip<T: serde::Serialize + serde::de::DeserializeOwned>(value: &T) -> T {
+        let json = serde_json::to_string(value).expect("serialize");
+        serde_json::from_str(&json).expect("deserialize")
+    }
+
+    /// A tracker saved mid-simulation (after removals, so the slab has free
+    /// slots) and restored continues with the same events, frame by frame,
+    /// and the restored pairs, fat boxes and validation equal the original's.
+    #[test]
+    fn pair_tracker_restored_mid_simulation_continues_identically() {
+        let (_, mut tracker, mut sim) = simulate(3_000, 10, 7);
+        let mut restored: PairTracker<u32> = round_trip(&tracker);
+        restored.validate().expect("restored tracker is valid");
+        assert_eq!(restored.pairs(), tracker.pairs());
+        for (id, _) in &sim.boxes {
+            assert_eq!(restored.fat_aabb(*id), tracker.fat_aabb(*id));
+        }
+        let mut sim_restored = Sim { rng: sim.rng.clone(), boxes: sim.boxes.clone(), side: sim.side };
+        for frame in 0..20 {
+            sim.mutate(&mut tracker);
+            sim_restored.mutate(&mut restored);
+            assert_eq!(tracker.update(), restored.update(), "frame {frame}: the restored tracker diverged");
+        }
+    }
+
+    /// A tree saved after removals issues the same ids afterwards (the slab's
+    /// free list survives the round trip) and answers rays in the same order.
+    ///
+    /// Bug B12: `Slots` derives serde through `slab`'s impl, which writes only
+    /// the occupied entries; on the way back `slab` rebuilds its free list in
+    /// key order (and drops trailing vacant slots), so the next `insert` after
+    /// a restore takes another slot than it would have: ids, pair keys and
+    /// event order diverge from the original run (rapier #910's failure).
+    #[test]
+    #[ignore = "bug B12: the slab free list is not serialized; ids diverge after a serde round trip"]
+    fn dynamic_tree_round_trip_keeps_ids_and_queries() {
+        let mut tree = build_tree(3_000, 21);
+        // Free some slots in a scattered order.
+        let ids: Vec<ProxyId> = tree.iter().map(|x| x.0).collect();
+        for k in [17usize, 3, 2_000, 911, 5, 1_234] {
+            tree.remove(ids[k]).expect("live");
+        }
+        let mut restored: DynamicTree<u32> = round_trip(&tree);
+        restored.validate().expect("restored tree is valid");
+        assert_eq!(ray_trace(&restored, 300), ray_trace(&tree, 300));
+        let mut rng = rng(8);
+        for i in 0..10 {
+            let b = random_box(&mut rng, 20.0);
+            assert_eq!(restored.insert(b, i), tree.insert(b, i), "insert {i}: ids diverge after the round trip");
+        }
+        assert_eq!(ray_trace(&restored, 300), ray_trace(&tree, 300));
+    }
+
+    /// The same with a tracker: removals just before the snapshot, then the
+    /// same inserts on the original and the restored tracker.
+    #[test]
+    #[ignore = "bug B12: the slab free list is not serialized; ids diverge after a serde round trip"]
+    fn pair_tracker_restored_with_free_slots_issues_the_same_ids() {
+        let (_, mut tracker, sim) = simulate(2_000, 5, 11);
+        for k in [100usize, 7, 1_500] {
+            tracker.remove(sim.boxes[k].0).expect("live");
+        }
+        tracker.update();
+        let mut restored: PairTracker<u32> = round_trip(&tracker);
+        let mut rng = rng(12);
+        for i in 0..3 {
+            let b = random_box(&mut rng, 20.0);
+            let (a, r) =
+                (tracker.insert(b, i, ProxyOptions::default()), restored.insert(b, i, ProxyOptions::default()));
+            assert_eq!(a, r, "insert {i}: ids diverge after the round trip");
+        }
+        assert_eq!(tracker.update(), restored.update());
+    }
+
+    #[test]
+    fn proxy_ids_and_options_round_trip() {
+        let id = ProxyId::new(7, 3);
+        assert_eq!(round_trip(&id), id);
+        assert_eq!(round_trip(&ProxyOptions::STATIC), ProxyOptions::STATIC);
+        let e = PairEvent::Stopped(ProxyId::new(1, 0), ProxyId::new(2, 5));
+        assert_eq!(round_trip(&e), e);
+    }
+}

@@ -5,6 +5,7 @@ use proxima_broadphase::{CollisionGroups, ProxyId};
 /// Where a collider's box lives: its position in the static set, or its
 /// proxy in the dynamic tree.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub(crate) enum TreeKey {
     Static(u32),
     Dynamic(ProxyId),
@@ -17,6 +18,7 @@ use crate::shape::{ColliderShape, WorldShape};
 /// generation. A handle kept after `remove` is detected as stale, never
 /// silently aliased to the collider that reuses the slot.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct ColliderHandle {
     pub(crate) index: u32,
     pub(crate) generation: u32,
@@ -31,6 +33,7 @@ impl ColliderHandle {
 
 /// Whether a collider moves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum BodyKind {
     /// Never moves (or rarely, through `set_pose`): kept in the static tree,
     /// never re-queried against other static colliders.
@@ -42,6 +45,7 @@ pub enum BodyKind {
 
 /// What to insert: the shape, its pose, and how it takes part in queries.
 #[derive(Clone, Debug)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct ColliderDesc {
     /// The geometry in its own frame.
     pub shape: ColliderShape,
@@ -91,6 +95,7 @@ impl ColliderDesc {
 
 /// A collider as stored in the scene.
 #[derive(Clone, Debug)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Collider {
     pub(crate) desc: ColliderDesc,
     pub(crate) world: WorldShape,

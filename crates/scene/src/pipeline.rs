@@ -14,6 +14,7 @@ use crate::shape::WorldShape;
 
 /// Two colliders in contact, `a < b`.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct ContactPair {
     /// The lower handle (shape A of the contact).
     pub a: ColliderHandle,
@@ -25,6 +26,7 @@ pub struct ContactPair {
 
 /// A change in contact state between two colliders (`a < b`).
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum ContactEvent {
     /// The pair touches this frame and did not last frame.
     Started(ContactPair),
@@ -39,6 +41,7 @@ pub enum ContactEvent {
 
 /// A CCD sphere's earliest impact during its last motion.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct CcdImpact {
     /// The sphere flagged for continuous collision.
     pub collider: ColliderHandle,
@@ -50,6 +53,7 @@ pub struct CcdImpact {
 
 /// Per-frame counts and times.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct FrameStats {
     /// Time spent finding candidate pairs in the trees.
     pub broadphase: Duration,
@@ -73,6 +77,7 @@ pub struct FrameStats {
 /// never formed); each candidate gets the exact contact test. Output lists are sorted by `(a, b)`, so events come in a
 /// deterministic order. Buffers are reused: steady-state frames do not allocate.
 #[derive(Clone, Debug, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct ContactPipeline {
     candidates: Vec<(u32, u32)>,
     proxy_pairs: Vec<(ProxyId, ProxyId)>,

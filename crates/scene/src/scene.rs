@@ -35,6 +35,7 @@ use crate::tree::ColliderTree;
 /// assert!((hit.toi - 9.9).abs() < 1e-5);
 /// ```
 #[derive(Clone, Debug, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Scene {
     pub(crate) colliders: Slab<Collider>,
     /// Per slot, the generation of the collider in it (bumped on removal).

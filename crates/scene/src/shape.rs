@@ -10,6 +10,7 @@ use crate::trimesh::TriMesh;
 
 /// A collider's geometry in its own frame; a pose places it in the world.
 #[derive(Clone, Debug)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum ColliderShape {
     /// A sphere of this radius centred on the pose's origin.
     Sphere {
@@ -36,6 +37,7 @@ pub enum ColliderShape {
         radius: Real,
     },
     /// A triangle mesh (shared), placed by the pose.
+    #[cfg_attr(feature = "serde", serde(skip))]
     TriMesh(Arc<TriMesh>),
 }
 
@@ -68,6 +70,7 @@ impl ColliderShape {
 
 /// A collider's geometry in world space, ready for exact tests.
 #[derive(Clone, Debug)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum WorldShape {
     /// A sphere.
     Sphere(Sphere),
@@ -78,6 +81,7 @@ pub enum WorldShape {
     /// A capsule.
     Capsule(Capsule),
     /// A triangle mesh and the pose from its frame to world.
+    #[cfg_attr(feature = "serde", serde(skip))]
     TriMesh(Arc<TriMesh>, Isometry),
 }
 

@@ -14,9 +14,11 @@ use proxima_narrowphase::{Aabb, Ray, Real};
 /// mutation resets it, so a query never sees a stale tree; static colliders
 /// that move pay one rebuild (binned SAH, parallel) at the next query.
 #[derive(Debug, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub(crate) struct StaticSet {
     slots: Vec<u32>,
     aabbs: Vec<Aabb>,
+    #[cfg_attr(feature = "serde", serde(skip))]
     bvh: OnceLock<StaticBvh>,
 }
 

@@ -7,6 +7,7 @@ use proxima_narrowphase::{Aabb, Ray, Real, Vector};
 
 /// A dynamic AABB tree whose proxies carry the collider's slot index.
 #[derive(Clone, Debug, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub(crate) struct ColliderTree {
     tree: DynamicTree<u32>,
 }

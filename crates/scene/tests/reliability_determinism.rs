@@ -187,3 +187,68 @@ fn cast_rays_is_identical_across_thread_counts() {
     let hits = one.iter().filter(|h| h.is_some()).count();
     assert!(hits > rays.len() / 10 && hits < rays.len(), "rays must both hit and miss ({hits})");
 }
+
+#[cfg(feature = "serde")]
+mod serde_round_trip {
+    use super::*;
+
+    fn round_trip<T: serde::Serialize + serde::de::DeserializeOwned>(value: &T) -> T {
+        let json = serde_json::to_string(value).expect("serialize");
+        serde_json::from_str(&json).expect("deserialize")
+    }
+
+    /// A scene and its pipeline saved mid-simulation and restored continue
+    /// with bit-identical contact events and ray answers (the static BVH is
+    /// not stored: it is rebuilt at the first query, deterministically).
+    #[test]
+    fn scene_restored_mid_simulation_continues_identically() {
+        let (mut scene, dynamic, mut rng) = world(2_000, 31);
+        let mut pipeline = ContactPipeline::new();
+        for _ in 0..5 {
+            step(&mut scene, &dynamic, &mut rng);
+            pipeline.update(&mut scene);
+        }
+        let (mut scene2, mut pipeline2, mut rng2): (Scene, ContactPipeline, _) =
+            (round_trip(&scene), round_trip(&pipeline), rng.clone());
+        scene2.validate().expect("restored scene is valid");
+        let rays = rays(2_000, 32);
+        let f = QueryFilter::default();
+        assert_eq!(hash_hits(&scene.cast_rays(&rays, &f)), hash_hits(&scene2.cast_rays(&rays, &f)));
+        for frame in 0..10 {
+            step(&mut scene, &dynamic, &mut rng);
+            step(&mut scene2, &dynamic, &mut rng2);
+            let (a, b) = (hash_events(pipeline.update(&mut scene)), hash_events(pipeline2.update(&mut scene2)));
+            assert_eq!(a, b, "frame {frame}: the restored scene diverged");
+        }
+    }
+
+    /// With colliders removed just before the snapshot, the original and the
+    /// restored scene must hand out the same handles to the same inserts.
+    #[test]
+    #[ignore = "bug B12: the slab free lists are not serialized; handles diverge after a serde round trip"]
+    fn scene_restored_with_free_slots_issues_the_same_handles() {
+        let (mut scene, dynamic, _) = world(500, 33);
+        for k in [40usize, 3, 250] {
+            scene.remove(dynamic[k]).expect("live");
+        }
+        let mut restored: Scene = round_trip(&scene);
+        for i in 0..3 {
+            let desc =
+                ColliderDesc::new(ColliderShape::Sphere { radius: 0.5 }, Isometry::translation(i as f32, 0.0, 0.0));
+            assert_eq!(scene.insert(desc.clone()).unwrap(), restored.insert(desc).unwrap(), "insert {i}");
+        }
+    }
+
+    /// Meshes are not serializable (their BVH is not): a clear error, no panic.
+    #[test]
+    fn mesh_colliders_fail_to_serialize_cleanly() {
+        let mesh =
+            TriMesh::new(vec![Point::origin(), Point::new(1.0, 0.0, 0.0), Point::new(0.0, 1.0, 0.0)], vec![[0, 1, 2]])
+                .unwrap();
+        let mut scene = Scene::new();
+        scene
+            .insert(ColliderDesc::new(ColliderShape::TriMesh(std::sync::Arc::new(mesh)), Isometry::identity()))
+            .unwrap();
+        assert!(serde_json::to_string(&scene).is_err());
+    }
+}

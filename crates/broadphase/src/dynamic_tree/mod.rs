@@ -33,6 +33,7 @@ use tree::{Leaf, NodePair, LEAF_BIT, NULL};
 /// [`DynamicTree::move_proxy`] re-inserts a leaf only when the new tight box
 /// leaves its fat box, so small motions cost one containment test.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct DynamicTreeOptions {
     /// Growth on every side, `>= 0`, in world units.
     pub margin: Real,
@@ -82,6 +83,7 @@ impl DynamicTreeOptions {
 /// assert!(tree.remove(b).is_err()); // stale id
 /// ```
 #[derive(Clone, Debug)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct DynamicTree<T = ()> {
     /// Node slots, two per pair: slot `s` is `nodes[s / 2].0[s % 2]`.
     nodes: Vec<NodePair>,

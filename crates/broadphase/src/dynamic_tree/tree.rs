@@ -22,6 +22,7 @@ pub(crate) const FREE: u32 = u32::MAX - 1;
 /// - the root's `parent` is [`NULL`].
 #[derive(Clone, Copy, Debug)]
 #[repr(C)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub(crate) struct Node {
     /// Internal: the union of the children's boxes. Leaf: the fat box.
     pub(crate) aabb: Aabb,
@@ -57,10 +58,12 @@ impl Node {
 /// both children of a node reads one line.
 #[derive(Clone, Copy, Debug)]
 #[repr(C, align(64))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub(crate) struct NodePair(pub(crate) [Node; 2]);
 
 /// Where a leaf lives, and its user data (the slab's value).
 #[derive(Clone, Debug)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub(crate) struct Leaf<T> {
     /// The leaf's slot.
     pub(crate) node: u32,

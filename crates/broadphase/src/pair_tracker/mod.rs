@@ -14,6 +14,7 @@ use proxima_narrowphase::{intersects_aabb_aabb, Aabb, Ray, Real, Vector};
 
 /// How a proxy takes part in pairing.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct ProxyOptions {
     /// Which proxies it may pair with (default: all).
     pub groups: CollisionGroups,
@@ -29,6 +30,7 @@ impl ProxyOptions {
 
 /// A change in the pair set, with the pair in canonical `(min, max)` order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum PairEvent {
     /// The two fat boxes began to overlap (and the pair passes the filters).
     Started(ProxyId, ProxyId),
@@ -48,6 +50,7 @@ impl PairEvent {
 
 /// A tracked proxy's data in the tree.
 #[derive(Clone, Debug)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub(crate) struct Tracked<T> {
     pub(crate) data: T,
     pub(crate) options: ProxyOptions,
@@ -83,6 +86,7 @@ pub(crate) struct Tracked<T> {
 /// assert_eq!(tracker.update(), &[PairEvent::Stopped(a, b)]);
 /// ```
 #[derive(Clone, Debug)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct PairTracker<T = ()> {
     tree: DynamicTree<Tracked<T>>,
     /// Proxies to re-query at the next update (may hold since-removed ids).

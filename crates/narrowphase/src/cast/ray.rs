@@ -16,6 +16,7 @@ use crate::math::{is_finite_point, is_finite_vec, Point, Real, UnitVector, Vecto
 /// assert_eq!(Ray::try_new(Point::origin(), Vector::zeros(), 1.0), Err(ShapeError::ZeroDirection));
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Ray {
     origin: Point,
     dir: Vector,
@@ -90,6 +91,7 @@ impl Ray {
 
 /// Where a ray first meets a shape.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct RayHit {
     /// The ray parameter of the hit, in `[0, max_toi]`; the point is `ray.point_at(toi)`.
     pub toi: Real,

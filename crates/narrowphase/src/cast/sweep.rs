@@ -16,6 +16,7 @@ use crate::math::{Point, Real, UnitVector, Vector};
 
 /// Whether a sweep found a first contact during the motion or started in contact.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum SweepStatus {
     /// The shapes are apart at `toi = 0` and first touch at `toi > 0`.
     Hit,
@@ -25,6 +26,7 @@ pub enum SweepStatus {
 
 /// The first contact of a moving sphere with a static shape.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct SweepHit {
     /// The fraction of the motion at contact, in `[0, 1]`: the moving sphere's
     /// centre is then `c + toi * motion`. `0` when [`SweepStatus::Penetrating`].

@@ -33,6 +33,7 @@ use crate::math::{Point, Real, UnitVector};
 ///   `point_b` the deepest point of B inside A, on B's surface, so that
 ///   `point_a - point_b ≈ depth * normal`.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Contact {
     /// Witness point on A's surface (world frame).
     pub point_a: Point,

@@ -8,6 +8,7 @@ use crate::math::{is_finite_point, Point, Real, Vector};
 ///
 /// Invariant: finite endpoints, finite `radius >= 0`; `a == b` gives a sphere.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Capsule {
     a: Point,
     b: Point,

@@ -12,6 +12,7 @@ use crate::math::{is_finite_point, is_finite_vec, Isometry, Matrix, Point, Rotat
 /// works with the axes. Invariant: finite centre, unit rotation, finite
 /// half-extents `>= 0` (zero gives a flat or degenerate box).
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Obb {
     center: Point,
     rotation: Rotation,

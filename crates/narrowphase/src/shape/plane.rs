@@ -6,6 +6,7 @@ use crate::math::{is_finite_point, is_finite_vec, Point, Real, UnitVector, Vecto
 /// The plane `{x : normal . x = offset}`. Its positive side is the one the
 /// normal points into; a ray cast hits it from either side.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Plane {
     normal: UnitVector,
     offset: Real,

@@ -8,6 +8,7 @@ use crate::math::{is_finite_point, Point, Real, Vector};
 ///
 /// Invariant: finite centre, finite `radius >= 0` (a zero radius is a point).
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Sphere {
     center: Point,
     radius: Real,

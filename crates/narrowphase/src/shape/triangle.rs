@@ -10,6 +10,7 @@ use crate::math::{is_finite_point, Point, Real, Vector};
 /// Invariant: finite vertices. Degenerate (zero-area) triangles are allowed;
 /// every query handles them as the segment or point they collapse to.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Triangle {
     /// First vertex.
     pub(crate) a: Point,
