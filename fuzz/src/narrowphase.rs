@@ -228,10 +228,23 @@ impl Gen<'_, '_> {
     }
 
     fn triangle(&mut self) -> Option<Triangle> {
-        let (a, b, c) = (self.point(), self.point(), self.point());
+        let (mut a, mut b, mut c) = (self.point(), self.point(), self.point());
+        // Degenerate triangles, which meshes contain: two equal vertices, or
+        // the third on the line of the first two.
+        match self.b.byte() % 16 {
+            0 => b = a,
+            1 => c = b,
+            2 => c = a,
+            3 => c = a + (b - a) * self.b.ordinary(),
+            4 => a = b + (c - b) * self.b.ordinary(),
+            _ => {}
+        }
         let want = if [a, b, c].iter().all(|p| finite3(&p.coords)) { Want::Ok } else { Want::NonFinite };
         let t = Triangle::try_new(a, b, c);
         assert_eq!(outcome(&t), want, "Triangle::try_new({a:?}, {b:?}, {c:?})");
+        if known_bug::SKIP && t.as_ref().is_ok_and(known_bug::triangle_first_edge_degenerate) {
+            return None;
+        }
         let t = t.ok()?;
         assert_valid_box(&t.aabb(), "Triangle::aabb", &t);
         Some(t)
@@ -361,6 +374,14 @@ pub mod known_bug {
     /// the documented bit-identity fails for the sign of zero.
     pub fn signed_zero_entry(scalar: Real, simd: Real) -> bool {
         scalar == 0.0 && simd == 0.0
+    }
+
+    /// B13: `closest_point_triangle` returns NaN for a triangle whose first
+    /// two vertices coincide (`a == b`), for points in the edge regions;
+    /// `distance_triangle` is then NaN and `intersects_sphere_triangle`
+    /// reports apart a sphere that contains part of the triangle.
+    pub fn triangle_first_edge_degenerate(t: &proxima_narrowphase::Triangle) -> bool {
+        t.a() == t.b()
     }
 
     /// B10: the sweeps multiply `|motion|^2` by other squared lengths: for
@@ -931,7 +952,7 @@ fn sphere_triangle(g: &mut Gen) {
     }
     let tol = g.scale.tol();
     let gap = t.dist(&p64(s.center())) - s.radius() as f64;
-    check_verdict(i, gap, tol, "intersects_sphere_triangle");
+    check_verdict(i, gap, tol, &format!("intersects_sphere_triangle({s:?}, {t:?})"));
     check_sweep(hit, &s, &m, &t, tol, "cast_sphere_triangle");
     let want = t.dist(&p64(&p));
     assert!((d as f64 - want).abs() <= tol, "distance_triangle({p:?}, {t:?}) = {d}, oracle {want}");

@@ -584,7 +584,14 @@ impl World {
         let copy = self.scene.clone();
         let rays: Vec<Ray> = (0..8).filter_map(|_| self.ray(b, false)).collect();
         let f = QueryFilter::default();
-        assert_eq!(copy.cast_rays(&rays, &f), self.scene.cast_rays(&rays, &f), "a clone answers differently");
+        let bits = |hits: Vec<Option<SceneRayHit>>| -> Vec<Option<(ColliderHandle, u32, [u32; 3])>> {
+            hits.iter().map(|h| h.map(|h| (h.collider, h.toi.to_bits(), h.normal.map(f32::to_bits).into()))).collect()
+        };
+        assert_eq!(
+            bits(copy.cast_rays(&rays, &f)),
+            bits(self.scene.cast_rays(&rays, &f)),
+            "a clone answers differently"
+        );
         let (mut p1, mut p2) = (self.pipeline.clone(), self.pipeline.clone());
         let (mut s1, mut s2) = (self.scene.clone(), copy);
         let (e1, e2) = (p1.update(&mut s1).to_vec(), p2.update(&mut s2).to_vec());

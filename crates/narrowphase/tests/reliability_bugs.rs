@@ -130,3 +130,21 @@ fn b11_entry_at_origin_is_positive_zero() {
     let lanes = cast_ray_aabb_x8(&pre, &AabbX8::from_boxes(&[b]), 24.1);
     assert_eq!(lanes.toi[0].to_bits(), t.to_bits());
 }
+
+/// B13: a degenerate triangle whose first two vertices coincide (`a == b`,
+/// common in meshes) makes `closest_point_triangle` return NaN for points
+/// beside its one edge: `distance_triangle` is NaN, `intersects_sphere_triangle`
+/// reports apart a sphere that contains part of the triangle, and
+/// `cast_sphere_triangle` returns a hit with a NaN point. The same triangle
+/// with its vertices rotated (`a == c` or `b == c`) works.
+#[test]
+#[ignore = "bug B13: closest_point_triangle is NaN for a triangle with a == b"]
+fn b13_triangle_with_equal_first_vertices() {
+    let t = Triangle::new(p(0.0, 0.0, 0.0), p(0.0, 0.0, 0.0), p(-5.625, 0.0, 0.0));
+    let q = closest_point_triangle(&p(-1.0, 1.0, 0.0), &t);
+    assert_eq!(q, p(-1.0, 0.0, 0.0), "closest point");
+    let s = Sphere::new(p(-0.00048828125, -0.00048828125, -0.00048828125), 1.0622559);
+    assert!(intersects_sphere_triangle(&s, &t), "the sphere contains the triangle's vertex a");
+    let hit = cast_sphere_triangle(&Sphere::new(p(-2.0, 3.0, 0.0), 0.5), &v(0.0, -6.0, 0.0), &t).expect("hits");
+    assert!(hit.point.iter().all(|x| x.is_finite()), "sweep point {:?}", hit.point);
+}
