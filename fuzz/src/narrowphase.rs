@@ -257,12 +257,16 @@ impl Gen<'_, '_> {
         } else if n == Vector::zeros() {
             Want::ZeroDir
         } else {
-            // The offset n.p / |n| overflows only beyond f32::MAX.
-            let off = v64(&n).normalize().dot(&p64(&p));
-            if off.abs() > f32::MAX as f64 {
+            // The offset n.p / |n| overflows only beyond f32::MAX; within a
+            // relative 1e-6 of it, rounding decides (either verdict is right).
+            let off = v64(&n).normalize().dot(&p64(&p)).abs();
+            let max = f32::MAX as f64;
+            if off > max * (1.0 + 1e-6) {
                 Want::NonFinite
-            } else {
+            } else if off < max * (1.0 - 1e-6) {
                 Want::Ok
+            } else {
+                outcome(&Plane::try_new(p, n))
             }
         };
         let pl = Plane::try_new(p, n);

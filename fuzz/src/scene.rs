@@ -423,43 +423,73 @@ impl World {
                 let _ = (self.scene.cast_ray_closest(ray, &filter), self.scene.cast_ray_any(ray, &filter));
                 continue;
             }
-            let hits: Vec<(ColliderHandle, RayHit)> = self
+            // Every exact hit, and whether the ray enters the collider's
+            // tight box: the trees cull with boxes (fat ones for dynamic
+            // colliders), so a hit must be reported when its box is entered,
+            // and may be dropped only when the exact test hits outside the box
+            // (rounding, e.g. at subnormal scale).
+            let pre = PrecomputedRay::new(ray);
+            let hits: Vec<(ColliderHandle, RayHit, bool)> = self
                 .scene
                 .iter()
                 .filter(|(h, c)| filter.accepts(*h, c))
-                .filter_map(|(h, c)| c.world_shape().cast_ray(ray).map(|hit| (h, hit)))
+                .filter_map(|(h, c)| {
+                    let entered = ray_aabb_interval(&pre, c.aabb()).is_some();
+                    c.world_shape().cast_ray(ray).map(|hit| (h, hit, entered))
+                })
                 .collect();
-            let best =
-                hits.iter().map(|(_, hit)| hit.toi).fold(None, |m: Option<f32>, t| Some(m.map_or(t, |m| m.min(t))));
+            let min_toi =
+                |it: &mut dyn Iterator<Item = f32>| it.fold(None, |m: Option<f32>, t| Some(m.map_or(t, |m| m.min(t))));
+            let lower = min_toi(&mut hits.iter().map(|x| x.1.toi));
+            let upper = min_toi(&mut hits.iter().filter(|x| x.2).map(|x| x.1.toi));
             let closest = self.scene.cast_ray_closest(ray, &filter);
-            if closest.map(|h| h.toi.to_bits()) != best.map(f32::to_bits) {
-                let shapes: Vec<String> = hits
-                    .iter()
-                    .map(|(h, hit)| {
+            let describe = || -> Vec<String> {
+                hits.iter()
+                    .map(|(h, hit, entered)| {
                         let c = self.scene.get(*h).expect("live");
-                        format!("{:?} {:?} box {:?} hit {hit:?}", c.kind(), c.world_shape(), c.aabb())
+                        format!("{:?} {:?} box {:?} entered {entered} hit {hit:?}", c.kind(), c.world_shape(), c.aabb())
                     })
-                    .collect();
-                panic!("cast_ray_closest {closest:?} vs brute force {best:?} for {ray:?}: {shapes:#?}");
+                    .collect()
+            };
+            match closest {
+                Some(c) => {
+                    let exact =
+                        hits.iter().find(|(h, hit, _)| *h == c.collider && hit.toi.to_bits() == c.toi.to_bits());
+                    assert!(exact.is_some(), "cast_ray_closest {c:?} is no collider's exact hit: {:#?}", describe());
+                    assert!(lower.is_some_and(|l| l <= c.toi), "cast_ray_closest below every hit");
+                    assert!(
+                        upper.is_none_or(|u| c.toi <= u),
+                        "cast_ray_closest {c:?} missed an earlier hit for {ray:?}: {:#?}",
+                        describe()
+                    );
+                }
+                None => assert!(upper.is_none(), "cast_ray_closest missed for {ray:?}: {:#?}", describe()),
             }
-            if let Some(c) = closest {
-                assert!(hits.iter().any(|(h, hit)| *h == c.collider && hit.toi == c.toi), "closest hit collider");
-            }
-            assert_eq!(batch_hit, &closest, "cast_rays differs from cast_ray_closest");
+            let bits = |h: &Option<SceneRayHit>| h.map(|h| (h.collider, h.toi.to_bits(), h.normal.map(f32::to_bits)));
+            assert_eq!(bits(batch_hit), bits(&closest), "cast_rays differs from cast_ray_closest");
             let any = self.scene.cast_ray_any(ray, &filter);
-            assert_eq!(any.is_some(), !hits.is_empty(), "cast_ray_any vs brute force");
+            if let Some(a) = any {
+                assert!(
+                    hits.iter().any(|(h, _, _)| *h == a.collider),
+                    "cast_ray_any reported a collider the ray misses"
+                );
+            } else {
+                assert!(upper.is_none(), "cast_ray_any missed a hit inside a box");
+            }
             let mut seen = Vec::new();
             let _ = self.scene.visit_ray_hits(ray, &filter, |hit| {
                 seen.push((hit.collider, hit.toi.to_bits()));
                 ControlFlow::Continue(())
             });
             seen.sort_unstable();
-            let mut want: Vec<(ColliderHandle, u32)> = hits.iter().map(|(h, hit)| (*h, hit.toi.to_bits())).collect();
-            want.sort_unstable();
-            if seen != want {
-                let shapes: Vec<String> =
-                    self.scene.iter().map(|(h, c)| format!("{h:?} {:?} box {:?}", c.world_shape(), c.aabb())).collect();
-                panic!("visit_ray_hits {seen:?} vs brute force {want:?} for {ray:?}: {shapes:#?}");
+            let all: Vec<(ColliderHandle, u32)> = hits.iter().map(|(h, hit, _)| (*h, hit.toi.to_bits())).collect();
+            for s in &seen {
+                assert!(all.contains(s), "visit_ray_hits reported {s:?}, not an exact hit: {:#?}", describe());
+            }
+            for (h, hit, entered) in &hits {
+                if *entered {
+                    assert!(seen.contains(&(*h, hit.toi.to_bits())), "visit_ray_hits missed {h:?}: {:#?}", describe());
+                }
             }
         }
     }
