@@ -70,8 +70,10 @@ impl Scene {
 
     /// Colliders containing `p` (on the surface, for meshes), sorted by handle.
     pub fn contains_point(&self, p: &Point, filter: &QueryFilter) -> Vec<ColliderHandle> {
-        let probe = Aabb::new(*p, *p);
         let mut out = Vec::new();
+        let Ok(probe) = Aabb::try_new(*p, *p) else {
+            return out; // a NaN or infinite point lies in nothing
+        };
         self.visit_candidates(&probe, |slot| {
             let collider = &self.colliders[slot as usize];
             let handle = self.handle_of(slot);

@@ -157,7 +157,10 @@ impl Scene {
     ) {
         let collider = &mut self.colliders[handle.index as usize];
         let aabb = world.aabb();
+        // The motion only stretches the fat box; a jump between boxes near
+        // ±f32::MAX overflows it, and the tree would reject the move.
         let displacement: Vector = aabb.center() - collider.aabb.center();
+        let displacement = if displacement.iter().all(|d| d.is_finite()) { displacement } else { Vector::zeros() };
         collider.world = world;
         collider.aabb = aabb;
         if let Some(pose) = pose {

@@ -34,6 +34,13 @@ pub fn closest_point_triangle(p: &Point, tri: &Triangle) -> Point {
     let (a, b, c) = (tri.a, tri.b, tri.c);
     let ab = b - a;
     let ac = c - a;
+    // A degenerate triangle (two equal vertices, or collinear within the
+    // rounding of the cross product) is the segment(s) it collapses to; the
+    // region tests below would divide 0 by 0 on it.
+    let n = ab.cross(&ac);
+    if n.norm_squared() <= Real::EPSILON * Real::EPSILON * ab.norm_squared() * ac.norm_squared() {
+        return closest_on_edges(p, tri);
+    }
     let ap = p - a;
     let d1 = ab.dot(&ap);
     let d2 = ac.dot(&ap);
@@ -46,7 +53,6 @@ pub fn closest_point_triangle(p: &Point, tri: &Triangle) -> Point {
     if d3 >= 0.0 && d4 <= d3 {
         return b; // vertex region B
     }
-    let n = ab.cross(&ac);
     let vc = n.dot(&ab.cross(&ap));
     if vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0 {
         let v = d1 / (d1 - d3);

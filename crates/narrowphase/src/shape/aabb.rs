@@ -86,6 +86,17 @@ impl Aabb {
         Self::try_new(min, max).ok()
     }
 
+    /// A box from corners computed from valid data that may have overflowed
+    /// (a centre near `f32::MAX` plus a radius): each coordinate is clamped to
+    /// `[-f32::MAX, f32::MAX]`, so the box stays finite and still contains the
+    /// shape's finite points.
+    #[inline]
+    pub(crate) fn new_saturating(min: Point, max: Point) -> Self {
+        let lo = Vector::repeat(-Real::MAX);
+        let hi = Vector::repeat(Real::MAX);
+        Self::new_unchecked(Point::from(min.coords.sup(&lo)), Point::from(max.coords.inf(&hi)))
+    }
+
     /// Internal constructor for callers that already hold the invariant
     /// (results of `merged`, kernels computing bounds from valid shapes).
     #[inline]
@@ -131,8 +142,9 @@ impl Aabb {
         Aabb::new_unchecked(self.min.inf(&other.min), self.max.sup(&other.max))
     }
 
-    /// This box grown by `margin >= 0` on every side. A negative or non-finite
-    /// margin leaves the box unchanged, so the invariant cannot break.
+    /// This box grown by `margin >= 0` on every side, saturating at
+    /// `±f32::MAX`. A negative or non-finite margin leaves the box unchanged,
+    /// so the invariant cannot break.
     #[inline]
     #[must_use]
     pub fn loosened(&self, margin: Real) -> Aabb {
@@ -140,7 +152,7 @@ impl Aabb {
             return *self;
         }
         let m = Vector::repeat(margin);
-        Aabb::new_unchecked(self.min - m, self.max + m)
+        Aabb::new_saturating(self.min - m, self.max + m)
     }
 
     /// Surface area, `2 (xy + yz + zx)` of the extents: the SAH weight.

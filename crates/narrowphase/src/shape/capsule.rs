@@ -58,7 +58,7 @@ impl Capsule {
     #[inline]
     pub fn aabb(&self) -> Aabb {
         let r = Vector::repeat(self.radius);
-        Aabb::new_unchecked(self.a.inf(&self.b) - r, self.a.sup(&self.b) + r)
+        Aabb::new_saturating(self.a.inf(&self.b) - r, self.a.sup(&self.b) + r)
     }
 
     /// True when `p` lies inside or on the capsule.

@@ -119,7 +119,7 @@ impl Obb {
     #[inline]
     pub fn aabb(&self) -> Aabb {
         let e = self.axes.abs() * self.half_extents;
-        Aabb::new_unchecked(self.center - e, self.center + e)
+        Aabb::new_saturating(self.center - e, self.center + e)
     }
 
     /// True when `p` lies inside or on the box.

@@ -18,7 +18,13 @@ impl Plane {
         if !is_finite_point(&point) || !is_finite_vec(&normal) {
             return Err(ShapeError::NonFinite("plane point or normal"));
         }
-        let n = UnitVector::try_new(normal, Real::MIN_POSITIVE).ok_or(ShapeError::ZeroDirection)?;
+        // Scale by the largest component first so |n|^2 neither overflows
+        // (|n| > 1.8e19) nor underflows (|n| < 1e-19).
+        let largest = normal.amax();
+        if largest == 0.0 {
+            return Err(ShapeError::ZeroDirection);
+        }
+        let n = UnitVector::try_new(normal / largest, 0.0).ok_or(ShapeError::ZeroDirection)?;
         let offset = n.dot(&point.coords);
         if !offset.is_finite() {
             return Err(ShapeError::NonFinite("plane offset"));

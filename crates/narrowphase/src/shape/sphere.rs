@@ -62,7 +62,7 @@ impl Sphere {
     #[inline]
     pub fn aabb(&self) -> Aabb {
         let r = Vector::repeat(self.radius);
-        Aabb::new_unchecked(self.center - r, self.center + r)
+        Aabb::new_saturating(self.center - r, self.center + r)
     }
 
     /// True when `p` lies inside or on the sphere: `|p - c|^2 <= r^2`.
