@@ -199,7 +199,7 @@ def main():
             lines.append(f"![time against N]({chart})\n")
 
     extra = "benches/NOTES.md"
-    if os.path.exists(extra):
+    if args.out == "BENCHMARKS.md" and os.path.exists(extra):
         with open(extra) as f:
             lines.append(f.read())
     with open(args.out, "w") as f:
