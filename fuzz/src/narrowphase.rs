@@ -388,6 +388,18 @@ pub mod known_bug {
         t.a() == t.b()
     }
 
+    /// B14: `closest_points_segment_segment` solves Ericson's 2x2 system with
+    /// `denom = a e - b^2`, which cancels catastrophically for nearly parallel
+    /// segments (relative error ~`eps / sin^2`): the pair found can be
+    /// ~`eps |d| / sin` farther apart than the true closest pair (1.2e-3 for
+    /// 12-unit segments 1e-3 rad apart sharing an endpoint), so capsule-capsule
+    /// overlap verdicts and depths are off by that much.
+    pub fn nearly_parallel_segments(a: &proxima_narrowphase::Capsule, b: &proxima_narrowphase::Capsule) -> bool {
+        let (d1, d2) = ((a.b() - a.a()).cast::<f64>(), (b.b() - b.a()).cast::<f64>());
+        let (n1, n2) = (d1.norm_squared(), d2.norm_squared());
+        n1 > 0.0 && n2 > 0.0 && d1.cross(&d2).norm_squared() < 1e-4 * n1 * n2
+    }
+
     /// B10: the sweeps multiply `|motion|^2` by other squared lengths: for
     /// motions longer than about 1e15 these products overflow and
     /// `cast_sphere_sphere`, `cast_sphere_capsule`, `cast_sphere_aabb` and
@@ -808,6 +820,9 @@ fn capsule_capsule(g: &mut Gen) {
         return;
     }
     let tol = g.scale.tol();
+    if known_bug::SKIP && known_bug::nearly_parallel_segments(&a, &b) {
+        return;
+    }
     let core = Capsule::new(*b.a(), *b.b(), 0.0);
     let seg = oracle::dist_segment_convex(&p64(a.a()), &p64(a.b()), &core);
     let gap = seg - (a.radius() as f64 + b.radius() as f64);
@@ -818,7 +833,12 @@ fn capsule_capsule(g: &mut Gen) {
     if let (Some(x), Some(y)) = (cab, cba) {
         check_contact_on(&x, &a, &b, tol, "contact_capsule_capsule");
         check_contact_on(&y, &b, &a, tol, "contact_capsule_capsule (b, a)");
-        assert!((x.depth as f64 + gap).abs() <= tol, "contact_capsule_capsule: depth {} vs {}", x.depth, -gap);
+        assert!(
+            (x.depth as f64 + gap).abs() <= tol,
+            "contact_capsule_capsule({a:?}, {b:?}): depth {} vs {}",
+            x.depth,
+            -gap
+        );
         assert!((x.depth - y.depth).abs() as f64 <= tol, "contact depth not symmetric: {x:?} {y:?}");
         // The normal is the direction between the closest points, whose
         // rounding (~1e-7 * scale) turns it by ~1e-7 * scale / distance: compare

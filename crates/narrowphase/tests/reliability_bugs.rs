@@ -148,3 +148,20 @@ fn b13_triangle_with_equal_first_vertices() {
     let hit = cast_sphere_triangle(&Sphere::new(p(-2.0, 3.0, 0.0), 0.5), &v(0.0, -6.0, 0.0), &t).expect("hits");
     assert!(hit.point.iter().all(|x| x.is_finite()), "sweep point {:?}", hit.point);
 }
+
+/// B14: `closest_points_segment_segment` computes Ericson's denominator as
+/// `a e - b^2`, which cancels for nearly parallel segments: two segments of
+/// length ~12 that share an endpoint, 1e-3 rad apart, get a closest pair
+/// 1.2e-3 apart (true distance 0), so two capsules of radius 1e-4 touching
+/// at that endpoint are reported apart and capsule-capsule depths are off by
+/// 1.2e-3. (`|d1 x d2|^2`, the Lagrange identity used by the ray casts,
+/// keeps the denominator accurate.)
+#[test]
+#[ignore = "bug B14: closest_points_segment_segment loses 1e-4 relative accuracy for nearly parallel segments"]
+fn b14_nearly_parallel_segments_sharing_an_endpoint() {
+    let (a0, b0) = (p(13.678223, 0.053222656, 0.0), p(10.617676, 0.03173828, 0.0));
+    let (s, t) = closest_points_segment_segment(&a0, &p(0.0, 0.0, 0.0), &b0, &p(0.0, 0.0, 0.0));
+    assert!((s - t).norm() < 1e-5, "closest pair {s:?} {t:?} is {} apart", (s - t).norm());
+    let (x, y) = (Capsule::new(a0, p(0.0, 0.0, 0.0), 1e-4), Capsule::new(b0, p(0.0, 0.0, 0.0), 1e-4));
+    assert!(intersects_capsule_capsule(&x, &y), "capsules touching at a shared endpoint");
+}
