@@ -400,6 +400,14 @@ pub mod known_bug {
         n1 > 0.0 && n2 > 0.0 && d1.cross(&d2).norm_squared() < 1e-4 * n1 * n2
     }
 
+    /// B15: `cast_ray_capsule` on a zero-radius capsule (a segment, hit only
+    /// by a ray through it) documents the normal `-dir / |dir|`, but
+    /// normalises the rounding residue of `hit - axis point` instead: the
+    /// normal can face away from the ray.
+    pub fn zero_radius_capsule(c: &proxima_narrowphase::Capsule) -> bool {
+        c.radius() == 0.0
+    }
+
     /// B10: the sweeps multiply squared lengths: for motions, positions or
     /// radii beyond about 1e15 these products overflow and
     /// `cast_sphere_sphere`, `cast_sphere_capsule`, `cast_sphere_aabb` and
@@ -546,7 +554,11 @@ fn check_ray_solid(hit: Option<RayHit>, ray: &Ray, target: &impl Convex, tol: f6
     }
     if g(0.0) > tol {
         assert!(t > 0.0, "{what}: origin outside by {} but toi 0", g(0.0));
-        assert!(v64(&h.normal).dot(&d) <= tol * d.norm(), "{what}: normal {:?} faces away from the ray", h.normal);
+        assert!(
+            v64(&h.normal).dot(&d) <= tol * d.norm(),
+            "{what}: normal {:?} faces away from {ray:?} (hit {h:?})",
+            h.normal
+        );
     }
     if g(0.0) < -tol {
         assert_eq!(t, 0.0, "{what}: origin inside by {} but toi {t}", -g(0.0));
@@ -584,7 +596,11 @@ fn check_ray_surface(
             let nd = v64(&h.normal).dot(&nu).abs();
             assert!((nd - 1.0).abs() <= 1e-3, "{what}: normal {:?} is not the surface normal {nu:?}", h.normal);
         }
-        assert!(v64(&h.normal).dot(&d) <= tol * d.norm(), "{what}: normal {:?} faces away from the ray", h.normal);
+        assert!(
+            v64(&h.normal).dot(&d) <= tol * d.norm(),
+            "{what}: normal {:?} faces away from {ray:?} (hit {h:?})",
+            h.normal
+        );
     }
     if n.norm() == 0.0 || denom.abs() < 1e-3 * n.norm() * d.norm() {
         return;
@@ -1041,8 +1057,9 @@ fn rays(g: &mut Gen) {
             let Some(c) = g.capsule() else { return };
             let h = cast_ray_capsule(&ray, &c);
             check_ray_wellformed(&h, &ray, "cast_ray_capsule");
-            if g.scale.checked && !(known_bug::SKIP && known_bug::ray_quadratic(ray.dir())) {
-                check_ray_solid(h, &ray, &c, tol_of(g), "cast_ray_capsule");
+            let skip = known_bug::SKIP && (known_bug::ray_quadratic(ray.dir()) || known_bug::zero_radius_capsule(&c));
+            if g.scale.checked && !skip {
+                check_ray_solid(h, &ray, &c, tol_of(g), &format!("cast_ray_capsule({c:?})"));
             }
         }
         4 => {
