@@ -408,6 +408,18 @@ pub mod known_bug {
         c.radius() == 0.0
     }
 
+    /// B16: `contact_obb_obb` of two touching boxes whose edges are nearly
+    /// (not exactly) parallel can return witness points a box width apart
+    /// across the normal, against `point_a - point_b = depth * normal`.
+    pub fn nearly_parallel_box_edges(a: &proxima_narrowphase::Obb, b: &proxima_narrowphase::Obb) -> bool {
+        (0..3).any(|i| {
+            (0..3).any(|j| {
+                let s = a.axes().column(i).cross(&b.axes().column(j)).norm();
+                s > 0.0 && s < 1e-2
+            })
+        })
+    }
+
     /// B10: the sweeps multiply squared lengths: for motions, positions or
     /// radii beyond about 1e15 these products overflow and
     /// `cast_sphere_sphere`, `cast_sphere_capsule`, `cast_sphere_aabb` and
@@ -960,8 +972,10 @@ fn obb_obb(g: &mut Gen) {
         // Documented (OBB_EDGE_AXIS_REL_TOL): a face's support vertex can sit
         // off the other box's face, so the witness points are not checked
         // against the boxes, only against each other.
-        check_contact(&x, tol, "contact_obb_obb");
-        check_contact(&y, tol, "contact_obb_obb (b, a)");
+        if !(known_bug::SKIP && known_bug::nearly_parallel_box_edges(&a, &b)) {
+            check_contact(&x, tol, &format!("contact_obb_obb({a:?}, {b:?})"));
+            check_contact(&y, tol, &format!("contact_obb_obb({b:?}, {a:?})"));
+        }
         // The SAT depth is the least overlap over the 15 axes, the oracle's
         // -gap; the library may overestimate it by its documented slack for
         // skipped near-parallel edge axes (OBB_EDGE_AXIS_MIN_SINE times the
