@@ -366,7 +366,9 @@ pub mod known_bug {
 
     /// B6: a ray starting inside a solid reports `normal = -dir / |dir|`
     /// computed in f32 (`Ray::back_normal`): NaN or infinite when `|dir|^2`
-    /// underflows, zero when it overflows.
+    /// underflows, zero when it overflows. The sweeps' fallback normal
+    /// `-motion / |motion|` (`normal_or_against_motion`, coincident centres)
+    /// has the same flaw: length 1.015 for a motion of 1.4e-22.
     pub fn ray_inside_normal(dir: &Vector, toi: Real) -> bool {
         toi == 0.0 && square_out_of_range(dir)
     }
@@ -517,6 +519,9 @@ fn check_sweep(hit: Option<SweepHit>, s: &Sphere, m: &Vector, target: &impl Conv
     };
     assert!((0.0..=1.0).contains(&h.toi), "{what}: toi {} outside [0, 1]", h.toi);
     assert_eq!(h.status == SweepStatus::Penetrating, h.toi == 0.0, "{what}: status {:?} at toi {}", h.status, h.toi);
+    if known_bug::SKIP && known_bug::square_out_of_range(m) {
+        return; // B6: the fallback normal -motion / |motion| in f32
+    }
     assert_unit(&h.normal, what);
     let t = h.toi as f64;
     assert!(g(t) <= tol, "{what}: at toi {t} the oracle is {} apart", g(t));
@@ -715,7 +720,7 @@ fn sphere_sphere(g: &mut Gen) {
             assert!((v64(&x.normal) + v64(&y.normal)).norm() <= 1e-3, "contact normals do not flip: {x:?} {y:?}");
         }
     }
-    check_sweep(hit, &a, &m, &b, tol, "cast_sphere_sphere");
+    check_sweep(hit, &a, &m, &b, tol, &format!("cast_sphere_sphere({a:?}, {m:?}, {b:?})"));
     // Two moving spheres are one moving by the relative motion.
     let rel = m - mb;
     if finite3(&rel) {

@@ -62,7 +62,9 @@ fn b3_segment_through_thin_box_intersects() {
 }
 
 /// B6: a ray starting inside a solid reports `-dir / |dir|`, computed in f32:
-/// NaN/infinite when `|dir|^2` underflows, zero when it overflows.
+/// NaN/infinite when `|dir|^2` underflows, zero when it overflows; the
+/// sweeps' fallback normal `-motion / |motion|` likewise (length 1.015 for a
+/// motion of 1.4e-22).
 #[test]
 #[ignore = "bug B6: inside-start ray normal is NaN for |dir| < 1e-19 and zero for |dir| > 1.8e19"]
 fn b6_inside_start_normal_is_unit() {
@@ -72,6 +74,9 @@ fn b6_inside_start_normal_is_unit() {
         let hit = cast_ray_sphere(&ray, &s).expect("inside: toi 0");
         assert_eq!(hit.normal.into_inner(), v(-1.0, 0.0, 0.0), "dir {d}: normal {:?}", hit.normal);
     }
+    // The sweeps' fallback for coincident centres, `-motion / |motion|`.
+    let hit = cast_sphere_sphere(&s, &v(0.0, 1.3701171e-22, 0.0), &s).expect("penetrating");
+    assert!((hit.normal.norm() - 1.0).abs() < 1e-4, "sweep normal {:?}", hit.normal);
 }
 
 /// B7: `cast_ray_sphere` and `cast_ray_capsule` solve quadratics in
