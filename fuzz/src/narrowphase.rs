@@ -593,6 +593,7 @@ fn check_ray_surface(
     ray: &Ray,
     target: &impl Convex,
     plane: (V, f64),
+    conditioning: f64,
     inner: &dyn Fn(&V) -> f64,
     tol: f64,
     what: &str,
@@ -608,7 +609,10 @@ fn check_ray_surface(
         let t = h.toi as f64;
         let g = target.dist(&(o + d * t));
         assert!(g <= tol, "{what}: hit at toi {t} is {g} off the surface");
-        if n.norm() > 0.0 {
+        // The f32 face normal `e1 x e2` of a sliver cancels: its direction
+        // error is ~`eps / sin` (sin of the angle at `a`, `|n| / (|e1| |e2|)`,
+        // 1 for a plane), so it is compared only where that is below 1e-3.
+        if n.norm() > 0.0 && conditioning >= 1e-3 {
             let nu = n.normalize();
             let nd = v64(&h.normal).dot(&nu).abs();
             assert!((nd - 1.0).abs() <= 1e-3, "{what}: normal {:?} is not the surface normal {nu:?}", h.normal);
@@ -1088,8 +1092,18 @@ fn rays(g: &mut Gen) {
             if g.scale.checked {
                 let (a, b, c) = (p64(t.a()), p64(t.b()), p64(t.c()));
                 let n = (b - a).cross(&(c - a));
+                let sin = n.norm() / ((b - a).norm() * (c - a).norm()).max(f64::MIN_POSITIVE);
                 let inner = |q: &V| triangle_inner(&t, q);
-                check_ray_surface(h, &ray, &t, (n, n.dot(&a)), &inner, tol_of(g), "cast_ray_triangle");
+                check_ray_surface(
+                    h,
+                    &ray,
+                    &t,
+                    (n, n.dot(&a)),
+                    sin,
+                    &inner,
+                    tol_of(g),
+                    &format!("cast_ray_triangle({ray:?}, {t:?})"),
+                );
             }
         }
         _ => {
@@ -1099,7 +1113,7 @@ fn rays(g: &mut Gen) {
             if g.scale.checked {
                 let plane = (v64(pl.normal()), pl.offset() as f64);
                 let inner = |_: &V| f64::NEG_INFINITY;
-                check_ray_surface(h, &ray, &pl, plane, &inner, tol_of(g), "cast_ray_plane");
+                check_ray_surface(h, &ray, &pl, plane, 1.0, &inner, tol_of(g), "cast_ray_plane");
             }
         }
     }
