@@ -176,13 +176,18 @@ fn b14_nearly_parallel_segments_sharing_an_endpoint() {
 /// residue of `hit - axis point` instead, here `(0, 0.707, 0.707)`, which
 /// faces away from the ray.
 #[test]
-#[ignore = "bug B15: cast_ray_capsule with radius 0 returns a noise normal, not -dir/|dir|"]
+#[ignore = "bug B15: cast_ray_capsule / cast_ray_sphere with radius 0 return a noise normal, not -dir/|dir|"]
 fn b15_zero_radius_capsule_normal() {
     let c = Capsule::new(p(0.044921875, 0.0, 0.0), p(0.0, 0.0, 0.0), 0.0);
     let ray = Ray::new(p(-8.59668, -8.533691, -8.533691), v(1.8969727, 1.8823242, 1.8823242), f32::INFINITY);
     let hit = cast_ray_capsule(&ray, &c).expect("the ray passes through the segment");
     let back = -ray.dir().normalize();
     assert!((hit.normal.into_inner() - back).norm() < 1e-5, "normal {:?}, expected {back:?}", hit.normal);
+    // A zero-radius sphere (a point) on the ray: the same documented normal.
+    let s = Sphere::new(p(11.071289, 11.042969, 11.042969), 0.0);
+    let ray = Ray::new(p(11.042969, 11.042969, 11.042969), v(0.16796875, 0.0, 0.0), f32::INFINITY);
+    let hit = cast_ray_sphere(&ray, &s).expect("the ray passes through the point");
+    assert_eq!(hit.normal.into_inner(), v(-1.0, 0.0, 0.0), "zero-radius sphere normal");
 }
 
 /// B16: two cubes touching at a corner region, one rotated by ~1e-4 rad:
