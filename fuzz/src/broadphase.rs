@@ -62,9 +62,6 @@ pub fn check(data: &[u8]) {
             break;
         }
         w.step(&mut b);
-        if known_bug::SKIP && known_bug::fat_box_overflow(&w) {
-            return;
-        }
         w.verify();
     }
     // Flush: one last update must agree with the oracle too.
@@ -489,26 +486,6 @@ impl World {
         assert_eq!(sorted(tree_pairs.clone()), fat, "tree pairs != brute force over its fat boxes");
         assert!(tight.iter().all(|p| fat.binary_search(p).is_ok()), "a tight pair is missing from the tree");
         assert_eq!(tree_pairs, fat, "tree pairs are not sorted (min, max)");
-    }
-}
-
-/// Bugs found by this target in code it does not own (see RELIABILITY.md,
-/// "Findings"); while `SKIP` is true a sequence that triggers one stops
-/// there, so fuzzing goes on to find new failures.
-pub mod known_bug {
-    use super::World;
-
-    /// Skip the inputs of the known bugs below.
-    pub const SKIP: bool = true;
-
-    /// B1 (broadphase side): `Aabb::loosened` overflows for a finite margin,
-    /// so a `DynamicTree` with a valid huge margin (e.g. 3.4e37) stores an
-    /// infinite fat box for a box near `f32::MAX`; its SAH cost is then NaN.
-    pub(super) fn fat_box_overflow(w: &World) -> bool {
-        let finite = |a: &proxima_narrowphase::Aabb| a.min().iter().chain(a.max().iter()).all(|x| x.is_finite());
-        w.live.iter().any(|l| {
-            !w.tree.fat_aabb(l.0).is_some_and(|a| finite(&a)) || !w.tracker.fat_aabb(l.0).is_some_and(|a| finite(&a))
-        })
     }
 }
 

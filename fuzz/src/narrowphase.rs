@@ -242,9 +242,6 @@ impl Gen<'_, '_> {
         let want = if [a, b, c].iter().all(|p| finite3(&p.coords)) { Want::Ok } else { Want::NonFinite };
         let t = Triangle::try_new(a, b, c);
         assert_eq!(outcome(&t), want, "Triangle::try_new({a:?}, {b:?}, {c:?})");
-        if known_bug::SKIP && t.as_ref().is_ok_and(known_bug::triangle_first_edge_degenerate) {
-            return None;
-        }
         let t = t.ok()?;
         assert_valid_box(&t.aabb(), "Triangle::aabb", &t);
         Some(t)
@@ -270,9 +267,6 @@ impl Gen<'_, '_> {
             }
         };
         let pl = Plane::try_new(p, n);
-        if known_bug::SKIP && known_bug::plane_normal_out_of_range(&n) {
-            return None;
-        }
         assert_eq!(outcome(&pl), want, "Plane::try_new({p:?}, {n:?})");
         let pl = pl.ok()?;
         let n64 = v64(&n).normalize();
@@ -325,43 +319,27 @@ fn derived_box_want(a: &Vector, b: &Vector, min: Point, max: Point) -> Want {
 
 /// A shape's bounding box must itself be a valid `Aabb` (finite, ordered).
 fn assert_valid_box(b: &Aabb, what: &str, shape: &dyn core::fmt::Debug) {
-    if known_bug::SKIP && known_bug::bounds_overflow(b) {
-        return;
-    }
     assert!(b.is_valid(), "{what} of {shape:?} is not a valid box: {b:?}");
 }
 
 /// Bugs found by this suite in code it does not own, reported with their
 /// inputs (see RELIABILITY.md, "Findings"), each reproduced by an
 /// `#[ignore = "bug: ..."]` test in `crates/narrowphase/tests/reliability_bugs.rs`.
+/// B1, B2 and B13 were fixed (commit dc18b2f): their guards are gone, so the
+/// fuzz target checks the fixes.
 /// While `SKIP` is true the inputs that trigger them are not asserted on,
 /// so fuzzing goes on to find new failures; set it to false to see them.
 pub mod known_bug {
-    use proxima_narrowphase::{Aabb, Real, Vector};
+    use proxima_narrowphase::{Real, Vector};
 
     /// Skip the inputs of the known bugs below.
     pub const SKIP: bool = true;
-
-    /// B1: `Sphere::aabb`, `Capsule::aabb`, `Obb::aabb` (and `Aabb::loosened`
-    /// with a finite margin) overflow to an infinite "valid" box when the
-    /// shape reaches past `f32::MAX`.
-    pub fn bounds_overflow(b: &Aabb) -> bool {
-        !b.min().iter().chain(b.max().iter()).all(|x| x.is_finite())
-    }
 
     /// True when `|v|^2` is not a normal f32 (overflow, underflow or subnormal):
     /// normalising `v` in f32 then fails.
     pub fn square_out_of_range(v: &Vector) -> bool {
         let n2 = v.norm_squared();
         !n2.is_finite() || n2 < Real::MIN_POSITIVE
-    }
-
-    /// B2: `Plane::try_new` normalises in f32: a normal whose squared length
-    /// overflows gives a zero "unit" normal, one whose squared length is
-    /// subnormal a normal of wrong length, one whose squared length
-    /// underflows to 0 is rejected as `ZeroDirection` though it is not zero.
-    pub fn plane_normal_out_of_range(n: &Vector) -> bool {
-        square_out_of_range(n)
     }
 
     /// B6: a ray starting inside a solid reports `normal = -dir / |dir|`
@@ -380,14 +358,6 @@ pub mod known_bug {
     /// the documented bit-identity fails for the sign of zero.
     pub fn signed_zero_entry(scalar: Real, simd: Real) -> bool {
         scalar == 0.0 && simd == 0.0
-    }
-
-    /// B13: `closest_point_triangle` returns NaN for a triangle whose first
-    /// two vertices coincide (`a == b`), for points in the edge regions;
-    /// `distance_triangle` is then NaN and `intersects_sphere_triangle`
-    /// reports apart a sphere that contains part of the triangle.
-    pub fn triangle_first_edge_degenerate(t: &proxima_narrowphase::Triangle) -> bool {
-        t.a() == t.b()
     }
 
     /// B14: `closest_points_segment_segment` solves Ericson's 2x2 system with
@@ -421,6 +391,26 @@ pub mod known_bug {
                 s > 0.0 && s < 1e-2
             })
         })
+    }
+
+    /// B17: `intersects_obb_obb` adds `SAT_ABS_EPSILON = 1e-6` to every
+    /// `|R_ij|`, documented to cost at most `1e-6 * (sum of half-extents)` of
+    /// false touch; on an edge axis `A_i x B_j` of length `s` (the sine of the
+    /// angle between the edges) the band is that divided by `s`: two boxes of
+    /// half-extent 57,727, edges 0.002 rad from parallel, 24 units apart,
+    /// "intersect". Returns the widened band (0 when no edge pair is that close).
+    pub fn obb_epsilon_band(a: &proxima_narrowphase::Obb, b: &proxima_narrowphase::Obb) -> f64 {
+        let sum = (a.half_extents().sum() + b.half_extents().sum()) as f64;
+        let mut band = 0.0f64;
+        for i in 0..3 {
+            for j in 0..3 {
+                let s = a.axes().column(i).cross(&b.axes().column(j)).norm() as f64;
+                if s > 1e-3 {
+                    band = band.max(2.0 * 1e-6 * sum / s);
+                }
+            }
+        }
+        band
     }
 
     /// B10: the sweeps multiply squared lengths: for motions, positions or
@@ -747,9 +737,7 @@ fn aabb_aabb(g: &mut Gen) {
     assert!(m.is_valid() && m.contains_aabb(&a) && m.contains_aabb(&b), "merged {m:?} of {a:?} {b:?}");
     let margin = g.size();
     let l = a.loosened(margin);
-    if !(known_bug::SKIP && known_bug::bounds_overflow(&l)) {
-        assert!(l.is_valid() && l.contains_aabb(&a), "loosened({margin}) of {a:?} = {l:?}");
-    }
+    assert!(l.is_valid() && l.contains_aabb(&a), "loosened({margin}) of {a:?} = {l:?}");
     assert_eq!(a.contains_aabb(&b), a.contains_point(b.min()) && a.contains_point(b.max()));
     let p = g.point();
     if finite3(&p.coords) {
@@ -971,11 +959,23 @@ fn obb_obb(g: &mut Gen) {
     let tol = g.scale.tol();
     let (fa, fb, fc) = (oracle::obb_frame(&a), oracle::obb_frame(&b), oracle::aabb_frame(&c));
     let gap = oracle::sat_separation(&fa.0, &fa.1, &fa.2, &fb.0, &fb.1, &fb.2);
-    check_verdict(ab, gap, tol, "intersects_obb_obb");
+    let gap_c = oracle::sat_separation(&fc.0, &fc.1, &fc.2, &fb.0, &fb.1, &fb.2);
+    // B17: with nearly parallel edges the SAT's epsilon widens the touch band
+    // beyond its documented bound; only the "apart" side is checked then.
+    let (band, band_c) = if known_bug::SKIP {
+        (known_bug::obb_epsilon_band(&a, &b), known_bug::obb_epsilon_band(&Obb::from_aabb(&c), &b))
+    } else {
+        (0.0, 0.0)
+    };
+    let in_band = gap > tol && gap <= band;
+    let (gap, gap_c) = (if in_band { tol } else { gap }, if gap_c > tol && gap_c <= band_c { tol } else { gap_c });
+    check_verdict(ab, gap, tol, &format!("intersects_obb_obb({a:?}, {b:?})"));
     check_verdict(ba, gap, tol, "intersects_obb_obb (b, a)");
     check_verdict(cab.is_some(), gap, tol, "contact_obb_obb");
     check_verdict(cba.is_some(), gap, tol, "contact_obb_obb (b, a)");
-    let gap_c = oracle::sat_separation(&fc.0, &fc.1, &fc.2, &fb.0, &fb.1, &fb.2);
+    if in_band {
+        return; // B17: a "contact" of separated boxes; its fields mean nothing
+    }
     check_verdict(ca, gap_c, tol, "intersects_aabb_obb");
     check_verdict(ca_obb, gap_c, tol, "intersects_obb_obb(from_aabb)");
     if let (Some(x), Some(y)) = (cab, cba) {
