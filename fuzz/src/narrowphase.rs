@@ -1005,7 +1005,9 @@ fn obb_obb(g: &mut Gen) {
         let slack = tol + 2.0 * OBB_EDGE_AXIS_MIN_SINE as f64 * size + OBB_EDGE_AXIS_REL_TOL as f64 * -gap;
         let d = x.depth as f64 + gap.min(0.0);
         assert!(d >= -tol && d <= slack, "contact_obb_obb({a:?}, {b:?}) depth {} vs oracle {}", x.depth, -gap);
-        assert!((x.depth - y.depth).abs() as f64 <= tol, "contact_obb_obb depth not symmetric: {x:?} {y:?}");
+        // Each argument order may overestimate within the same documented
+        // slack (the face-over-edge preference can pick different axes).
+        assert!((x.depth - y.depth).abs() as f64 <= slack, "contact_obb_obb depth not symmetric: {x:?} {y:?}");
     }
     if let (Some(m), Some(x)) = (manifold, cab) {
         assert!(!m.is_empty() && m.len() <= 4);
