@@ -414,6 +414,18 @@ pub mod known_bug {
         band
     }
 
+    /// B18: `closest_point_triangle` on a sliver (sine of the angle at `a`
+    /// around 1e-3) can return a point off the triangle: for the triangle
+    /// `(-0.00049, 12.0, 10.79), (-10.833, -10.792, -10.791), (-10.792, -10.792,
+    /// -10.792)` and `p = (-10.79759, -10.790576, -10.790921)` it is 1.3e-6 from
+    /// `p` while the exact distance (rational arithmetic) is 3.8e-4; so
+    /// `distance_triangle` and `cast_sphere_triangle` are off by as much.
+    pub fn sliver_triangle(t: &proxima_narrowphase::Triangle) -> bool {
+        let (ab, ac) = ((t.b() - t.a()).cast::<f64>(), (t.c() - t.a()).cast::<f64>());
+        let s = ab.cross(&ac).norm() / (ab.norm() * ac.norm()).max(f64::MIN_POSITIVE);
+        s < 1e-2
+    }
+
     /// B10: the sweeps multiply squared lengths: for motions, positions or
     /// radii beyond about 1e15 these products overflow and
     /// `cast_sphere_sphere`, `cast_sphere_capsule`, `cast_sphere_aabb` and
@@ -518,7 +530,14 @@ fn check_sweep(hit: Option<SweepHit>, s: &Sphere, m: &Vector, target: &impl Conv
     let t = h.toi as f64;
     assert!(g(t) <= tol, "{what}: at toi {t} the oracle is {} apart", g(t));
     if let Some(td) = deep {
-        assert!(t <= td + 1e-6, "{what}: toi {t} after the oracle's deep contact at {td}");
+        // A hit after the first time the shapes overlap by `tol` must still
+        // be within the band there (a grazing motion reaches `-tol` slowly,
+        // so the toi itself is ill-conditioned; the overlap is not).
+        assert!(
+            t <= td + 1e-6 || g(t) >= -2.0 * tol,
+            "{what}: toi {t} overlaps by {} (> {tol}); deep contact at {td}",
+            -g(t)
+        );
     }
     if g(0.0) > tol {
         assert_eq!(h.status, SweepStatus::Hit, "{what}: apart at the start but Penetrating");
@@ -1025,6 +1044,7 @@ fn obb_obb(g: &mut Gen) {
 
 fn sphere_triangle(g: &mut Gen) {
     let (Some(s), Some(t)) = (g.sphere(), g.triangle()) else { return };
+    let sliver = known_bug::SKIP && known_bug::sliver_triangle(&t);
     let m = g.vector();
     let p = g.point();
     let i = intersects_sphere_triangle(&s, &t);
@@ -1035,9 +1055,12 @@ fn sphere_triangle(g: &mut Gen) {
         return;
     }
     let tol = g.scale.tol();
+    if sliver {
+        return; // B18
+    }
     let gap = t.dist(&p64(s.center())) - s.radius() as f64;
     check_verdict(i, gap, tol, &format!("intersects_sphere_triangle({s:?}, {t:?})"));
-    check_sweep(hit, &s, &m, &t, tol, "cast_sphere_triangle");
+    check_sweep(hit, &s, &m, &t, tol, &format!("cast_sphere_triangle({s:?}, {m:?}, {t:?})"));
     let want = t.dist(&p64(&p));
     assert!((d as f64 - want).abs() <= tol, "distance_triangle({p:?}, {t:?}) = {d}, oracle {want}");
     assert!(t.dist(&p64(&q)) <= tol, "closest_point_triangle = {q:?} is off the triangle");
