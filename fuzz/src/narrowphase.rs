@@ -499,7 +499,13 @@ fn check_sweep_wellformed(hit: &Option<SweepHit>, motion: &Vector, scale: &Scale
 
 /// Every answer, at any scale: a ray hit has `toi` in `[0, max_toi]` (never NaN).
 fn check_ray_wellformed(hit: &Option<RayHit>, ray: &Ray, what: &str) {
-    if known_bug::SKIP && known_bug::ray_quadratic(ray.dir()) {
+    check_ray_wellformed_scaled(hit, ray, 0.0, what);
+}
+
+/// [`check_ray_wellformed`] for the quadratic kernels (sphere, capsule),
+/// which B7 breaks for directions, positions or sizes beyond ~1e15.
+fn check_ray_wellformed_scaled(hit: &Option<RayHit>, ray: &Ray, largest_input: f64, what: &str) {
+    if known_bug::SKIP && (known_bug::ray_quadratic(ray.dir()) || largest_input > 1e15) {
         return;
     }
     if let Some(h) = hit {
@@ -1087,7 +1093,7 @@ fn rays(g: &mut Gen) {
         0 => {
             let Some(s) = g.sphere() else { return };
             let h = cast_ray_sphere(&ray, &s);
-            check_ray_wellformed(&h, &ray, "cast_ray_sphere");
+            check_ray_wellformed_scaled(&h, &ray, g.scale.max, "cast_ray_sphere");
             let skip = known_bug::SKIP && (known_bug::ray_quadratic(ray.dir()) || s.radius() == 0.0);
             if g.scale.checked && !skip {
                 check_ray_solid(h, &ray, &s, tol_of(g), &format!("cast_ray_sphere({s:?})"));
@@ -1118,7 +1124,7 @@ fn rays(g: &mut Gen) {
         3 => {
             let Some(c) = g.capsule() else { return };
             let h = cast_ray_capsule(&ray, &c);
-            check_ray_wellformed(&h, &ray, "cast_ray_capsule");
+            check_ray_wellformed_scaled(&h, &ray, g.scale.max, "cast_ray_capsule");
             let skip = known_bug::SKIP && (known_bug::ray_quadratic(ray.dir()) || known_bug::zero_radius_capsule(&c));
             if g.scale.checked && !skip {
                 check_ray_solid(h, &ray, &c, tol_of(g), &format!("cast_ray_capsule({c:?})"));
