@@ -23,5 +23,5 @@ pub use filter::CollisionGroups;
 pub use pair_tracker::{PairEvent, PairTracker, ProxyOptions};
 pub use pairs::{canonical_pair, Pair};
 pub use proxy::ProxyId;
-pub use static_bvh::{BoxHit, BuildOptions, RefitError, StaticBvh, StaticBvhOverlaps};
+pub use static_bvh::{BoxHit, BuildOptions, InvalidMargin, OverlapCache, RefitError, StaticBvh, StaticBvhOverlaps};
 pub use sweep_and_prune::{SapMode, SweepAndPrune};

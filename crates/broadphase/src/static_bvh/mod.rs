@@ -13,6 +13,7 @@
 
 mod binning;
 mod build;
+mod cache;
 mod overlap;
 mod pairs;
 mod ray;
@@ -20,6 +21,7 @@ mod refit;
 mod validate;
 mod wide;
 
+pub use cache::{InvalidMargin, OverlapCache};
 pub use overlap::StaticBvhOverlaps;
 pub use ray::BoxHit;
 pub use refit::RefitError;
@@ -77,7 +79,7 @@ impl Default for BuildOptions {
 /// assert_eq!((hit.id, hit.toi), (0, 9.0));
 /// bvh.validate().unwrap();
 /// ```
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct StaticBvh {
     /// The nodes; the root is node 0 and every child comes after its parent.
     nodes: Vec<WideNode>,
@@ -87,6 +89,28 @@ pub struct StaticBvh {
     prim_boxes: Vec<Aabb>,
     options: BuildOptions,
     simd: SimdLevel,
+    /// Unique to this build and its boxes: a new one at every build, refit
+    /// and rebuild, so an [`OverlapCache`] filled from an older tree is
+    /// refilled. Ignored by `==`.
+    stamp: u64,
+}
+
+/// The tree's contents (nodes, leaves, options, kernel); not its stamp.
+impl PartialEq for StaticBvh {
+    fn eq(&self, other: &Self) -> bool {
+        self.nodes == other.nodes
+            && self.prim_ids == other.prim_ids
+            && self.prim_boxes == other.prim_boxes
+            && self.options == other.options
+            && self.simd == other.simd
+    }
+}
+
+/// A stamp no tree has had.
+fn next_stamp() -> u64 {
+    use core::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    NEXT.fetch_add(1, Ordering::Relaxed)
 }
 
 impl StaticBvh {
@@ -116,7 +140,7 @@ impl StaticBvh {
         };
         #[cfg(not(feature = "parallel"))]
         let (prim_ids, prim_boxes) = built.prims.iter().map(|p| (p.id(), p.aabb())).unzip();
-        Self { nodes: built.nodes, prim_ids, prim_boxes, options, simd: SimdLevel::detect() }
+        Self { nodes: built.nodes, prim_ids, prim_boxes, options, simd: SimdLevel::detect(), stamp: next_stamp() }
     }
 
     /// The options the tree was built with.

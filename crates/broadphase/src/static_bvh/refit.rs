@@ -34,6 +34,7 @@ impl StaticBvh {
         for (slot, &id) in self.prim_ids.iter().enumerate() {
             self.prim_boxes[slot] = new_boxes[id as usize];
         }
+        self.stamp = super::next_stamp();
         for index in (0..self.nodes.len()).rev() {
             let (head, tail) = self.nodes.split_at_mut(index + 1);
             let node = &mut head[index];
