@@ -200,6 +200,15 @@ fn contact(c: &mut Criterion) {
         })
     });
     g.finish();
+
+    // B centred within 0.1 of A's centroid: about 46% of the pairs cross.
+    let tv = cases(26, |r| {
+        let a = gen::triangle(r, &near(1.0));
+        let centroid = Point::from(a.vertices().iter().map(|p| p.coords).sum::<Vector>() / 3.0);
+        (a, gen::triangle(r, &near(0.1).at(centroid)))
+    });
+    let tw: Vec<_> = tv.iter().map(|(a, b)| Pp::new(cv::triangle(a), cv::triangle(b))).collect();
+    pair(c, "contact/triangle_triangle", &tv, |(a, b)| depth(contact_triangle_triangle(a, b)), &tw, Pp::depth);
 }
 
 /// A query point and a parry shape with its pose.

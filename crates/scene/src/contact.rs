@@ -5,6 +5,7 @@ use proxima_narrowphase::{
     contact_sphere_obb, contact_sphere_sphere, Capsule, Contact, Isometry, Obb, Sphere,
 };
 
+use crate::mesh_mesh::contact_mesh_mesh;
 use crate::shape::WorldShape;
 
 /// The contact between A and B (normal from A to B, `depth >= 0`), `None`
@@ -13,8 +14,8 @@ use crate::shape::WorldShape;
 /// Every pair of solid shapes is supported exactly; an axis-aligned box is
 /// treated as an oriented box with identity rotation. Meshes are two-sided
 /// surfaces: a sphere, box or capsule against a mesh gets the deepest of its
-/// triangle contacts. Mesh-mesh contacts are not supported and return `None`
-/// (meshes are meant as static level geometry; their overlap queries exist).
+/// triangle contacts; two meshes get their deepest triangle-triangle contact
+/// (`contact_triangle_triangle`, over the pairs their BVHs leave).
 pub fn contact(a: &WorldShape, b: &WorldShape) -> Option<Contact> {
     use WorldShape as S;
     match (a, b) {
@@ -48,7 +49,7 @@ pub fn contact(a: &WorldShape, b: &WorldShape) -> Option<Contact> {
         (S::Aabb(_) | S::Obb(_) | S::Capsule(_) | S::TriMesh(..), S::Sphere(_))
         | (S::Aabb(_) | S::Obb(_), S::Capsule(_))
         | (S::TriMesh(..), S::Aabb(_) | S::Obb(_) | S::Capsule(_)) => contact(b, a).map(|c| c.flipped()),
-        (S::TriMesh(..), S::TriMesh(..)) => None,
+        (S::TriMesh(mesh_a, pose_a), S::TriMesh(mesh_b, pose_b)) => contact_mesh_mesh(mesh_a, pose_a, mesh_b, pose_b),
     }
 }
 

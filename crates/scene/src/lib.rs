@@ -11,6 +11,7 @@ mod collider;
 mod contact;
 mod error;
 mod filter;
+mod mesh_mesh;
 mod pipeline;
 mod query_ray;
 mod query_shape;

@@ -1,0 +1,98 @@
+//! Contact between two triangle meshes: the deepest triangle-triangle
+//! contact, over the pairs that the meshes' BVHs cannot rule out.
+
+use core::ops::ControlFlow;
+
+use proxima_broadphase::BroadPhase;
+use proxima_narrowphase::{contact_triangle_triangle, Aabb, Contact, Isometry, Point, Real, Triangle};
+
+use crate::trimesh::TriMesh;
+
+/// Query boxes grow by this fraction of the largest coordinate in A's frame:
+/// more than the triangle test's touching band (`1e-6` of a pair's extent,
+/// measured from a vertex, so at most twice the largest coordinate), so no
+/// pair it calls touching is culled by the boxes.
+const CULL_MARGIN_REL: Real = 1e-5;
+
+/// The contact between mesh A placed by `pose_a` and mesh B placed by
+/// `pose_b` (normal from A to B, world frame): the deepest
+/// [`contact_triangle_triangle`] over the triangle pairs, `None` when no
+/// pair touches. Meshes are surfaces, so this is where their triangles cross,
+/// not a volume's penetration.
+///
+/// In A's frame, with B brought in by the relative pose `pose_a^-1 pose_b`:
+/// 1. the region `R`, the overlap of A's box and B's (B's local box
+///    transformed, conservative); none means no contact;
+/// 2. each mesh's triangles whose boxes overlap `R` (counted with one BVH
+///    query each, B's with the box of `R` in B's frame);
+/// 3. each candidate of the smaller side queries the other mesh's BVH with
+///    its box clipped to `R` (a crossing point lies in both triangles, so in
+///    `R` and in the candidate's box), and every pair found is tested.
+///
+/// Ties keep the first pair found (the traversal is deterministic).
+pub(crate) fn contact_mesh_mesh(a: &TriMesh, pose_a: &Isometry, b: &TriMesh, pose_b: &Isometry) -> Option<Contact> {
+    let rel = pose_a.inv_mul(pose_b);
+    let to_b = rel.inverse();
+    let b_box = b.world_aabb(&rel);
+    let margin = CULL_MARGIN_REL * largest_coordinate(a.local_aabb()).max(largest_coordinate(&b_box));
+    let region = clip(&a.local_aabb().loosened(margin), &b_box.loosened(margin))?;
+    let region_in_b = box_under(&region, &to_b);
+    let b_in_a = |id: u32| transformed(&b.triangles()[id as usize], &rel);
+    let mut best: Option<Contact> = None;
+    let mut keep = |c: Option<Contact>| {
+        if let Some(c) = c {
+            if best.is_none_or(|b| c.depth > b.depth) {
+                best = Some(c);
+            }
+        }
+    };
+    if a.bvh().overlaps(&region).count() <= b.bvh().overlaps(&region_in_b).count() {
+        for i in a.bvh().overlaps(&region) {
+            let ta = &a.triangles()[i as usize];
+            let Some(query) = clip(&ta.aabb().loosened(margin), &region) else { continue };
+            let _ = b.bvh().visit_overlaps(&box_under(&query, &to_b), |j| {
+                if let Some(tb) = b_in_a(j) {
+                    keep(contact_triangle_triangle(ta, &tb));
+                }
+                ControlFlow::Continue(())
+            });
+        }
+    } else {
+        for j in b.bvh().overlaps(&region_in_b) {
+            let Some(tb) = b_in_a(j) else { continue };
+            let Some(query) = clip(&tb.aabb().loosened(margin), &region) else { continue };
+            let _ = a.bvh().visit_overlaps(&query, |i| {
+                keep(contact_triangle_triangle(&a.triangles()[i as usize], &tb));
+                ControlFlow::Continue(())
+            });
+        }
+    }
+    best.map(|c| Contact {
+        point_a: pose_a.transform_point(&c.point_a),
+        point_b: pose_a.transform_point(&c.point_b),
+        normal: pose_a.rotation * c.normal,
+        depth: c.depth,
+    })
+}
+
+/// The overlap of two boxes, `None` when they are apart.
+fn clip(p: &Aabb, q: &Aabb) -> Option<Aabb> {
+    Aabb::try_new(p.min().sup(q.min()), p.max().inf(q.max())).ok()
+}
+
+/// The box of `aabb`'s eight corners under `iso` (conservative).
+fn box_under(aabb: &Aabb, iso: &Isometry) -> Aabb {
+    let corners = aabb.corners().map(|c| iso.transform_point(&c));
+    Aabb::from_points(corners.iter()).unwrap_or(*aabb)
+}
+
+/// The largest absolute coordinate of a box.
+fn largest_coordinate(aabb: &Aabb) -> Real {
+    aabb.min().coords.amax().max(aabb.max().coords.amax())
+}
+
+/// A triangle under `iso`; `None` if a vertex overflows.
+fn transformed(t: &Triangle, iso: &Isometry) -> Option<Triangle> {
+    let [p, q, r]: [Point; 3] = t.vertices().map(|v| iso.transform_point(&v));
+    Triangle::try_new(p, q, r).ok()
+}
