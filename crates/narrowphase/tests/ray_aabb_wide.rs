@@ -244,3 +244,24 @@ fn lanes_round_trip_and_overlap_mask() {
     lanes.clear(0);
     assert_eq!(lanes.overlap_mask(&huge), 0b0010);
 }
+
+#[test]
+fn overlap_mask_lane_equals_overlap_mask_of_the_lane_box() {
+    let mut r = proxima_test_support::rng(31);
+    let p = proxima_test_support::gen::Placement::new(2.0, 0.0, 1.5);
+    let mut hits = 0;
+    for _ in 0..20_000 {
+        let boxes: Vec<Aabb> = (0..8).map(|_| proxima_test_support::gen::aabb(&mut r, &p)).collect();
+        let others: Vec<Aabb> = (0..6).map(|_| proxima_test_support::gen::aabb(&mut r, &p)).collect();
+        let lanes = AabbLanes::<8>::from_boxes(&boxes);
+        // Two padded lanes in `other`: they overlap nothing.
+        let other = AabbLanes::<8>::from_boxes(&others);
+        for lane in 0..8 {
+            let expected = other.get(lane).map_or(0, |b| lanes.overlap_mask(&b));
+            assert_eq!(lanes.overlap_mask_lane(&other, lane), expected, "lane {lane}");
+            hits += expected.count_ones();
+        }
+    }
+    // Both outcomes occur often enough for the comparison to mean something.
+    assert!(hits > 96_000 && hits < 864_000, "{hits} of 960,000 lane pairs overlap");
+}

@@ -1,27 +1,26 @@
 //! Self-pairs: every pair of overlapping boxes, by a simultaneous descent of
 //! the tree against itself (the bounding volume test tree, Gottschalk et
-//! al. 1996, as in parry's `traverse_bvtt_single_tree`).
+//! al. 1996, as in parry's `traverse_bvtt_single_tree`), node against node.
 //!
-//! `Within(node)` finds the pairs inside a subtree: those inside each child,
-//! and those between two different children whose boxes overlap
-//! (`Across`). `Across(a, b)` finds the pairs with one box below lane `a` and
-//! the other below lane `b`: when both are leaves, their boxes are tested;
-//! otherwise the larger internal side is opened and only its lanes that
-//! overlap the other side's box are kept. Every unordered pair of boxes has
-//! exactly one place where its two leaves part, so it is found exactly once.
+//! `Within(n)` finds the pairs inside the subtree of node `n`: those inside
+//! each lane, and those between two of its lanes whose boxes overlap.
+//! `Across(a, b)` finds the pairs between the subtrees of two different
+//! nodes: each lane of `a` is tested against the 8 lanes of `b` at once (one
+//! SIMD mask per lane of `a`), and every overlapping lane pair goes on: two
+//! nodes as a new `Across`, a leaf against a node as one box query per
+//! primitive of the leaf, two leaves as primitive tests. Every unordered
+//! pair of boxes has exactly one place where its two leaves part, so it is
+//! found exactly once.
 
-use super::wide::Lane;
+use super::wide::{Lane, WideNode};
 use super::StaticBvh;
 use proxima_narrowphase::intersects_aabb_aabb;
 use smallvec::SmallVec;
 
-/// A lane of a node: `(node index, lane)`.
-type LaneRef = (u32, u8);
-
 #[derive(Clone, Copy, Debug)]
 enum PairTask {
     Within(u32),
-    Across(LaneRef, LaneRef),
+    Across(u32, u32),
 }
 
 type TaskStack = SmallVec<[PairTask; 64]>;
@@ -91,53 +90,85 @@ impl StaticBvh {
         match task {
             PairTask::Within(index) => {
                 let node = &self.nodes[index as usize];
-                let len = usize::from(node.len);
-                for i in 0..len {
+                let used = node.used_mask();
+                for i in 0..usize::from(node.len) {
                     match node.lane(i) {
                         Lane::Node(child) => stack.push(PairTask::Within(child)),
                         Lane::Leaf { first, count } => self.leaf_self_pairs(first, count, out),
                     }
                     // Lanes after i that overlap lane i.
-                    let later = node.used_mask() & !((2u32 << i) - 1);
-                    let mut mask = node.bounds.overlap_mask(&node.lane_box(i)) & later;
+                    let mut mask = node.bounds.overlap_mask_lane(&node.bounds, i) & used & !((2u32 << i) - 1);
                     while mask != 0 {
-                        let j = mask.trailing_zeros() as u8;
+                        let j = mask.trailing_zeros() as usize;
                         mask &= mask - 1;
-                        stack.push(PairTask::Across((index, i as u8), (index, j)));
+                        self.lane_pair(node, i, node, j, stack, out);
                     }
                 }
             }
             PairTask::Across(a, b) => {
-                let (na, nb) = (&self.nodes[a.0 as usize], &self.nodes[b.0 as usize]);
-                let (la, lb) = (na.lane(usize::from(a.1)), nb.lane(usize::from(b.1)));
-                match (la, lb) {
-                    (Lane::Leaf { first: fa, count: ca }, Lane::Leaf { first: fb, count: cb }) => {
-                        self.leaf_pairs(fa, ca, fb, cb, out)
+                let (na, nb) = (&self.nodes[a as usize], &self.nodes[b as usize]);
+                let used = nb.used_mask();
+                for i in 0..usize::from(na.len) {
+                    let mut mask = nb.bounds.overlap_mask_lane(&na.bounds, i) & used;
+                    while mask != 0 {
+                        let j = mask.trailing_zeros() as usize;
+                        mask &= mask - 1;
+                        self.lane_pair(na, i, nb, j, stack, out);
                     }
-                    (Lane::Node(ca), Lane::Node(_))
-                        if na.lane_box(usize::from(a.1)).surface_area()
-                            >= nb.lane_box(usize::from(b.1)).surface_area() =>
-                    {
-                        self.open(ca, b, false, stack)
-                    }
-                    (Lane::Node(ca), Lane::Leaf { .. }) => self.open(ca, b, false, stack),
-                    (_, Lane::Node(cb)) => self.open(cb, a, true, stack),
                 }
             }
         }
     }
 
-    /// Pushes `Across(lane k of node, other)` for the lanes of `node` that
-    /// overlap `other`'s box (`swap`: keep `other` first, for readability of
-    /// the task order only; pairs are canonicalised when emitted).
-    fn open(&self, node: u32, other: LaneRef, swap: bool, stack: &mut TaskStack) {
-        let other_box = self.nodes[other.0 as usize].lane_box(usize::from(other.1));
-        let opened = &self.nodes[node as usize];
-        let mut mask = opened.bounds.overlap_mask(&other_box);
-        while mask != 0 {
-            let k = mask.trailing_zeros() as u8;
-            mask &= mask - 1;
-            stack.push(if swap { PairTask::Across(other, (node, k)) } else { PairTask::Across((node, k), other) });
+    /// Lane `i` of `na` and lane `j` of `nb`: overlapping lanes of two
+    /// different subtrees.
+    #[inline]
+    fn lane_pair(
+        &self,
+        na: &WideNode,
+        i: usize,
+        nb: &WideNode,
+        j: usize,
+        stack: &mut TaskStack,
+        out: &mut Vec<(u32, u32)>,
+    ) {
+        match (na.lane(i), nb.lane(j)) {
+            (Lane::Leaf { first: fa, count: ca }, Lane::Leaf { first: fb, count: cb }) => {
+                self.leaf_pairs(fa, ca, fb, cb, out)
+            }
+            (Lane::Node(a), Lane::Node(b)) => stack.push(PairTask::Across(a, b)),
+            (Lane::Leaf { first, count }, Lane::Node(node)) | (Lane::Node(node), Lane::Leaf { first, count }) => {
+                self.leaf_against(first, count, node, out)
+            }
+        }
+    }
+
+    /// Pairs between the primitives of a leaf and those below `root`: one
+    /// box query per primitive.
+    fn leaf_against(&self, first: u32, count: u32, root: u32, out: &mut Vec<(u32, u32)>) {
+        let mut stack: SmallVec<[u32; 32]> = SmallVec::new();
+        for s in first as usize..(first + count) as usize {
+            let query = &self.prim_boxes[s];
+            stack.push(root);
+            while let Some(index) = stack.pop() {
+                let node = &self.nodes[index as usize];
+                let mut mask = node.bounds.overlap_mask(query);
+                while mask != 0 {
+                    let lane = mask.trailing_zeros() as usize;
+                    mask &= mask - 1;
+                    match node.lane(lane) {
+                        Lane::Node(child) => stack.push(child),
+                        Lane::Leaf { first: f, count: c } => {
+                            for t in f as usize..(f + c) as usize {
+                                // A one-box leaf's lane is the box: already tested.
+                                if c == 1 || intersects_aabb_aabb(&self.prim_boxes[t], query) {
+                                    out.push(canonical(self.prim_ids[s], self.prim_ids[t]));
+                                }
+                            }
+                        }
+                    }
+                }
+            }
         }
     }
 

@@ -65,12 +65,6 @@ impl WideNode {
         (1u32 << self.len) - 1
     }
 
-    /// The box of used lane `lane`.
-    #[inline]
-    pub(crate) fn lane_box(&self, lane: usize) -> Aabb {
-        self.bounds.get(lane).expect("used lanes hold valid boxes")
-    }
-
     /// The smallest box containing every used lane: the node's own box.
     #[inline]
     pub(crate) fn own_box(&self) -> Option<Aabb> {

@@ -97,6 +97,25 @@ impl<const W: usize> AabbLanes<W> {
         (0..W).filter(|&lane| mask >> lane & 1 == 1).filter_map(|lane| self.get(lane)).reduce(|a, b| a.merged(&b))
     }
 
+    /// The lanes of `self` whose box overlaps lane `lane` of `other`, as
+    /// [`overlap_mask`](Self::overlap_mask) with that lane's box (read in
+    /// place: no `Aabb` is built). A padded lane overlaps nothing.
+    #[inline]
+    #[must_use]
+    pub fn overlap_mask_lane(&self, other: &Self, lane: usize) -> u32 {
+        let qmin: [Real; 3] = core::array::from_fn(|axis| other.bounds[axis][0][lane]);
+        let qmax: [Real; 3] = core::array::from_fn(|axis| other.bounds[axis][1][lane]);
+        let mut mask = 0u32;
+        for l in 0..W {
+            let mut hit = true;
+            for axis in 0..3 {
+                hit &= (self.bounds[axis][0][l] <= qmax[axis]) & (qmin[axis] <= self.bounds[axis][1][l]);
+            }
+            mask |= (hit as u32) << l;
+        }
+        mask
+    }
+
     /// The lanes whose box overlaps `aabb` (closed boxes: touching counts), as
     /// a bit mask (bit `i` for lane `i`). Padded lanes never overlap.
     ///
