@@ -54,6 +54,25 @@ pub(crate) fn sort_keys(keys: &mut Vec<u64>, scratch: &mut Vec<u64>) {
     radix_sort_by_key(keys, scratch, |k| *k);
 }
 
+/// Sorts pairs of indices ascending (by the first index, then the second),
+/// with the LSD radix sort the structures use for their pair lists: linear
+/// time, stable, and allocation-free once `scratch` has grown. For callers
+/// that map proxy pairs to their own indices (a collider's slot, an entity)
+/// and need them ordered again.
+///
+/// ```
+/// let mut pairs = vec![(5, 9), (1, 7), (5, 2), (0, 3)];
+/// proxima_broadphase::sort_index_pairs(&mut pairs, &mut Vec::new());
+/// assert_eq!(pairs, [(0, 3), (1, 7), (5, 2), (5, 9)]);
+/// ```
+pub fn sort_index_pairs(pairs: &mut Vec<(u32, u32)>, scratch: &mut Vec<(u32, u32)>) {
+    if pairs.len() < SMALL {
+        pairs.sort_unstable();
+        return;
+    }
+    radix_sort_by_key(pairs, scratch, |&(a, b)| (u64::from(a) << 32) | u64::from(b));
+}
+
 /// An LSD radix sort by a 64-bit key, 11 bits per pass, stable, skipping the
 /// passes whose digit is the same for every item (for pair keys of fewer than
 /// 2^21 slots, 4 of the 6 passes run). One read pass builds every digit's
@@ -133,6 +152,16 @@ mod tests {
             let mut key_scratch = Vec::new();
             sort_keys(&mut keys, &mut key_scratch);
             assert_eq!(keys, expected.iter().map(pair_key).collect::<Vec<_>>());
+            // Index pairs, in both orders of each pair (not canonical).
+            let mut index: Vec<(u32, u32)> = expected
+                .iter()
+                .enumerate()
+                .map(|(i, p)| if i % 2 == 0 { (p.0.index(), p.1.index()) } else { (p.1.index(), p.0.index()) })
+                .collect();
+            let mut sorted = index.clone();
+            sorted.sort_unstable();
+            sort_index_pairs(&mut index, &mut Vec::new());
+            assert_eq!(index, sorted);
         }
     }
 }

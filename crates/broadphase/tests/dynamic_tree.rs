@@ -217,6 +217,15 @@ fn self_pairs_match_parry3d() {
         let theirs = parry_pairs(&boxes);
         assert_eq!(ours, theirs, "n {n} dense {dense}");
         assert!(!theirs.is_empty());
+        // The unsorted list holds the same pairs, each once, and is the same
+        // list on every call.
+        let mut unsorted = Vec::new();
+        tree.pairs_unsorted_into(&mut unsorted);
+        let mut again = Vec::new();
+        tree.pairs_unsorted_into(&mut again);
+        assert_eq!(unsorted, again);
+        unsorted.sort_unstable();
+        assert_eq!(unsorted, pairs);
         // SAH insertion with rotations keeps the tree shallow: a balanced tree
         // has height log2(n); allow 3x that.
         assert!(stats.height as f64 <= 3.0 * (n as f64).log2(), "height {}", stats.height);

@@ -3,7 +3,7 @@
 use core::ops::ControlFlow;
 use std::time::{Duration, Instant};
 
-use proxima_broadphase::ProxyId;
+use proxima_broadphase::{sort_index_pairs, ProxyId};
 use proxima_narrowphase::{Contact, Sphere, SweepHit, Vector};
 
 use crate::collider::{BodyKind, ColliderHandle};
@@ -80,6 +80,7 @@ pub struct FrameStats {
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct ContactPipeline {
     candidates: Vec<(u32, u32)>,
+    sort_scratch: Vec<(u32, u32)>,
     proxy_pairs: Vec<(ProxyId, ProxyId)>,
     contacts: Vec<ContactPair>,
     previous: Vec<(ColliderHandle, ColliderHandle)>,
@@ -111,7 +112,9 @@ impl ContactPipeline {
                 self.contacts.push(ContactPair { a: scene.handle_of(sa), b: scene.handle_of(sb), contact: c });
             }
         }
-        self.contacts.sort_unstable_by_key(|p| (p.a, p.b));
+        // Candidates are sorted by slot, and slots order like handles: the
+        // contacts are already in `(a, b)` order.
+        debug_assert!(self.contacts.windows(2).all(|w| (w[0].a, w[0].b) < (w[1].a, w[1].b)));
         self.diff_events();
         let t2 = Instant::now();
         self.sweep_ccd(scene);
@@ -183,7 +186,7 @@ impl ContactPipeline {
         self.candidates
             .retain(|&(a, b)| groups_interact(&colliders[a as usize].desc.groups, &colliders[b as usize].desc.groups));
         // Slots order like handles (the generation only breaks ties of equal slots).
-        self.candidates.sort_unstable();
+        sort_index_pairs(&mut self.candidates, &mut self.sort_scratch);
         self.candidates.dedup();
     }
 

@@ -22,6 +22,20 @@ const PARALLEL_TASKS: usize = 256;
 impl<T> DynamicTree<T> {
     /// Every pair of overlapping fat boxes as `(min, max)`, sorted, into `out`.
     pub(crate) fn self_pairs_into(&self, out: &mut Vec<Pair>) {
+        self.self_pairs_impl(out, true);
+    }
+
+    /// Every pair of overlapping fat boxes as `(min, max)`, into `out`, in
+    /// the traversal's order: deterministic (the same tree gives the same
+    /// list, whatever the number of threads) but not sorted. For callers that
+    /// map the ids to their own indices and sort those (see
+    /// [`sort_index_pairs`](crate::sort_index_pairs)), so the list is not
+    /// sorted twice.
+    pub fn pairs_unsorted_into(&self, out: &mut Vec<Pair>) {
+        self.self_pairs_impl(out, false);
+    }
+
+    fn self_pairs_impl(&self, out: &mut Vec<Pair>, sorted: bool) {
         out.clear();
         if !self.has_root || self.node(ROOT).is_leaf() {
             return;
@@ -43,7 +57,9 @@ impl<T> DynamicTree<T> {
         } else {
             view.collect_pairs((top, top), &mut Vec::new(), &mut keys);
         }
-        sort_keys(&mut keys, &mut Vec::new());
+        if sorted {
+            sort_keys(&mut keys, &mut Vec::new());
+        }
         let generations = self.leaves.generations();
         let id = |key: u64| ProxyId::new(key as u32, generations[key as usize]);
         out.extend(keys.iter().map(|&k| (id(k >> 32), id(k & 0xFFFF_FFFF))));
