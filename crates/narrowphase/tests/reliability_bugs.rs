@@ -162,7 +162,6 @@ fn b13_triangle_with_equal_first_vertices() {
 /// 1.2e-3. (`|d1 x d2|^2`, the Lagrange identity used by the ray casts,
 /// keeps the denominator accurate.)
 #[test]
-#[ignore = "bug B14: closest_points_segment_segment loses 1e-4 relative accuracy for nearly parallel segments"]
 fn b14_nearly_parallel_segments_sharing_an_endpoint() {
     let (a0, b0) = (p(13.678223, 0.053222656, 0.0), p(10.617676, 0.03173828, 0.0));
     let (s, t) = closest_points_segment_segment(&a0, &p(0.0, 0.0, 0.0), &b0, &p(0.0, 0.0, 0.0));
@@ -260,7 +259,6 @@ fn b17_obb_epsilon_band_is_bounded() {
 /// distance 3.83e-4. `distance_triangle` and `cast_sphere_triangle` (whose
 /// hit point and toi come from it) are off by as much.
 #[test]
-#[ignore = "bug B18: closest_point_triangle off by 3.8e-4 on a sliver triangle at coordinates ~11"]
 fn b18_sliver_triangle_distance() {
     let t = Triangle::new(
         p(-0.00048828125, 11.999512, 10.791992),

@@ -1,19 +1,24 @@
 //! Closest point on a triangle.
 
-use crate::math::{Point, Real};
+use crate::math::{Point, Real, Vector};
 use crate::shape::Triangle;
 
-/// Below this `sin^2` of the angle at `a` (`|n|^2 / (|ab|^2 |ac|^2)`), the face
-/// point is taken from barycentric coordinates rather than by projecting
+/// Below this `sin^2` of the angle at the vertex where `n` is computed
+/// (`|n|^2 / (|u|^2 |v|^2)` for `n = u x v`, see [`best_conditioned_normal`]),
+/// the face point is taken from barycentric coordinates rather than by projecting
 /// onto the plane: the plane normal of such a sliver has a direction error of
 /// `eps / sin`, which the projection multiplies by the point's distance.
 const SLIVER_SIN2: Real = 1e-6;
+
+/// Below this `sin^2` of the angle at `a`, the normal is recomputed at the
+/// vertex opposite the longest edge (see [`best_conditioned_normal`]).
+const RECOMPUTE_NORMAL_SIN2: Real = 1e-2;
 
 /// The point of triangle `abc` closest to `p`.
 ///
 /// Finds the Voronoi region of `p` (three vertices, three edges, the face)
 /// as in Ericson, Real-Time Collision Detection, 5.1.5, and projects onto
-/// that feature. Two changes make it robust on thin triangles:
+/// that feature. Three changes make it robust on thin triangles:
 /// - the edge-region signs `va, vb, vc` are the triple products
 ///   `n . ((c - b) x (p - b))`, `n . ((a - c) x (p - c))`,
 ///   `n . ((b - a) x (p - a))` with `n = (b - a) x (c - a)`. They equal
@@ -22,9 +27,13 @@ const SLIVER_SIN2: Real = 1e-6;
 ///   wrong region, with errors up to the triangle's size;
 /// - in the face region the point is the orthogonal projection onto the
 ///   plane, `p - n (n . (p - a)) / |n|^2` (exact up to the direction error of
-///   `n`), except on slivers (`sin^2 < 1e-6` at `a`), where the barycentric
-///   combination `a + (b - a) vb / s + (c - a) vc / s`, `s = va + vb + vc`,
-///   stays on the triangle.
+///   `n`), except on slivers (`sin^2 < 1e-6`, even at the best vertex), where
+///   the barycentric combination `a + (b - a) vb / s + (c - a) vc / s`, `s = va + vb + vc`,
+///   stays on the triangle;
+/// - when the angle at `a` is small or near 180 degrees (`sin^2 < 1e-2`),
+///   `n` is recomputed from the two shorter edges, at the vertex opposite
+///   the longest one, where the sine is largest (law of sines), and the
+///   projection is taken from that vertex (B18).
 ///
 /// Degenerate triangles: collinear vertices fall into a vertex or edge region
 /// (the segment they collapse to), or get `s = 0`, handled by the closest of
@@ -37,9 +46,18 @@ pub fn closest_point_triangle(p: &Point, tri: &Triangle) -> Point {
     // A degenerate triangle (two equal vertices, or collinear within the
     // rounding of the cross product) is the segment(s) it collapses to; the
     // region tests below would divide 0 by 0 on it.
-    let n = ab.cross(&ac);
-    if n.norm_squared() <= Real::EPSILON * Real::EPSILON * ab.norm_squared() * ac.norm_squared() {
+    let mut n = ab.cross(&ac);
+    let mut n2 = n.norm_squared();
+    // `|u|^2 |v|^2` of the two edges whose cross product is `n`, and the
+    // vertex they meet at.
+    let mut uv2 = ab.norm_squared() * ac.norm_squared();
+    let mut o = a;
+    if n2 <= Real::EPSILON * Real::EPSILON * uv2 {
         return closest_on_edges(p, tri);
+    }
+    if n2 < RECOMPUTE_NORMAL_SIN2 * uv2 {
+        (n, o, uv2) = best_conditioned_normal(tri);
+        n2 = n.norm_squared();
     }
     let ap = p - a;
     let d1 = ab.dot(&ap);
@@ -81,11 +99,33 @@ pub fn closest_point_triangle(p: &Point, tri: &Triangle) -> Point {
         // fall back to the closest of the three edges.
         return closest_on_edges(p, tri);
     }
-    let n2 = n.norm_squared();
-    if n2 > SLIVER_SIN2 * ab.norm_squared() * ac.norm_squared() {
-        return p - n * (n.dot(&ap) / n2);
+    if n2 > SLIVER_SIN2 * uv2 {
+        return p - n * (n.dot(&(p - o)) / n2);
     }
     a + ab * (vb / denom) + ac * (vc / denom)
+}
+
+/// The triangle's normal `(b - a) x (c - a)`, computed at the vertex `o`
+/// opposite the longest edge as the cross product of the two shorter edges,
+/// with `o` and `|u|^2 |v|^2` of those edges.
+///
+/// The rounding error of `u x v` is about `eps |u| |v|` in every direction,
+/// while `|u x v| = |u| |v| sin`: its direction error is `eps / sin`. By the
+/// law of sines the vertex opposite the longest edge has the largest sine
+/// (on a sliver with a tiny angle at `a`, about 1 instead of 1e-3), and the
+/// cyclic products `(c - b) x (a - b)` and `(a - c) x (b - c)` equal
+/// `(b - a) x (c - a)` exactly in real arithmetic, so the orientation is kept.
+#[cold]
+fn best_conditioned_normal(tri: &Triangle) -> (Vector, Point, Real) {
+    let (a, b, c) = (tri.a, tri.b, tri.c);
+    let (ab2, bc2, ca2) = ((b - a).norm_squared(), (c - b).norm_squared(), (a - c).norm_squared());
+    if ab2 >= bc2 && ab2 >= ca2 {
+        ((a - c).cross(&(b - c)), c, ca2 * bc2)
+    } else if bc2 >= ca2 {
+        ((b - a).cross(&(c - a)), a, ab2 * ca2)
+    } else {
+        ((c - b).cross(&(a - b)), b, bc2 * ab2)
+    }
 }
 
 fn closest_on_edges(p: &Point, tri: &Triangle) -> Point {
