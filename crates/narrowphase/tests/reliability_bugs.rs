@@ -49,7 +49,6 @@ fn b2_plane_normal_of_any_nonzero_length() {
 /// radius. `contact_capsule_obb` (which decides with an exact slab test)
 /// finds the contact; 397 of 100,001 samples of the segment lie inside the box.
 #[test]
-#[ignore = "bug B3: intersects_capsule_obb misses a segment crossing a thin box (radius below rounding)"]
 fn b3_segment_through_thin_box_intersects() {
     let c = Capsule::new(p(-4.7441406, -5.217285, 14.096191), p(-13.338379, 4.0581055, 4.6416016), 0.0);
     let q = nalgebra::Quaternion::new(-0.40295628, 0.77001274, 0.14826456, -0.47193682);

@@ -54,7 +54,13 @@ pub fn closest_points_segment_box_local(p: &Vector, q: &Vector, h: &Vector) -> (
             num += d[i] * (b - p[i]);
             den += d[i] * d[i];
         }
-        let t = if den > 0.0 { (num / den).clamp(t0, t1) } else { t0 };
+        // No active face: the midpoint is inside the box, so the segment
+        // enters it. Take `t` at the midpoint, where `f = 0` exactly (`x` is
+        // computed as `mid` was, and every coordinate passed the tests above,
+        // so `clamp(x) = x`). The piece's ends lie on faces, and `f` there is
+        // the rounding of `p + d t` off the face: for a segment crossing a thin
+        // box that was ~1e-12, more than the square of a tiny radius (B3).
+        let t = if den > 0.0 { (num / den).clamp(t0, t1) } else { 0.5 * (t0 + t1) };
         for t in [t, t0, t1] {
             let x = p + d * t;
             let f = (x - clamp(&x)).norm_squared();
