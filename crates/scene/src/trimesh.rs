@@ -1,25 +1,34 @@
-//! Triangle meshes with their own BVH.
+//! Triangle meshes with their own BVH (and a second one, over blocks of
+//! triangles, for rays: `trimesh/ray.rs`).
 
 use core::ops::ControlFlow;
 
-use proxima_broadphase::{BroadPhase, RayControl, StaticBvh};
+use proxima_broadphase::{BroadPhase, StaticBvh};
 use proxima_narrowphase::{
-    cast_ray_triangle, cast_sphere_triangle, closest_point_triangle, contact_capsule_triangle, contact_obb_triangle,
+    cast_sphere_triangle, closest_point_triangle, contact_capsule_triangle, contact_obb_triangle,
     intersects_sphere_triangle, intersects_triangle_aabb, Aabb, Capsule, Contact, Isometry, Obb, Point, Ray, RayHit,
     Sphere, SweepHit, Triangle, UnitVector, Vector,
 };
 
 use crate::error::MeshError;
 
+mod ray;
+mod ray_block;
+
+use ray::RayTree;
+
 /// A triangle mesh: shared vertices, indexed triangles, and a [`StaticBvh`]
-/// over the triangles' boxes. Triangles are two-sided surfaces (a mesh has no
-/// inside): rays hit front and back faces alike.
+/// over the triangles' boxes (ray casts use a second BVH, over blocks of 8
+/// triangles). Triangles are two-sided surfaces (a mesh has no inside): rays
+/// hit front and back faces alike.
 #[derive(Clone, Debug)]
 pub struct TriMesh {
     vertices: Vec<Point>,
     indices: Vec<[u32; 3]>,
     triangles: Vec<Triangle>,
     bvh: StaticBvh,
+    /// Blocks of 8 triangles and their own BVH, for rays.
+    ray_tree: RayTree,
     aabb: Aabb,
 }
 
@@ -39,7 +48,8 @@ impl TriMesh {
         let boxes: Vec<Aabb> = triangles.iter().map(Triangle::aabb).collect();
         let aabb = boxes.iter().skip(1).fold(boxes[0], |acc, b| acc.merged(b));
         let bvh = StaticBvh::build(&boxes);
-        Ok(Self { vertices, indices, triangles, bvh, aabb })
+        let ray_tree = RayTree::new(&triangles, bvh.leaf_ids());
+        Ok(Self { vertices, indices, triangles, bvh, ray_tree, aabb })
     }
 
     /// Loads every model of an OBJ file (triangulated) into one mesh.
@@ -88,24 +98,17 @@ impl TriMesh {
         Aabb::from_points(corners.iter()).unwrap_or(self.aabb)
     }
 
-    /// The closest hit of `ray` (mesh frame): the triangle index and the hit.
-    /// With `any`, stops at the first hit found (shadow rays): not the closest.
+    /// The closest hit of `ray` (mesh frame): the triangle index and the hit,
+    /// as [`cast_ray_triangle`](proxima_narrowphase::cast_ray_triangle) gives
+    /// it (two-sided, closed edges, normal facing the ray's origin, the same
+    /// bits). Ties in `toi` keep one of the tied triangles. With `any`, stops
+    /// at the first hit found (shadow rays): not the closest.
+    ///
+    /// Rays use their own BVH over blocks of 8 neighbouring triangles, each
+    /// block tested at once (see `trimesh/ray.rs`); only the final hit gets
+    /// its normal.
     pub fn cast_ray(&self, ray: &Ray, any: bool) -> Option<(u32, RayHit)> {
-        let mut best: Option<(u32, RayHit)> = None;
-        let mut current = *ray;
-        self.bvh.visit_ray(ray, |tri, _entry| match cast_ray_triangle(&current, &self.triangles[tri as usize]) {
-            Some(hit) => {
-                best = Some((tri, hit));
-                current = current.with_max_toi(hit.toi);
-                if any {
-                    RayControl::Stop
-                } else {
-                    RayControl::Clip(hit.toi)
-                }
-            }
-            None => RayControl::Continue,
-        });
-        best
+        self.ray_tree.cast(ray, any)
     }
 
     /// [`TriMesh::cast_ray`] for a world ray against the mesh placed by `pose`.

@@ -1,5 +1,6 @@
-//! Ray queries: one ray ([`StaticBvh::cast_ray_closest`], `visit_ray`) or a
-//! batch with several rays in flight ([`StaticBvh::visit_rays`]).
+//! Ray queries: one ray ([`StaticBvh::cast_ray_closest`], `visit_ray`, and
+//! [`StaticBvh::visit_ray_leaves`] for visitors that test a whole leaf at
+//! once) or a batch with several rays in flight ([`StaticBvh::visit_rays`]).
 //!
 //! Ordered depth-first traversal: one kernel call gives the entry `toi` of
 //! every lane of a node; the nearest hit lane is visited next and the others
@@ -7,7 +8,9 @@
 //! `toi` exceeds the current (possibly clipped) `max_toi` is skipped. The
 //! kernel is chosen once per query and inlined into a traversal compiled for
 //! it (AVX, SSE2 or portable). Every node a ray will visit is prefetched
-//! when it is pushed.
+//! when it is pushed. One ray keeps its current entry in registers and
+//! descends without touching the stack; a leaf is handed to a leaf handler
+//! (the per-box visitor of `visit_ray`, or a whole-leaf visitor).
 //!
 //! The traversal is memory-latency bound (each node is a dependent load). A
 //! batch interleaves the traversals of `IN_FLIGHT` rays, one node each in
@@ -17,6 +20,7 @@
 use super::wide::WideNode;
 use super::StaticBvh;
 use crate::broadphase::RayControl;
+use core::ops::Range;
 use proxima_narrowphase::{ray_aabb_interval, AabbX8, PrecomputedRay, Ray, RayLaneHits, Real, SimdLevel};
 use smallvec::SmallVec;
 
@@ -93,58 +97,132 @@ impl StaticBvh {
     /// order `visit_ray` makes them; calls for different rays interleave.
     /// Throughput is higher than one `visit_ray` per ray, since several
     /// traversals overlap their memory accesses.
-    pub fn visit_rays<F>(&self, rays: &[Ray], visitor: F)
+    pub fn visit_rays<F>(&self, rays: &[Ray], mut visitor: F)
     where
         F: FnMut(usize, u32, Real) -> RayControl,
     {
+        let leaf = |i: usize, pre: &PrecomputedRay, max_toi: &mut Real, entry: RayEntry| {
+            self.ray_leaf(i, pre, max_toi, entry, &mut visitor)
+        };
         match self.simd {
             #[cfg(target_arch = "x86_64")]
             // SAFETY: `self.simd` never exceeds `SimdLevel::detect()` (see
             // `set_simd_level`), so this CPU has AVX.
-            SimdLevel::Avx => unsafe { visit_rays_avx(self, rays, visitor) },
+            SimdLevel::Avx => unsafe { visit_rays_avx(self, rays, leaf) },
             #[cfg(target_arch = "x86_64")]
-            SimdLevel::Sse2 => self.visit_rays_with(rays, proxima_narrowphase::cast_ray_aabb_x8_sse2, visitor),
-            _ => self.visit_rays_with(rays, proxima_narrowphase::cast_ray_aabb_x8_scalar, visitor),
+            SimdLevel::Sse2 => self.visit_rays_with(rays, proxima_narrowphase::cast_ray_aabb_x8_sse2, leaf),
+            _ => self.visit_rays_with(rays, proxima_narrowphase::cast_ray_aabb_x8_scalar, leaf),
         }
+    }
+
+    /// Calls `visitor(slots, entry_toi)` for every leaf whose box the ray
+    /// enters at `entry_toi <= max_toi` (the current, possibly clipped
+    /// `max_toi`), in the order `visit_ray` visits boxes: `slots` is the
+    /// leaf's range in the leaf order, `leaf_ids()[slots]` its primitives'
+    /// ids. The primitives' own boxes are not tested: a visitor with a cheap
+    /// exact test (triangles) tests the leaf's primitives itself, as a block.
+    /// [`RayControl::Clip`] shortens the ray, `Stop` ends the traversal.
+    pub fn visit_ray_leaves<F>(&self, ray: &Ray, mut visitor: F)
+    where
+        F: FnMut(Range<u32>, Real) -> RayControl,
+    {
+        let leaf = |_: usize, _: &PrecomputedRay, max_toi: &mut Real, entry: RayEntry| match visitor(
+            entry.child..entry.child + entry.count,
+            entry.toi,
+        ) {
+            RayControl::Continue => false,
+            RayControl::Clip(t) => {
+                *max_toi = max_toi.min(t);
+                false
+            }
+            RayControl::Stop => true,
+        };
+        self.visit_ray_dispatch(ray, leaf);
+    }
+
+    /// The primitive ids in leaf order: a leaf holds consecutive slots (see
+    /// [`StaticBvh::visit_ray_leaves`]), and
+    /// `leaf_ids()[slot]` is the id (build input index) of the primitive there.
+    pub fn leaf_ids(&self) -> &[u32] {
+        &self.prim_ids
     }
 
     pub(super) fn visit_ray_impl<F>(&self, ray: &Ray, mut visitor: F)
     where
         F: FnMut(u32, Real) -> RayControl,
     {
-        let rays = core::slice::from_ref(ray);
-        let visitor = |_: usize, id: u32, toi: Real| visitor(id, toi);
+        let mut visitor = |_: usize, id: u32, toi: Real| visitor(id, toi);
+        self.visit_ray_dispatch(ray, |i: usize, pre: &PrecomputedRay, max_toi: &mut Real, entry: RayEntry| {
+            self.ray_leaf(i, pre, max_toi, entry, &mut visitor)
+        });
+    }
+
+    /// One ray with the kernel of `self.simd`; `leaf` handles each leaf
+    /// entered and returns true to stop.
+    #[inline(always)]
+    fn visit_ray_dispatch<L>(&self, ray: &Ray, leaf: L)
+    where
+        L: FnMut(usize, &PrecomputedRay, &mut Real, RayEntry) -> bool,
+    {
         match self.simd {
             #[cfg(target_arch = "x86_64")]
             // SAFETY: as in `visit_rays`.
-            SimdLevel::Avx => unsafe { visit_ray_avx(self, rays, visitor) },
+            SimdLevel::Avx => unsafe { visit_ray_avx(self, ray, leaf) },
             #[cfg(target_arch = "x86_64")]
-            SimdLevel::Sse2 => self.visit_ray_with(ray, proxima_narrowphase::cast_ray_aabb_x8_sse2, visitor),
-            _ => self.visit_ray_with(ray, proxima_narrowphase::cast_ray_aabb_x8_scalar, visitor),
+            SimdLevel::Sse2 => self.visit_ray_with(ray, proxima_narrowphase::cast_ray_aabb_x8_sse2, leaf),
+            _ => self.visit_ray_with(ray, proxima_narrowphase::cast_ray_aabb_x8_scalar, leaf),
         }
     }
 
     /// One ray, with a given kernel; always inlined so that the kernel
     /// inlines too, in a caller compiled with the kernel's target features.
+    ///
+    /// `cur` is the entry being visited; the loop descends from a node into
+    /// its nearest hit lane without touching the stack, and pops only after
+    /// a leaf or a node with no hit lane.
     #[inline(always)]
-    fn visit_ray_with<K, F>(&self, ray: &Ray, kernel: K, mut visitor: F)
+    fn visit_ray_with<K, L>(&self, ray: &Ray, kernel: K, mut leaf: L)
     where
         K: Fn(&PrecomputedRay, &AabbX8, Real) -> RayLaneHits<8>,
-        F: FnMut(usize, u32, Real) -> RayControl,
+        L: FnMut(usize, &PrecomputedRay, &mut Real, RayEntry) -> bool,
     {
         if self.nodes.is_empty() {
             return;
         }
-        let mut state = RayState::new(0, ray);
-        while self.ray_step(&mut state, &kernel, &mut visitor) {}
+        let pre = PrecomputedRay::new(ray);
+        let mut max_toi = ray.max_toi();
+        let mut stack: SmallVec<[RayEntry; STACK]> = SmallVec::new();
+        let mut cur = RayEntry { child: 0, count: 0, toi: 0.0 };
+        loop {
+            if cur.count == 0 {
+                let node = &self.nodes[cur.child as usize];
+                let hits = kernel(&pre, &node.bounds, max_toi);
+                if let Some(next) = self.push_hits(node, &hits, &mut stack) {
+                    cur = next;
+                    continue;
+                }
+            } else if leaf(0, &pre, &mut max_toi, cur) {
+                return;
+            }
+            // The nearest pending entry still within the (clipped) max_toi.
+            // The entry toi does not depend on max_toi, so `toi <= max_toi`
+            // is exactly "the box is still hit with the clipped max_toi".
+            loop {
+                let Some(entry) = stack.pop() else { return };
+                if entry.toi <= max_toi {
+                    cur = entry;
+                    break;
+                }
+            }
+        }
     }
 
     /// Several rays, `IN_FLIGHT` at a time, one step each in turn.
     #[inline(always)]
-    fn visit_rays_with<K, F>(&self, rays: &[Ray], kernel: K, mut visitor: F)
+    fn visit_rays_with<K, L>(&self, rays: &[Ray], kernel: K, mut leaf: L)
     where
         K: Fn(&PrecomputedRay, &AabbX8, Real) -> RayLaneHits<8>,
-        F: FnMut(usize, u32, Real) -> RayControl,
+        L: FnMut(usize, &PrecomputedRay, &mut Real, RayEntry) -> bool,
     {
         if self.nodes.is_empty() {
             return;
@@ -160,7 +238,7 @@ impl StaticBvh {
                 }
                 if let Some(state) = slot {
                     active = true;
-                    if !self.ray_step(state, &kernel, &mut visitor) {
+                    if !self.ray_step(state, &kernel, &mut leaf) {
                         *slot = None;
                     }
                 }
@@ -171,13 +249,14 @@ impl StaticBvh {
         }
     }
 
-    /// Visits one entry of a ray: a leaf's boxes, or a node's lanes. Returns
-    /// false when the ray is done (stack empty, or the visitor stopped it).
+    /// Visits one entry of a ray: a leaf (handed to `leaf`, which returns
+    /// true to stop), or a node's lanes. Returns false when the ray is done
+    /// (stack empty, or `leaf` stopped it).
     #[inline(always)]
-    fn ray_step<K, F>(&self, st: &mut RayState, kernel: &K, visitor: &mut F) -> bool
+    fn ray_step<K, L>(&self, st: &mut RayState, kernel: &K, leaf: &mut L) -> bool
     where
         K: Fn(&PrecomputedRay, &AabbX8, Real) -> RayLaneHits<8>,
-        F: FnMut(usize, u32, Real) -> RayControl,
+        L: FnMut(usize, &PrecomputedRay, &mut Real, RayEntry) -> bool,
     {
         let Some(entry) = st.next.take().or_else(|| st.stack.pop()) else { return false };
         // The entry toi does not depend on max_toi, so this is exactly "the
@@ -186,27 +265,51 @@ impl StaticBvh {
             return true;
         }
         if entry.count > 0 {
-            return !self.ray_leaf(st, entry, visitor);
+            return !leaf(st.index, &st.pre, &mut st.max_toi, entry);
         }
         let node = &self.nodes[entry.child as usize];
         let hits = kernel(&st.pre, &node.bounds, st.max_toi);
-        let lane_entry = |lane: usize, toi: Real| {
+        st.next = self.push_hits(node, &hits, &mut st.stack);
+        true
+    }
+
+    /// The hit lanes of `node` in order of entry `toi` (ties: lower lane
+    /// first): the nearest is returned, to be visited next, and the others
+    /// are pushed farthest first, so they pop nearest first. Each pushed node
+    /// is prefetched.
+    #[inline(always)]
+    fn push_hits(
+        &self,
+        node: &WideNode,
+        hits: &RayLaneHits<8>,
+        stack: &mut SmallVec<[RayEntry; STACK]>,
+    ) -> Option<RayEntry> {
+        let lane_entry = |lane: usize| {
             if node.count[lane] == 0 {
                 prefetch_node(&self.nodes, node.child[lane]);
             }
-            RayEntry { child: node.child[lane], count: u32::from(node.count[lane]), toi }
+            RayEntry { child: node.child[lane], count: u32::from(node.count[lane]), toi: hits.toi[lane] }
         };
-        if hits.mask.count_ones() <= 1 {
-            if hits.mask != 0 {
-                let lane = hits.mask.trailing_zeros() as usize;
-                st.next = Some(lane_entry(lane, hits.toi[lane]));
-            }
-            return true;
+        let mask = hits.mask;
+        if mask == 0 {
+            return None;
         }
-        // Hit lanes sorted by entry toi (insertion sort, at most 8).
+        let first = mask.trailing_zeros() as usize;
+        let rest = mask & (mask - 1);
+        if rest == 0 {
+            return Some(lane_entry(first));
+        }
+        if rest & (rest - 1) == 0 {
+            // Two lanes, the common case: one comparison.
+            let (a, b) = (lane_entry(first), lane_entry(rest.trailing_zeros() as usize));
+            let (near, far) = if b.toi < a.toi { (b, a) } else { (a, b) };
+            stack.push(far);
+            return Some(near);
+        }
+        // Three or more: insertion sort by toi (stable), at most 8.
         let mut order: [(Real, u8); 8] = [(0.0, 0); 8];
         let mut n = 0;
-        let mut mask = hits.mask;
+        let mut mask = mask;
         while mask != 0 {
             let lane = mask.trailing_zeros() as usize;
             mask &= mask - 1;
@@ -219,17 +322,22 @@ impl StaticBvh {
             order[k] = (toi, lane as u8);
             n += 1;
         }
-        // Farthest first onto the stack; the nearest is visited next.
-        for &(toi, lane) in order[1..n].iter().rev() {
-            st.stack.push(lane_entry(usize::from(lane), toi));
+        for &(_, lane) in order[1..n].iter().rev() {
+            stack.push(lane_entry(usize::from(lane)));
         }
-        st.next = Some(lane_entry(usize::from(order[0].1), order[0].0));
-        true
+        Some(lane_entry(usize::from(order[0].1)))
     }
 
-    /// Visits the boxes of a leaf; true when the visitor stops.
+    /// Visits the boxes of a leaf for ray `index`; true when the visitor stops.
     #[inline(always)]
-    fn ray_leaf<F>(&self, st: &mut RayState, entry: RayEntry, visitor: &mut F) -> bool
+    fn ray_leaf<F>(
+        &self,
+        index: usize,
+        pre: &PrecomputedRay,
+        max_toi: &mut Real,
+        entry: RayEntry,
+        visitor: &mut F,
+    ) -> bool
     where
         F: FnMut(usize, u32, Real) -> RayControl,
     {
@@ -239,18 +347,18 @@ impl StaticBvh {
                 // The lane's box is this box: the kernel's toi is its entry.
                 entry.toi
             } else {
-                let clipped = PrecomputedRay { max_toi: st.max_toi, ..st.pre };
+                let clipped = PrecomputedRay { max_toi: *max_toi, ..*pre };
                 match ray_aabb_interval(&clipped, &self.prim_boxes[slot]) {
                     Some((t_enter, _)) => t_enter,
                     None => continue,
                 }
             };
-            if toi > st.max_toi {
+            if toi > *max_toi {
                 continue;
             }
-            match visitor(st.index, self.prim_ids[slot], toi) {
+            match visitor(index, self.prim_ids[slot], toi) {
                 RayControl::Continue => {}
-                RayControl::Clip(t) => st.max_toi = st.max_toi.min(t),
+                RayControl::Clip(t) => *max_toi = max_toi.min(t),
                 RayControl::Stop => return true,
             }
         }
@@ -267,20 +375,20 @@ fn closer(best: &mut Option<BoxHit>, id: u32, toi: Real) -> RayControl {
     RayControl::Clip(toi)
 }
 
-/// The AVX instance of the one-ray traversal (`rays` holds one ray).
+/// The AVX instance of the one-ray traversal.
 ///
 /// # Safety
 /// The CPU must support AVX.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx")]
-unsafe fn visit_ray_avx<F>(bvh: &StaticBvh, rays: &[Ray], visitor: F)
+unsafe fn visit_ray_avx<L>(bvh: &StaticBvh, ray: &Ray, leaf: L)
 where
-    F: FnMut(usize, u32, Real) -> RayControl,
+    L: FnMut(usize, &PrecomputedRay, &mut Real, RayEntry) -> bool,
 {
     // SAFETY: the caller guarantees AVX; the closure only runs inside this call.
     let kernel =
         |r: &PrecomputedRay, b: &AabbX8, t: Real| unsafe { proxima_narrowphase::cast_ray_aabb_x8_avx(r, b, t) };
-    bvh.visit_ray_with(&rays[0], kernel, visitor)
+    bvh.visit_ray_with(ray, kernel, leaf)
 }
 
 /// The AVX instance of the batch traversal.
@@ -289,14 +397,14 @@ where
 /// The CPU must support AVX.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx")]
-unsafe fn visit_rays_avx<F>(bvh: &StaticBvh, rays: &[Ray], visitor: F)
+unsafe fn visit_rays_avx<L>(bvh: &StaticBvh, rays: &[Ray], leaf: L)
 where
-    F: FnMut(usize, u32, Real) -> RayControl,
+    L: FnMut(usize, &PrecomputedRay, &mut Real, RayEntry) -> bool,
 {
     // SAFETY: the caller guarantees AVX; the closure only runs inside this call.
     let kernel =
         |r: &PrecomputedRay, b: &AabbX8, t: Real| unsafe { proxima_narrowphase::cast_ray_aabb_x8_avx(r, b, t) };
-    bvh.visit_rays_with(rays, kernel, visitor)
+    bvh.visit_rays_with(rays, kernel, leaf)
 }
 
 /// Asks the CPU to start loading a node's cache lines. Most hit children of

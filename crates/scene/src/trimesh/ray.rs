@@ -1,0 +1,177 @@
+//! Rays against a mesh: a second, coarser BVH whose primitives are blocks of
+//! eight triangles, each tested with one 8-wide watertight test.
+//!
+//! Why a second tree: the triangle BVH (binned SAH with `C_trav = C_isect`)
+//! ends in leaves of one to four triangles, so a camera ray spends most of
+//! its time descending nodes (about 7 wide nodes per hit on the shipped
+//! meshes) and runs the triangle test's unpredictable branches once per
+//! triangle. Grouping eight neighbouring triangles into a block divides the
+//! primitives by 8, cutting a level or two off the tree, and the block test
+//! has no data-dependent branch.
+
+use proxima_broadphase::{BuildOptions, RayControl, StaticBvh};
+use proxima_narrowphase::{Aabb, Ray, RayHit, Real, SimdLevel, Triangle};
+
+use super::ray_block::{BlockHits, ShearedRay, TriangleBlock, LANES};
+
+/// The traversal is clipped this much (relative) beyond the best hit: the
+/// slab test's rounded entry `toi` of a block whose triangle is hit at a
+/// vertex or an edge it shares with the best triangle can exceed that
+/// triangle's own rounded `toi` by an ulp or two, and the block must still be
+/// tested. Blocks are tested against the exact best `toi`, so the margin only
+/// costs the rare extra block test.
+const CLIP_MARGIN: Real = 1e-5;
+
+/// Relative growth of the blocks' boxes (a few ulps of the largest
+/// coordinate): the slab test rounds each plane distance, so without it a
+/// ray through a triangle's vertex on the box's corner can find the box's
+/// interval empty by an ulp.
+const BOX_MARGIN: Real = 8.0 * Real::EPSILON;
+
+/// Blocks of triangles and a BVH over their boxes, for rays.
+///
+/// Invariants: `blocks[s]` is the block in slot `s` of the BVH's leaf order
+/// (so a leaf's blocks are contiguous), `ids[s][l]` the index of the
+/// triangle in its lane `l` (`u32::MAX` for an unused lane), and every
+/// triangle is in exactly one lane.
+#[derive(Clone, Debug)]
+pub(super) struct RayTree {
+    bvh: StaticBvh,
+    blocks: Vec<TriangleBlock>,
+    ids: Vec<[u32; LANES]>,
+}
+
+impl RayTree {
+    /// Blocks of [`LANES`] consecutive triangles of `order` (the triangle
+    /// BVH's leaf order, in which neighbouring triangles are close in space,
+    /// so the blocks' boxes stay small), and a binned-SAH BVH over them.
+    ///
+    /// Each block's box is grown by [`BOX_MARGIN`] times the mesh's largest
+    /// coordinate, so the rounded slab test cannot miss a block whose
+    /// triangle the ray hits at a vertex or an edge on the box's boundary.
+    pub(super) fn new(triangles: &[Triangle], order: &[u32]) -> Self {
+        let chunks: Vec<&[u32]> = order.chunks(LANES).collect();
+        let box_of = |c: &[u32]| c.iter().map(|&t| triangles[t as usize].aabb()).reduce(|a, b| a.merged(&b));
+        let mut boxes: Vec<Aabb> = chunks.iter().map(|c| box_of(c).expect("chunks are not empty")).collect();
+        let scale = boxes.iter().fold(0.0, |s: Real, b| s.max(b.min().coords.amax()).max(b.max().coords.amax()));
+        for b in &mut boxes {
+            *b = b.loosened(scale * BOX_MARGIN);
+        }
+        let bvh = StaticBvh::build_with(&boxes, BuildOptions::default());
+        let mut blocks = Vec::with_capacity(chunks.len());
+        let mut ids = Vec::with_capacity(chunks.len());
+        for &b in bvh.leaf_ids() {
+            let chunk = chunks[b as usize];
+            blocks.push(TriangleBlock::new(chunk.iter().map(|&t| &triangles[t as usize])));
+            ids.push(core::array::from_fn(|l| chunk.get(l).copied().unwrap_or(u32::MAX)));
+        }
+        Self { bvh, blocks, ids }
+    }
+
+    /// The closest hit of `ray` (ties in `toi`: the triangle found last), or
+    /// with `any` the first hit found: the triangle index, and the hit as
+    /// `cast_ray_triangle` gives it.
+    pub(super) fn cast(&self, ray: &Ray, any: bool) -> Option<(u32, RayHit)> {
+        #[cfg(target_arch = "x86_64")]
+        if SimdLevel::Avx.is_available() {
+            // SAFETY: this CPU has AVX (checked just above).
+            return self.cast_with(ray, any, |block, r, t| unsafe { block.hits_avx(r, t) });
+        }
+        self.cast_with(ray, any, TriangleBlock::hits)
+    }
+
+    /// [`RayTree::cast`] with a given block test.
+    ///
+    /// The blocks' BVH is walked front to back, leaf by leaf, with the ray
+    /// clipped to the best hit so far (a block entered beyond it is never
+    /// tested); only the final hit gets its normal, from the block's lane
+    /// (whose lines are in cache, unlike the mesh's triangle list).
+    #[inline(always)]
+    fn cast_with(
+        &self,
+        ray: &Ray,
+        any: bool,
+        hits: impl Fn(&TriangleBlock, &ShearedRay, Real) -> BlockHits,
+    ) -> Option<(u32, RayHit)> {
+        let sheared = ShearedRay::new(ray);
+        let mut best: Option<(u32, usize)> = None;
+        let mut max_toi = ray.max_toi();
+        self.bvh.visit_ray_leaves(ray, |slots, _entry| {
+            let mut clipped = false;
+            for slot in slots {
+                let hits = hits(&self.blocks[slot as usize], &sheared, max_toi);
+                if hits.mask == 0 {
+                    continue;
+                }
+                if any {
+                    let lane = hits.mask.trailing_zeros() as usize;
+                    best = Some((slot, lane));
+                    max_toi = hits.toi[lane];
+                    return RayControl::Stop;
+                }
+                // Every hit lane has toi <= max_toi: the nearest is the new best.
+                let (lane, toi) = hits.nearest();
+                best = Some((slot, lane));
+                max_toi = toi;
+                clipped = true;
+            }
+            if clipped {
+                RayControl::Clip(max_toi + max_toi * CLIP_MARGIN)
+            } else {
+                RayControl::Continue
+            }
+        });
+        let (slot, lane) = best?;
+        let normal = self.blocks[slot as usize].facing_normal(lane, ray.dir());
+        Some((self.ids[slot as usize][lane], RayHit { toi: max_toi, normal }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::TriMesh;
+    use proxima_narrowphase::{cast_ray_triangle, Ray, Real};
+    use proxima_test_support::gen::{self, Placement};
+    use proxima_test_support::Rng;
+
+    /// `TriMesh::cast_ray` against a scan of every triangle with
+    /// `cast_ray_triangle` on a shipped mesh: the same closest `toi` (bits),
+    /// a reported triangle that `cast_ray_triangle` hits there with the same
+    /// normal, and for `any` a hit exactly when there is one. Rays go from
+    /// around the mesh to a random vertex or a random point of its box, and
+    /// some are clipped by `max_toi`.
+    #[test]
+    fn mesh_rays_match_a_scan_of_every_triangle() {
+        let path = format!("{}/../../assets/meshes/spot.obj", env!("CARGO_MANIFEST_DIR"));
+        let mesh = TriMesh::from_obj(path).unwrap();
+        let b = mesh.local_aabb();
+        let around = Placement::new(2.0 * b.half_extents().norm(), 0.0, 0.0).at(b.center());
+        let inside = Placement::new(b.half_extents().max(), 0.0, 0.0).at(b.center());
+        let mut rng = proxima_test_support::rng(0x5CA7);
+        let mut hits = 0;
+        let n = 5_000;
+        for i in 0..n {
+            let origin = gen::point(&mut rng, &around);
+            let target = match rng.random_range(0..2) {
+                0 => mesh.vertices()[rng.random_range(0..mesh.vertices().len())],
+                _ => gen::point(&mut rng, &inside),
+            };
+            let max_toi = if i % 4 == 0 { gen::uniform(&mut rng, 0.0, 1.0) } else { Real::INFINITY };
+            let ray = Ray::new(origin, target - origin, max_toi);
+            let scan =
+                mesh.triangles().iter().filter_map(|t| cast_ray_triangle(&ray, t)).map(|h| h.toi).reduce(Real::min);
+            let got = mesh.cast_ray(&ray, false);
+            assert_eq!(got.map(|(_, h)| h.toi.to_bits()), scan.map(Real::to_bits), "ray {i}: {ray:?}");
+            if let Some((tri, hit)) = got {
+                hits += 1;
+                assert_eq!(cast_ray_triangle(&ray, &mesh.triangles()[tri as usize]), Some(hit), "ray {i}");
+            }
+            let any = mesh.cast_ray(&ray, true);
+            assert_eq!(any.is_some(), scan.is_some(), "ray {i}: any-hit");
+            if let Some((tri, hit)) = any {
+                assert_eq!(cast_ray_triangle(&ray, &mesh.triangles()[tri as usize]), Some(hit), "ray {i}: any-hit");
+            }
+        }
+        assert!((3 * n / 10..7 * n / 10).contains(&hits), "{hits} hits of {n}");
+    }
+}

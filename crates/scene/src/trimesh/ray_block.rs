@@ -1,0 +1,388 @@
+//! The watertight ray/triangle test of
+//! [`cast_ray_triangle`](proxima_narrowphase::cast_ray_triangle), with the
+//! per-ray work done once per ray and the per-triangle work done on eight
+//! triangles at a time (structure of arrays, two SSE2 registers per row).
+
+use proxima_narrowphase::{Point, Ray, Real, Triangle, UnitVector, Vector};
+
+/// Triangles per [`TriangleBlock`].
+pub(super) const LANES: usize = 8;
+
+/// A ray prepared for the watertight test (Woop, Benthin and Wald, JCGT
+/// 2013): `kz`, the axis of the direction's largest component, the other two
+/// axes `kx`, `ky` (swapped when `d_kz < 0` to keep the winding, and so the
+/// edge functions' signs) and the shear `sx = d_kx / d_kz`,
+/// `sy = d_ky / d_kz`, `sz = 1 / d_kz`. They depend on the ray only;
+/// `cast_ray_triangle` recomputes them per triangle.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct ShearedRay {
+    origin: Point,
+    k: [usize; 3],
+    s: [Real; 3],
+}
+
+impl ShearedRay {
+    /// The permutation and shear of `ray`, as `cast_ray_triangle` computes them.
+    #[inline]
+    pub(super) fn new(ray: &Ray) -> Self {
+        let d = ray.dir();
+        let kz = d.iamax();
+        let (mut kx, mut ky) = ((kz + 1) % 3, (kz + 2) % 3);
+        if d[kz] < 0.0 {
+            core::mem::swap(&mut kx, &mut ky);
+        }
+        Self { origin: *ray.origin(), k: [kx, ky, kz], s: [d[kx] / d[kz], d[ky] / d[kz], 1.0 / d[kz]] }
+    }
+
+    /// The `toi` where the ray crosses the triangle `abc`, if in
+    /// `[0, max_toi]`: `cast_ray_triangle` without the normal, bit for bit
+    /// (the same operations in the same order, with the `f64` recomputation
+    /// of an edge function that rounds to 0). A triangle with a NaN vertex
+    /// never hits.
+    pub(super) fn toi(&self, [a, b, c]: &[Point; 3], max_toi: Real) -> Option<Real> {
+        let [kx, ky, kz] = self.k;
+        let [sx, sy, sz] = self.s;
+        let (a, b, c) = (a - self.origin, b - self.origin, c - self.origin);
+        let shear = |v: &Vector| (v[kx] - sx * v[kz], v[ky] - sy * v[kz]);
+        let ((ax, ay), (bx, by), (cx, cy)) = (shear(&a), shear(&b), shear(&c));
+        let mut u = cx * by - cy * bx;
+        let mut v = ax * cy - ay * cx;
+        let mut w = bx * ay - by * ax;
+        if u == 0.0 || v == 0.0 || w == 0.0 {
+            let f = |p: Real, q: Real, r: Real, s: Real| (p as f64 * q as f64 - r as f64 * s as f64) as Real;
+            u = f(cx, by, cy, bx);
+            v = f(ax, cy, ay, cx);
+            w = f(bx, ay, by, ax);
+        }
+        if (u < 0.0 || v < 0.0 || w < 0.0) && (u > 0.0 || v > 0.0 || w > 0.0) {
+            return None;
+        }
+        let det = u + v + w;
+        if det == 0.0 {
+            return None;
+        }
+        let t = (u * sz * a[kz] + v * sz * b[kz] + w * sz * c[kz]) / det;
+        (0.0..=max_toi).contains(&t).then_some(t)
+    }
+}
+
+/// Which lanes of a block a ray hits, and where.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct BlockHits {
+    /// Bit `l` is set when lane `l`'s triangle is hit at a `toi` in `[0, max_toi]`.
+    pub(super) mask: u32,
+    /// Per lane, the hit's `toi` (unspecified for lanes not in `mask`).
+    pub(super) toi: [Real; LANES],
+}
+
+impl BlockHits {
+    /// The hit lane of smallest `toi`, the last such lane on ties (as a
+    /// sequential scan that accepts `toi <= best` would keep). `mask != 0`.
+    #[inline]
+    pub(super) fn nearest(&self) -> (usize, Real) {
+        let mut best = (LANES, Real::INFINITY);
+        let mut mask = self.mask;
+        while mask != 0 {
+            let lane = mask.trailing_zeros() as usize;
+            mask &= mask - 1;
+            if self.toi[lane] <= best.1 {
+                best = (lane, self.toi[lane]);
+            }
+        }
+        best
+    }
+}
+
+/// Up to [`LANES`] triangles, structure of arrays: `v[vertex][axis][lane]`.
+/// Unused lanes, and degenerate triangles (whose face normal does not
+/// normalise, which `cast_ray_triangle` never reports), hold NaN vertices,
+/// which no ray hits.
+#[derive(Clone, Debug)]
+#[repr(C, align(32))]
+pub(super) struct TriangleBlock {
+    v: [[[Real; LANES]; 3]; 3],
+}
+
+impl TriangleBlock {
+    /// The block of `triangles` (at most [`LANES`]), in order.
+    pub(super) fn new<'a>(triangles: impl IntoIterator<Item = &'a Triangle>) -> Self {
+        let mut v = [[[Real::NAN; LANES]; 3]; 3];
+        for (lane, t) in triangles.into_iter().enumerate() {
+            if UnitVector::try_new(t.scaled_normal(), 0.0).is_none() {
+                continue;
+            }
+            for (vertex, p) in t.vertices().iter().enumerate() {
+                for axis in 0..3 {
+                    v[vertex][axis][lane] = p[axis];
+                }
+            }
+        }
+        Self { v }
+    }
+
+    /// Lane `lane`'s vertices.
+    fn vertices(&self, lane: usize) -> [Point; 3] {
+        core::array::from_fn(|k| Point::new(self.v[k][0][lane], self.v[k][1][lane], self.v[k][2][lane]))
+    }
+
+    /// The unit face normal of lane `lane`'s triangle on the side `dir` comes
+    /// from (`normal . dir <= 0`), bit for bit as `cast_ray_triangle` reports
+    /// it: `(b - a) x (c - a)` normalised. The lane holds a hit triangle, so
+    /// it is not degenerate.
+    pub(super) fn facing_normal(&self, lane: usize, dir: &Vector) -> UnitVector {
+        let [a, b, c] = self.vertices(lane);
+        let n =
+            UnitVector::try_new((b - a).cross(&(c - a)), 0.0).unwrap_or_else(|| UnitVector::new_unchecked(Vector::z()));
+        if n.dot(dir) > 0.0 {
+            -n
+        } else {
+            n
+        }
+    }
+
+    /// The ray against every lane: [`ShearedRay::toi`] per lane, bit for bit.
+    ///
+    /// Per lane, with `p' = p - o` for each vertex `p`: `x = p'_kx - sx p'_kz`,
+    /// `y = p'_ky - sy p'_kz`; the edge functions `U = c_x b_y - c_y b_x`,
+    /// `V = a_x c_y - a_y c_x`, `W = b_x a_y - b_y a_x`; a hit when they share
+    /// a sign (zeros allowed), `det = U + V + W != 0` and
+    /// `toi = (U sz a'_kz + V sz b'_kz + W sz c'_kz) / det` lies in
+    /// `[0, max_toi]`. When an edge function of some lane rounds to exactly 0
+    /// (a ray through an edge or a vertex: rare), the whole block takes the
+    /// scalar path, which decides that sign in `f64`. NaN lanes compare false
+    /// everywhere: they never hit and never take the scalar path.
+    ///
+    /// On x86_64 two SSE2 halves of 4 lanes (SSE2 is part of the baseline,
+    /// so no run-time check), branch-free but for the rare scalar path;
+    /// elsewhere the scalar path.
+    #[inline(always)]
+    pub(super) fn hits(&self, ray: &ShearedRay, max_toi: Real) -> BlockHits {
+        #[cfg(target_arch = "x86_64")]
+        {
+            let mut out = BlockHits { mask: 0, toi: [0.0; LANES] };
+            let mut zero = 0;
+            for half in 0..LANES / 4 {
+                let (mask, zeros) = self.hits_sse2(ray, max_toi, half, &mut out.toi);
+                out.mask |= mask << (4 * half);
+                zero |= zeros;
+            }
+            if zero == 0 {
+                return out;
+            }
+        }
+        self.hits_scalar(ray, max_toi)
+    }
+
+    /// Lanes `4 * half .. 4 * half + 4` of [`TriangleBlock::hits`]: their hit
+    /// mask (bit `l` for lane `4 * half + l`), their `toi` into `toi`, and a
+    /// nonzero value when some edge function is exactly 0.
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    fn hits_sse2(&self, ray: &ShearedRay, max_toi: Real, half: usize, toi: &mut [Real; LANES]) -> (u32, i32) {
+        use core::arch::x86_64::*;
+        let [kx, ky, kz] = ray.k;
+        let [sx, sy, sz] = ray.s;
+        let o = ray.origin;
+        // SAFETY: SSE2 is enabled on every x86_64 target. Row `v[k][axis]` is
+        // an `[f32; 8]` at a multiple of 32 bytes in a 32-byte-aligned struct,
+        // so its halves (`+ 4 * half` floats, `half < 2`) are 16-byte aligned
+        // for `_mm_load_ps` and lie inside the row; the store writes 4 floats
+        // at offset `4 * half` of the `[f32; 8]` `toi`.
+        unsafe {
+            let row = |k: usize, axis: usize| _mm_load_ps(self.v[k][axis].as_ptr().add(4 * half));
+            let (ox, oy, oz) = (_mm_set1_ps(o[kx]), _mm_set1_ps(o[ky]), _mm_set1_ps(o[kz]));
+            let (sx, sy, sz) = (_mm_set1_ps(sx), _mm_set1_ps(sy), _mm_set1_ps(sz));
+            // Per vertex: z = p_kz - o_kz, x = (p_kx - o_kx) - sx z, y = (p_ky - o_ky) - sy z.
+            let vertex = |k: usize| {
+                let z = _mm_sub_ps(row(k, kz), oz);
+                let x = _mm_sub_ps(_mm_sub_ps(row(k, kx), ox), _mm_mul_ps(sx, z));
+                let y = _mm_sub_ps(_mm_sub_ps(row(k, ky), oy), _mm_mul_ps(sy, z));
+                (x, y, z)
+            };
+            let ((ax, ay, az), (bx, by, bz), (cx, cy, cz)) = (vertex(0), vertex(1), vertex(2));
+            let u = _mm_sub_ps(_mm_mul_ps(cx, by), _mm_mul_ps(cy, bx));
+            let v = _mm_sub_ps(_mm_mul_ps(ax, cy), _mm_mul_ps(ay, cx));
+            let w = _mm_sub_ps(_mm_mul_ps(bx, ay), _mm_mul_ps(by, ax));
+            let zero = _mm_setzero_ps();
+            let any = |f: fn(__m128, __m128) -> __m128| _mm_or_ps(_mm_or_ps(f(u, zero), f(v, zero)), f(w, zero));
+            let zeros = _mm_movemask_ps(any(|a, b| _mm_cmpeq_ps(a, b)));
+            let neg = any(|a, b| _mm_cmplt_ps(a, b));
+            let pos = any(|a, b| _mm_cmpgt_ps(a, b));
+            let det = _mm_add_ps(_mm_add_ps(u, v), w);
+            // (U sz) a_z + (V sz) b_z + (W sz) c_z, summed left to right as the scalar test does.
+            let num = _mm_add_ps(
+                _mm_add_ps(_mm_mul_ps(_mm_mul_ps(u, sz), az), _mm_mul_ps(_mm_mul_ps(v, sz), bz)),
+                _mm_mul_ps(_mm_mul_ps(w, sz), cz),
+            );
+            let t = _mm_div_ps(num, det);
+            // Same signs, det != 0 (unordered: NaN passes, as `!=` does), 0 <= t <= max_toi.
+            let in_range = _mm_and_ps(_mm_cmple_ps(zero, t), _mm_cmple_ps(t, _mm_set1_ps(max_toi)));
+            let hit = _mm_andnot_ps(_mm_and_ps(neg, pos), _mm_and_ps(_mm_cmpneq_ps(det, zero), in_range));
+            _mm_storeu_ps(toi.as_mut_ptr().add(4 * half), t);
+            (_mm_movemask_ps(hit) as u32, zeros)
+        }
+    }
+
+    /// [`TriangleBlock::hits`] on one AVX register per row.
+    ///
+    /// # Safety
+    /// The CPU must support AVX (see [`SimdLevel`](proxima_narrowphase::SimdLevel)).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx")]
+    pub(super) unsafe fn hits_avx(&self, ray: &ShearedRay, max_toi: Real) -> BlockHits {
+        use core::arch::x86_64::*;
+        let [kx, ky, kz] = ray.k;
+        let o = ray.origin;
+        let mut out = BlockHits { mask: 0, toi: [0.0; LANES] };
+        // Scalar meaning: `hits` above, on 8 lanes at once.
+        // SAFETY: the caller guarantees AVX. Row `v[k][axis]` is an `[f32; 8]`
+        // at a multiple of 32 bytes in a 32-byte-aligned struct, as
+        // `_mm256_load_ps` requires; the store writes the 8 floats of `out.toi`.
+        let zeros = unsafe {
+            let row = |k: usize, axis: usize| _mm256_load_ps(self.v[k][axis].as_ptr());
+            let (ox, oy, oz) = (_mm256_set1_ps(o[kx]), _mm256_set1_ps(o[ky]), _mm256_set1_ps(o[kz]));
+            let [sx, sy, sz] = ray.s.map(|s| _mm256_set1_ps(s));
+            let vertex = |k: usize| {
+                let z = _mm256_sub_ps(row(k, kz), oz);
+                let x = _mm256_sub_ps(_mm256_sub_ps(row(k, kx), ox), _mm256_mul_ps(sx, z));
+                let y = _mm256_sub_ps(_mm256_sub_ps(row(k, ky), oy), _mm256_mul_ps(sy, z));
+                (x, y, z)
+            };
+            let ((ax, ay, az), (bx, by, bz), (cx, cy, cz)) = (vertex(0), vertex(1), vertex(2));
+            let u = _mm256_sub_ps(_mm256_mul_ps(cx, by), _mm256_mul_ps(cy, bx));
+            let v = _mm256_sub_ps(_mm256_mul_ps(ax, cy), _mm256_mul_ps(ay, cx));
+            let w = _mm256_sub_ps(_mm256_mul_ps(bx, ay), _mm256_mul_ps(by, ax));
+            let zero = _mm256_setzero_ps();
+            let any = |f: fn(__m256, __m256) -> __m256| _mm256_or_ps(_mm256_or_ps(f(u, zero), f(v, zero)), f(w, zero));
+            let zeros = _mm256_movemask_ps(any(|a, b| _mm256_cmp_ps::<_CMP_EQ_OQ>(a, b)));
+            let neg = any(|a, b| _mm256_cmp_ps::<_CMP_LT_OQ>(a, b));
+            let pos = any(|a, b| _mm256_cmp_ps::<_CMP_GT_OQ>(a, b));
+            let det = _mm256_add_ps(_mm256_add_ps(u, v), w);
+            let num = _mm256_add_ps(
+                _mm256_add_ps(_mm256_mul_ps(_mm256_mul_ps(u, sz), az), _mm256_mul_ps(_mm256_mul_ps(v, sz), bz)),
+                _mm256_mul_ps(_mm256_mul_ps(w, sz), cz),
+            );
+            let t = _mm256_div_ps(num, det);
+            let max_toi = _mm256_set1_ps(max_toi);
+            let in_range = _mm256_and_ps(_mm256_cmp_ps::<_CMP_LE_OQ>(zero, t), _mm256_cmp_ps::<_CMP_LE_OQ>(t, max_toi));
+            let det_ok = _mm256_cmp_ps::<_CMP_NEQ_UQ>(det, zero);
+            let hit = _mm256_andnot_ps(_mm256_and_ps(neg, pos), _mm256_and_ps(det_ok, in_range));
+            _mm256_storeu_ps(out.toi.as_mut_ptr(), t);
+            out.mask = _mm256_movemask_ps(hit) as u32;
+            zeros
+        };
+        if zeros == 0 {
+            out
+        } else {
+            self.hits_scalar(ray, max_toi)
+        }
+    }
+
+    /// [`TriangleBlock::hits`] one lane at a time.
+    #[cfg_attr(target_arch = "x86_64", cold)]
+    fn hits_scalar(&self, ray: &ShearedRay, max_toi: Real) -> BlockHits {
+        let mut out = BlockHits { mask: 0, toi: [0.0; LANES] };
+        for l in 0..LANES {
+            if let Some(t) = ray.toi(&self.vertices(l), max_toi) {
+                out.mask |= 1 << l;
+                out.toi[l] = t;
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proxima_narrowphase::cast_ray_triangle;
+    use proxima_test_support::gen::{self, Placement};
+    use proxima_test_support::Rng;
+
+    /// Every kernel against `cast_ray_triangle`, lane by lane: the same hits,
+    /// the same `toi` and normal bits. Rays aim at a point of a random
+    /// triangle of the block (inside, on an edge or on a vertex, the last two
+    /// exercising the scalar path), blocks hold degenerate triangles and
+    /// unused lanes, and `max_toi` sometimes cuts the hit off.
+    #[test]
+    fn block_kernels_match_cast_ray_triangle() {
+        let mut rng = proxima_test_support::rng(0xB10C);
+        let place = Placement::new(2.0, 0.2, 1.0);
+        let (mut hit_cases, mut cases, mut scalar_blocks) = (0usize, 0usize, 0usize);
+        for case in 0..4_000 {
+            let n = rng.random_range(1..=LANES);
+            let tris: Vec<Triangle> = (0..n)
+                .map(|_| match rng.random_range(0..10) {
+                    0 => {
+                        // Degenerate: a repeated vertex.
+                        let t = gen::triangle(&mut rng, &place);
+                        Triangle::new(*t.a(), *t.a(), *t.c())
+                    }
+                    _ => gen::triangle(&mut rng, &place),
+                })
+                .collect();
+            let block = TriangleBlock::new(&tris);
+            let t = &tris[rng.random_range(0..n)];
+            let [a, b, c] = t.vertices();
+            let target = match rng.random_range(0..4) {
+                0 => a,
+                1 => a + (b - a) * 0.5,
+                _ => {
+                    let (u, v) = (gen::uniform(&mut rng, 0.0, 1.0), gen::uniform(&mut rng, 0.0, 1.0));
+                    let (u, v) = if u + v > 1.0 { (1.0 - u, 1.0 - v) } else { (u, v) };
+                    a + (b - a) * u + (c - a) * v
+                }
+            };
+            let origin = gen::point(&mut rng, &Placement::new(4.0, 0.0, 0.0));
+            let dir = target - origin;
+            if dir.norm() < 1e-3 {
+                continue;
+            }
+            let max_toi = if rng.random_range(0..4) == 0 { gen::uniform(&mut rng, 0.0, 1.2) } else { Real::INFINITY };
+            let ray = Ray::new(origin, dir, max_toi);
+            let sheared = ShearedRay::new(&ray);
+            let mut kernels =
+                vec![("portable", block.hits(&sheared, max_toi)), ("scalar", block.hits_scalar(&sheared, max_toi))];
+            #[cfg(target_arch = "x86_64")]
+            if proxima_narrowphase::SimdLevel::Avx.is_available() {
+                // SAFETY: checked just above.
+                kernels.push(("avx", unsafe { block.hits_avx(&sheared, max_toi) }));
+            }
+            let any_zero = (0..n).any(|l| {
+                let [a, b, c] = block.vertices(l).map(|p| p - origin);
+                let [kx, ky, kz] = sheared.k;
+                let sh = |v: Vector| (v[kx] - sheared.s[0] * v[kz], v[ky] - sheared.s[1] * v[kz]);
+                let ((ax, ay), (bx, by), (cx, cy)) = (sh(a), sh(b), sh(c));
+                cx * by - cy * bx == 0.0 || ax * cy - ay * cx == 0.0 || bx * ay - by * ax == 0.0
+            });
+            scalar_blocks += usize::from(any_zero);
+            cases += 1;
+            hit_cases += usize::from(tris.iter().any(|tri| cast_ray_triangle(&ray, tri).is_some()));
+            for (l, tri) in tris.iter().enumerate() {
+                let expected = cast_ray_triangle(&ray, tri);
+                for (name, got) in &kernels {
+                    let hit = got.mask >> l & 1 == 1;
+                    assert_eq!(hit, expected.is_some(), "case {case} lane {l} kernel {name}: {tri:?} {ray:?}");
+                    if let Some(e) = expected {
+                        assert_eq!(got.toi[l].to_bits(), e.toi.to_bits(), "case {case} lane {l} kernel {name}");
+                        assert_eq!(block.facing_normal(l, ray.dir()), e.normal, "case {case} lane {l}");
+                    }
+                }
+            }
+            for (name, got) in &kernels {
+                assert_eq!(got.mask >> n, 0, "case {case}: unused lanes hit ({name})");
+            }
+        }
+        let frac = hit_cases as f64 / cases as f64;
+        assert!((0.3..0.7).contains(&frac), "hit fraction {frac}");
+        assert!(scalar_blocks > 100, "only {scalar_blocks} blocks took the scalar path");
+    }
+
+    #[test]
+    fn nearest_keeps_the_last_of_equal_tois() {
+        let hits = BlockHits { mask: 0b1011_0110, toi: [9.0, 2.0, 1.0, 0.5, 1.0, 3.0, 0.0, 1.0] };
+        assert_eq!(hits.nearest(), (7, 1.0));
+        let hits = BlockHits { mask: 0b0000_0010, toi: [0.0, 4.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0] };
+        assert_eq!(hits.nearest(), (1, 4.0));
+    }
+}
