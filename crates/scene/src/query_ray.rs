@@ -3,11 +3,12 @@
 use core::ops::ControlFlow;
 
 use proxima_broadphase::RayControl;
-use proxima_narrowphase::{Ray, Real, UnitVector};
+use proxima_narrowphase::{cast_ray_aabb, ray_aabb_interval, Aabb, PrecomputedRay, Ray, Real, UnitVector};
 
 use crate::collider::ColliderHandle;
-use crate::filter::QueryFilter;
+use crate::filter::{groups_interact, QueryFilter};
 use crate::scene::Scene;
+use crate::shape::WorldShape;
 
 /// A ray's hit on a collider.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -20,25 +21,108 @@ pub struct SceneRayHit {
     pub normal: UnitVector,
 }
 
+/// The best hit so far of [`Scene::cast_ray_closest`]: the collider's slot,
+/// the `toi`, and the normal, or for a box collider the box, whose normal is
+/// computed once, for the final hit (its box in the static set is its shape).
+#[derive(Clone, Copy)]
+struct Best {
+    slot: u32,
+    toi: Real,
+    normal: Result<UnitVector, Aabb>,
+}
+
 impl Scene {
     /// The closest hit of `ray` among the colliders the filter accepts.
     ///
     /// Both trees are traversed with the ray clipped to the best hit so far,
     /// so boxes beyond it are never tested. Ties in `toi` keep the first found.
+    ///
+    /// The static pass reads the static set's leaf table (each collider's
+    /// slot, groups and whether its shape is its box, in the BVH's leaf
+    /// order) instead of the colliders: with a filter of groups only, a box
+    /// collider is accepted and hit without loading it (the BVH's entry `toi`
+    /// is its exact `cast_ray_aabb` `toi`), and only the final hit's normal
+    /// is computed. Other shapes get their exact test as before.
     pub fn cast_ray_closest(&self, ray: &Ray, filter: &QueryFilter) -> Option<SceneRayHit> {
-        let mut best: Option<SceneRayHit> = None;
-        let mut current = *ray;
-        self.visit_ray_candidates(ray, |slot, _entry| {
+        let mut best: Option<Best> = None;
+        let mut max_toi = ray.max_toi();
+        self.cast_ray_static(ray, filter, &mut best, &mut max_toi);
+        let clipped = ray.with_max_toi(max_toi);
+        let mut current = clipped;
+        self.dynamic_tree.visit_ray(&clipped, |slot, _entry| {
             let Some(hit) = self.exact_ray_hit(slot, &current, filter) else {
                 return RayControl::Continue;
             };
             if best.is_none_or(|b| hit.toi < b.toi) {
-                best = Some(hit);
+                best = Some(Best { slot, toi: hit.toi, normal: Ok(hit.normal) });
                 current = current.with_max_toi(hit.toi);
             }
             RayControl::Clip(current.max_toi())
         });
-        best
+        let Best { slot, toi, normal } = best?;
+        let normal = normal.unwrap_or_else(|aabb| {
+            // A box collider: its exact test again, for the normal of the face
+            // entered (its toi is the BVH's entry toi, bit for bit).
+            cast_ray_aabb(&ray.with_max_toi(toi), &aabb)
+                .map_or_else(|| UnitVector::new_normalize(-ray.dir()), |h| h.normal)
+        });
+        Some(SceneRayHit { collider: self.handle_of(slot), toi, normal })
+    }
+
+    /// The static pass of [`Scene::cast_ray_closest`]: updates `best` and
+    /// clips `max_toi`, visiting candidates in the order `visit_ray` would
+    /// and keeping the first of equal `toi`s, exactly as the per-collider
+    /// path (`exact_ray_hit`) does.
+    fn cast_ray_static(&self, ray: &Ray, filter: &QueryFilter, best: &mut Option<Best>, max_toi: &mut Real) {
+        let info = |slot: u32| {
+            let c = &self.colliders[slot as usize];
+            (c.desc.groups, matches!(c.world, WorldShape::Aabb(_)))
+        };
+        let Some((tree, leaves)) = self.static_set.ray_leaves(info) else { return };
+        let boxes = tree.leaf_boxes();
+        let pre = PrecomputedRay::new(ray);
+        // Without exclusions or a predicate, the groups decide alone.
+        let groups_only = filter.exclude.is_empty() && filter.predicate.is_none();
+        tree.visit_ray_leaves(ray, |slots, entry_toi| {
+            let single = slots.len() == 1;
+            let before = *max_toi;
+            for s in slots.map(|s| s as usize) {
+                // A one-box leaf's entry is the box's (the kernel's toi).
+                let toi = if single {
+                    entry_toi
+                } else {
+                    match ray_aabb_interval(&PrecomputedRay { max_toi: *max_toi, ..pre }, &boxes[s]) {
+                        Some((t_enter, _)) => t_enter,
+                        None => continue,
+                    }
+                };
+                let leaf = leaves[s];
+                if toi > *max_toi || !groups_interact(&filter.groups, &leaf.groups) {
+                    continue;
+                }
+                let collider = || &self.colliders[leaf.slot as usize];
+                if !groups_only && !filter.accepts(self.handle_of(leaf.slot), collider()) {
+                    continue;
+                }
+                let (toi, normal) = if leaf.is_box {
+                    (toi, Err(boxes[s]))
+                } else {
+                    match collider().world.cast_ray(&ray.with_max_toi(*max_toi)) {
+                        Some(hit) => (hit.toi, Ok(hit.normal)),
+                        None => continue,
+                    }
+                };
+                if best.is_none_or(|b| toi < b.toi) {
+                    *best = Some(Best { slot: leaf.slot, toi, normal });
+                    *max_toi = toi;
+                }
+            }
+            if *max_toi < before {
+                RayControl::Clip(*max_toi)
+            } else {
+                RayControl::Continue
+            }
+        });
     }
 
     /// Some hit of `ray`, not necessarily the closest: the traversal stops at

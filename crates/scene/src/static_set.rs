@@ -4,15 +4,16 @@
 use core::ops::ControlFlow;
 use std::sync::OnceLock;
 
-use proxima_broadphase::{BroadPhase, RayControl, StaticBvh, TreeStats, ValidationError};
+use proxima_broadphase::{BroadPhase, CollisionGroups, RayControl, StaticBvh, TreeStats, ValidationError};
 use proxima_narrowphase::{Aabb, Ray, Real};
 
 /// Static colliders by position: `slots[i]` is the collider slot whose box is
 /// `aabbs[i]`, and leaf `i` of the BVH.
 ///
-/// Invariant: `bvh`, when set, was built from the current `aabbs`. Every
-/// mutation resets it, so a query never sees a stale tree; static colliders
-/// that move pay one rebuild (binned SAH, parallel) at the next query.
+/// Invariant: `bvh` and `leaves`, when set, were built from the current
+/// `aabbs` and colliders. Every mutation resets them, so a query never sees
+/// a stale tree; static colliders that move pay one rebuild (binned SAH,
+/// parallel) at the next query.
 #[derive(Debug, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub(crate) struct StaticSet {
@@ -20,11 +21,27 @@ pub(crate) struct StaticSet {
     aabbs: Vec<Aabb>,
     #[cfg_attr(feature = "serde", serde(skip))]
     bvh: OnceLock<StaticBvh>,
+    #[cfg_attr(feature = "serde", serde(skip))]
+    leaves: OnceLock<Vec<StaticLeaf>>,
+}
+
+/// What a ray query needs of a static collider without loading the collider
+/// itself, stored in the BVH's leaf order (`leaves[s]` for leaf slot `s`),
+/// so a leaf's entries are contiguous.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct StaticLeaf {
+    /// The collider's slot.
+    pub(crate) slot: u32,
+    /// Its collision groups (fixed while it is in the set).
+    pub(crate) groups: CollisionGroups,
+    /// True when its shape is its box (an axis-aligned box collider): the
+    /// BVH's box test is then its exact ray test.
+    pub(crate) is_box: bool,
 }
 
 impl Clone for StaticSet {
     fn clone(&self) -> Self {
-        Self { slots: self.slots.clone(), aabbs: self.aabbs.clone(), bvh: OnceLock::new() }
+        Self { slots: self.slots.clone(), aabbs: self.aabbs.clone(), bvh: OnceLock::new(), leaves: OnceLock::new() }
     }
 }
 
@@ -33,7 +50,7 @@ impl StaticSet {
     pub(crate) fn insert(&mut self, aabb: Aabb, slot: u32) -> u32 {
         self.slots.push(slot);
         self.aabbs.push(aabb);
-        self.bvh = OnceLock::new();
+        self.invalidate();
         (self.slots.len() - 1) as u32
     }
 
@@ -44,14 +61,19 @@ impl StaticSet {
         let pos = pos as usize;
         self.slots.swap_remove(pos);
         self.aabbs.swap_remove(pos);
-        self.bvh = OnceLock::new();
+        self.invalidate();
         self.slots.get(pos).copied()
     }
 
-    /// Replaces the box at `pos`.
+    /// Replaces the box at `pos` (the collider's shape or pose changed).
     pub(crate) fn update(&mut self, pos: u32, aabb: Aabb) {
         self.aabbs[pos as usize] = aabb;
+        self.invalidate();
+    }
+
+    fn invalidate(&mut self) {
         self.bvh = OnceLock::new();
+        self.leaves = OnceLock::new();
     }
 
     pub(crate) fn len(&self) -> usize {
@@ -79,6 +101,30 @@ impl StaticSet {
         if !self.slots.is_empty() {
             self.tree().visit_ray(ray, |leaf, toi| f(self.slots[leaf as usize], toi));
         }
+    }
+
+    /// The tree and its leaf table, built now if needed; `info(slot)` gives
+    /// a collider's groups and whether its shape is its box. `None` when the
+    /// set is empty.
+    pub(crate) fn ray_leaves(
+        &self,
+        info: impl Fn(u32) -> (CollisionGroups, bool),
+    ) -> Option<(&StaticBvh, &[StaticLeaf])> {
+        if self.slots.is_empty() {
+            return None;
+        }
+        let tree = self.tree();
+        let leaves = self.leaves.get_or_init(|| {
+            tree.leaf_ids()
+                .iter()
+                .map(|&pos| {
+                    let slot = self.slots[pos as usize];
+                    let (groups, is_box) = info(slot);
+                    StaticLeaf { slot, groups, is_box }
+                })
+                .collect()
+        });
+        Some((tree, leaves))
     }
 
     /// Checks the BVH (built now if needed) and that it covers every box.

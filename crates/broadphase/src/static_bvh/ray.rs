@@ -21,7 +21,7 @@ use super::wide::WideNode;
 use super::StaticBvh;
 use crate::broadphase::RayControl;
 use core::ops::Range;
-use proxima_narrowphase::{ray_aabb_interval, AabbX8, PrecomputedRay, Ray, RayLaneHits, Real, SimdLevel};
+use proxima_narrowphase::{ray_aabb_interval, Aabb, AabbX8, PrecomputedRay, Ray, RayLaneHits, Real, SimdLevel};
 use smallvec::SmallVec;
 
 /// The closest box a ray enters: its id and the entry `toi`
@@ -145,6 +145,13 @@ impl StaticBvh {
     /// `leaf_ids()[slot]` is the id (build input index) of the primitive there.
     pub fn leaf_ids(&self) -> &[u32] {
         &self.prim_ids
+    }
+
+    /// The boxes in leaf order: `leaf_boxes()[slot]` is the box of
+    /// primitive `leaf_ids()[slot]` (as refitted), for a leaf visitor that
+    /// tests its primitives' boxes itself.
+    pub fn leaf_boxes(&self) -> &[Aabb] {
+        &self.prim_boxes
     }
 
     pub(super) fn visit_ray_impl<F>(&self, ray: &Ray, mut visitor: F)
