@@ -208,7 +208,9 @@ pub(crate) fn build(boxes: &[Aabb], options: &BuildOptions) -> Built {
 
 /// Phase 3's end: the jobs' nodes after the top nodes, in job order, child
 /// indices shifted by each job's base and each job's root linked from its
-/// parent lane. The copies run in parallel, into disjoint slices.
+/// parent lane. The copies run in parallel, into disjoint slices of the
+/// output's spare capacity (written once: no serial fill before the copy,
+/// and the new pages are first touched by the threads that fill them).
 fn append_jobs(mut nodes: Vec<WideNode>, jobs: &[Job], built: Vec<Vec<WideNode>>) -> Vec<WideNode> {
     let top = nodes.len();
     let mut base = top;
@@ -216,9 +218,10 @@ fn append_jobs(mut nodes: Vec<WideNode>, jobs: &[Job], built: Vec<Vec<WideNode>>
         nodes[job.parent as usize].child[job.lane] = u32::try_from(base).expect("node count fits u32");
         base += job_nodes.len();
     }
-    nodes.resize(base, WideNode::EMPTY);
+    let total = base;
+    nodes.reserve_exact(total - top);
     let mut tasks = Vec::with_capacity(built.len());
-    let mut rest = &mut nodes[top..];
+    let mut rest = &mut nodes.spare_capacity_mut()[..total - top];
     let mut base = top as u32;
     for job_nodes in &built {
         let (dst, tail) = rest.split_at_mut(job_nodes.len());
@@ -226,14 +229,15 @@ fn append_jobs(mut nodes: Vec<WideNode>, jobs: &[Job], built: Vec<Vec<WideNode>>
         base += job_nodes.len() as u32;
         rest = tail;
     }
-    let copy = |(dst, src, base): (&mut [WideNode], &[WideNode], u32)| {
+    let copy = |(dst, src, base): (&mut [core::mem::MaybeUninit<WideNode>], &[WideNode], u32)| {
         for (d, s) in dst.iter_mut().zip(src) {
-            *d = *s;
-            for lane in 0..usize::from(d.len) {
-                if d.count[lane] == 0 {
-                    d.child[lane] += base;
+            let mut node = *s;
+            for lane in 0..usize::from(node.len) {
+                if node.count[lane] == 0 {
+                    node.child[lane] += base;
                 }
             }
+            d.write(node);
         }
     };
     #[cfg(feature = "parallel")]
@@ -243,6 +247,10 @@ fn append_jobs(mut nodes: Vec<WideNode>, jobs: &[Job], built: Vec<Vec<WideNode>>
     }
     #[cfg(not(feature = "parallel"))]
     tasks.into_iter().for_each(copy);
+    // SAFETY: the job slices tile spare slots `0..total - top` exactly (each
+    // is as long as its job's node list, taken in turn), and every slot of
+    // each slice was written by `copy`; `reserve_exact` made the capacity.
+    unsafe { nodes.set_len(total) };
     nodes
 }
 
