@@ -2,13 +2,16 @@
 
 use core::ops::ControlFlow;
 
-use proxima_broadphase::RayControl;
+use core::ops::Range;
+
+use proxima_broadphase::{RayControl, StaticBvh};
 use proxima_narrowphase::{cast_ray_aabb, ray_aabb_interval, Aabb, PrecomputedRay, Ray, Real, UnitVector};
 
 use crate::collider::ColliderHandle;
 use crate::filter::{groups_interact, QueryFilter};
 use crate::scene::Scene;
 use crate::shape::WorldShape;
+use crate::static_set::StaticLeaf;
 
 /// A ray's hit on a collider.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -31,6 +34,79 @@ struct Best {
     normal: Result<UnitVector, Aabb>,
 }
 
+/// Static colliders from which [`Scene::cast_rays`] batches the static
+/// pass. Measured on the box scenes, one thread: batching is 8%
+/// slower at 100k colliders (the tree nearly fits in cache, and switching
+/// between rays costs), 1.15x faster at 300k and 1.5x at 1M.
+pub(crate) const BATCH_MIN_STATIC: usize = 200_000;
+
+/// The static pass of [`Scene::cast_ray_closest`] for one filter: the leaf
+/// table of the static set and the tree's boxes, in leaf order.
+struct StaticPass<'a> {
+    scene: &'a Scene,
+    filter: &'a QueryFilter<'a>,
+    leaves: &'a [StaticLeaf],
+    boxes: &'a [Aabb],
+    /// No exclusions and no predicate: the groups alone decide.
+    groups_only: bool,
+}
+
+impl StaticPass<'_> {
+    /// One leaf of the static tree entered by `ray` (`pre` is the ray
+    /// prepared): updates `best` and clips `max_toi`, visiting the leaf's
+    /// colliders in order and keeping the first of equal `toi`s, exactly as
+    /// the per-collider path (`exact_ray_hit`) does.
+    #[inline]
+    fn leaf(
+        &self,
+        ray: &Ray,
+        pre: &PrecomputedRay,
+        slots: Range<u32>,
+        entry_toi: Real,
+        best: &mut Option<Best>,
+        max_toi: &mut Real,
+    ) -> RayControl {
+        let single = slots.len() == 1;
+        let before = *max_toi;
+        for s in slots.map(|s| s as usize) {
+            // A one-box leaf's entry is the box's (the kernel's toi).
+            let toi = if single {
+                entry_toi
+            } else {
+                match ray_aabb_interval(&PrecomputedRay { max_toi: *max_toi, ..*pre }, &self.boxes[s]) {
+                    Some((t_enter, _)) => t_enter,
+                    None => continue,
+                }
+            };
+            let leaf = self.leaves[s];
+            if toi > *max_toi || !groups_interact(&self.filter.groups, &leaf.groups) {
+                continue;
+            }
+            let collider = || &self.scene.colliders[leaf.slot as usize];
+            if !self.groups_only && !self.filter.accepts(self.scene.handle_of(leaf.slot), collider()) {
+                continue;
+            }
+            let (toi, normal) = if leaf.is_box {
+                (toi, Err(self.boxes[s]))
+            } else {
+                match collider().world.cast_ray(&ray.with_max_toi(*max_toi)) {
+                    Some(hit) => (hit.toi, Ok(hit.normal)),
+                    None => continue,
+                }
+            };
+            if best.is_none_or(|b| toi < b.toi) {
+                *best = Some(Best { slot: leaf.slot, toi, normal });
+                *max_toi = toi;
+            }
+        }
+        if *max_toi < before {
+            RayControl::Clip(*max_toi)
+        } else {
+            RayControl::Continue
+        }
+    }
+}
+
 impl Scene {
     /// The closest hit of `ray` among the colliders the filter accepts.
     ///
@@ -44,9 +120,36 @@ impl Scene {
     /// is its exact `cast_ray_aabb` `toi`), and only the final hit's normal
     /// is computed. Other shapes get their exact test as before.
     pub fn cast_ray_closest(&self, ray: &Ray, filter: &QueryFilter) -> Option<SceneRayHit> {
-        let mut best: Option<Best> = None;
+        let mut best = None;
         let mut max_toi = ray.max_toi();
-        self.cast_ray_static(ray, filter, &mut best, &mut max_toi);
+        if let Some((tree, pass)) = self.static_pass(filter) {
+            let pre = PrecomputedRay::new(ray);
+            tree.visit_ray_leaves(ray, |slots, entry| pass.leaf(ray, &pre, slots, entry, &mut best, &mut max_toi));
+        }
+        self.finish_closest(ray, filter, best, max_toi)
+    }
+
+    /// The static set's tree and what its leaves need, `None` when it is empty.
+    fn static_pass<'a>(&'a self, filter: &'a QueryFilter<'a>) -> Option<(&'a StaticBvh, StaticPass<'a>)> {
+        let info = |slot: u32| {
+            let c = &self.colliders[slot as usize];
+            (c.desc.groups, matches!(c.world, WorldShape::Aabb(_)))
+        };
+        let (tree, leaves) = self.static_set.ray_leaves(info)?;
+        // Without exclusions or a predicate, the groups decide alone.
+        let groups_only = filter.exclude.is_empty() && filter.predicate.is_none();
+        Some((tree, StaticPass { scene: self, filter, leaves, boxes: tree.leaf_boxes(), groups_only }))
+    }
+
+    /// The dynamic pass of [`Scene::cast_ray_closest`] after the static one
+    /// (`best` and `max_toi` as it left them), and the final hit's normal.
+    fn finish_closest(
+        &self,
+        ray: &Ray,
+        filter: &QueryFilter,
+        mut best: Option<Best>,
+        max_toi: Real,
+    ) -> Option<SceneRayHit> {
         let clipped = ray.with_max_toi(max_toi);
         let mut current = clipped;
         self.dynamic_tree.visit_ray(&clipped, |slot, _entry| {
@@ -67,62 +170,6 @@ impl Scene {
                 .map_or_else(|| UnitVector::new_normalize(-ray.dir()), |h| h.normal)
         });
         Some(SceneRayHit { collider: self.handle_of(slot), toi, normal })
-    }
-
-    /// The static pass of [`Scene::cast_ray_closest`]: updates `best` and
-    /// clips `max_toi`, visiting candidates in the order `visit_ray` would
-    /// and keeping the first of equal `toi`s, exactly as the per-collider
-    /// path (`exact_ray_hit`) does.
-    fn cast_ray_static(&self, ray: &Ray, filter: &QueryFilter, best: &mut Option<Best>, max_toi: &mut Real) {
-        let info = |slot: u32| {
-            let c = &self.colliders[slot as usize];
-            (c.desc.groups, matches!(c.world, WorldShape::Aabb(_)))
-        };
-        let Some((tree, leaves)) = self.static_set.ray_leaves(info) else { return };
-        let boxes = tree.leaf_boxes();
-        let pre = PrecomputedRay::new(ray);
-        // Without exclusions or a predicate, the groups decide alone.
-        let groups_only = filter.exclude.is_empty() && filter.predicate.is_none();
-        tree.visit_ray_leaves(ray, |slots, entry_toi| {
-            let single = slots.len() == 1;
-            let before = *max_toi;
-            for s in slots.map(|s| s as usize) {
-                // A one-box leaf's entry is the box's (the kernel's toi).
-                let toi = if single {
-                    entry_toi
-                } else {
-                    match ray_aabb_interval(&PrecomputedRay { max_toi: *max_toi, ..pre }, &boxes[s]) {
-                        Some((t_enter, _)) => t_enter,
-                        None => continue,
-                    }
-                };
-                let leaf = leaves[s];
-                if toi > *max_toi || !groups_interact(&filter.groups, &leaf.groups) {
-                    continue;
-                }
-                let collider = || &self.colliders[leaf.slot as usize];
-                if !groups_only && !filter.accepts(self.handle_of(leaf.slot), collider()) {
-                    continue;
-                }
-                let (toi, normal) = if leaf.is_box {
-                    (toi, Err(boxes[s]))
-                } else {
-                    match collider().world.cast_ray(&ray.with_max_toi(*max_toi)) {
-                        Some(hit) => (hit.toi, Ok(hit.normal)),
-                        None => continue,
-                    }
-                };
-                if best.is_none_or(|b| toi < b.toi) {
-                    *best = Some(Best { slot: leaf.slot, toi, normal });
-                    *max_toi = toi;
-                }
-            }
-            if *max_toi < before {
-                RayControl::Clip(*max_toi)
-            } else {
-                RayControl::Continue
-            }
-        });
     }
 
     /// Some hit of `ray`, not necessarily the closest: the traversal stops at
@@ -164,16 +211,43 @@ impl Scene {
     /// `parallel` feature the rays are spread over rayon's threads; each result
     /// is computed exactly as the sequential call would, so the output is
     /// identical whatever the thread count.
+    ///
+    /// With 200,000 static colliders or more, the static pass
+    /// runs on chunks of rays with several traversals in flight
+    /// ([`StaticBvh::visit_rays_leaves`]), which overlaps their cache misses;
+    /// each ray still visits its leaves in the sequential order, so the
+    /// results are the same.
     pub fn cast_rays(&self, rays: &[Ray], filter: &QueryFilter) -> Vec<Option<SceneRayHit>> {
+        let batch = self.static_set.len() >= BATCH_MIN_STATIC;
+        let chunk = |rays: &[Ray]| -> Vec<Option<SceneRayHit>> {
+            if batch {
+                self.cast_rays_batched(rays, filter)
+            } else {
+                rays.iter().map(|r| self.cast_ray_closest(r, filter)).collect()
+            }
+        };
         #[cfg(feature = "parallel")]
         {
             use rayon::prelude::*;
-            rays.par_iter().with_min_len(64).map(|r| self.cast_ray_closest(r, filter)).collect()
+            rays.par_chunks(64).flat_map_iter(chunk).collect()
         }
         #[cfg(not(feature = "parallel"))]
         {
-            rays.iter().map(|r| self.cast_ray_closest(r, filter)).collect()
+            chunk(rays)
         }
+    }
+
+    /// [`Scene::cast_ray_closest`] for a chunk of rays, the static pass batched.
+    fn cast_rays_batched(&self, rays: &[Ray], filter: &QueryFilter) -> Vec<Option<SceneRayHit>> {
+        let mut best: Vec<Option<Best>> = vec![None; rays.len()];
+        let mut max_toi: Vec<Real> = rays.iter().map(Ray::max_toi).collect();
+        if let Some((tree, pass)) = self.static_pass(filter) {
+            let pre: Vec<PrecomputedRay> = rays.iter().map(PrecomputedRay::new).collect();
+            tree.visit_rays_leaves(rays, |i, slots, entry| {
+                pass.leaf(&rays[i], &pre[i], slots, entry, &mut best[i], &mut max_toi[i])
+            });
+        }
+        rays.iter().enumerate().map(|(i, r)| self.finish_closest(r, filter, best[i], max_toi[i])).collect()
     }
 
     fn exact_ray_hit(&self, slot: u32, ray: &Ray, filter: &QueryFilter) -> Option<SceneRayHit> {

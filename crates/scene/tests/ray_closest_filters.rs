@@ -145,3 +145,55 @@ fn closest_hits_match_a_scan_under_every_filter() {
     let frac = hits as f64 / total as f64;
     assert!((0.3..0.7).contains(&frac), "hit fraction {frac}");
 }
+
+/// From 200,000 static colliders `cast_rays` batches the static pass: its
+/// results must still equal the sequential calls, on every thread count and
+/// under every filter.
+#[test]
+fn batched_static_pass_equals_sequential() {
+    let mut rng = proxima_test_support::rng(0xBA7);
+    let side = 320.0;
+    let mut scene = Scene::new();
+    let mut handles = Vec::new();
+    for i in 0..210_000u64 {
+        let t = Vector::new(uniform(&mut rng, 0.0, side), uniform(&mut rng, 0.0, side), uniform(&mut rng, 0.0, side));
+        let pose = Isometry::from_parts(t.into(), gen::rotation(&mut rng));
+        let kind = if i % 10 == 0 { rng.random_range(0..3) } else { 3 };
+        let groups = CollisionGroups { memberships: 1 << rng.random_range(0..3), filter: rng.random_range(1..8) };
+        let mut desc = ColliderDesc::new(shape(&mut rng, kind), pose).with_groups(groups).with_user_data(i);
+        if i % 100 != 0 {
+            desc = desc.fixed();
+        }
+        handles.push(scene.insert(desc).unwrap());
+    }
+    assert!(scene.tree_sizes().0 >= 200_000);
+    let excluded: Vec<ColliderHandle> = handles.iter().copied().step_by(7).collect();
+    let odd = |_: ColliderHandle, c: &proxima_scene::Collider| c.user_data() % 2 == 1;
+    let filters = [
+        QueryFilter::default(),
+        QueryFilter { groups: CollisionGroups { memberships: 0b001, filter: 0b011 }, ..QueryFilter::default() },
+        QueryFilter::excluding(&excluded),
+        QueryFilter { predicate: Some(&odd), ..QueryFilter::default() },
+    ];
+    let rays: Vec<Ray> = (0..3_000)
+        .map(|_| {
+            let o =
+                Point::new(uniform(&mut rng, 0.0, side), uniform(&mut rng, 0.0, side), uniform(&mut rng, 0.0, side));
+            Ray::new(o, gen::unit_vector(&mut rng), uniform(&mut rng, 0.0, 40.0))
+        })
+        .collect();
+    let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+    let mut hits = 0;
+    for (k, filter) in filters.iter().enumerate() {
+        let batch = scene.cast_rays(&rays, filter);
+        let batch_one_thread = one.install(|| scene.cast_rays(&rays, filter));
+        for (i, ray) in rays.iter().enumerate() {
+            let seq = scene.cast_ray_closest(ray, filter);
+            assert_eq!(batch[i], seq, "filter {k} ray {i}");
+            assert_eq!(batch_one_thread[i], seq, "filter {k} ray {i}");
+            hits += usize::from(seq.is_some());
+        }
+    }
+    let frac = hits as f64 / (rays.len() * filters.len()) as f64;
+    assert!((0.3..0.7).contains(&frac), "hit fraction {frac}");
+}

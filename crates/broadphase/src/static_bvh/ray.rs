@@ -1,6 +1,7 @@
 //! Ray queries: one ray ([`StaticBvh::cast_ray_closest`], `visit_ray`, and
 //! [`StaticBvh::visit_ray_leaves`] for visitors that test a whole leaf at
-//! once) or a batch with several rays in flight ([`StaticBvh::visit_rays`]).
+//! once); `ray/batch.rs` has the batches with several rays in flight
+//! ([`StaticBvh::visit_rays`], [`StaticBvh::visit_rays_leaves`]).
 //!
 //! Ordered depth-first traversal: one kernel call gives the entry `toi` of
 //! every lane of a node; the nearest hit lane is visited next and the others
@@ -11,11 +12,8 @@
 //! when it is pushed. One ray keeps its current entry in registers and
 //! descends without touching the stack; a leaf is handed to a leaf handler
 //! (the per-box visitor of `visit_ray`, or a whole-leaf visitor).
-//!
-//! The traversal is memory-latency bound (each node is a dependent load). A
-//! batch interleaves the traversals of `IN_FLIGHT` rays, one node each in
-//! turn, so a ray's next node has arrived in cache by the time it is its turn
-//! again. Each ray still visits its boxes in the order `visit_ray` would.
+
+mod batch;
 
 use super::wide::WideNode;
 use super::StaticBvh;
@@ -47,32 +45,6 @@ struct RayEntry {
 /// depth 9 with every lane hit, far more than a typical ray needs.
 const STACK: usize = 64;
 
-/// Rays traversed together by [`StaticBvh::visit_rays`].
-const IN_FLIGHT: usize = 8;
-
-/// One ray's traversal state.
-struct RayState {
-    index: usize,
-    pre: PrecomputedRay,
-    max_toi: Real,
-    /// The entry to visit next: the nearest hit child of the last node, kept
-    /// out of the stack; otherwise the top of the stack.
-    next: Option<RayEntry>,
-    stack: SmallVec<[RayEntry; STACK]>,
-}
-
-impl RayState {
-    fn new(index: usize, ray: &Ray) -> Self {
-        Self {
-            index,
-            pre: PrecomputedRay::new(ray),
-            max_toi: ray.max_toi(),
-            next: Some(RayEntry { child: 0, count: 0, toi: 0.0 }),
-            stack: SmallVec::new(),
-        }
-    }
-}
-
 impl StaticBvh {
     /// The box the ray enters first (smallest entry `toi`, then smallest id),
     /// the boxes themselves being the geometry.
@@ -81,38 +53,6 @@ impl StaticBvh {
         let mut best: Option<BoxHit> = None;
         self.visit_ray_impl(ray, |id, toi| closer(&mut best, id, toi));
         best
-    }
-
-    /// [`StaticBvh::cast_ray_closest`] for every ray of `rays`, into `out`
-    /// (cleared first; `out[i]` for `rays[i]`), several rays in flight.
-    pub fn cast_rays_closest(&self, rays: &[Ray], out: &mut Vec<Option<BoxHit>>) {
-        out.clear();
-        out.resize(rays.len(), None);
-        self.visit_rays(rays, |i, id, toi| closer(&mut out[i], id, toi));
-    }
-
-    /// `visit_ray` for every ray of `rays`: `visitor(i, id, entry_toi)` is
-    /// called for the boxes `rays[i]` enters, and its [`RayControl`] acts on
-    /// ray `i` only (`Stop` ends that ray). The calls for one ray come in the
-    /// order `visit_ray` makes them; calls for different rays interleave.
-    /// Throughput is higher than one `visit_ray` per ray, since several
-    /// traversals overlap their memory accesses.
-    pub fn visit_rays<F>(&self, rays: &[Ray], mut visitor: F)
-    where
-        F: FnMut(usize, u32, Real) -> RayControl,
-    {
-        let leaf = |i: usize, pre: &PrecomputedRay, max_toi: &mut Real, entry: RayEntry| {
-            self.ray_leaf(i, pre, max_toi, entry, &mut visitor)
-        };
-        match self.simd {
-            #[cfg(target_arch = "x86_64")]
-            // SAFETY: `self.simd` never exceeds `SimdLevel::detect()` (see
-            // `set_simd_level`), so this CPU has AVX.
-            SimdLevel::Avx => unsafe { visit_rays_avx(self, rays, leaf) },
-            #[cfg(target_arch = "x86_64")]
-            SimdLevel::Sse2 => self.visit_rays_with(rays, proxima_narrowphase::cast_ray_aabb_x8_sse2, leaf),
-            _ => self.visit_rays_with(rays, proxima_narrowphase::cast_ray_aabb_x8_scalar, leaf),
-        }
     }
 
     /// Calls `visitor(slots, entry_toi)` for every leaf whose box the ray
@@ -126,16 +66,8 @@ impl StaticBvh {
     where
         F: FnMut(Range<u32>, Real) -> RayControl,
     {
-        let leaf = |_: usize, _: &PrecomputedRay, max_toi: &mut Real, entry: RayEntry| match visitor(
-            entry.child..entry.child + entry.count,
-            entry.toi,
-        ) {
-            RayControl::Continue => false,
-            RayControl::Clip(t) => {
-                *max_toi = max_toi.min(t);
-                false
-            }
-            RayControl::Stop => true,
+        let leaf = |_: usize, _: &PrecomputedRay, max_toi: &mut Real, entry: RayEntry| {
+            apply(visitor(entry.child..entry.child + entry.count, entry.toi), max_toi)
         };
         self.visit_ray_dispatch(ray, leaf);
     }
@@ -173,7 +105,8 @@ impl StaticBvh {
     {
         match self.simd {
             #[cfg(target_arch = "x86_64")]
-            // SAFETY: as in `visit_rays`.
+            // SAFETY: `self.simd` never exceeds `SimdLevel::detect()` (see
+            // `set_simd_level`), so this CPU has AVX.
             SimdLevel::Avx => unsafe { visit_ray_avx(self, ray, leaf) },
             #[cfg(target_arch = "x86_64")]
             SimdLevel::Sse2 => self.visit_ray_with(ray, proxima_narrowphase::cast_ray_aabb_x8_sse2, leaf),
@@ -222,62 +155,6 @@ impl StaticBvh {
                 }
             }
         }
-    }
-
-    /// Several rays, `IN_FLIGHT` at a time, one step each in turn.
-    #[inline(always)]
-    fn visit_rays_with<K, L>(&self, rays: &[Ray], kernel: K, mut leaf: L)
-    where
-        K: Fn(&PrecomputedRay, &AabbX8, Real) -> RayLaneHits<8>,
-        L: FnMut(usize, &PrecomputedRay, &mut Real, RayEntry) -> bool,
-    {
-        if self.nodes.is_empty() {
-            return;
-        }
-        let mut slots: [Option<RayState>; IN_FLIGHT] = core::array::from_fn(|_| None);
-        let mut fed = 0;
-        loop {
-            let mut active = false;
-            for slot in slots.iter_mut() {
-                if slot.is_none() && fed < rays.len() {
-                    *slot = Some(RayState::new(fed, &rays[fed]));
-                    fed += 1;
-                }
-                if let Some(state) = slot {
-                    active = true;
-                    if !self.ray_step(state, &kernel, &mut leaf) {
-                        *slot = None;
-                    }
-                }
-            }
-            if !active {
-                return;
-            }
-        }
-    }
-
-    /// Visits one entry of a ray: a leaf (handed to `leaf`, which returns
-    /// true to stop), or a node's lanes. Returns false when the ray is done
-    /// (stack empty, or `leaf` stopped it).
-    #[inline(always)]
-    fn ray_step<K, L>(&self, st: &mut RayState, kernel: &K, leaf: &mut L) -> bool
-    where
-        K: Fn(&PrecomputedRay, &AabbX8, Real) -> RayLaneHits<8>,
-        L: FnMut(usize, &PrecomputedRay, &mut Real, RayEntry) -> bool,
-    {
-        let Some(entry) = st.next.take().or_else(|| st.stack.pop()) else { return false };
-        // The entry toi does not depend on max_toi, so this is exactly "the
-        // box is still hit with the clipped max_toi".
-        if entry.toi > st.max_toi {
-            return true;
-        }
-        if entry.count > 0 {
-            return !leaf(st.index, &st.pre, &mut st.max_toi, entry);
-        }
-        let node = &self.nodes[entry.child as usize];
-        let hits = kernel(&st.pre, &node.bounds, st.max_toi);
-        st.next = self.push_hits(node, &hits, &mut st.stack);
-        true
     }
 
     /// The hit lanes of `node` in order of entry `toi` (ties: lower lane
@@ -373,6 +250,19 @@ impl StaticBvh {
     }
 }
 
+/// Applies a leaf visitor's answer to a ray's `max_toi`; true for `Stop`.
+#[inline(always)]
+fn apply(control: RayControl, max_toi: &mut Real) -> bool {
+    match control {
+        RayControl::Continue => false,
+        RayControl::Clip(t) => {
+            *max_toi = max_toi.min(t);
+            false
+        }
+        RayControl::Stop => true,
+    }
+}
+
 /// Keeps the closer of `best` and `(id, toi)` (smaller toi, then smaller id);
 /// the visitor of the closest-hit queries.
 fn closer(best: &mut Option<BoxHit>, id: u32, toi: Real) -> RayControl {
@@ -396,22 +286,6 @@ where
     let kernel =
         |r: &PrecomputedRay, b: &AabbX8, t: Real| unsafe { proxima_narrowphase::cast_ray_aabb_x8_avx(r, b, t) };
     bvh.visit_ray_with(ray, kernel, leaf)
-}
-
-/// The AVX instance of the batch traversal.
-///
-/// # Safety
-/// The CPU must support AVX.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx")]
-unsafe fn visit_rays_avx<L>(bvh: &StaticBvh, rays: &[Ray], leaf: L)
-where
-    L: FnMut(usize, &PrecomputedRay, &mut Real, RayEntry) -> bool,
-{
-    // SAFETY: the caller guarantees AVX; the closure only runs inside this call.
-    let kernel =
-        |r: &PrecomputedRay, b: &AabbX8, t: Real| unsafe { proxima_narrowphase::cast_ray_aabb_x8_avx(r, b, t) };
-    bvh.visit_rays_with(rays, kernel, leaf)
 }
 
 /// Asks the CPU to start loading a node's cache lines. Most hit children of
