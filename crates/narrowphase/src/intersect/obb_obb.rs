@@ -2,14 +2,35 @@
 
 use crate::math::{Matrix, Real, Vector};
 use crate::shape::{Aabb, Obb};
+use nalgebra::{Matrix3, Vector3};
 
 /// Added to every `|R_ij|` of the SAT. When an edge of A is parallel to an
 /// edge of B their cross product is (near) zero and both sides of the
 /// `A_i x B_j` test round to noise; the epsilon makes the projected radii
 /// strictly positive there, so noise never declares a false separation
 /// (Ericson, Real-Time Collision Detection 4.4.1). Its cost: boxes separated by
-/// less than `1e-6 * (sum of half-extents)` on an axis may report a touch.
+/// less than `1e-6 * (sum of half-extents)` on a face axis may report a touch.
+/// On an edge axis `A_i x B_j` of length `s` (the sine between the edges) the
+/// band is divided by `s`, so edge pairs with `|R_ij| > `
+/// [`NEARLY_PARALLEL_COS`] that the f32 test leaves overlapping are decided
+/// again in f64 (see [`separated_on_edges_f64`]; B17).
 pub(crate) const SAT_ABS_EPSILON: Real = 1e-6;
+
+/// Edge pairs whose f32 `|R_ij|` (the cosine between the edges) exceeds this,
+/// `sin < 0.14`, get the exact f64 test: elsewhere the epsilon band on an edge
+/// axis is below `SAT_ABS_EPSILON / 0.14 ~ 7e-6` times its four half-extents.
+/// On uniformly random rotations 3% of the overlapping pairs take that second
+/// look; boxes with equal rotations (`|R_ii| = 1`) always do, and skip it at
+/// once (their edges are parallel, see [`PARALLEL_SIN2`]).
+const NEARLY_PARALLEL_COS: Real = 0.99;
+
+/// Below this `|L|^2 = sin^2` (from `R`), an edge pair is parallel for the
+/// SAT and its cross axis is skipped. Exactly parallel edges need no cross
+/// axis (the face axes span the 2-D problem across their common direction);
+/// rotating B by the angle `s` makes them so and moves B's points by at most
+/// `s` times its circumradius, so skipping misses at most a separation of
+/// `~2e-6` times the boxes' size.
+const PARALLEL_SIN2: Real = 1e-12;
 
 /// True when the solid boxes share a point (touching boxes intersect).
 ///
@@ -18,6 +39,12 @@ pub(crate) const SAT_ABS_EPSILON: Real = 1e-6;
 /// normals, B's 3, and the 9 cross products of an edge of each. On axis `L`
 /// the boxes project to radii `r_a`, `r_b` and are separated iff
 /// `|t . L| > r_a + r_b`.
+///
+/// Tolerances: boxes apart by less than `1e-6` times the sum of their
+/// half-extents on a face axis, or about `7e-6` times four half-extents on
+/// an edge axis, may report a touch (see `SAT_ABS_EPSILON`); nearly parallel
+/// edges (sine below 0.14) are tested in f64, exactly up to `~2e-6` of the
+/// boxes' size for edges parallel within `1e-6` rad.
 ///
 /// ```
 /// use proxima_narrowphase::{intersects_obb_obb, Obb, Point, Rotation, Vector};
@@ -35,7 +62,13 @@ pub(crate) const SAT_ABS_EPSILON: Real = 1e-6;
 pub fn intersects_obb_obb(a: &Obb, b: &Obb) -> bool {
     let r = a.axes().tr_mul(b.axes());
     let t = a.axes().tr_mul(&(b.center() - a.center()));
-    !separated(a.half_extents(), b.half_extents(), &r, &t)
+    // Without a branch on `separated` (unpredictable on random input): only
+    // the rare second look branches.
+    let separated = separated(a.half_extents(), b.half_extents(), &r, &t);
+    if has_nearly_parallel_edges(&r) & !separated {
+        return !obb_obb_separated_on_parallel_edges(a, b, &r, &t);
+    }
+    !separated
 }
 
 /// True when the axis-aligned box and the oriented box share a point: the
@@ -44,9 +77,112 @@ pub fn intersects_obb_obb(a: &Obb, b: &Obb) -> bool {
 #[must_use]
 pub fn intersects_aabb_obb(a: &Aabb, b: &Obb) -> bool {
     let t = b.center() - a.center();
-    !separated(&a.half_extents(), b.half_extents(), b.axes(), &t)
+    let separated = separated(&a.half_extents(), b.half_extents(), b.axes(), &t);
+    if has_nearly_parallel_edges(b.axes()) & !separated {
+        return !aabb_obb_separated_on_parallel_edges(a, b, &t);
+    }
+    !separated
 }
 
+/// The second look of [`intersects_obb_obb`] at its nearly parallel edge
+/// pairs: the f32 filter, then the f64 test of the pairs it keeps.
+#[cold]
+#[inline(never)]
+fn obb_obb_separated_on_parallel_edges(a: &Obb, b: &Obb, r: &Matrix, t: &Vector) -> bool {
+    let near = near_separating_parallel_edges(a.half_extents(), b.half_extents(), r, t);
+    near != 0 && separated_on_edges_f64(&Box64::obb(a), &Box64::obb(b), near)
+}
+
+/// The same for [`intersects_aabb_obb`] (A's axes are the world axes).
+#[cold]
+#[inline(never)]
+fn aabb_obb_separated_on_parallel_edges(a: &Aabb, b: &Obb, t: &Vector) -> bool {
+    let near = near_separating_parallel_edges(&a.half_extents(), b.half_extents(), b.axes(), t);
+    near != 0 && separated_on_edges_f64(&Box64::aabb(a), &Box64::obb(b), near)
+}
+
+/// True when some `|R_ij| > NEARLY_PARALLEL_COS`. Compared as integers: the
+/// bits of a non-negative float order as its value, and the nine compares
+/// fold into a few vector instructions (`f32::max` is a NaN-aware chain).
+#[inline]
+fn has_nearly_parallel_edges(r: &Matrix) -> bool {
+    let cos = NEARLY_PARALLEL_COS.to_bits();
+    r.iter().fold(false, |acc, x| acc | (x.to_bits() & 0x7fff_ffff > cos))
+}
+
+/// A box widened exactly to f64: centre, axes (columns), half-extents.
+struct Box64 {
+    center: Vector3<f64>,
+    axes: Matrix3<f64>,
+    half: Vector3<f64>,
+}
+
+impl Box64 {
+    fn obb(o: &Obb) -> Self {
+        Self { center: o.center().coords.cast(), axes: o.axes().cast(), half: o.half_extents().cast() }
+    }
+
+    /// The centre and half-extents of `[min, max]` are exact in f64.
+    fn aabb(a: &Aabb) -> Self {
+        let (min, max) = (a.min().coords.cast::<f64>(), a.max().coords.cast::<f64>());
+        Self { center: (min + max) * 0.5, axes: Matrix3::identity(), half: (max - min) * 0.5 }
+    }
+}
+
+/// The nearly parallel edge pairs (`|R_ij| > NEARLY_PARALLEL_COS`,
+/// `|L|^2 >= PARALLEL_SIN2`) whose f32 edge test, without the epsilon, comes
+/// within its rounding `N = 32 eps (|t|_1 + sum h)` of separating, as a bit
+/// mask (bit `3 i + j`); only those can separate the boxes. A pair apart by
+/// `g > 0` along the unit axis has the computed `|t . L| - r_a - r_b` above
+/// `g |L| - N > -N`, so it is never dropped.
+fn near_separating_parallel_edges(ha: &Vector, hb: &Vector, r: &Matrix, t: &Vector) -> u16 {
+    let noise = 32.0 * Real::EPSILON * (t.abs().sum() + ha.sum() + hb.sum());
+    let mut mask = 0;
+    for i in 0..3 {
+        let (i1, i2) = ((i + 1) % 3, (i + 2) % 3);
+        for j in 0..3 {
+            let (j1, j2) = ((j + 1) % 3, (j + 2) % 3);
+            let len2 = r[(i1, j)] * r[(i1, j)] + r[(i2, j)] * r[(i2, j)];
+            if r[(i, j)].abs() <= NEARLY_PARALLEL_COS || len2 < PARALLEL_SIN2 {
+                continue;
+            }
+            let offset = t[i2] * r[(i1, j)] - t[i1] * r[(i2, j)];
+            let ra = ha[i1] * r[(i2, j)].abs() + ha[i2] * r[(i1, j)].abs();
+            let rb = hb[j1] * r[(i, j2)].abs() + hb[j2] * r[(i, j1)].abs();
+            if offset.abs() + noise > ra + rb {
+                mask |= 1 << (3 * i + j);
+            }
+        }
+    }
+    mask
+}
+
+/// The edge axes `L = A_i x B_j` of the pairs in `mask` (bit `3 i + j`),
+/// tested in f64 on the boxes' own axes. True when one separates the boxes.
+///
+/// In f32 on `R = A^T B` this test cannot be decided: the offset
+/// `t_i2 R_i1j - t_i1 R_i2j` and the radii carry an absolute rounding of
+/// `~eps (|t| + h)`, which is divided by `|L| = sin` (B17: edges 0.002 rad
+/// apart, boxes of size 1e5, a 24-unit gap inside the noise). Here `L` is the
+/// cross product of the stored axes in f64 (each product of two f32 values is
+/// exact) and every projection is a direct dot product,
+/// `|d . L| > sum_k ha_k |A_k . L| + sum_k hb_k |B_k . L|`
+/// with `d = c_b - c_a`: a rounded `L` is still an axis, whose projections
+/// are computed with relative error `~1e-15`, so no orthonormality of the
+/// f32 axes is assumed. The margin `1e-13 (|d|_1 + sum h) |L|_1` covers that
+/// rounding, so the test never separates touching boxes.
+fn separated_on_edges_f64(a: &Box64, b: &Box64, mask: u16) -> bool {
+    let d = b.center - a.center;
+    let size = d.abs().sum() + a.half.sum() + b.half.sum();
+    let project = |axes: &Matrix3<f64>, half: &Vector3<f64>, l: &Vector3<f64>| {
+        (0..3).map(|k| half[k] * axes.column(k).dot(l).abs()).sum::<f64>()
+    };
+    (0..9).filter(|k| mask & (1 << k) != 0).any(|k| {
+        let l = a.axes.column(k / 3).cross(&b.axes.column(k % 3));
+        let (ra, rb) = (project(&a.axes, &a.half, &l), project(&b.axes, &b.half, &l));
+        d.dot(&l).abs() > ra + rb + 1e-13 * size * l.abs().sum()
+    })
+}
 /// The SAT core: `ha`, `hb` half-extents, `r` rotation of B in A's frame,
 /// `t` centre offset in A's frame. Returns true when an axis separates.
 ///
