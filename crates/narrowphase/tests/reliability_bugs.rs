@@ -195,7 +195,6 @@ fn b15_zero_radius_capsule_normal() {
 /// possibly the segment-segment inaccuracy of B14, or the support-feature tie
 /// rule.)
 #[test]
-#[ignore = "bug B16: contact_obb_obb witness points a box width apart for nearly parallel touching boxes"]
 #[allow(clippy::approx_constant)] // the fuzz input's exact quaternion, not 1/sqrt(2)
 fn b16_obb_witness_points_are_depth_times_normal_apart() {
     let qa = nalgebra::Quaternion::new(-3.4825985e-5, -3.4825985e-5, -0.7071068, -0.7071068);
@@ -210,9 +209,16 @@ fn b16_obb_witness_points_are_depth_times_normal_apart() {
         Rotation::new_unchecked(qb),
         v(0.04957031, 0.04957031, 0.04957031),
     );
-    let c = contact_obb_obb(&a, &b).expect("touching");
-    let gap = c.point_a - c.point_b - c.normal.into_inner() * c.depth;
-    assert!(gap.norm() < 1e-5, "{c:?}: point_a - point_b - depth n = {gap:?}");
+    for (x, y) in [(&a, &b), (&b, &a)] {
+        let c = contact_obb_obb(x, y).expect("touching");
+        let gap = c.point_a - c.point_b - c.normal.into_inner() * c.depth;
+        assert!(gap.norm() < 1e-5, "{c:?}: point_a - point_b - depth n = {gap:?}");
+        let m = contact_manifold_obb_obb(x, y).expect("touching");
+        for p in m.points() {
+            let gap = p.point_a - p.point_b - m.normal.into_inner() * p.depth;
+            assert!(gap.norm() < 1e-5, "manifold {p:?}: point_a - point_b - depth n = {gap:?}");
+        }
+    }
 }
 
 /// B17: `SAT_ABS_EPSILON` (1e-6, added to every `|R_ij|`) is documented to

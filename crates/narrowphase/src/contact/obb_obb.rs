@@ -61,9 +61,12 @@ pub(super) enum Axis {
 /// (from A to B); moving B by more than `depth` along `normal` separates
 /// the boxes (by exactly `depth`, they touch).
 ///
-/// - Edge cross products with `|L| < ` [`OBB_EDGE_AXIS_MIN_SINE`] are skipped.
+/// - Edge cross products with `|L| < ` [`OBB_EDGE_AXIS_MIN_SINE`] are skipped,
+///   and so are those within `1e-5` of a face normal of A or B (their
+///   supporting feature is a face; the face axis is tested).
 /// - Face axes win ties: an edge axis is taken only when its overlap is
-///   smaller by more than [`OBB_EDGE_AXIS_REL_TOL`] (relative).
+///   smaller by more than [`OBB_EDGE_AXIS_REL_TOL`] (relative) plus the
+///   overlaps' rounding, `4 eps (|t|_1 + sum of half-extents) / |L|`.
 /// - Face contact (a face of A, say): `point_b` is B's deepest vertex, its
 ///   support point along `-normal`; `point_a = point_b + depth * normal`, on
 ///   A's face. When B's supporting feature is an edge or a face (a direction
@@ -71,7 +74,10 @@ pub(super) enum Axis {
 ///   centre is used, so parallel boxes get a point in their overlap region.
 ///   A face of B is handled the same way with the roles swapped.
 /// - Edge contact: `point_a`, `point_b` are the closest points of A's and
-///   B's support edges (Ericson 5.1.9), whose difference is `depth * normal`.
+///   B's support edges (Ericson 5.1.9), whose difference is `depth * normal`
+///   (when a near-tie picks edges that miss each other, the two points are
+///   set at their midpoint `+- depth * normal / 2`, off their edges by half
+///   the miss).
 ///
 /// ```
 /// use proxima_narrowphase::{contact_obb_obb, Obb, Point, Rotation, Vector};
@@ -144,7 +150,16 @@ pub(super) fn witness_points(a: &Obb, b: &Obb, sat: &SatBoxes) -> (Vector, Vecto
                 &Point::from(t + r * b0),
                 &Point::from(t + r * b1),
             );
-            (pa.coords, pb.coords)
+            // The closest points differ by `depth * n` when the two edges'
+            // projections along `n` cross, as they do for a strict minimum.
+            // On a near-tie (touching boxes, nearly parallel edges rounded
+            // in f32) the chosen pair may miss each other by a little: the
+            // points are then moved to their midpoint `m`, `m +- depth n / 2`,
+            // which keeps `point_a - point_b = depth * normal` exactly and
+            // each point within half the miss of its edge.
+            let mid = (pa.coords + pb.coords) * 0.5;
+            let half = n * (*depth * 0.5);
+            (mid + half, mid - half)
         }
     }
 }
@@ -177,6 +192,11 @@ fn min_overlap_axis(ha: &Vector, hb: &Vector, r: &Matrix, t: &Vector) -> (Axis, 
     // Edges: L = e_i x R_j, |L|^2 = R_i1j^2 + R_i2j^2 (no cancellation),
     // r_a = ha_i1 |R_i2j| + ha_i2 |R_i1j|, r_b = hb_j1 |R_ij2| + hb_j2 |R_ij1|.
     let face_limit = best.2 * (1.0 - OBB_EDGE_AXIS_REL_TOL);
+    // The absolute rounding of an overlap before the division by `|L|`
+    // (`R` and `t` carry ~2 eps each): an edge must also beat the face by
+    // `noise / |L|`, or near-zero depths (touching boxes) pick an edge axis
+    // over a face on rounding alone (B16).
+    let noise = 4.0 * Real::EPSILON * (t.abs().sum() + ha.sum() + hb.sum());
     let mut edge_best: Option<(Axis, Vector, Real)> = None;
     for i in 0..3 {
         let (i1, i2) = ((i + 1) % 3, (i + 2) % 3);
@@ -193,14 +213,39 @@ fn min_overlap_axis(ha: &Vector, hb: &Vector, r: &Matrix, t: &Vector) -> (Axis, 
             l[i1] = -r[(i2, j)];
             l[i2] = r[(i1, j)];
             let offset = t.dot(&l);
-            let overlap = (ra + rb - offset.abs()) / len;
-            let current = edge_best.as_ref().map_or(face_limit, |e| e.2);
-            if overlap < current {
-                edge_best = Some((Axis::Edge(i, j), l * (sign(offset) / len), overlap));
+            // The overlap is `overlap_len / len`; compared multiplied by
+            // `len`, it is divided only when taken.
+            let overlap_len = ra + rb - offset.abs();
+            let beats_face = overlap_len + noise < face_limit * len;
+            let beats_edge = edge_best.as_ref().is_none_or(|e| overlap_len < e.2 * len);
+            if beats_face && beats_edge && !edge_axis_is_face_axis(r, &l, len, i, j) {
+                edge_best = Some((Axis::Edge(i, j), l * (sign(offset) / len), overlap_len / len));
             }
         }
     }
     edge_best.unwrap_or(best)
+}
+
+/// True when the edge axis `L = e_i x R_j` (length `len`, in A's frame) is
+/// within [`SUPPORT_TIE`] of a face normal of A or of B: a unit-`L` component
+/// below the tie in A's frame (other than `i`, where it is 0) or in B's frame
+/// (other than `j`). Such an axis is skipped, since its supporting feature on
+/// that box is a face, not an edge: `support_edge` would pick one of two
+/// parallel edges by the sign of a rounding residue, and the closest points
+/// of the wrong edge and B's edge lie a box width apart across the normal
+/// (B16: `e_0 x R_1 = e_2` exactly, for a B whose `R_1 = e_1`, won over
+/// the face `e_2` on a rounding difference in a depth of 1.5e-8). The face
+/// axis it is close to, tested anyway, has the same overlap within
+/// `~1.4e-5` times the boxes' size and offset (the overlap is Lipschitz in
+/// the axis direction), well inside the depth slack of
+/// [`OBB_EDGE_AXIS_MIN_SINE`].
+#[inline]
+fn edge_axis_is_face_axis(r: &Matrix, l: &Vector, len: Real, i: usize, j: usize) -> bool {
+    let tie = SUPPORT_TIE * len;
+    let (i1, i2) = ((i + 1) % 3, (i + 2) % 3);
+    let (j1, j2) = ((j + 1) % 3, (j + 2) % 3);
+    let lb = r.tr_mul(l);
+    l[i1].abs() < tie || l[i2].abs() < tie || lb[j1].abs() < tie || lb[j2].abs() < tie
 }
 
 /// `+1` for `x >= 0`, else `-1`: the normal points from A to B, and a zero
