@@ -284,7 +284,6 @@ fn b18_sliver_triangle_distance() {
 /// `NonFinite("plane offset")` when a partial sum overflows, although the
 /// offset itself (1.94e38 here) is finite.
 #[test]
-#[ignore = "bug B19: Plane::try_new rejects a finite offset whose f32 dot product overflows midway"]
 fn b19_plane_offset_partial_sum_overflow() {
     let m = f32::MAX;
     let r = Plane::try_new(p(m, m, m), v(9.337402, 9.537109, -9.537598));

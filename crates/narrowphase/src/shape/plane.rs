@@ -25,7 +25,13 @@ impl Plane {
             return Err(ShapeError::ZeroDirection);
         }
         let n = UnitVector::try_new(normal / largest, 0.0).ok_or(ShapeError::ZeroDirection)?;
-        let offset = n.dot(&point.coords);
+        // `n . p` in f64, rounded once to f32: in f32 a partial sum can
+        // overflow although the offset is finite (B19: a point at
+        // `(f32::MAX, f32::MAX, f32::MAX)` and normal `(0.57, 0.58, -0.58)`
+        // have offset 1.94e38). Each product of two f32 values is exact in
+        // f64 and no f64 sum of three of them can overflow; an offset beyond
+        // `f32::MAX` rounds to infinity and is rejected.
+        let offset = n.into_inner().cast::<f64>().dot(&point.coords.cast::<f64>()) as Real;
         if !offset.is_finite() {
             return Err(ShapeError::NonFinite("plane offset"));
         }
