@@ -29,3 +29,31 @@ pub(crate) fn is_finite_vec(v: &Vector) -> bool {
 pub(crate) fn is_finite_point(p: &Point) -> bool {
     is_finite_vec(&p.coords)
 }
+
+/// `v / |v|` for any finite non-zero `v`, `None` for zero.
+///
+/// In f32, `|v|^2` overflows for `|v| > ~1.8e19` (a zero normal), underflows
+/// for `|v| < ~1e-19` (NaN or infinity) and is subnormal, with few
+/// significant bits, below `~1e-19` (a "unit" vector of length 1.015). When
+/// `|v|^2` is outside `[1e-30, 1e30]`, `v` is first divided by its largest
+/// component `m`, exactly rescaling it to `|v / m|` in `[1, sqrt 3]` (B6,
+/// as `Plane::try_new` since B2); otherwise the plain normalisation is exact
+/// to rounding and costs one compare more.
+#[inline]
+pub(crate) fn normalize_any(v: &Vector) -> Option<UnitVector> {
+    let n2 = v.norm_squared();
+    if n2 > 1e-30 && n2 < 1e30 {
+        return Some(UnitVector::new_unchecked(v / n2.sqrt()));
+    }
+    normalize_scaled(v)
+}
+
+#[cold]
+#[inline(never)]
+fn normalize_scaled(v: &Vector) -> Option<UnitVector> {
+    let largest = v.amax();
+    if largest == 0.0 || !largest.is_finite() {
+        return None;
+    }
+    UnitVector::try_new(v / largest, 0.0)
+}

@@ -1,7 +1,7 @@
 //! Rays, their hits, and the precomputed form used by tree traversal.
 
 use crate::error::ShapeError;
-use crate::math::{is_finite_point, is_finite_vec, Point, Real, UnitVector, Vector};
+use crate::math::{is_finite_point, is_finite_vec, normalize_any, Point, Real, UnitVector, Vector};
 
 /// A ray `point(toi) = origin + toi * dir` for `toi` in `[0, max_toi]`.
 ///
@@ -82,10 +82,14 @@ impl Ray {
         self.origin + self.dir * toi
     }
 
-    /// `-dir` normalised: the normal reported for a ray that starts inside a solid.
-    #[inline]
+    /// `-dir` normalised: the normal reported for a ray that starts inside a
+    /// solid. Unit for any valid (finite, non-zero) `dir`, however short or
+    /// long (see `normalize_any`). Out of line: the kernels' hot paths stay
+    /// small enough for the compiler to keep them unrolled and branch-free.
+    #[cold]
+    #[inline(never)]
     pub(crate) fn back_normal(&self) -> UnitVector {
-        UnitVector::new_normalize(-self.dir)
+        normalize_any(&-self.dir).unwrap_or(UnitVector::new_unchecked(-Vector::z()))
     }
 }
 

@@ -2,7 +2,7 @@
 
 use super::ray::{Ray, RayHit};
 use super::ray_sphere::ray_sphere_toi;
-use crate::math::{Real, UnitVector, Vector};
+use crate::math::{normalize_any, Real, Vector};
 use crate::shape::Capsule;
 
 /// The first `toi >= 0` at which `o + toi * d` lies in the solid capsule of
@@ -93,6 +93,9 @@ pub fn cast_ray_capsule(ray: &Ray, capsule: &Capsule) -> Option<RayHit> {
     if toi > ray.max_toi() {
         return None;
     }
-    let normal = if toi == 0.0 { None } else { UnitVector::try_new(n, 0.0) };
+    // A zero-radius capsule is a segment: `n` (hit point minus its closest
+    // axis point) is only the rounding residue of the hit, whose direction
+    // means nothing (B15); the documented normal is `-dir / |dir|`.
+    let normal = if toi == 0.0 || capsule.radius() == 0.0 { None } else { normalize_any(&n) };
     Some(RayHit { toi, normal: normal.unwrap_or_else(|| ray.back_normal()) })
 }

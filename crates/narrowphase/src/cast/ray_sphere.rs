@@ -1,7 +1,7 @@
 //! Ray against sphere.
 
 use super::ray::{Ray, RayHit};
-use crate::math::{Real, UnitVector, Vector};
+use crate::math::{normalize_any, Real, UnitVector, Vector};
 use crate::shape::Sphere;
 
 /// The first `toi >= 0` at which `m + toi * d` lies in the solid ball of
@@ -93,8 +93,11 @@ pub fn cast_ray_sphere(ray: &Ray, sphere: &Sphere) -> Option<RayHit> {
     let p = m + d * toi;
     let (n, unit) = unit_by_radius(&p, 1.0 / r);
     if hit & !unit {
-        let normal = UnitVector::try_new(p, 0.0).unwrap_or_else(|| ray.back_normal());
-        return Some(RayHit { toi, normal });
+        // A zero-radius sphere is a point: `p` is only the rounding residue
+        // of `m + d toi`, whose direction means nothing (B15); the documented
+        // normal is `-dir / |dir|`.
+        let normal = if r > 0.0 { normalize_any(&p) } else { None };
+        return Some(RayHit { toi, normal: normal.unwrap_or_else(|| ray.back_normal()) });
     }
     let h = RayHit { toi, normal: UnitVector::new_unchecked(n) };
     if hit {

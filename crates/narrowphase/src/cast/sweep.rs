@@ -12,7 +12,7 @@
 //! - a motion so short that `|motion|^2` underflows `f32::MIN_POSITIVE` is
 //!   treated as zero.
 
-use crate::math::{Point, Real, UnitVector, Vector};
+use crate::math::{normalize_any, Point, Real, UnitVector, Vector};
 
 /// Whether a sweep found a first contact during the motion or started in contact.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -73,7 +73,7 @@ pub(crate) fn is_moving(motion: &Vector) -> bool {
 /// centres, a centre on a surface).
 #[inline]
 pub(crate) fn normal_or_against_motion(v: &Vector, motion: &Vector) -> UnitVector {
-    UnitVector::try_new(*v, 0.0)
-        .or_else(|| UnitVector::try_new(-motion, 0.0))
+    normalize_any(v)
+        .or_else(|| normalize_any(&-motion))
         .unwrap_or_else(|| UnitVector::new_unchecked(Vector::z()))
 }

@@ -1,7 +1,7 @@
 //! Plane.
 
 use crate::error::ShapeError;
-use crate::math::{is_finite_point, is_finite_vec, Point, Real, UnitVector, Vector};
+use crate::math::{is_finite_point, is_finite_vec, normalize_any, Point, Real, UnitVector, Vector};
 
 /// The plane `{x : normal . x = offset}`. Its positive side is the one the
 /// normal points into; a ray cast hits it from either side.
@@ -18,13 +18,9 @@ impl Plane {
         if !is_finite_point(&point) || !is_finite_vec(&normal) {
             return Err(ShapeError::NonFinite("plane point or normal"));
         }
-        // Scale by the largest component first so |n|^2 neither overflows
-        // (|n| > 1.8e19) nor underflows (|n| < 1e-19).
-        let largest = normal.amax();
-        if largest == 0.0 {
-            return Err(ShapeError::ZeroDirection);
-        }
-        let n = UnitVector::try_new(normal / largest, 0.0).ok_or(ShapeError::ZeroDirection)?;
+        // Scaled by the largest component when |n|^2 would overflow
+        // (|n| > 1.8e19) or underflow (|n| < 1e-19).
+        let n = normalize_any(&normal).ok_or(ShapeError::ZeroDirection)?;
         // `n . p` in f64, rounded once to f32: in f32 a partial sum can
         // overflow although the offset is finite (B19: a point at
         // `(f32::MAX, f32::MAX, f32::MAX)` and normal `(0.57, 0.58, -0.58)`
