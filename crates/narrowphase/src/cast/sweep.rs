@@ -73,7 +73,5 @@ pub(crate) fn is_moving(motion: &Vector) -> bool {
 /// centres, a centre on a surface).
 #[inline]
 pub(crate) fn normal_or_against_motion(v: &Vector, motion: &Vector) -> UnitVector {
-    normalize_any(v)
-        .or_else(|| normalize_any(&-motion))
-        .unwrap_or_else(|| UnitVector::new_unchecked(Vector::z()))
+    normalize_any(v).or_else(|| normalize_any(&-motion)).unwrap_or_else(|| UnitVector::new_unchecked(Vector::z()))
 }
