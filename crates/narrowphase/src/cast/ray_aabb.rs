@@ -13,9 +13,17 @@ use crate::shape::Aabb;
 /// time, the exit the smallest far time. For a zero component `inv_dir` is
 /// `±inf`: the slab gives `-inf`/`+inf` when the origin is strictly inside it
 /// and an empty interval when outside. When the origin lies exactly on a slab
-/// plane the product is `0 * inf = NaN`; `f32::max`/`f32::min` ignore a NaN
-/// operand, which treats that slab as unbounded: a ray gliding along a face
-/// hits the closed box, as it should.
+/// plane the product is `0 * inf = NaN`; the running maximum and minimum
+/// ignore a NaN operand, which treats that slab as unbounded: a ray gliding
+/// along a face hits the closed box, as it should.
+///
+/// The maximum and minimum are the selects `near > t_enter ? near : t_enter`
+/// and `far < t_exit ? far : t_exit`, the SIMD kernels' `maxps(near,
+/// t_enter)` and `minps(far, t_exit)` (see
+/// [`cast_ray_aabb_x8`](crate::cast_ray_aabb_x8)): on ties the running value
+/// is kept, so the entry is bit-identical to theirs and never `-0.0`.
+/// `f32::max(0.0, -0.0)` may return either zero, which one depending on the
+/// build (B11: cargo-fuzz's flags gave `-0.0` where the x8 kernel gave `+0.0`).
 #[inline]
 pub fn ray_aabb_interval(ray: &PrecomputedRay, aabb: &Aabb) -> Option<(Real, Real)> {
     let bounds = [aabb.min(), aabb.max()];
@@ -24,8 +32,8 @@ pub fn ray_aabb_interval(ray: &PrecomputedRay, aabb: &Aabb) -> Option<(Real, Rea
     for axis in 0..3 {
         let near = (bounds[ray.sign[axis]][axis] - ray.origin[axis]) * ray.inv_dir[axis];
         let far = (bounds[1 - ray.sign[axis]][axis] - ray.origin[axis]) * ray.inv_dir[axis];
-        t_enter = t_enter.max(near);
-        t_exit = t_exit.min(far);
+        t_enter = if near > t_enter { near } else { t_enter };
+        t_exit = if far < t_exit { far } else { t_exit };
     }
     (t_enter <= t_exit).then_some((t_enter, t_exit))
 }
@@ -42,10 +50,11 @@ pub fn ray_aabb_interval(ray: &PrecomputedRay, aabb: &Aabb) -> Option<(Real, Rea
 /// `t_near = (near - o) / d`, `t_far = (far - o) / d`. A zero component
 /// divides by `±0`, giving `±inf` (outside the slab: an empty interval, a
 /// miss; inside: unbounded) or, with the origin exactly on a slab plane,
-/// `0 * inf = NaN`. NaN compares false in `>=` and is ignored by
-/// `f32::max`/`f32::min`, so such a slab does not constrain the ray: a ray
-/// sliding along a face hits the closed box, with no epsilon and no NaN in
-/// the result.
+/// `0 * inf = NaN`. NaN compares false in `>=` and is ignored by the
+/// running maximum and minimum (the selects of [`ray_aabb_interval`], which
+/// also keep `+0.0` on a tie with `-0.0`), so such a slab does not constrain
+/// the ray: a ray sliding along a face hits the closed box, with no epsilon
+/// and no NaN in the result.
 ///
 /// Branch-free: the planes are selected by the sign bit of `1 / d` with bit
 /// masks and the entry axis is tracked with integer masks, so random rays
@@ -64,8 +73,8 @@ pub(crate) fn slab(o: &Vector, d: &Vector, lo: &Vector, hi: &Vector, max_toi: Re
         let t_far = (select(neg, hi[i], lo[i]) - o[i]) * inv;
         let entered = 0usize.wrapping_sub((t_near >= t_enter) as usize);
         axis ^= (axis ^ i) & entered;
-        t_enter = t_enter.max(t_near);
-        t_exit = t_exit.min(t_far);
+        t_enter = if t_near > t_enter { t_near } else { t_enter };
+        t_exit = if t_far < t_exit { t_far } else { t_exit };
     }
     (t_enter, axis, t_enter <= t_exit)
 }
