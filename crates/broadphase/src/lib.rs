@@ -12,7 +12,6 @@ mod pair_tracker;
 mod pairs;
 mod proxy;
 mod slots;
-mod stable_slab;
 mod static_bvh;
 mod sweep_and_prune;
 
@@ -24,6 +23,5 @@ pub use filter::CollisionGroups;
 pub use pair_tracker::{PairEvent, PairTracker, ProxyOptions};
 pub use pairs::{canonical_pair, sort_index_pairs, Pair};
 pub use proxy::ProxyId;
-pub use stable_slab::StableSlab;
 pub use static_bvh::{BoxHit, BuildOptions, InvalidMargin, OverlapCache, RefitError, StaticBvh, StaticBvhOverlaps};
 pub use sweep_and_prune::{SapMode, SweepAndPrune};

@@ -1,22 +1,21 @@
 //! A slab with a generation per slot: the storage behind every [`ProxyId`].
 
-use crate::{BroadPhaseError, ProxyId, StableSlab};
+use crate::{BroadPhaseError, ProxyId};
+use slab::Slab;
 
-/// Values keyed by [`ProxyId`]: a [`StableSlab`] (which reuses freed keys,
-/// the last freed first, and serializes its free list so that a restored
-/// structure issues the same ids as the original, B12) plus a generation
-/// counter per slot, bumped on every removal, so an id kept after its proxy
-/// left is detected as stale (Box2D's `b2BodyId` revision).
+/// Values keyed by [`ProxyId`]: a `slab` (which reuses freed keys) plus a
+/// generation counter per slot, bumped on every removal, so an id kept after
+/// its proxy left is detected as stale (Box2D's `b2BodyId` revision).
 #[derive(Clone, Debug)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub(crate) struct Slots<T> {
-    slab: StableSlab<T>,
+    slab: Slab<T>,
     generations: Vec<u32>,
 }
 
 impl<T> Default for Slots<T> {
     fn default() -> Self {
-        Self { slab: StableSlab::new(), generations: Vec::new() }
+        Self { slab: Slab::new(), generations: Vec::new() }
     }
 }
 
@@ -26,9 +25,10 @@ impl<T> Slots<T> {
     /// # Panics
     /// When more than `max_index + 1` values are stored at once.
     pub(crate) fn insert(&mut self, value: T, max_index: u32) -> ProxyId {
-        let key = self.slab.vacant_key();
+        let entry = self.slab.vacant_entry();
+        let key = entry.key();
         assert!(key <= max_index as usize, "proxima-broadphase: too many proxies (limit {})", max_index as u64 + 1);
-        self.slab.insert(value);
+        entry.insert(value);
         if self.generations.len() <= key {
             self.generations.resize(key + 1, 0);
         }
@@ -126,6 +126,8 @@ impl<T> Slots<T> {
 
     /// Bytes of heap memory held, for the per-proxy memory report.
     pub(crate) fn heap_bytes(&self) -> usize {
-        self.slab.heap_bytes() + self.generations.capacity() * 4
+        // A slab entry is the `Entry<T>` enum: T or a free-list link (usize).
+        let entry = core::mem::size_of::<T>().max(core::mem::size_of::<usize>()) + core::mem::size_of::<usize>();
+        self.slab.capacity() * entry + self.generations.capacity() * 4
     }
 }

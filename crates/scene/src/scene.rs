@@ -2,8 +2,9 @@
 
 use core::ops::ControlFlow;
 
-use proxima_broadphase::{RayControl, StableSlab, TreeStats, ValidationError};
+use proxima_broadphase::{RayControl, TreeStats, ValidationError};
 use proxima_narrowphase::{Aabb, Isometry, Ray, Real, Vector};
+use slab::Slab;
 
 use crate::collider::{BodyKind, Collider, ColliderDesc, ColliderHandle, TreeKey};
 use crate::error::SceneError;
@@ -36,9 +37,7 @@ use crate::tree::ColliderTree;
 #[derive(Clone, Debug, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Scene {
-    /// The colliders by slot; its free list is serialized, so a restored
-    /// scene hands out the same handles as the original (B12).
-    pub(crate) colliders: StableSlab<Collider>,
+    pub(crate) colliders: Slab<Collider>,
     /// Per slot, the generation of the collider in it (bumped on removal).
     pub(crate) generations: Vec<u32>,
     pub(crate) static_set: StaticSet,
@@ -73,7 +72,8 @@ impl Scene {
         }
         let world = desc.shape.placed(&desc.pose)?;
         let aabb = world.aabb();
-        let slot = self.colliders.vacant_key() as u32;
+        let entry = self.colliders.vacant_entry();
+        let slot = entry.key() as u32;
         let key = match desc.kind {
             BodyKind::Static => TreeKey::Static(self.static_set.insert(aabb, slot)),
             BodyKind::Dynamic => {
@@ -82,7 +82,7 @@ impl Scene {
             }
         };
         let previous_pose = desc.pose;
-        self.colliders.insert(Collider { desc, world, aabb, key, previous_pose });
+        entry.insert(Collider { desc, world, aabb, key, previous_pose });
         if self.generations.len() <= slot as usize {
             self.generations.resize(slot as usize + 1, 0);
         }
