@@ -1,9 +1,12 @@
 //! Ray against capsule.
 
 use super::ray::{Ray, RayHit};
-use super::ray_sphere::ray_sphere_toi;
+use super::ray_sphere::{
+    quadratic_in_f32_range, ray_sphere_toi, ray_sphere_toi_f64, unit_f64, wide_sub, zero_motion_in_range,
+};
 use crate::math::{normalize_any, Real, Vector};
 use crate::shape::Capsule;
+use nalgebra::Vector3;
 
 /// The first `toi >= 0` at which `o + toi * d` lies in the solid capsule of
 /// radius `r` around the segment `[a, b]` (all positions as vectors in one
@@ -28,12 +31,17 @@ pub(crate) fn ray_capsule_toi(o: &Vector, d: &Vector, a: &Vector, b: &Vector, r:
     let ab = b - a;
     let m = o - a;
     let ll = ab.norm_squared();
+    let r2 = r * r;
+    let (dd, size2) = (d.norm_squared(), m.norm_squared() + ll + r2);
+    let zero_motion = || zero_motion_in_range(dd, size2) && *d == Vector::zeros();
+    if !(quadratic_in_f32_range(dd, size2) || zero_motion()) {
+        return ray_capsule_toi_f64(o, d, a, b, r);
+    }
     if ll < Real::MIN_POSITIVE {
         let toi = ray_sphere_toi(&m, d, r)?;
         let n = if toi == 0.0 { Vector::zeros() } else { m + d * toi };
         return Some((toi, n));
     }
-    let r2 = r * r;
     let md = m.dot(&ab);
     // Inside or on the capsule: distance to the clamped projection <= r.
     let s = (md / ll).clamp(0.0, 1.0);
@@ -67,6 +75,54 @@ pub(crate) fn ray_capsule_toi(o: &Vector, d: &Vector, a: &Vector, b: &Vector, r:
     let cap = if y < 0.0 { m } else { o - b };
     let toi = ray_sphere_toi(&cap, d, r)?;
     Some((toi, cap + d * toi))
+}
+
+/// [`ray_capsule_toi`] in f64 (the same steps), for a direction, position or
+/// radius outside [`quadratic_in_f32_range`] (B7, B10): the toi is rounded
+/// once to f32 and the normal returned unit.
+#[cold]
+#[inline(never)]
+fn ray_capsule_toi_f64(o: &Vector, d: &Vector, a: &Vector, b: &Vector, r: Real) -> Option<(Real, Vector)> {
+    let (d, r) = (d.cast::<f64>(), f64::from(r));
+    let (ab, m) = (wide_sub(b, a), wide_sub(o, a));
+    let unit = |toi: f64, n: Vector3<f64>| (toi as Real, unit_f64(&n).map_or(Vector::zeros(), |u| u.into_inner()));
+    let ll = ab.norm_squared();
+    if ll < f64::from(Real::MIN_POSITIVE) {
+        let toi = ray_sphere_toi_f64(&m, &d, r)?;
+        return Some(if toi == 0.0 { (0.0, Vector::zeros()) } else { unit(toi, m + d * toi) });
+    }
+    let r2 = r * r;
+    let md = m.dot(&ab);
+    let s = (md / ll).clamp(0.0, 1.0);
+    if (m - ab * s).norm_squared() <= r2 {
+        return Some((0.0, Vector::zeros()));
+    }
+    let dd = d.dot(&ab);
+    let m_perp = m - ab * (md / ll);
+    let d_perp = d - ab * (dd / ll);
+    let c = m_perp.norm_squared() - r2;
+    let t_cyl = if c <= 0.0 {
+        0.0
+    } else {
+        let bq = m_perp.dot(&d_perp);
+        let aq = d_perp.norm_squared();
+        if bq >= 0.0 || aq < f64::MIN_POSITIVE {
+            return None;
+        }
+        let q = m_perp - d_perp * (bq / aq);
+        let disc = r2 - q.norm_squared();
+        if disc < 0.0 {
+            return None;
+        }
+        c / ((aq * disc).sqrt() - bq)
+    };
+    let y = (md + t_cyl * dd) / ll;
+    if (0.0..=1.0).contains(&y) {
+        return Some(unit(t_cyl, m_perp + d_perp * t_cyl));
+    }
+    let cap = if y < 0.0 { m } else { wide_sub(o, b) };
+    let toi = ray_sphere_toi_f64(&cap, &d, r)?;
+    Some(unit(toi, cap + d * toi))
 }
 
 /// First hit of a ray on a solid capsule.

@@ -3,6 +3,7 @@
 use super::ray::{Ray, RayHit};
 use crate::math::{normalize_any, Real, UnitVector, Vector};
 use crate::shape::Sphere;
+use nalgebra::Vector3;
 
 /// The first `toi >= 0` at which `m + toi * d` lies in the solid ball of
 /// radius `r` around the origin, where `m` is the ray origin relative to the
@@ -34,6 +35,68 @@ pub(crate) fn ray_sphere_toi(m: &Vector, d: &Vector, r: Real) -> Option<Real> {
         return None; // moving away (or not moving), or the line passes farther than r
     }
     Some(c / (disc.sqrt() - b))
+}
+
+/// True when the f32 quadratics of a ray or sweep with direction `d`
+/// (`dd = |d|^2`) against a sphere or capsule of squared size `size2`
+/// (`|o - a|^2 + |b - a|^2 + r^2`, positions relative to the shape) stay in
+/// the f32 range: every square, product and cross-product term of the kernels
+/// is below `size2 dd <= 1e36` or `2 size2 <= 2e37`, and `dd` is not
+/// subnormal (a ray with `|d| < 1e-15` or positions and radii beyond ~3e18
+/// lose the root, B7, B10). Outside, the kernels solve the same quadratic in
+/// f64, where the squares of any f32 values are in range (`1e-90` to `1e77`).
+/// A zero `dd` is also accepted by the sweeps (see [`zero_motion_in_range`]).
+#[inline]
+pub(crate) fn quadratic_in_f32_range(dd: Real, size2: Real) -> bool {
+    (size2 <= 1e37) & sphere_quadratic_in_f32_range(dd, size2)
+}
+
+/// [`quadratic_in_f32_range`] for a sphere (`size2 = |m|^2 + r^2`), whose
+/// kernel has no term above `size2 dd` or `size2`: `size2 dd <= 1e36` and
+/// `dd >= 1e-30` (an infinite or NaN `size2 dd` fails the first).
+#[inline]
+pub(crate) fn sphere_quadratic_in_f32_range(dd: Real, size2: Real) -> bool {
+    (size2 * dd <= 1e36) & (dd >= 1e-30)
+}
+
+/// A zero (or underflowing) motion of a sweep, which the f32 kernels answer
+/// exactly as the static test (`|motion|^2` below `f32::MIN_POSITIVE` is no
+/// motion, see `cast::sweep`); only a ray's `dd = 0` means a lost direction.
+#[inline]
+pub(crate) fn zero_motion_in_range(dd: Real, size2: Real) -> bool {
+    (dd == 0.0) & (size2 <= 1e37)
+}
+
+/// [`ray_sphere_toi`] in f64, for inputs outside
+/// [`quadratic_in_f32_range`].
+pub(crate) fn ray_sphere_toi_f64(m: &Vector3<f64>, d: &Vector3<f64>, r: f64) -> Option<f64> {
+    let r2 = r * r;
+    let c = m.norm_squared() - r2;
+    if c <= 0.0 {
+        return Some(0.0);
+    }
+    let b = m.dot(d);
+    let disc = d.norm_squared() * r2 - m.cross(d).norm_squared();
+    if b >= 0.0 || disc < 0.0 {
+        return None;
+    }
+    Some(c / (disc.sqrt() - b))
+}
+
+/// `v / |v|` for an f64 vector, as an f32 unit vector (`None` for zero).
+pub(crate) fn unit_f64(v: &Vector3<f64>) -> Option<UnitVector> {
+    let n = v.norm();
+    if n > 0.0 && n.is_finite() {
+        normalize_any(&(v / n).cast::<Real>())
+    } else {
+        None
+    }
+}
+
+/// The widened `b - a` of two f32 points (exact in f64).
+#[inline]
+pub(crate) fn wide_sub(b: &Vector, a: &Vector) -> Vector3<f64> {
+    b.cast::<f64>() - a.cast::<f64>()
 }
 
 /// `v / r`, made unit: `v` is a hit point relative to a sphere's centre, so
@@ -79,12 +142,17 @@ pub fn cast_ray_sphere(ray: &Ray, sphere: &Sphere) -> Option<RayHit> {
     let m = ray.origin() - sphere.center();
     let r = sphere.radius();
     let r2 = r * r;
-    let c = m.norm_squared() - r2;
+    let mm = m.norm_squared();
+    let c = mm - r2;
     if c <= 0.0 {
         return Some(RayHit { toi: 0.0, normal: ray.back_normal() }); // inside or on
     }
+    let dd = d.norm_squared();
+    // Checked here, branched on at the end: the f32 steps below are harmless
+    // (at worst NaN) outside the range, and stay branch-free.
+    let in_range = sphere_quadratic_in_f32_range(dd, mm + r2);
     let b = m.dot(d);
-    let disc = d.norm_squared() * r2 - m.cross(d).norm_squared();
+    let disc = dd * r2 - m.cross(d).norm_squared();
     let den = disc.max(0.0).sqrt() - b;
     // Hit: approaching (b < 0), the line meets the sphere (D >= 0), and
     // toi = c / den <= max_toi, tested without the division.
@@ -92,6 +160,9 @@ pub fn cast_ray_sphere(ray: &Ray, sphere: &Sphere) -> Option<RayHit> {
     let toi = c / den;
     let p = m + d * toi;
     let (n, unit) = unit_by_radius(&p, 1.0 / r);
+    if !in_range {
+        return cast_ray_sphere_f64(ray, sphere);
+    }
     if hit & !unit {
         // A zero-radius sphere is a point: `p` is only the rounding residue
         // of `m + d toi`, whose direction means nothing (B15); the documented
@@ -105,4 +176,21 @@ pub fn cast_ray_sphere(ray: &Ray, sphere: &Sphere) -> Option<RayHit> {
     } else {
         None
     }
+}
+
+/// [`cast_ray_sphere`] in f64 for a direction, position or radius outside
+/// [`quadratic_in_f32_range`] (B7): the root of the same quadratic, rounded
+/// once to f32.
+#[cold]
+#[inline(never)]
+fn cast_ray_sphere_f64(ray: &Ray, sphere: &Sphere) -> Option<RayHit> {
+    let m = wide_sub(&ray.origin().coords, &sphere.center().coords);
+    let d = ray.dir().cast::<f64>();
+    let r = f64::from(sphere.radius());
+    let toi = ray_sphere_toi_f64(&m, &d, r)?;
+    if toi > f64::from(ray.max_toi()) {
+        return None;
+    }
+    let normal = if toi > 0.0 && r > 0.0 { unit_f64(&(m + d * toi)) } else { None };
+    Some(RayHit { toi: (toi as Real).min(ray.max_toi()), normal: normal.unwrap_or_else(|| ray.back_normal()) })
 }

@@ -1,9 +1,11 @@
 //! Swept sphere against sphere.
 
-use super::ray_sphere::unit_by_radius;
+use super::ray_sphere::{
+    ray_sphere_toi_f64, sphere_quadratic_in_f32_range, unit_by_radius, unit_f64, wide_sub, zero_motion_in_range,
+};
 use super::sweep::{motion_is_finite, normal_or_against_motion, SweepHit};
-use crate::math::UnitVector;
 use crate::math::Vector;
+use crate::math::{Real, UnitVector};
 use crate::shape::Sphere;
 
 /// First contact of a sphere moving by `motion` with a static sphere.
@@ -40,14 +42,19 @@ pub fn cast_sphere_sphere(moving: &Sphere, motion: &Vector, target: &Sphere) -> 
     let m = moving.center() - target.center();
     let r = moving.radius() + target.radius();
     let r2 = r * r;
-    let c = m.norm_squared() - r2;
+    let mm = m.norm_squared();
+    let c = mm - r2;
     if c <= 0.0 {
         return Some(start_contact(&m, motion, target));
+    }
+    let dd = motion.norm_squared();
+    if !(sphere_quadratic_in_f32_range(dd, mm + r2) | zero_motion_in_range(dd, mm + r2)) {
+        return sweep_f64(moving, motion, target);
     }
     // The stable root of `ray_sphere_toi`, computed branch-free and selected
     // at the end (see `cast_ray_sphere`); toi <= 1 is `c <= den`.
     let b = m.dot(motion);
-    let disc = motion.norm_squared() * r2 - m.cross(motion).norm_squared();
+    let disc = dd * r2 - m.cross(motion).norm_squared();
     let den = disc.max(0.0).sqrt() - b;
     let hit = (b < 0.0) & (disc >= 0.0) & (c <= den);
     let toi = c / den;
@@ -70,6 +77,22 @@ pub fn cast_sphere_sphere(moving: &Sphere, motion: &Vector, target: &Sphere) -> 
 fn start_contact(m: &Vector, motion: &Vector, target: &Sphere) -> SweepHit {
     let normal = normal_or_against_motion(m, motion);
     SweepHit::new(0.0, target.center() + normal.into_inner() * target.radius(), normal)
+}
+
+/// [`cast_sphere_sphere`] in f64 for a motion, position or radius outside
+/// [`quadratic_in_f32_range`] (B10: a motion of 1e20 gave a NaN toi with
+/// status `Hit`): the root of the same quadratic, rounded once to f32.
+#[cold]
+#[inline(never)]
+fn sweep_f64(moving: &Sphere, motion: &Vector, target: &Sphere) -> Option<SweepHit> {
+    let m = wide_sub(&moving.center().coords, &target.center().coords);
+    let d = motion.cast::<f64>();
+    let toi = ray_sphere_toi_f64(&m, &d, f64::from(moving.radius()) + f64::from(target.radius()))?;
+    if toi > 1.0 {
+        return None;
+    }
+    let normal = unit_f64(&(m + d * toi)).unwrap_or_else(|| normal_or_against_motion(&Vector::zeros(), motion));
+    Some(SweepHit::new(toi as Real, target.center() + normal.into_inner() * target.radius(), normal))
 }
 
 /// The exactly normalised contact normal, for the rare hit whose offset is
