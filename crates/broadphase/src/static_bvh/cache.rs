@@ -11,11 +11,9 @@
 //! has changed since (`refit`, `rebuild`: its stamp differs), the tree is
 //! traversed once with a new `F` around `Q`.
 
-use super::wide::Lane;
 use super::StaticBvh;
 use core::ops::ControlFlow;
 use proxima_narrowphase::{intersects_aabb_aabb, Aabb, Real};
-use smallvec::SmallVec;
 
 /// A margin that is negative, NaN or infinite (from [`OverlapCache::new`]).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -138,28 +136,9 @@ impl StaticBvh {
         cache.slots.clear();
         cache.refills += 1;
         cache.fat = Some((fat, self.stamp));
-        if self.nodes.is_empty() {
-            return;
-        }
-        let mut stack: SmallVec<[u32; 64]> = SmallVec::new();
-        stack.push(0);
-        while let Some(index) = stack.pop() {
-            let node = &self.nodes[index as usize];
-            let mut mask = node.bounds.overlap_mask(&fat);
-            while mask != 0 {
-                let lane = mask.trailing_zeros() as usize;
-                mask &= mask - 1;
-                match node.lane(lane) {
-                    Lane::Node(child) => stack.push(child),
-                    Lane::Leaf { first, count } => {
-                        for slot in first..first + count {
-                            if count == 1 || intersects_aabb_aabb(&self.prim_boxes[slot as usize], &fat) {
-                                cache.slots.push(slot);
-                            }
-                        }
-                    }
-                }
-            }
-        }
+        let _ = self.visit_overlap_slots(&fat, |slot| {
+            cache.slots.push(slot);
+            ControlFlow::Continue(())
+        });
     }
 }

@@ -16,6 +16,16 @@ impl StaticBvh {
     where
         F: FnMut(u32) -> ControlFlow<()>,
     {
+        self.visit_overlap_slots(aabb, |slot| visitor(self.prim_ids[slot as usize]))
+    }
+
+    /// The leaf slots of the boxes overlapping `aabb`: the traversal behind
+    /// [`visit_overlaps`](crate::BroadPhase::visit_overlaps) and the
+    /// [`OverlapCache`](super::OverlapCache)'s refill.
+    pub(super) fn visit_overlap_slots<F>(&self, aabb: &Aabb, mut visitor: F) -> ControlFlow<()>
+    where
+        F: FnMut(u32) -> ControlFlow<()>,
+    {
         if self.nodes.is_empty() {
             return ControlFlow::Continue(());
         }
@@ -30,10 +40,10 @@ impl StaticBvh {
                 match node.lane(lane) {
                     Lane::Node(child) => stack.push(child),
                     Lane::Leaf { first, count } => {
-                        for slot in first as usize..(first + count) as usize {
+                        for slot in first..first + count {
                             // A one-box leaf's lane is the box: already tested.
-                            if count == 1 || intersects_aabb_aabb(&self.prim_boxes[slot], aabb) {
-                                visitor(self.prim_ids[slot])?;
+                            if count == 1 || intersects_aabb_aabb(&self.prim_boxes[slot as usize], aabb) {
+                                visitor(slot)?;
                             }
                         }
                     }

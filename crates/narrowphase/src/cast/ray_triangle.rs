@@ -1,8 +1,86 @@
 //! Ray against triangle: the watertight test.
 
 use super::ray::{Ray, RayHit};
-use crate::math::{Real, UnitVector, Vector};
+use crate::math::{Point, Real, UnitVector, Vector};
 use crate::shape::Triangle;
+
+/// A ray prepared for the watertight triangle test of [`cast_ray_triangle`]:
+/// `kz`, the axis of the direction's largest component, the other two axes
+/// `kx`, `ky` (swapped when `d_kz < 0` to keep the winding, and so the edge
+/// functions' signs) and the shear `sx = d_kx / d_kz`, `sy = d_ky / d_kz`,
+/// `sz = 1 / d_kz`. They depend on the ray only, so a caller testing many
+/// triangles (a mesh, a wide kernel) computes them once.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct WatertightRay {
+    origin: Point,
+    axes: [usize; 3],
+    shear: [Real; 3],
+}
+
+impl WatertightRay {
+    /// The permutation and shear of `ray`.
+    #[inline]
+    #[must_use]
+    pub fn new(ray: &Ray) -> Self {
+        let d = ray.dir();
+        let kz = d.iamax();
+        let (mut kx, mut ky) = ((kz + 1) % 3, (kz + 2) % 3);
+        if d[kz] < 0.0 {
+            core::mem::swap(&mut kx, &mut ky);
+        }
+        Self { origin: *ray.origin(), axes: [kx, ky, kz], shear: [d[kx] / d[kz], d[ky] / d[kz], 1.0 / d[kz]] }
+    }
+
+    /// The ray's origin.
+    #[inline]
+    pub fn origin(&self) -> &Point {
+        &self.origin
+    }
+
+    /// The axes `[kx, ky, kz]`.
+    #[inline]
+    pub fn axes(&self) -> [usize; 3] {
+        self.axes
+    }
+
+    /// The shear `[sx, sy, sz]`.
+    #[inline]
+    pub fn shear(&self) -> [Real; 3] {
+        self.shear
+    }
+
+    /// The `toi` where the ray crosses the triangle `[a, b, c]`, if in
+    /// `[0, max_toi]` (the test of [`cast_ray_triangle`], without the normal).
+    #[inline]
+    #[must_use]
+    pub fn toi(&self, [a, b, c]: &[Point; 3], max_toi: Real) -> Option<Real> {
+        let [kx, ky, kz] = self.axes;
+        let [sx, sy, sz] = self.shear;
+        let (a, b, c) = (a - self.origin, b - self.origin, c - self.origin);
+        let shear = |v: &Vector| (v[kx] - sx * v[kz], v[ky] - sy * v[kz]);
+        let ((ax, ay), (bx, by), (cx, cy)) = (shear(&a), shear(&b), shear(&c));
+
+        let mut u = cx * by - cy * bx;
+        let mut v = ax * cy - ay * cx;
+        let mut w = bx * ay - by * ax;
+        if u == 0.0 || v == 0.0 || w == 0.0 {
+            let f = |p: Real, q: Real, r: Real, s: Real| (p as f64 * q as f64 - r as f64 * s as f64) as Real;
+            u = f(cx, by, cy, bx);
+            v = f(ax, cy, ay, cx);
+            w = f(bx, ay, by, ax);
+        }
+        // Two-sided: all edge functions of one sign (zeros allowed: closed edges).
+        if (u < 0.0 || v < 0.0 || w < 0.0) && (u > 0.0 || v > 0.0 || w > 0.0) {
+            return None;
+        }
+        let det = u + v + w;
+        if det == 0.0 {
+            return None; // parallel to the plane, or degenerate
+        }
+        let t = (u * sz * a[kz] + v * sz * b[kz] + w * sz * c[kz]) / det;
+        (0.0..=max_toi).contains(&t).then_some(t)
+    }
+}
 
 /// First hit of a ray on a triangle, seen from either side.
 ///
@@ -42,41 +120,8 @@ use crate::shape::Triangle;
 #[inline]
 #[must_use]
 pub fn cast_ray_triangle(ray: &Ray, tri: &Triangle) -> Option<RayHit> {
+    let t = WatertightRay::new(ray).toi(&[tri.a, tri.b, tri.c], ray.max_toi())?;
     let d = ray.dir();
-    // The axis of the largest direction component becomes z; swapping x and y
-    // when d_z < 0 keeps the winding (and so the edge functions' signs).
-    let kz = d.iamax();
-    let (mut kx, mut ky) = ((kz + 1) % 3, (kz + 2) % 3);
-    if d[kz] < 0.0 {
-        core::mem::swap(&mut kx, &mut ky);
-    }
-    let (sx, sy, sz) = (d[kx] / d[kz], d[ky] / d[kz], 1.0 / d[kz]);
-    let o = ray.origin();
-    let (a, b, c) = (tri.a - o, tri.b - o, tri.c - o);
-    let shear = |v: &Vector| (v[kx] - sx * v[kz], v[ky] - sy * v[kz]);
-    let ((ax, ay), (bx, by), (cx, cy)) = (shear(&a), shear(&b), shear(&c));
-
-    let mut u = cx * by - cy * bx;
-    let mut v = ax * cy - ay * cx;
-    let mut w = bx * ay - by * ax;
-    if u == 0.0 || v == 0.0 || w == 0.0 {
-        let f = |p: Real, q: Real, r: Real, s: Real| (p as f64 * q as f64 - r as f64 * s as f64) as Real;
-        u = f(cx, by, cy, bx);
-        v = f(ax, cy, ay, cx);
-        w = f(bx, ay, by, ax);
-    }
-    // Two-sided: all edge functions of one sign (zeros allowed: closed edges).
-    if (u < 0.0 || v < 0.0 || w < 0.0) && (u > 0.0 || v > 0.0 || w > 0.0) {
-        return None;
-    }
-    let det = u + v + w;
-    if det == 0.0 {
-        return None; // parallel to the plane, or degenerate
-    }
-    let t = (u * sz * a[kz] + v * sz * b[kz] + w * sz * c[kz]) / det;
-    if !(0.0..=ray.max_toi()).contains(&t) {
-        return None;
-    }
     let n = (tri.b - tri.a).cross(&(tri.c - tri.a));
     let n = UnitVector::try_new(n, 0.0)?;
     let normal = if n.dot(d) > 0.0 { -n } else { n };

@@ -10,9 +10,9 @@
 //! has no data-dependent branch.
 
 use proxima_broadphase::{BuildOptions, RayControl, StaticBvh};
-use proxima_narrowphase::{Aabb, Ray, RayHit, Real, SimdLevel, Triangle};
+use proxima_narrowphase::{Aabb, Ray, RayHit, Real, SimdLevel, Triangle, WatertightRay};
 
-use super::ray_block::{BlockHits, ShearedRay, TriangleBlock, LANES};
+use super::ray_block::{BlockHits, TriangleBlock, LANES};
 
 /// The traversal is clipped this much (relative) beyond the best hit: the
 /// slab test's rounded entry `toi` of a block whose triangle is hit at a
@@ -91,9 +91,9 @@ impl RayTree {
         &self,
         ray: &Ray,
         any: bool,
-        hits: impl Fn(&TriangleBlock, &ShearedRay, Real) -> BlockHits,
+        hits: impl Fn(&TriangleBlock, &WatertightRay, Real) -> BlockHits,
     ) -> Option<(u32, RayHit)> {
-        let sheared = ShearedRay::new(ray);
+        let sheared = WatertightRay::new(ray);
         let mut best: Option<(u32, usize)> = None;
         let mut max_toi = ray.max_toi();
         self.bvh.visit_ray_leaves(ray, |slots, _entry| {

@@ -3,68 +3,10 @@
 //! per-ray work done once per ray and the per-triangle work done on eight
 //! triangles at a time (structure of arrays, two SSE2 registers per row).
 
-use proxima_narrowphase::{Point, Ray, Real, Triangle, UnitVector, Vector};
+use proxima_narrowphase::{Point, Real, Triangle, UnitVector, Vector, WatertightRay};
 
 /// Triangles per [`TriangleBlock`].
 pub(super) const LANES: usize = 8;
-
-/// A ray prepared for the watertight test (Woop, Benthin and Wald, JCGT
-/// 2013): `kz`, the axis of the direction's largest component, the other two
-/// axes `kx`, `ky` (swapped when `d_kz < 0` to keep the winding, and so the
-/// edge functions' signs) and the shear `sx = d_kx / d_kz`,
-/// `sy = d_ky / d_kz`, `sz = 1 / d_kz`. They depend on the ray only;
-/// `cast_ray_triangle` recomputes them per triangle.
-#[derive(Clone, Copy, Debug)]
-pub(super) struct ShearedRay {
-    origin: Point,
-    k: [usize; 3],
-    s: [Real; 3],
-}
-
-impl ShearedRay {
-    /// The permutation and shear of `ray`, as `cast_ray_triangle` computes them.
-    #[inline]
-    pub(super) fn new(ray: &Ray) -> Self {
-        let d = ray.dir();
-        let kz = d.iamax();
-        let (mut kx, mut ky) = ((kz + 1) % 3, (kz + 2) % 3);
-        if d[kz] < 0.0 {
-            core::mem::swap(&mut kx, &mut ky);
-        }
-        Self { origin: *ray.origin(), k: [kx, ky, kz], s: [d[kx] / d[kz], d[ky] / d[kz], 1.0 / d[kz]] }
-    }
-
-    /// The `toi` where the ray crosses the triangle `abc`, if in
-    /// `[0, max_toi]`: `cast_ray_triangle` without the normal, bit for bit
-    /// (the same operations in the same order, with the `f64` recomputation
-    /// of an edge function that rounds to 0). A triangle with a NaN vertex
-    /// never hits.
-    pub(super) fn toi(&self, [a, b, c]: &[Point; 3], max_toi: Real) -> Option<Real> {
-        let [kx, ky, kz] = self.k;
-        let [sx, sy, sz] = self.s;
-        let (a, b, c) = (a - self.origin, b - self.origin, c - self.origin);
-        let shear = |v: &Vector| (v[kx] - sx * v[kz], v[ky] - sy * v[kz]);
-        let ((ax, ay), (bx, by), (cx, cy)) = (shear(&a), shear(&b), shear(&c));
-        let mut u = cx * by - cy * bx;
-        let mut v = ax * cy - ay * cx;
-        let mut w = bx * ay - by * ax;
-        if u == 0.0 || v == 0.0 || w == 0.0 {
-            let f = |p: Real, q: Real, r: Real, s: Real| (p as f64 * q as f64 - r as f64 * s as f64) as Real;
-            u = f(cx, by, cy, bx);
-            v = f(ax, cy, ay, cx);
-            w = f(bx, ay, by, ax);
-        }
-        if (u < 0.0 || v < 0.0 || w < 0.0) && (u > 0.0 || v > 0.0 || w > 0.0) {
-            return None;
-        }
-        let det = u + v + w;
-        if det == 0.0 {
-            return None;
-        }
-        let t = (u * sz * a[kz] + v * sz * b[kz] + w * sz * c[kz]) / det;
-        (0.0..=max_toi).contains(&t).then_some(t)
-    }
-}
 
 /// Which lanes of a block a ray hits, and where.
 #[derive(Clone, Copy, Debug)]
@@ -140,7 +82,7 @@ impl TriangleBlock {
         }
     }
 
-    /// The ray against every lane: [`ShearedRay::toi`] per lane, bit for bit.
+    /// The ray against every lane: [`WatertightRay::toi`] per lane, bit for bit.
     ///
     /// Per lane, with `p' = p - o` for each vertex `p`: `x = p'_kx - sx p'_kz`,
     /// `y = p'_ky - sy p'_kz`; the edge functions `U = c_x b_y - c_y b_x`,
@@ -156,7 +98,7 @@ impl TriangleBlock {
     /// so no run-time check), branch-free but for the rare scalar path;
     /// elsewhere the scalar path.
     #[inline(always)]
-    pub(super) fn hits(&self, ray: &ShearedRay, max_toi: Real) -> BlockHits {
+    pub(super) fn hits(&self, ray: &WatertightRay, max_toi: Real) -> BlockHits {
         #[cfg(target_arch = "x86_64")]
         {
             let mut out = BlockHits { mask: 0, toi: [0.0; LANES] };
@@ -178,11 +120,11 @@ impl TriangleBlock {
     /// nonzero value when some edge function is exactly 0.
     #[cfg(target_arch = "x86_64")]
     #[inline(always)]
-    fn hits_sse2(&self, ray: &ShearedRay, max_toi: Real, half: usize, toi: &mut [Real; LANES]) -> (u32, i32) {
+    fn hits_sse2(&self, ray: &WatertightRay, max_toi: Real, half: usize, toi: &mut [Real; LANES]) -> (u32, i32) {
         use core::arch::x86_64::*;
-        let [kx, ky, kz] = ray.k;
-        let [sx, sy, sz] = ray.s;
-        let o = ray.origin;
+        let [kx, ky, kz] = ray.axes();
+        let [sx, sy, sz] = ray.shear();
+        let o = *ray.origin();
         // SAFETY: SSE2 is enabled on every x86_64 target. Row `v[k][axis]` is
         // an `[f32; 8]` at a multiple of 32 bytes in a 32-byte-aligned struct,
         // so its halves (`+ 4 * half` floats, `half < 2`) are 16-byte aligned
@@ -229,10 +171,10 @@ impl TriangleBlock {
     /// The CPU must support AVX (see [`SimdLevel`](proxima_narrowphase::SimdLevel)).
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx")]
-    pub(super) unsafe fn hits_avx(&self, ray: &ShearedRay, max_toi: Real) -> BlockHits {
+    pub(super) unsafe fn hits_avx(&self, ray: &WatertightRay, max_toi: Real) -> BlockHits {
         use core::arch::x86_64::*;
-        let [kx, ky, kz] = ray.k;
-        let o = ray.origin;
+        let [kx, ky, kz] = ray.axes();
+        let o = *ray.origin();
         let mut out = BlockHits { mask: 0, toi: [0.0; LANES] };
         // Scalar meaning: `hits` above, on 8 lanes at once.
         // SAFETY: the caller guarantees AVX. Row `v[k][axis]` is an `[f32; 8]`
@@ -241,7 +183,7 @@ impl TriangleBlock {
         let zeros = unsafe {
             let row = |k: usize, axis: usize| _mm256_load_ps(self.v[k][axis].as_ptr());
             let (ox, oy, oz) = (_mm256_set1_ps(o[kx]), _mm256_set1_ps(o[ky]), _mm256_set1_ps(o[kz]));
-            let [sx, sy, sz] = ray.s.map(|s| _mm256_set1_ps(s));
+            let [sx, sy, sz] = ray.shear().map(|s| _mm256_set1_ps(s));
             let vertex = |k: usize| {
                 let z = _mm256_sub_ps(row(k, kz), oz);
                 let x = _mm256_sub_ps(_mm256_sub_ps(row(k, kx), ox), _mm256_mul_ps(sx, z));
@@ -280,7 +222,7 @@ impl TriangleBlock {
 
     /// [`TriangleBlock::hits`] one lane at a time.
     #[cfg_attr(target_arch = "x86_64", cold)]
-    fn hits_scalar(&self, ray: &ShearedRay, max_toi: Real) -> BlockHits {
+    fn hits_scalar(&self, ray: &WatertightRay, max_toi: Real) -> BlockHits {
         let mut out = BlockHits { mask: 0, toi: [0.0; LANES] };
         for l in 0..LANES {
             if let Some(t) = ray.toi(&self.vertices(l), max_toi) {
@@ -295,7 +237,7 @@ impl TriangleBlock {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use proxima_narrowphase::cast_ray_triangle;
+    use proxima_narrowphase::{cast_ray_triangle, Ray};
     use proxima_test_support::gen::{self, Placement};
     use proxima_test_support::Rng;
 
@@ -340,7 +282,7 @@ mod tests {
             }
             let max_toi = if rng.random_range(0..4) == 0 { gen::uniform(&mut rng, 0.0, 1.2) } else { Real::INFINITY };
             let ray = Ray::new(origin, dir, max_toi);
-            let sheared = ShearedRay::new(&ray);
+            let sheared = WatertightRay::new(&ray);
             let mut kernels =
                 vec![("portable", block.hits(&sheared, max_toi)), ("scalar", block.hits_scalar(&sheared, max_toi))];
             #[cfg(target_arch = "x86_64")]
@@ -350,8 +292,8 @@ mod tests {
             }
             let any_zero = (0..n).any(|l| {
                 let [a, b, c] = block.vertices(l).map(|p| p - origin);
-                let [kx, ky, kz] = sheared.k;
-                let sh = |v: Vector| (v[kx] - sheared.s[0] * v[kz], v[ky] - sheared.s[1] * v[kz]);
+                let [kx, ky, kz] = sheared.axes();
+                let sh = |v: Vector| (v[kx] - sheared.shear()[0] * v[kz], v[ky] - sheared.shear()[1] * v[kz]);
                 let ((ax, ay), (bx, by), (cx, cy)) = (sh(a), sh(b), sh(c));
                 cx * by - cy * bx == 0.0 || ax * cy - ay * cx == 0.0 || bx * ay - by * ax == 0.0
             });
