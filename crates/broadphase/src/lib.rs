@@ -20,7 +20,7 @@ pub use brute_force::BruteForce;
 pub use dynamic_tree::{DynamicTree, DynamicTreeOptions, Overlaps, ProxyRayHit};
 pub use error::BroadPhaseError;
 pub use filter::CollisionGroups;
-pub use pair_tracker::{PairEvent, PairTracker, ProxyOptions};
+pub use pair_tracker::{PairEvent, PairTracker, ProxyOptions, UpdateStats};
 pub use pairs::{canonical_pair, sort_index_pairs, Pair};
 pub use proxy::ProxyId;
 pub use static_bvh::{BoxHit, BuildOptions, InvalidMargin, OverlapCache, RefitError, StaticBvh, StaticBvhOverlaps};

@@ -54,6 +54,34 @@ impl DynamicTreeOptions {
     pub const TIGHT: Self = Self { margin: 0.0, prediction: 0.0 };
 }
 
+/// Rejects a negative or non-finite margin or prediction.
+pub(crate) fn check_options(options: &DynamicTreeOptions) -> Result<(), BroadPhaseError> {
+    if !(options.margin.is_finite() && options.margin >= 0.0) {
+        return Err(BroadPhaseError::InvalidOption("margin must be finite and >= 0"));
+    }
+    if !(options.prediction.is_finite() && options.prediction >= 0.0) {
+        return Err(BroadPhaseError::InvalidOption("prediction must be finite and >= 0"));
+    }
+    Ok(())
+}
+
+/// The fat box of a proxy with tight box `aabb` that moved by `displacement`:
+/// grown by the margin, stretched by `prediction * displacement` along the
+/// motion (the margin alone if stretching would overflow to infinity).
+pub(crate) fn fat_box(options: &DynamicTreeOptions, aabb: &Aabb, displacement: &Vector) -> Aabb {
+    let base = aabb.loosened(options.margin);
+    let d = displacement * options.prediction;
+    let (mut lo, mut hi) = (*base.min(), *base.max());
+    for axis in 0..3 {
+        if d[axis] < 0.0 {
+            lo[axis] += d[axis];
+        } else {
+            hi[axis] += d[axis];
+        }
+    }
+    Aabb::try_new(lo, hi).unwrap_or(base)
+}
+
 /// An incremental AABB tree over moving proxies, with user data `T` per proxy.
 ///
 /// Leaves hold fat boxes (see [`DynamicTreeOptions`]); every query answers for
@@ -119,12 +147,7 @@ impl<T> DynamicTree<T> {
 
     /// An empty tree; rejects a negative or non-finite margin or prediction.
     pub fn with_options(options: DynamicTreeOptions) -> Result<Self, BroadPhaseError> {
-        if !(options.margin.is_finite() && options.margin >= 0.0) {
-            return Err(BroadPhaseError::InvalidOption("margin must be finite and >= 0"));
-        }
-        if !(options.prediction.is_finite() && options.prediction >= 0.0) {
-            return Err(BroadPhaseError::InvalidOption("prediction must be finite and >= 0"));
-        }
+        check_options(&options)?;
         Ok(Self { options, ..Self::new() })
     }
 
@@ -172,7 +195,7 @@ impl<T> DynamicTree<T> {
         if self.node(leaf.node).aabb.contains_aabb(&aabb) {
             return Ok(false);
         }
-        let fat = self.fat_box(&aabb, &displacement);
+        let fat = fat_box(&self.options, &aabb, &displacement);
         let slot = leaf.node;
         let key = id.index() as usize;
         if slot != tree::ROOT && self.node(self.node(slot).parent).aabb.contains_aabb(&fat) {
@@ -187,21 +210,6 @@ impl<T> DynamicTree<T> {
             None => self.insert_leaf(key, fat),
         }
         Ok(true)
-    }
-
-    /// The fat box of a moved proxy: grown by the margin, stretched along the motion.
-    fn fat_box(&self, aabb: &Aabb, displacement: &Vector) -> Aabb {
-        let base = aabb.loosened(self.options.margin);
-        let d = displacement * self.options.prediction;
-        let (mut lo, mut hi) = (*base.min(), *base.max());
-        for axis in 0..3 {
-            if d[axis] < 0.0 {
-                lo[axis] += d[axis];
-            } else {
-                hi[axis] += d[axis];
-            }
-        }
-        Aabb::try_new(lo, hi).unwrap_or(base)
     }
 
     /// A proxy's user data; `None` for a stale id.
@@ -222,24 +230,6 @@ impl<T> DynamicTree<T> {
     /// A proxy's fat box (the box every query tests); `None` for a stale id.
     pub fn fat_aabb(&self, id: ProxyId) -> Option<Aabb> {
         self.leaves.get(id).map(|leaf| self.node(leaf.node).aabb)
-    }
-
-    /// The id of the live proxy in slot `key` (for crate-internal traversals).
-    #[inline]
-    pub(crate) fn id_of_key(&self, key: usize) -> ProxyId {
-        self.leaves.id_of(key)
-    }
-
-    /// The node slot of a live proxy's leaf (`u32::MAX` for a stale id).
-    #[inline]
-    pub(crate) fn leaf_slot(&self, id: ProxyId) -> u32 {
-        self.leaves.get(id).map_or(NULL, |leaf| leaf.node)
-    }
-
-    /// The user data of the live proxy in slot `key`.
-    #[inline]
-    pub(crate) fn data_of_key(&self, key: usize) -> &T {
-        &self.leaves.by_key(key).data
     }
 
     /// Every proxy as `(id, fat box, user data)`, in ascending id order.

@@ -99,27 +99,6 @@ impl<T> DynamicTree<T> {
         best
     }
 
-    /// Calls `f(key)` for the slab key of every leaf overlapping `aabb`, using
-    /// the caller's `stack` (so a caller that keeps it never allocates).
-    pub(crate) fn for_each_overlap_key(&self, aabb: &Aabb, stack: &mut Vec<u32>, mut f: impl FnMut(usize)) {
-        stack.clear();
-        if self.has_root && intersects_aabb_aabb(&self.node(ROOT).aabb, aabb) {
-            stack.push(ROOT);
-        }
-        while let Some(slot) = stack.pop() {
-            let node = self.node(slot);
-            if node.is_leaf() {
-                f(node.key());
-                continue;
-            }
-            for child in [node.child, node.child + 1] {
-                if intersects_aabb_aabb(&self.node(child).aabb, aabb) {
-                    stack.push(child);
-                }
-            }
-        }
-    }
-
     pub(crate) fn visit_overlaps_impl<F>(&self, aabb: &Aabb, mut visitor: F) -> ControlFlow<()>
     where
         F: FnMut(ProxyId) -> ControlFlow<()>,

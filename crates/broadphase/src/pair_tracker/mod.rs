@@ -1,16 +1,23 @@
-//! Pair tracking: which proxies started or stopped overlapping since the last
-//! update, found by re-querying only the proxies whose fat box changed.
+//! Pair tracking for moving worlds: which proxies started or stopped
+//! overlapping since the last update, at a cost that follows what moved.
 //!
 //! - this file: the tracker, its proxies and their options;
-//! - `update`: the per-frame update (queries, sort, merge), sequential and parallel.
+//! - `tree`: one kind of proxy (dynamic or static) in a refitted 8-wide BVH;
+//! - `update`: the per-frame update (tree upkeep, the movers' queries, the
+//!   merge into the pair set), sequential and parallel.
 
+mod tree;
 mod update;
 
+pub use update::UpdateStats;
+
 use crate::pairs::{pair_key, Pair};
-use crate::{BroadPhase, BroadPhaseError, CollisionGroups, DynamicTree, DynamicTreeOptions, ProxyId};
+use crate::slots::Slots;
+use crate::{BroadPhaseError, CollisionGroups, DynamicTreeOptions, ProxyId};
 use crate::{RayControl, TreeStats, ValidationError};
 use core::ops::ControlFlow;
-use proxima_narrowphase::{intersects_aabb_aabb, Aabb, Ray, Real, Vector};
+use proxima_narrowphase::{cast_ray_aabb, intersects_aabb_aabb, Aabb, Ray, Real, Vector};
+use tree::KindTree;
 
 /// How a proxy takes part in pairing.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -48,29 +55,53 @@ impl PairEvent {
     }
 }
 
-/// A tracked proxy's data in the tree.
+/// A proxy's user data and options (the slot map's value).
 #[derive(Clone, Debug)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-pub(crate) struct Tracked<T> {
+pub(crate) struct Entry<T> {
     pub(crate) data: T,
     pub(crate) options: ProxyOptions,
-    /// The epoch in which it was last put on the moved list.
-    pub(crate) moved_epoch: u32,
 }
 
-/// A [`DynamicTree`] that keeps the set of overlapping pairs and reports its
-/// changes as [`PairEvent`]s (the pair manager of Box2D's `b2BroadPhase`).
+/// How a proxy changed since the last update.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Change {
+    /// Its fat box grew out of `old_fat`, the fat box it had at the last update.
+    Moved { old_fat: Aabb },
+    /// Inserted or re-filtered: every pair it had is re-derived.
+    Fresh,
+    /// Removed.
+    Removed,
+}
+
+/// The persistent pair set of a moving world (the pair manager of Box2D's
+/// `b2BroadPhase`), reported as [`PairEvent`]s: the broadphase a physics
+/// engine runs every frame.
 ///
 /// A pair `(a, b)` is in the set when the fat boxes overlap (inclusive), not
 /// both proxies are static, their [`CollisionGroups`] interact and the user
-/// predicate of [`update_with`](Self::update_with) accepted it when it was found.
+/// predicate of [`update_with`](Self::update_with) accepted it when the pair
+/// began.
 ///
-/// Each [`update`](Self::update) re-queries only the proxies inserted,
-/// re-inserted by [`move_proxy`](Self::move_proxy) (their fat box changed) or
-/// re-filtered since the last update; a proxy that moved inside its fat box
-/// costs nothing. Output is deterministic: events are sorted by pair, never in
-/// hash-map order. In steady state (no growth in proxies or pairs) `update`
-/// allocates nothing: every buffer is kept between frames.
+/// **Fat boxes.** Each proxy keeps a fat box (its tight box grown by a margin
+/// and stretched along its motion, see [`DynamicTreeOptions`]). A move that
+/// stays inside it costs one containment test; a move out of it writes the
+/// new fat box into the proxy's leaf. Static and dynamic proxies live in two
+/// 8-wide BVHs (binned SAH); each update refits them once instead of
+/// re-inserting proxy by proxy, and builds one again (in parallel with the
+/// `parallel` feature) only when refits have cost it half its quality or many
+/// proxies were added or removed.
+///
+/// **Per-frame cost follows what moved.** [`update`](Self::update) queries
+/// only the proxies whose fat box changed (and the inserted or re-filtered
+/// ones), static proxies never query each other, and a pair is new exactly
+/// when the two fat boxes did not overlap before: no hash set, no re-finding
+/// of persistent pairs. Output is deterministic (sorted by pair, never in
+/// hash order) and steady-state updates allocate nothing.
+///
+/// **Exact pairs.** The tight boxes passed to [`move_proxy`](Self::move_proxy)
+/// are kept: [`exact_pairs`](Self::exact_pairs) yields the pairs whose tight
+/// boxes overlap, without giving up fat-box persistence.
 ///
 /// ```
 /// use proxima_broadphase::{PairEvent, PairTracker, ProxyOptions};
@@ -82,18 +113,27 @@ pub(crate) struct Tracked<T> {
 /// assert!(tracker.update().is_empty());
 /// tracker.move_proxy(b, unit(0.5), Vector::new(-4.5, 0.0, 0.0)).unwrap();
 /// assert_eq!(tracker.update(), &[PairEvent::Started(a, b)]);
+/// assert_eq!(tracker.exact_pairs().collect::<Vec<_>>(), [(a, b)]);
 /// tracker.remove(a).unwrap();
 /// assert_eq!(tracker.update(), &[PairEvent::Stopped(a, b)]);
 /// ```
 #[derive(Clone, Debug)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct PairTracker<T = ()> {
-    tree: DynamicTree<Tracked<T>>,
-    /// Proxies to re-query at the next update (may hold since-removed ids).
-    moved: Vec<ProxyId>,
-    /// Per slot: `epoch` when the slot's proxy was inserted, re-inserted,
-    /// re-filtered or removed since the last update.
-    touched: Vec<u32>,
+    options: DynamicTreeOptions,
+    /// User data and options, with generations.
+    proxies: Slots<Entry<T>>,
+    /// Per slot: the fat box every query tests.
+    fat: Vec<Aabb>,
+    /// Per slot: the tight box last given.
+    tight: Vec<Aabb>,
+    /// The dynamic proxies, and the static ones.
+    dynamic: KindTree,
+    fixed: KindTree,
+    /// Per slot: the epoch of its last change, and that change's index in `changes`.
+    stamp: Vec<u32>,
+    change_of: Vec<u32>,
+    /// This frame's changes, one per proxy id, in order of first change.
+    changes: Vec<(ProxyId, Change)>,
     /// The current frame's stamp; advanced by every update.
     epoch: u32,
     /// The pair set as of the last update, sorted.
@@ -102,10 +142,11 @@ pub struct PairTracker<T = ()> {
     next_pairs: Vec<Pair>,
     found: Vec<Pair>,
     scratch: Vec<Pair>,
-    stack: Vec<u32>,
+    queries: Vec<(u32, u32)>,
     events: Vec<PairEvent>,
-    /// Per-slice output and traversal stack of the parallel update.
-    chunks: Vec<(Vec<Pair>, Vec<u32>)>,
+    /// Per-slice output of the parallel update.
+    chunks: Vec<Vec<Pair>>,
+    stats: UpdateStats,
 }
 
 impl<T> Default for PairTracker<T> {
@@ -115,92 +156,176 @@ impl<T> Default for PairTracker<T> {
 }
 
 impl<T> PairTracker<T> {
-    /// An empty tracker over a tree with [`DynamicTreeOptions::default`].
+    /// An empty tracker with [`DynamicTreeOptions::default`] (margin 0.1, prediction 2).
     pub fn new() -> Self {
-        Self::from_tree(DynamicTree::new())
+        Self::from_options(DynamicTreeOptions::default())
     }
 
-    /// An empty tracker; rejects invalid tree options.
+    /// An empty tracker; rejects a negative or non-finite margin or prediction.
     pub fn with_options(options: DynamicTreeOptions) -> Result<Self, BroadPhaseError> {
-        Ok(Self::from_tree(DynamicTree::with_options(options)?))
+        crate::dynamic_tree::check_options(&options)?;
+        Ok(Self::from_options(options))
     }
 
-    fn from_tree(tree: DynamicTree<Tracked<T>>) -> Self {
+    fn from_options(options: DynamicTreeOptions) -> Self {
         Self {
-            tree,
-            moved: Vec::new(),
-            touched: Vec::new(),
+            options,
+            proxies: Slots::default(),
+            fat: Vec::new(),
+            tight: Vec::new(),
+            dynamic: KindTree::default(),
+            fixed: KindTree::default(),
+            stamp: Vec::new(),
+            change_of: Vec::new(),
+            changes: Vec::new(),
             epoch: 1,
             pairs: Vec::new(),
             next_pairs: Vec::new(),
             found: Vec::new(),
             scratch: Vec::new(),
-            stack: Vec::new(),
+            queries: Vec::new(),
             events: Vec::new(),
             chunks: Vec::new(),
+            stats: UpdateStats::default(),
         }
     }
 
-    /// Marks slot `index` touched this frame.
+    /// A tracker over many proxies at once: every tree is built in one
+    /// binned-SAH build (parallel with the `parallel` feature) instead of
+    /// proxy by proxy. Ids are handed out in order (`0..n` for a new
+    /// tracker's slots). The pairs appear as `Started` events at the first
+    /// update. Rejects invalid options.
+    ///
+    /// ```
+    /// use proxima_broadphase::{DynamicTreeOptions, PairTracker, ProxyOptions};
+    /// use proxima_narrowphase::{Aabb, Point};
+    /// let boxes = (0..100).map(|i| {
+    ///     let x = i as f32 * 0.9;
+    ///     (Aabb::new(Point::new(x, 0.0, 0.0), Point::new(x + 1.0, 1.0, 1.0)), i, ProxyOptions::default())
+    /// });
+    /// let mut tracker = PairTracker::from_proxies(DynamicTreeOptions::default(), boxes).unwrap();
+    /// assert_eq!(tracker.update().len(), 99); // each box and its neighbour
+    /// ```
+    pub fn from_proxies(
+        options: DynamicTreeOptions,
+        proxies: impl IntoIterator<Item = (Aabb, T, ProxyOptions)>,
+    ) -> Result<Self, BroadPhaseError> {
+        let mut tracker = Self::with_options(options)?;
+        for (aabb, data, options) in proxies {
+            tracker.insert(aabb, data, options);
+        }
+        tracker.rebuild();
+        Ok(tracker)
+    }
+
+    /// The options the tracker was made with.
+    pub fn tree_options(&self) -> DynamicTreeOptions {
+        self.options
+    }
+
+    /// The tree holding the proxies of `options`' kind.
     #[inline]
-    fn touch(&mut self, index: u32) {
-        let i = index as usize;
-        if self.touched.len() <= i {
-            self.touched.resize((i + 1).next_power_of_two(), 0);
+    fn tree_mut(&mut self, options: &ProxyOptions) -> &mut KindTree {
+        if options.is_static {
+            &mut self.fixed
+        } else {
+            &mut self.dynamic
         }
-        self.touched[i] = self.epoch;
     }
 
-    /// Queues a live proxy for re-query (once per frame).
-    fn mark_moved(&mut self, id: ProxyId) {
-        let epoch = self.epoch;
-        if let Some(t) = self.tree.get_mut(id) {
-            if t.moved_epoch != epoch {
-                t.moved_epoch = epoch;
-                self.moved.push(id);
+    /// Records a change of proxy `id` this frame; a proxy changed twice
+    /// keeps its first `old_fat`, and `Fresh` or `Removed` override `Moved`.
+    fn record(&mut self, id: ProxyId, change: Change) {
+        let slot = id.index() as usize;
+        if self.stamp[slot] == self.epoch {
+            let (seen, kind) = &mut self.changes[self.change_of[slot] as usize];
+            if *seen == id {
+                if !matches!(change, Change::Moved { .. }) {
+                    *kind = change;
+                }
+                return;
             }
         }
-        self.touch(id.index());
+        self.stamp[slot] = self.epoch;
+        self.change_of[slot] = self.changes.len() as u32;
+        self.changes.push((id, change));
     }
 
-    /// Adds a proxy; its pairs appear as `Started` events at the next update.
+    /// Adds a proxy with tight box `aabb`; its pairs appear as `Started`
+    /// events at the next update.
+    ///
+    /// # Panics
+    /// With more than 2^31 proxies at once.
     pub fn insert(&mut self, aabb: Aabb, user_data: T, options: ProxyOptions) -> ProxyId {
-        let id = self.tree.insert(aabb, Tracked { data: user_data, options, moved_epoch: 0 });
-        self.mark_moved(id);
+        let id = self.proxies.insert(Entry { data: user_data, options }, i32::MAX as u32);
+        let slot = id.index() as usize;
+        if self.fat.len() <= slot {
+            let n = slot + 1;
+            self.fat.resize(n, aabb);
+            self.tight.resize(n, aabb);
+            self.stamp.resize(n, 0);
+            self.change_of.resize(n, 0);
+        }
+        self.fat[slot] = aabb.loosened(self.options.margin);
+        self.tight[slot] = aabb;
+        self.tree_mut(&options).add(id.index());
+        self.record(id, Change::Fresh);
         id
     }
 
     /// Removes a proxy and returns its user data; its pairs end with `Stopped`
     /// events at the next update. A stale id is rejected and nothing changes.
     pub fn remove(&mut self, id: ProxyId) -> Result<T, BroadPhaseError> {
-        let tracked = self.tree.remove(id)?;
-        self.touch(id.index());
-        Ok(tracked.data)
+        let options = self.proxies.try_get(id)?.options;
+        self.tree_mut(&options).remove(id.index());
+        self.record(id, Change::Removed);
+        self.proxies.remove(id).map(|entry| entry.data)
     }
 
-    /// Moves a proxy (see [`DynamicTree::move_proxy`]); when its fat box
-    /// changes it is re-queried at the next update. Returns whether it was
-    /// re-inserted. Errors leave everything unchanged.
+    /// Tells the tracker that proxy `id` now has tight box `aabb` after moving
+    /// by `displacement` this step.
+    ///
+    /// Returns `Ok(false)` when `aabb` is still inside the fat box (only the
+    /// tight box is recorded), `Ok(true)` when the proxy got a new fat box
+    /// (`aabb` grown by the margin, stretched by `prediction * displacement`)
+    /// and will be queried at the next update. A stale id or a NaN/infinite
+    /// displacement is rejected and nothing changes.
     pub fn move_proxy(&mut self, id: ProxyId, aabb: Aabb, displacement: Vector) -> Result<bool, BroadPhaseError> {
-        let reinserted = self.tree.move_proxy(id, aabb, displacement)?;
-        if reinserted {
-            self.mark_moved(id);
+        let options = self.proxies.try_get(id)?.options;
+        if !displacement.iter().all(|d| d.is_finite()) {
+            return Err(BroadPhaseError::InvalidDisplacement);
         }
-        Ok(reinserted)
+        let slot = id.index() as usize;
+        self.tight[slot] = aabb;
+        let old_fat = self.fat[slot];
+        if old_fat.contains_aabb(&aabb) {
+            return Ok(false);
+        }
+        let fat = crate::dynamic_tree::fat_box(&self.options, &aabb, &displacement);
+        self.fat[slot] = fat;
+        self.tree_mut(&options).set_box(id.index(), &fat);
+        self.record(id, Change::Moved { old_fat });
+        Ok(true)
     }
 
     /// Changes a proxy's groups and static flag; its pairs are re-evaluated at
     /// the next update. A stale id is rejected.
     pub fn set_options(&mut self, id: ProxyId, options: ProxyOptions) -> Result<(), BroadPhaseError> {
-        self.tree.get_mut(id).ok_or(BroadPhaseError::StaleId(id))?.options = options;
-        self.mark_moved(id);
+        let entry = self.proxies.try_get_mut(id)?;
+        let old = core::mem::replace(&mut entry.options, options);
+        if old.is_static != options.is_static {
+            self.tree_mut(&old).remove(id.index());
+            self.tree_mut(&options).add(id.index());
+        }
+        self.record(id, Change::Fresh);
         Ok(())
     }
 
-    /// Rebuilds the tree by binned SAH (see [`DynamicTree::rebuild`]); the
-    /// pair set is unchanged (fat boxes are kept).
+    /// Builds both trees again by binned SAH over the current fat boxes (the
+    /// update does it by itself when they degrade); the pair set is unchanged.
     pub fn rebuild(&mut self) {
-        self.tree.rebuild();
+        self.dynamic.maintain(&self.fat, true);
+        self.fixed.maintain(&self.fat, true);
     }
 
     /// The events of the last update.
@@ -208,103 +333,193 @@ impl<T> PairTracker<T> {
         &self.events
     }
 
-    /// The pair set as of the last update, `(min, max)`, sorted ascending.
+    /// The pair set as of the last update (fat boxes), `(min, max)`, sorted ascending.
     pub fn pairs(&self) -> &[Pair] {
         &self.pairs
     }
 
+    /// The pairs of the last update whose tight boxes (as last given to
+    /// [`insert`](Self::insert) or [`move_proxy`](Self::move_proxy)) overlap,
+    /// inclusive: the exact overlap set of the filtered proxies, sorted.
+    /// Read after an update, before the next moves.
+    pub fn exact_pairs(&self) -> impl Iterator<Item = Pair> + '_ {
+        let tight = &self.tight;
+        self.pairs
+            .iter()
+            .copied()
+            .filter(move |(a, b)| intersects_aabb_aabb(&tight[a.index() as usize], &tight[b.index() as usize]))
+    }
+
+    /// Counts of the last update (proxies queried, pairs found, rebuilds).
+    pub fn stats(&self) -> &UpdateStats {
+        &self.stats
+    }
+
     /// Number of proxies.
     pub fn len(&self) -> usize {
-        self.tree.len()
+        self.proxies.len()
     }
 
     /// True when there are no proxies.
     pub fn is_empty(&self) -> bool {
-        self.tree.is_empty()
+        self.proxies.len() == 0
     }
 
     /// A proxy's user data; `None` for a stale id.
     pub fn get(&self, id: ProxyId) -> Option<&T> {
-        self.tree.get(id).map(|t| &t.data)
+        self.proxies.get(id).map(|e| &e.data)
     }
 
     /// A proxy's user data, mutably; `None` for a stale id.
     pub fn get_mut(&mut self, id: ProxyId) -> Option<&mut T> {
-        self.tree.get_mut(id).map(|t| &mut t.data)
+        self.proxies.get_mut(id).map(|e| &mut e.data)
     }
 
     /// A proxy's options; `None` for a stale id.
     pub fn options(&self, id: ProxyId) -> Option<ProxyOptions> {
-        self.tree.get(id).map(|t| t.options)
+        self.proxies.get(id).map(|e| e.options)
     }
 
     /// A proxy's fat box; `None` for a stale id.
     pub fn fat_aabb(&self, id: ProxyId) -> Option<Aabb> {
-        self.tree.fat_aabb(id)
+        self.proxies.get(id).map(|_| self.fat[id.index() as usize])
+    }
+
+    /// A proxy's tight box, as last given; `None` for a stale id.
+    pub fn tight_aabb(&self, id: ProxyId) -> Option<Aabb> {
+        self.proxies.get(id).map(|_| self.tight[id.index() as usize])
     }
 
     /// True when `id` names a live proxy.
     pub fn contains(&self, id: ProxyId) -> bool {
-        self.tree.contains(id)
+        self.proxies.contains(id)
     }
 
-    /// The proxies whose fat box overlaps `aabb` (no group filtering).
-    pub fn overlaps<'a>(&'a self, aabb: &Aabb) -> impl Iterator<Item = ProxyId> + 'a {
-        self.tree.overlaps(aabb)
+    /// The proxies whose fat box overlaps `aabb` (no group filtering), static
+    /// ones first. Collects them: prefer [`visit_overlaps`](Self::visit_overlaps)
+    /// in a loop that must not allocate.
+    pub fn overlaps(&self, aabb: &Aabb) -> impl Iterator<Item = ProxyId> + '_ {
+        let mut out = Vec::new();
+        let _ = self.visit_overlaps(aabb, |id| {
+            out.push(id);
+            ControlFlow::Continue(())
+        });
+        out.into_iter()
     }
 
-    /// Box query with early out (see [`BroadPhase::visit_overlaps`]).
-    pub fn visit_overlaps<F>(&self, aabb: &Aabb, visitor: F) -> ControlFlow<()>
+    /// Box query with early out (see [`BroadPhase::visit_overlaps`](crate::BroadPhase::visit_overlaps)), static proxies first.
+    pub fn visit_overlaps<F>(&self, aabb: &Aabb, mut visitor: F) -> ControlFlow<()>
     where
         F: FnMut(ProxyId) -> ControlFlow<()>,
     {
-        self.tree.visit_overlaps(aabb, visitor)
+        let proxies = &self.proxies;
+        let mut visit = |slot: u32| visitor(proxies.id_of(slot as usize));
+        self.fixed.visit_overlaps(aabb, &self.fat, &mut visit)?;
+        self.dynamic.visit_overlaps(aabb, &self.fat, &mut visit)
     }
 
-    /// Ray query (see [`BroadPhase::visit_ray`]).
-    pub fn visit_ray<F>(&self, ray: &Ray, visitor: F)
+    /// Ray query against the fat boxes (see
+    /// [`BroadPhase::visit_ray`](crate::BroadPhase::visit_ray)): static proxies,
+    /// then dynamic ones; a `Clip` shortens the ray for the rest, `Stop` ends it.
+    pub fn visit_ray<F>(&self, ray: &Ray, mut visitor: F)
     where
         F: FnMut(ProxyId, Real) -> RayControl,
     {
-        self.tree.visit_ray(ray, visitor)
+        let mut ray = *ray;
+        for tree in [&self.fixed, &self.dynamic] {
+            let (bvh, members, pending) = tree.parts();
+            let mut stopped = false;
+            if let Some(bvh) = bvh {
+                let start = ray;
+                crate::BroadPhase::visit_ray(bvh, &start, |id, toi| {
+                    let slot = members[id as usize];
+                    if slot == u32::MAX || toi > ray.max_toi() {
+                        return RayControl::Continue;
+                    }
+                    let control = visitor(self.proxies.id_of(slot as usize), toi);
+                    match control {
+                        RayControl::Stop => stopped = true,
+                        RayControl::Clip(t) => ray = ray.with_max_toi(t.min(ray.max_toi())),
+                        RayControl::Continue => {}
+                    }
+                    control
+                });
+            }
+            if stopped {
+                return;
+            }
+            for &slot in pending {
+                let Some(hit) = cast_ray_aabb(&ray, &self.fat[slot as usize]) else { continue };
+                match visitor(self.proxies.id_of(slot as usize), hit.toi) {
+                    RayControl::Stop => return,
+                    RayControl::Clip(t) => ray = ray.with_max_toi(t.min(ray.max_toi())),
+                    RayControl::Continue => {}
+                }
+            }
+        }
     }
 
-    /// Validates the tree, then the pair set: sorted, canonical, unique, live,
-    /// overlapping, never static-static, groups interacting. Call it right
-    /// after an update (between updates the set is allowed to lag).
+    /// Validates the trees against the proxies, then the pair set: sorted,
+    /// canonical, unique, live, overlapping, never static-static, groups
+    /// interacting. Call it right after an update (between updates the set
+    /// is allowed to lag). The stats are the dynamic tree's.
     pub fn validate(&self) -> Result<TreeStats, ValidationError> {
-        let stats = self.tree.validate()?;
+        let fail = |what: String| Err(ValidationError(what));
+        let (mut statics, mut dynamics) = (Vec::new(), Vec::new());
+        for (id, entry) in self.proxies.iter() {
+            let slot = id.index() as usize;
+            if !self.fat[slot].contains_aabb(&self.tight[slot]) {
+                return fail(format!("proxy {id:?}: tight box outside its fat box"));
+            }
+            if entry.options.is_static { &mut statics } else { &mut dynamics }.push(id.index());
+        }
+        self.fixed.check(&mut statics, &self.fat).map_err(|e| ValidationError(format!("static tree: {e}")))?;
+        self.dynamic.check(&mut dynamics, &self.fat).map_err(|e| ValidationError(format!("dynamic tree: {e}")))?;
         for w in self.pairs.windows(2) {
             if pair_key(&w[0]) >= pair_key(&w[1]) {
-                return Err(ValidationError(format!("pairs not sorted or repeated at {:?}", w[1])));
+                return fail(format!("pairs not sorted or repeated at {:?}", w[1]));
             }
         }
         for &(a, b) in &self.pairs {
-            let (Some(ta), Some(tb)) = (self.tree.get(a), self.tree.get(b)) else {
-                return Err(ValidationError(format!("pair {a:?}, {b:?} names a removed proxy")));
+            let (Some(ea), Some(eb)) = (self.proxies.get(a), self.proxies.get(b)) else {
+                return fail(format!("pair {a:?}, {b:?} names a removed proxy"));
             };
-            let boxes = (self.tree.fat_aabb(a), self.tree.fat_aabb(b));
-            let overlap = matches!(boxes, (Some(x), Some(y)) if intersects_aabb_aabb(&x, &y));
+            let overlap = intersects_aabb_aabb(&self.fat[a.index() as usize], &self.fat[b.index() as usize]);
             if a >= b
                 || !overlap
-                || (ta.options.is_static && tb.options.is_static)
-                || !ta.options.groups.interacts_with(tb.options.groups)
+                || (ea.options.is_static && eb.options.is_static)
+                || !ea.options.groups.interacts_with(eb.options.groups)
             {
-                return Err(ValidationError(format!("pair {a:?}, {b:?} should not be in the set")));
+                return fail(format!("pair {a:?}, {b:?} should not be in the set"));
             }
         }
-        Ok(stats)
+        let n = dynamics.len();
+        let stats = self.dynamic.stats();
+        Ok(stats.unwrap_or(TreeStats { leaves: n, nodes: 0, height: 0, sah_cost: 0.0 }))
     }
 
-    /// Heap bytes held: the tree plus the pair buffers and stamps.
+    /// Heap bytes held: trees, per-proxy tables, pair buffers.
     pub fn memory_bytes(&self) -> usize {
         let pair = core::mem::size_of::<Pair>();
-        self.tree.memory_bytes()
+        let aabb = core::mem::size_of::<Aabb>();
+        self.dynamic.memory_bytes()
+            + self.fixed.memory_bytes()
+            + self.proxies.heap_bytes()
+            + (self.fat.capacity() + self.tight.capacity()) * aabb
+            + (self.stamp.capacity() + self.change_of.capacity()) * 4
+            + self.changes.capacity() * core::mem::size_of::<(ProxyId, Change)>()
             + (self.pairs.capacity() + self.next_pairs.capacity() + self.found.capacity() + self.scratch.capacity())
                 * pair
+            + self.queries.capacity() * 8
             + self.events.capacity() * core::mem::size_of::<PairEvent>()
-            + (self.touched.capacity() + self.stack.capacity()) * 4
-            + self.moved.capacity() * core::mem::size_of::<ProxyId>()
-            + self.chunks.iter().map(|(o, s)| o.capacity() * pair + s.capacity() * 4).sum::<usize>()
+            + self.chunks.iter().map(|o| o.capacity() * pair).sum::<usize>()
+    }
+
+    /// [`memory_bytes`](Self::memory_bytes) per live proxy (0 when empty).
+    pub fn bytes_per_proxy(&self) -> f64 {
+        match self.len() {
+            0 => 0.0,
+            n => self.memory_bytes() as f64 / n as f64,
+        }
     }
 }

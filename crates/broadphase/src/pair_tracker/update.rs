@@ -1,53 +1,104 @@
-//! The per-frame update: query the moved proxies, sort what they found, merge
-//! it into the pair set and report the difference.
+//! The per-frame update: refit (or rebuild) the trees, query the proxies that
+//! changed, merge what they found into the pair set and report the difference.
+//!
+//! A pair is *new* this frame when one of its proxies is fresh (inserted or
+//! re-filtered) or when the two fat boxes of the last update did not overlap:
+//! the pair set held exactly the overlapping fat pairs then, so every other
+//! pair a query finds is already in it. An old pair is kept when neither
+//! proxy changed, or when one moved and the new fat boxes still overlap.
 
-use super::{PairEvent, PairTracker, Tracked};
+use super::{Change, Entry, PairEvent, PairTracker};
 use crate::pairs::{pair_key, sort_pairs, Pair};
-use crate::{DynamicTree, ProxyId};
+use crate::slots::Slots;
+use crate::ProxyId;
+use core::ops::ControlFlow;
+use proxima_narrowphase::{intersects_aabb_aabb, Aabb};
+
+/// Counts of one update.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct UpdateStats {
+    /// Proxies queried: their fat box changed, or they were inserted or re-filtered.
+    pub queried: usize,
+    /// New overlapping pairs found by those queries (before the merge).
+    pub found: usize,
+    /// Whether a tree was built again (quality or many inserts/removals).
+    pub rebuilt: bool,
+}
 
 impl<T> PairTracker<T> {
-    /// Recomputes the pairs of the queued proxies and returns the changes
-    /// since the last update, sorted by pair `(a, b)` ascending (by slot
-    /// indices; when a slot was reused, the old proxy's `Stopped` comes before
-    /// the new one's `Started`). Each pair appears at most once.
+    /// Recomputes the pairs of the proxies that changed and returns the
+    /// changes since the last update, sorted by pair `(a, b)` ascending (by
+    /// slot indices; when a slot was reused, the old proxy's `Stopped` comes
+    /// before the new one's `Started`). Each pair appears at most once.
     pub fn update(&mut self) -> &[PairEvent] {
         self.update_with(|_, _, _, _| true)
     }
 
     /// [`update`](Self::update) with a user filter: `predicate(a, data_a, b,
-    /// data_b)`, called with `a < b`, decides whether a newly found
-    /// overlapping pair is kept. The predicate should depend only on the two
-    /// proxies' data: a kept pair is not asked again until one of them is
-    /// re-queried (call [`set_options`](Self::set_options) to force it).
+    /// data_b)`, called with `a < b`, decides whether a pair that begins to
+    /// overlap is kept. It is asked once, when the fat boxes begin to
+    /// overlap (or when a proxy is inserted or re-filtered with
+    /// [`set_options`](Self::set_options), which forces the question again).
     pub fn update_with<F>(&mut self, mut predicate: F) -> &[PairEvent]
     where
         F: FnMut(ProxyId, &T, ProxyId, &T) -> bool,
     {
-        self.prepare_moved();
-        let Self { tree, moved, touched, epoch, found, stack, .. } = self;
+        self.prepare();
+        let (view, queries, found, _) = self.split();
         found.clear();
-        for &a in moved.iter() {
-            query_moved(tree, touched, *epoch, a, stack, &mut predicate, found);
+        for &(_, change) in queries {
+            view.query(change as usize, &mut predicate, found);
         }
-        self.finish_update()
+        self.finish()
     }
 
-    /// Drops removed proxies from the moved list and orders it by leaf slot:
-    /// consecutive queries then share most of their paths down the tree, so
-    /// they hit the cache instead of memory.
-    fn prepare_moved(&mut self) {
-        let tree = &self.tree;
-        self.moved.retain(|&id| tree.contains(id));
-        self.moved.sort_unstable_by_key(|&id| tree.leaf_slot(id));
+    /// Brings the trees up to date and lists the proxies to query, in leaf
+    /// order (neighbouring queries share their path down the tree).
+    fn prepare(&mut self) {
+        let rebuilt_dynamic = self.dynamic.maintain(&self.fat, false);
+        let rebuilt_fixed = self.fixed.maintain(&self.fat, false);
+        self.stats.rebuilt = rebuilt_dynamic || rebuilt_fixed;
+        self.queries.clear();
+        for (i, (id, change)) in self.changes.iter().enumerate() {
+            if !matches!(change, Change::Removed) {
+                self.queries.push((self.dynamic.leaf_rank(id.index()), i as u32));
+            }
+        }
+        self.queries.sort_unstable();
+        self.stats.queried = self.queries.len();
+    }
+
+    /// What the queries read, the query list, and where they write.
+    #[allow(clippy::type_complexity)]
+    fn split(&mut self) -> (View<'_, T>, &[(u32, u32)], &mut Vec<Pair>, &mut Vec<Vec<Pair>>) {
+        let Self { proxies, fat, stamp, change_of, changes, epoch, dynamic, fixed, queries, found, chunks, .. } = self;
+        let view = View { proxies, fat, stamp, change_of, changes, epoch: *epoch, dynamic, fixed };
+        (view, queries, found, chunks)
     }
 
     /// Sorts the found pairs, merges them into the pair set, starts a new frame.
-    fn finish_update(&mut self) -> &[PairEvent] {
-        let Self { touched, epoch, pairs, next_pairs, found, scratch, events, moved, .. } = self;
-        sort_pairs(found, scratch);
-        merge(pairs, found, touched, *epoch, next_pairs, events);
-        core::mem::swap(pairs, next_pairs);
-        moved.clear();
+    fn finish(&mut self) -> &[PairEvent] {
+        self.stats.found = self.found.len();
+        sort_pairs(&mut self.found, &mut self.scratch);
+        let Self {
+            proxies,
+            fat,
+            stamp,
+            change_of,
+            changes,
+            epoch,
+            dynamic,
+            fixed,
+            pairs,
+            found,
+            next_pairs,
+            events,
+            ..
+        } = self;
+        let view = View { proxies, fat, stamp, change_of, changes, epoch: *epoch, dynamic, fixed };
+        merge(&view, pairs, found, next_pairs, events);
+        core::mem::swap(&mut self.pairs, &mut self.next_pairs);
+        self.changes.clear();
         self.advance_epoch();
         &self.events
     }
@@ -56,32 +107,30 @@ impl<T> PairTracker<T> {
     fn advance_epoch(&mut self) {
         self.epoch = self.epoch.wrapping_add(1);
         if self.epoch == 0 {
-            self.touched.iter_mut().for_each(|t| *t = 0);
-            let ids: Vec<ProxyId> = self.tree.iter().map(|(id, _, _)| id).collect();
-            for id in ids {
-                if let Some(t) = self.tree.get_mut(id) {
-                    t.moved_epoch = 0;
-                }
-            }
+            self.stamp.iter_mut().for_each(|t| *t = 0);
             self.epoch = 1;
         }
     }
 }
 
-/// Number of slices the moved list is cut into for the parallel update.
+/// Number of slices the query list is cut into for the parallel update
+/// (fixed, so the work split does not depend on the thread count).
 #[cfg(feature = "parallel")]
-const PAR_CHUNKS: usize = 8;
-/// Below this many moved proxies the parallel update runs sequentially.
+const PAR_CHUNKS: usize = 16;
+/// Below this many queries the parallel update runs sequentially.
 #[cfg(feature = "parallel")]
-const PAR_MIN_MOVED: usize = 512;
+const PAR_MIN_QUERIES: usize = 256;
 
 #[cfg(feature = "parallel")]
 impl<T: Sync> PairTracker<T> {
-    /// [`update`](Self::update), with the queries of the moved proxies run
-    /// on rayon's pool (the sort and merge stay sequential). Same events, in
-    /// the same order. Its own buffers are kept (one per slice), but rayon's
-    /// scheduler may allocate now and then (its work-stealing deques resize),
-    /// so only [`update`](Self::update) is strictly allocation-free.
+    /// [`update`](Self::update), with the queries of the changed proxies run
+    /// on rayon's pool: the pool of the caller's
+    /// [`ThreadPool::install`](rayon::ThreadPool::install) if there is one,
+    /// the global pool otherwise (the tree upkeep, sort and merge stay
+    /// sequential). Same events, in the same order, for any number of
+    /// threads. Its own buffers are kept (one per slice), but rayon's
+    /// scheduler may allocate now and then, so only
+    /// [`update`](Self::update) is strictly allocation-free.
     pub fn update_parallel(&mut self) -> &[PairEvent] {
         self.update_parallel_with(|_, _, _, _| true)
     }
@@ -93,75 +142,141 @@ impl<T: Sync> PairTracker<T> {
         F: Fn(ProxyId, &T, ProxyId, &T) -> bool + Sync,
     {
         use rayon::prelude::*;
-        if self.moved.len() < PAR_MIN_MOVED {
-            return self.update_with(predicate);
+        self.prepare();
+        let (view, queries, found, chunks) = self.split();
+        let mut keep = |a: ProxyId, da: &T, b: ProxyId, db: &T| predicate(a, da, b, db);
+        found.clear();
+        if queries.len() < PAR_MIN_QUERIES {
+            for &(_, change) in queries {
+                view.query(change as usize, &mut keep, found);
+            }
+            return self.finish();
         }
-        self.prepare_moved();
-        if self.chunks.len() != PAR_CHUNKS {
-            self.chunks.resize_with(PAR_CHUNKS, Default::default);
+        if chunks.len() != PAR_CHUNKS {
+            chunks.resize_with(PAR_CHUNKS, Vec::new);
         }
-        let Self { tree, moved, touched, epoch, found, chunks, .. } = self;
-        let (tree, touched, epoch, moved) = (&*tree, &touched[..], *epoch, &moved[..]);
-        let per = moved.len().div_ceil(PAR_CHUNKS);
-        chunks.par_iter_mut().enumerate().for_each(|(c, (out, stack))| {
+        let per = queries.len().div_ceil(PAR_CHUNKS);
+        chunks.par_iter_mut().enumerate().for_each(|(c, out)| {
             out.clear();
             let mut keep = |a: ProxyId, da: &T, b: ProxyId, db: &T| predicate(a, da, b, db);
-            let range = (c * per).min(moved.len())..((c + 1) * per).min(moved.len());
-            for &a in &moved[range] {
-                query_moved(tree, touched, epoch, a, stack, &mut keep, out);
+            let range = (c * per).min(queries.len())..((c + 1) * per).min(queries.len());
+            for &(_, change) in &queries[range] {
+                view.query(change as usize, &mut keep, out);
             }
         });
-        found.clear();
-        for (out, _) in chunks.iter() {
+        for out in chunks.iter() {
             found.extend_from_slice(out);
         }
-        self.finish_update()
+        self.finish()
     }
 }
 
-/// Appends the pairs that the moved proxy `a` forms to `out`, canonical.
-///
-/// A live proxy with a touched slot is on the moved list too, so both
-/// queries find their pair: the one from the lower index keeps it.
-fn query_moved<T, F>(
-    tree: &DynamicTree<Tracked<T>>,
-    touched: &[u32],
-    epoch: u32,
-    a: ProxyId,
-    stack: &mut Vec<u32>,
-    predicate: &mut F,
-    out: &mut Vec<Pair>,
-) where
-    F: FnMut(ProxyId, &T, ProxyId, &T) -> bool,
-{
-    let (Some(ta), Some(box_a)) = (tree.get(a), tree.fat_aabb(a)) else {
-        return;
-    };
-    let index = a.index() as usize;
-    tree.for_each_overlap_key(&box_a, stack, |key| {
-        if key == index || (touched[key] == epoch && key < index) {
-            return;
-        }
-        let tb = tree.data_of_key(key);
-        if (ta.options.is_static && tb.options.is_static) || !ta.options.groups.interacts_with(tb.options.groups) {
-            return;
-        }
-        let b = tree.id_of_key(key);
-        let keep = if a < b { predicate(a, &ta.data, b, &tb.data) } else { predicate(b, &tb.data, a, &ta.data) };
-        if keep {
-            out.push(if a < b { (a, b) } else { (b, a) });
-        }
-    });
+/// How a proxy stands this frame.
+#[derive(Clone, Copy)]
+enum State {
+    Unchanged,
+    Moved(Aabb),
+    Fresh,
+    Removed,
 }
 
-/// Merges the old pair set with this frame's found pairs (both sorted):
-/// an old pair stays if neither proxy was touched, or if it was found again;
-/// a touched old pair not found again stops; a found pair not in the old set
-/// starts. Writes the new set to `next` and the events, in pair order, to `events`.
-fn merge(old: &[Pair], found: &[Pair], touched: &[u32], epoch: u32, next: &mut Vec<Pair>, events: &mut Vec<PairEvent>) {
+/// The tracker's state as the queries and the merge read it.
+struct View<'a, T> {
+    proxies: &'a Slots<Entry<T>>,
+    fat: &'a [Aabb],
+    stamp: &'a [u32],
+    change_of: &'a [u32],
+    changes: &'a [(ProxyId, Change)],
+    epoch: u32,
+    dynamic: &'a super::tree::KindTree,
+    fixed: &'a super::tree::KindTree,
+}
+
+impl<T> View<'_, T> {
+    /// How the live-or-stale proxy `id` changed this frame.
+    #[inline]
+    fn state(&self, id: ProxyId) -> State {
+        let slot = id.index() as usize;
+        if self.stamp[slot] != self.epoch {
+            return State::Unchanged;
+        }
+        match self.changes[self.change_of[slot] as usize] {
+            (seen, _) if seen != id => State::Removed,
+            (_, Change::Moved { old_fat }) => State::Moved(old_fat),
+            (_, Change::Fresh) => State::Fresh,
+            (_, Change::Removed) => State::Removed,
+        }
+    }
+
+    /// Appends to `out` the new pairs that the changed proxy `changes[change]`
+    /// forms, canonical. A pair of two changed proxies is reported by the
+    /// lower slot's query only.
+    fn query<F>(&self, change: usize, predicate: &mut F, out: &mut Vec<Pair>)
+    where
+        F: FnMut(ProxyId, &T, ProxyId, &T) -> bool,
+    {
+        let (a, kind) = self.changes[change];
+        let (index, ea) = (a.index(), self.proxies.by_key(a.index() as usize));
+        let query = self.fat[index as usize];
+        let old_a = match kind {
+            Change::Moved { old_fat } => Some(old_fat),
+            _ => None,
+        };
+        let mut visit = |slot: u32| {
+            if slot == index {
+                return ControlFlow::Continue(());
+            }
+            let eb = self.proxies.by_key(slot as usize);
+            if !ea.options.groups.interacts_with(eb.options.groups) {
+                return ControlFlow::Continue(());
+            }
+            let b = self.proxies.id_of(slot as usize);
+            let old_b = match self.state(b) {
+                State::Unchanged => Some(self.fat[slot as usize]),
+                _ if slot < index => return ControlFlow::Continue(()), // b's query reports it
+                State::Moved(old_fat) => Some(old_fat),
+                State::Fresh | State::Removed => None,
+            };
+            let is_new = match (old_a, old_b) {
+                (Some(oa), Some(ob)) => !intersects_aabb_aabb(&oa, &ob),
+                _ => true,
+            };
+            if is_new {
+                let keep =
+                    if a < b { predicate(a, &ea.data, b, &eb.data) } else { predicate(b, &eb.data, a, &ea.data) };
+                if keep {
+                    out.push(if a < b { (a, b) } else { (b, a) });
+                }
+            }
+            ControlFlow::Continue(())
+        };
+        // Static proxies never pair with each other: a static query skips
+        // the static tree.
+        if !ea.options.is_static {
+            let _ = self.fixed.visit_overlaps(&query, self.fat, &mut visit);
+        }
+        let _ = self.dynamic.visit_overlaps(&query, self.fat, &mut visit);
+    }
+
+    /// Whether the old pair `p` (not found again this frame) stays in the set.
+    #[inline]
+    fn keeps(&self, p: &Pair) -> bool {
+        match (self.state(p.0), self.state(p.1)) {
+            (State::Unchanged, State::Unchanged) => true,
+            (State::Removed | State::Fresh, _) | (_, State::Removed | State::Fresh) => false,
+            _ => intersects_aabb_aabb(&self.fat[p.0.index() as usize], &self.fat[p.1.index() as usize]),
+        }
+    }
+}
+
+/// Merges the old pair set with this frame's new pairs (both sorted): an old
+/// pair stays when [`View::keeps`] says so or when it was found again (a fresh
+/// proxy's pairs are all found again); a found pair not in the old set
+/// starts. Writes the new set to `next` and the events, in pair order, to
+/// `events`.
+fn merge<T>(view: &View<'_, T>, old: &[Pair], found: &[Pair], next: &mut Vec<Pair>, events: &mut Vec<PairEvent>) {
     next.clear();
     events.clear();
-    let is_touched = |p: &Pair| touched[p.0.index() as usize] == epoch || touched[p.1.index() as usize] == epoch;
     let (mut i, mut j) = (0, 0);
     while i < old.len() || j < found.len() {
         // Take from `old` when its key is smaller, or equal but a different
@@ -183,10 +298,10 @@ fn merge(old: &[Pair], found: &[Pair], touched: &[u32], epoch: u32, next: &mut V
         if take_old {
             let o = old[i];
             i += 1;
-            if is_touched(&o) {
-                events.push(PairEvent::Stopped(o.0, o.1));
-            } else {
+            if view.keeps(&o) {
                 next.push(o);
+            } else {
+                events.push(PairEvent::Stopped(o.0, o.1));
             }
         } else {
             let f = found[j];

@@ -1,0 +1,215 @@
+//! One kind of proxy (dynamic or static) in a refitted 8-wide BVH.
+//!
+//! A moved proxy's new fat box is written into its leaf and the tree is
+//! refitted once per update (no per-proxy re-insertion). Proxies inserted
+//! since the last build wait on a short pending list that queries scan
+//! linearly; removed ones stay in their leaf, marked dead. The tree is built
+//! again (binned SAH, parallel) when the pending and dead proxies grow past
+//! an eighth of it, or when refits have let its area ratio (the sum of the
+//! lane boxes' areas over the root's) grow by half since the build.
+
+use crate::StaticBvh;
+use core::ops::ControlFlow;
+use proxima_narrowphase::{intersects_aabb_aabb, Aabb};
+
+/// A build id whose proxy was removed since the build.
+const DEAD: u32 = u32::MAX;
+/// `id_of` value of a proxy that is not in this tree's BVH.
+const NONE: u32 = u32::MAX;
+/// Rebuild when refits made the area ratio this much worse than at the build.
+const MAX_RATIO_GROWTH: f64 = 1.5;
+
+#[derive(Clone, Debug, Default)]
+pub(crate) struct KindTree {
+    bvh: Option<StaticBvh>,
+    /// Per build id: the proxy slot, or [`DEAD`].
+    members: Vec<u32>,
+    /// Per build id: its leaf slot in the BVH.
+    leaf_of: Vec<u32>,
+    /// Per proxy slot: its build id, or [`NONE`] (pending, or not of this kind).
+    id_of: Vec<u32>,
+    /// Proxies of this kind not in the BVH yet.
+    pending: Vec<u32>,
+    /// Build ids marked [`DEAD`].
+    dead: usize,
+    /// A leaf box changed since the last refit.
+    dirty: bool,
+    /// The area ratio right after the build, and now.
+    built_ratio: f64,
+    ratio: f64,
+}
+
+impl KindTree {
+    /// Adds proxy `slot` (its fat box lives in the tracker's table).
+    pub(crate) fn add(&mut self, slot: u32) {
+        self.pending.push(slot);
+    }
+
+    /// Removes proxy `slot`, which is of this kind.
+    pub(crate) fn remove(&mut self, slot: u32) {
+        match self.id_of.get(slot as usize).copied().unwrap_or(NONE) {
+            NONE => {
+                let at = self.pending.iter().position(|&s| s == slot).expect("a proxy of this kind is pending");
+                self.pending.swap_remove(at);
+            }
+            id => {
+                self.members[id as usize] = DEAD;
+                self.id_of[slot as usize] = NONE;
+                self.dead += 1;
+            }
+        }
+    }
+
+    /// Proxy `slot` (of this kind) has the new fat box `fat`.
+    pub(crate) fn set_box(&mut self, slot: u32, fat: &Aabb) {
+        if let (Some(&id), Some(bvh)) = (self.id_of.get(slot as usize), self.bvh.as_mut()) {
+            if id != NONE {
+                *bvh.leaf_box_mut(self.leaf_of[id as usize]) = *fat;
+                self.dirty = true;
+            }
+        }
+    }
+
+    /// Brings the tree up to date with `fat` (by slot): rebuilds it when it
+    /// has too many pending or dead proxies or lost too much quality (or when
+    /// `force`), otherwise refits it if a box changed. Returns whether it rebuilt.
+    pub(crate) fn maintain(&mut self, fat: &[Aabb], force: bool) -> bool {
+        let stale = self.pending.len() + self.dead;
+        let degraded = self.ratio > self.built_ratio * MAX_RATIO_GROWTH;
+        if force || degraded || stale > 16 + self.members.len() / 8 {
+            self.build(fat);
+            return true;
+        }
+        if self.dirty {
+            if let Some(bvh) = self.bvh.as_mut() {
+                self.ratio = bvh.refit_in_place();
+            }
+            self.dirty = false;
+        }
+        false
+    }
+
+    /// Builds the BVH over every proxy of this kind, in slot order (the same
+    /// proxies and boxes give the same tree).
+    fn build(&mut self, fat: &[Aabb]) {
+        let mut members: Vec<u32> = self.members.iter().copied().filter(|&s| s != DEAD).collect();
+        members.extend_from_slice(&self.pending);
+        members.sort_unstable();
+        self.pending.clear();
+        self.dead = 0;
+        self.dirty = false;
+        for &slot in &self.members {
+            if let Some(id) = self.id_of.get_mut(slot as usize) {
+                *id = NONE;
+            }
+        }
+        if members.is_empty() {
+            *self = Self { id_of: core::mem::take(&mut self.id_of), ..Self::default() };
+            return;
+        }
+        let boxes: Vec<Aabb> = members.iter().map(|&s| fat[s as usize]).collect();
+        let bvh = StaticBvh::build(&boxes);
+        let mut leaf_of = vec![0; members.len()];
+        for (leaf, &id) in bvh.leaf_ids().iter().enumerate() {
+            leaf_of[id as usize] = leaf as u32;
+        }
+        let needed = members.last().map_or(0, |&s| s as usize + 1);
+        if self.id_of.len() < needed {
+            self.id_of.resize(needed, NONE);
+        }
+        for (id, &slot) in members.iter().enumerate() {
+            self.id_of[slot as usize] = id as u32;
+        }
+        let ratio = bvh.area_ratio();
+        *self = Self {
+            bvh: Some(bvh),
+            members,
+            leaf_of,
+            id_of: core::mem::take(&mut self.id_of),
+            pending: core::mem::take(&mut self.pending),
+            dead: 0,
+            dirty: false,
+            built_ratio: ratio,
+            ratio,
+        };
+    }
+
+    /// The slots of the proxies of this kind whose fat box (in `fat`)
+    /// overlaps `query`, inclusive. Stops when `visitor` breaks.
+    #[inline]
+    pub(crate) fn visit_overlaps<F>(&self, query: &Aabb, fat: &[Aabb], mut visitor: F) -> ControlFlow<()>
+    where
+        F: FnMut(u32) -> ControlFlow<()>,
+    {
+        if let Some(bvh) = &self.bvh {
+            crate::BroadPhase::visit_overlaps(bvh, query, |id| match self.members[id as usize] {
+                DEAD => ControlFlow::Continue(()),
+                slot => visitor(slot),
+            })?;
+        }
+        for &slot in &self.pending {
+            if intersects_aabb_aabb(&fat[slot as usize], query) {
+                visitor(slot)?;
+            }
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// The BVH and the slot of each build id ([`DEAD`] = `u32::MAX`), and the
+    /// pending slots: what a ray query walks.
+    pub(crate) fn parts(&self) -> (Option<&StaticBvh>, &[u32], &[u32]) {
+        (self.bvh.as_ref(), &self.members, &self.pending)
+    }
+
+    /// Checks that this tree holds exactly the live proxies `expected` (slots,
+    /// any order) with their fat boxes, and that its BVH is valid.
+    pub(crate) fn check(&self, expected: &mut Vec<u32>, fat: &[Aabb]) -> Result<(), String> {
+        if let Some(bvh) = &self.bvh {
+            crate::BroadPhase::validate(bvh).map_err(|e| e.0)?;
+            if self.dirty {
+                return Err("a leaf box changed after the last refit".into());
+            }
+            let boxes = bvh.leaf_boxes();
+            for (id, &slot) in self.members.iter().enumerate() {
+                if slot == DEAD {
+                    continue;
+                }
+                if self.id_of.get(slot as usize) != Some(&(id as u32)) {
+                    return Err(format!("slot {slot} does not map back to build id {id}"));
+                }
+                if boxes[self.leaf_of[id] as usize] != fat[slot as usize] {
+                    return Err(format!("slot {slot}: leaf box differs from its fat box"));
+                }
+            }
+        }
+        let mut held: Vec<u32> = self.members.iter().copied().filter(|&s| s != DEAD).collect();
+        held.extend_from_slice(&self.pending);
+        held.sort_unstable();
+        expected.sort_unstable();
+        if held != *expected {
+            return Err(format!("holds {} proxies, {} expected (or different ones)", held.len(), expected.len()));
+        }
+        Ok(())
+    }
+
+    /// The BVH's stats (`None` before the first build).
+    pub(crate) fn stats(&self) -> Option<crate::TreeStats> {
+        self.bvh.as_ref().and_then(|bvh| crate::BroadPhase::validate(bvh).ok())
+    }
+
+    /// A sort key that puts proxies near each other in the tree next to each
+    /// other: the leaf slot (pending proxies last).
+    #[inline]
+    pub(crate) fn leaf_rank(&self, slot: u32) -> u32 {
+        match self.id_of.get(slot as usize) {
+            Some(&id) if id != NONE => self.leaf_of[id as usize],
+            _ => u32::MAX,
+        }
+    }
+
+    /// Heap bytes held.
+    pub(crate) fn memory_bytes(&self) -> usize {
+        self.bvh.as_ref().map_or(0, StaticBvh::memory_bytes)
+            + (self.members.capacity() + self.leaf_of.capacity() + self.id_of.capacity() + self.pending.capacity()) * 4
+    }
+}
