@@ -30,8 +30,14 @@ fn full_pass_ms(replay: &mut dyn Replay, recording: &Recording) -> f64 {
     start.elapsed().as_secs_f64() * 1e3 / (frames.len() - 1) as f64
 }
 
+/// Both recorded scenes: the wide, shallow pile and the tall drop.
 fn replay(c: &mut Criterion) {
-    let recording = record(&SceneOptions::default());
+    replay_scene(c, "rapier_replay", &SceneOptions::default());
+    replay_scene(c, "rapier_replay_tall", &SceneOptions::tall_drop());
+}
+
+fn replay_scene(c: &mut Criterion, group_name: &str, scene: &SceneOptions) {
+    let recording = record(scene);
     let frames = &recording.frames;
     println!(
         "rapier_replay: recorded {} colliders x {} steps in {:.1} s",
@@ -43,7 +49,7 @@ fn replay(c: &mut Criterion) {
     let last = reference.last().copied().unwrap_or_default();
     println!("rapier_replay: {} overlapping pairs at the last step", last.count);
 
-    let mut group = c.benchmark_group("rapier_replay");
+    let mut group = c.benchmark_group(group_name);
     group.throughput(Throughput::Elements(1));
     for mut replay in all_replays() {
         let name = replay.name();

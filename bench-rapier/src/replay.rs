@@ -115,14 +115,22 @@ impl Replay for DynamicTreeReplay {
     }
 }
 
-/// [`PairTracker`]: `move_proxy` for every box, `update` (re-queries only
-/// the re-inserted proxies and merges with the kept pair set), then the
-/// pair set filtered by the tight boxes.
+/// [`PairTracker`]: `move_proxy` for every box, `update` (queries only the
+/// proxies that left their fat box, keeps the persistent pairs), then
+/// `exact_pairs` (the pair set filtered by the tight boxes it keeps).
 #[derive(Default)]
 struct PairTrackerReplay {
     tracker: PairTracker,
     ids: Vec<ProxyId>,
     out: Vec<(u32, u32)>,
+}
+
+impl PairTrackerReplay {
+    /// The exact pairs: the tracker's fat pairs whose tight boxes overlap.
+    fn collect(&mut self) {
+        self.out.clear();
+        self.out.extend(self.tracker.exact_pairs().map(|(a, b)| (a.index(), b.index())));
+    }
 }
 
 impl Replay for PairTrackerReplay {
@@ -136,7 +144,7 @@ impl Replay for PairTrackerReplay {
         self.ids = frame.boxes.iter().map(|b| self.tracker.insert(*b, (), ProxyOptions::default())).collect();
         assert_sequential(&self.ids);
         self.tracker.update();
-        keep_tight(self.tracker.pairs().iter(), &frame.boxes, &mut self.out);
+        self.collect();
     }
 
     fn step(&mut self, prev: &Frame, frame: &Frame) {
@@ -144,7 +152,7 @@ impl Replay for PairTrackerReplay {
             self.tracker.move_proxy(self.ids[i], *new, displacement(old, new)).expect("live id, finite motion");
         }
         self.tracker.update();
-        keep_tight(self.tracker.pairs().iter(), &frame.boxes, &mut self.out);
+        self.collect();
     }
 
     fn pairs(&self) -> &[(u32, u32)] {

@@ -1,9 +1,8 @@
 //! The per-frame contact pipeline: broadphase pairs, exact contacts, events, CCD.
 
-use core::ops::ControlFlow;
 use std::time::{Duration, Instant};
 
-use proxima_broadphase::{sort_index_pairs, ProxyId};
+use proxima_broadphase::{sort_index_pairs, DynamicTreeOptions, PairTracker, ProxyId, ProxyOptions};
 use proxima_narrowphase::{Aabb, Contact, Sphere, SweepHit, Vector};
 
 use crate::collider::{BodyKind, ColliderHandle};
@@ -72,16 +71,22 @@ pub struct FrameStats {
 /// Turns a scene's state each frame into contacts and contact events.
 ///
 /// Call [`ContactPipeline::update`] once per frame after moving colliders with
-/// `Scene::set_pose`. Candidate pairs come from the dynamic tree's self-pair
-/// traversal and from static-dynamic box queries (static-static pairs are
-/// never formed); each candidate gets the exact contact test. Output lists are sorted by `(a, b)`, so events come in a
-/// deterministic order. Buffers are reused: steady-state frames do not allocate.
-#[derive(Clone, Debug, Default)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+/// `Scene::set_pose`. The pipeline keeps its candidate pairs across frames in
+/// a [`PairTracker`] that mirrors the scene's colliders (fat boxes, margin
+/// 0.1): each frame a collider costs one containment test, and only those
+/// that left their fat box query for new pairs; static-static pairs are
+/// never formed. Each candidate whose tight boxes touch gets the exact
+/// contact test. Output lists are sorted by `(a, b)`, so events come in a
+/// deterministic order. Buffers are reused: frames without insertions,
+/// removals or tree rebuilds do not allocate.
+#[derive(Clone, Debug)]
 pub struct ContactPipeline {
+    /// The persistent candidate pairs; a proxy's data is its collider's slot.
+    tracker: PairTracker<u32>,
+    /// Per collider slot: the generation, proxy and groups it was mirrored with.
+    proxy_of: Vec<Option<(u32, ProxyId, proxima_broadphase::CollisionGroups)>>,
     candidates: Vec<(u32, u32)>,
     sort_scratch: Vec<(u32, u32)>,
-    proxy_pairs: Vec<(ProxyId, ProxyId)>,
     contacts: Vec<ContactPair>,
     previous: Vec<(ColliderHandle, ColliderHandle)>,
     events: Vec<ContactEvent>,
@@ -89,10 +94,27 @@ pub struct ContactPipeline {
     stats: FrameStats,
 }
 
+impl Default for ContactPipeline {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl ContactPipeline {
     /// An empty pipeline.
     pub fn new() -> Self {
-        Self::default()
+        Self {
+            tracker: PairTracker::with_options(DynamicTreeOptions { margin: 0.1, prediction: 1.0 })
+                .expect("valid options"),
+            proxy_of: Vec::new(),
+            candidates: Vec::new(),
+            sort_scratch: Vec::new(),
+            contacts: Vec::new(),
+            previous: Vec::new(),
+            events: Vec::new(),
+            ccd: Vec::new(),
+            stats: FrameStats::default(),
+        }
     }
 
     /// Runs one frame and returns its contact events. CCD spheres are swept
@@ -108,12 +130,6 @@ impl ContactPipeline {
         self.contacts.clear();
         for &(sa, sb) in &self.candidates {
             let (ca, cb) = (&scene.colliders[sa as usize], &scene.colliders[sb as usize]);
-            // The candidates' fat boxes overlap; most of a dense pile's
-            // candidates are neighbours whose tight boxes do not (a few-ns
-            // test that saves the exact one).
-            if !may_touch(&ca.aabb, &cb.aabb) {
-                continue;
-            }
             if let Some(c) = contact(&ca.world, &cb.world) {
                 self.contacts.push(ContactPair { a: scene.handle_of(sa), b: scene.handle_of(sb), contact: c });
             }
@@ -156,44 +172,65 @@ impl ContactPipeline {
         &self.stats
     }
 
-    /// Candidate pairs `(a, b)` as slots with `handle(a) < handle(b)`, sorted, unique.
-    ///
-    /// Dynamic-dynamic pairs come from one traversal of the dynamic tree
-    /// against itself (cheaper than a query per collider). Static-dynamic
-    /// pairs come from querying the smaller side against the other side's
-    /// tree: each static box against the dynamic tree when statics are fewer
-    /// (a floor and walls), each dynamic box against the static BVH otherwise.
-    /// Static-static pairs are never formed.
+    /// Candidate pairs `(a, b)` as slots with `handle(a) < handle(b)`, sorted,
+    /// unique: the tracker's pairs whose tight boxes may touch.
     fn find_candidates(&mut self, scene: &Scene) {
+        self.sync(scene);
+        let colliders = &scene.colliders;
+        self.tracker.update_with(|_, &a, _, &b| {
+            groups_interact(&colliders[a as usize].desc.groups, &colliders[b as usize].desc.groups)
+        });
         self.candidates.clear();
-        scene.dynamic_tree.slot_pairs_into(&mut self.proxy_pairs, &mut self.candidates);
-        let (statics, dynamics) = scene.tree_sizes();
-        for (slot, collider) in scene.colliders.iter() {
-            let slot = slot as u32;
-            let is_static = collider.desc.kind == BodyKind::Static;
-            if is_static == (statics <= dynamics) {
-                let push = |other: u32, out: &mut Vec<(u32, u32)>| {
-                    out.push(if slot < other { (slot, other) } else { (other, slot) });
-                };
-                if is_static {
-                    let _ = scene.dynamic_tree.visit_overlaps(&collider.aabb, |other| {
-                        push(other, &mut self.candidates);
-                        ControlFlow::Continue(())
-                    });
-                } else {
-                    let _ = scene.static_set.visit_overlaps(&collider.aabb, |other| {
-                        push(other, &mut self.candidates);
-                        ControlFlow::Continue(())
-                    });
+        for (a, b) in self.tracker.pairs() {
+            let (Some(&sa), Some(&sb)) = (self.tracker.get(*a), self.tracker.get(*b)) else { continue };
+            if may_touch(&colliders[sa as usize].aabb, &colliders[sb as usize].aabb) {
+                self.candidates.push((sa.min(sb), sa.max(sb)));
+            }
+        }
+        // Slots order like handles (the generation only breaks ties of equal slots).
+        sort_index_pairs(&mut self.candidates, &mut self.sort_scratch);
+    }
+
+    /// Mirrors the scene in the tracker: removed colliders leave it, new ones
+    /// enter it, and every other collider's tight box is passed to
+    /// `move_proxy` (one containment test unless it left its fat box).
+    fn sync(&mut self, scene: &Scene) {
+        let live = |slot: usize, generation: u32| {
+            scene.colliders.contains(slot) && scene.generations.get(slot) == Some(&generation)
+        };
+        for (slot, entry) in self.proxy_of.iter_mut().enumerate() {
+            if let Some((generation, id, _)) = *entry {
+                if !live(slot, generation) {
+                    let _ = self.tracker.remove(id);
+                    *entry = None;
                 }
             }
         }
-        let colliders = &scene.colliders;
-        self.candidates
-            .retain(|&(a, b)| groups_interact(&colliders[a as usize].desc.groups, &colliders[b as usize].desc.groups));
-        // Slots order like handles (the generation only breaks ties of equal slots).
-        sort_index_pairs(&mut self.candidates, &mut self.sort_scratch);
-        self.candidates.dedup();
+        for (slot, collider) in scene.colliders.iter() {
+            if self.proxy_of.len() <= slot {
+                self.proxy_of.resize(slot + 1, None);
+            }
+            let options =
+                ProxyOptions { groups: collider.desc.groups, is_static: collider.desc.kind == BodyKind::Static };
+            match self.proxy_of[slot] {
+                Some((_, id, groups)) => {
+                    if groups != options.groups {
+                        let _ = self.tracker.set_options(id, options);
+                    }
+                    let old = self.tracker.tight_aabb(id).unwrap_or(collider.aabb);
+                    let motion: Vector = collider.aabb.center() - old.center();
+                    let motion = if motion.iter().all(|d| d.is_finite()) { motion } else { Vector::zeros() };
+                    let _ = self.tracker.move_proxy(id, collider.aabb, motion);
+                }
+                None => {
+                    let id = self.tracker.insert(collider.aabb, slot as u32, options);
+                    self.proxy_of[slot] = Some((scene.generations[slot], id, options.groups));
+                }
+            }
+            if let Some(entry) = &mut self.proxy_of[slot] {
+                entry.2 = options.groups;
+            }
+        }
     }
 
     /// Merges the sorted previous and current pair lists into events.

@@ -52,14 +52,4 @@ impl ColliderTree {
     pub(crate) fn rebuild(&mut self) {
         self.tree.rebuild();
     }
-
-    /// Every pair of dynamic colliders whose fat boxes overlap, as slots
-    /// `(a, b)` with `a < b`, appended to `out`; `scratch` is reused.
-    pub(crate) fn slot_pairs_into(&self, scratch: &mut Vec<(ProxyId, ProxyId)>, out: &mut Vec<(u32, u32)>) {
-        self.tree.pairs_unsorted_into(scratch);
-        out.extend(scratch.iter().filter_map(|&(a, b)| {
-            let (a, b) = (*self.tree.get(a)?, *self.tree.get(b)?);
-            Some(if a < b { (a, b) } else { (b, a) })
-        }));
-    }
 }

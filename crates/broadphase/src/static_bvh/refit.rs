@@ -53,15 +53,13 @@ impl StaticBvh {
     pub(crate) fn refit_in_place(&mut self) -> f64 {
         self.stamp = super::next_stamp();
         let mut area_sum = 0.0f64;
-        let mut root_area = 0.0f64;
         for index in (0..self.nodes.len()).rev() {
             let (head, tail) = self.nodes.split_at_mut(index + 1);
             let node = &mut head[index];
-            let mut own: Option<Aabb> = None;
             for lane in 0..usize::from(node.len) {
                 let aabb = match node.lane(lane) {
                     // Children are stored after their parent (checked by `validate`).
-                    Lane::Node(child) => tail[child as usize - index - 1].own_box(),
+                    Lane::Node(child) => tail[child as usize - index - 1].bounds.union_all(),
                     Lane::Leaf { first, count } => self.prim_boxes[first as usize..(first + count) as usize]
                         .iter()
                         .copied()
@@ -69,17 +67,12 @@ impl StaticBvh {
                 };
                 let aabb = aabb.expect("a used lane covers at least one box");
                 area_sum += area(&aabb);
-                own = Some(own.map_or(aabb, |o| o.merged(&aabb)));
                 node.bounds.set(lane, &aabb);
             }
-            if index == 0 {
-                root_area = own.map_or(0.0, |o| area(&o));
-            }
         }
-        if root_area > 0.0 {
-            area_sum / root_area
-        } else {
-            0.0
+        match self.nodes.first().and_then(|root| root.bounds.union_all()) {
+            Some(root) if area(&root) > 0.0 => area_sum / area(&root),
+            _ => 0.0,
         }
     }
 

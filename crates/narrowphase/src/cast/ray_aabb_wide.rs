@@ -97,6 +97,19 @@ impl<const W: usize> AabbLanes<W> {
         (0..W).filter(|&lane| mask >> lane & 1 == 1).filter_map(|lane| self.get(lane)).reduce(|a, b| a.merged(&b))
     }
 
+    /// The smallest box containing every lane's box; `None` when all lanes
+    /// are padded. Padded lanes hold `(+inf, -inf)`, so the min/max over all
+    /// `W` lanes needs no mask (and vectorises).
+    #[inline]
+    #[must_use]
+    pub fn union_all(&self) -> Option<Aabb> {
+        let lo: [Real; 3] =
+            core::array::from_fn(|axis| self.bounds[axis][0].iter().copied().fold(Real::INFINITY, Real::min));
+        let hi: [Real; 3] =
+            core::array::from_fn(|axis| self.bounds[axis][1].iter().copied().fold(Real::NEG_INFINITY, Real::max));
+        (lo[0] <= hi[0] && lo[1] <= hi[1] && lo[2] <= hi[2]).then(|| Aabb::new_unchecked(lo.into(), hi.into()))
+    }
+
     /// The lanes of `self` whose box overlaps lane `lane` of `other`, as
     /// [`overlap_mask`](Self::overlap_mask) with that lane's box (read in
     /// place: no `Aabb` is built). A padded lane overlaps nothing.
