@@ -80,6 +80,7 @@ pub struct FrameStats {
 /// deterministic order. Buffers are reused: frames without insertions,
 /// removals or tree rebuilds do not allocate.
 #[derive(Clone, Debug)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct ContactPipeline {
     /// The persistent candidate pairs; a proxy's data is its collider's slot.
     tracker: PairTracker<u32>,

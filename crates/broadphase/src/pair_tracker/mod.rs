@@ -6,6 +6,8 @@
 //! - `update`: the per-frame update (tree upkeep, the movers' queries, the
 //!   merge into the pair set), sequential and parallel.
 
+#[cfg(feature = "serde")]
+mod snapshot;
 mod tree;
 mod update;
 
@@ -65,6 +67,7 @@ pub(crate) struct Entry<T> {
 
 /// How a proxy changed since the last update.
 #[derive(Clone, Copy, Debug)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub(crate) enum Change {
     /// Its fat box grew out of `old_fat`, the fat box it had at the last update.
     Moved { old_fat: Aabb },

@@ -26,6 +26,8 @@ pub(crate) struct KindTree {
     members: Vec<u32>,
     /// Per build id: its leaf slot in the BVH.
     leaf_of: Vec<u32>,
+    /// Per leaf slot: the proxy slot, or [`DEAD`] (what box queries read).
+    slot_of_leaf: Vec<u32>,
     /// Per proxy slot: its build id, or [`NONE`] (pending, or not of this kind).
     id_of: Vec<u32>,
     /// Proxies of this kind not in the BVH yet.
@@ -54,6 +56,7 @@ impl KindTree {
             }
             id => {
                 self.members[id as usize] = DEAD;
+                self.slot_of_leaf[self.leaf_of[id as usize] as usize] = DEAD;
                 self.id_of[slot as usize] = NONE;
                 self.dead += 1;
             }
@@ -110,8 +113,10 @@ impl KindTree {
         let boxes: Vec<Aabb> = members.iter().map(|&s| fat[s as usize]).collect();
         let bvh = StaticBvh::build(&boxes);
         let mut leaf_of = vec![0; members.len()];
+        let mut slot_of_leaf = vec![0; members.len()];
         for (leaf, &id) in bvh.leaf_ids().iter().enumerate() {
             leaf_of[id as usize] = leaf as u32;
+            slot_of_leaf[leaf] = members[id as usize];
         }
         let needed = members.last().map_or(0, |&s| s as usize + 1);
         if self.id_of.len() < needed {
@@ -125,6 +130,7 @@ impl KindTree {
             bvh: Some(bvh),
             members,
             leaf_of,
+            slot_of_leaf,
             id_of: core::mem::take(&mut self.id_of),
             pending: core::mem::take(&mut self.pending),
             dead: 0,
@@ -142,7 +148,7 @@ impl KindTree {
         F: FnMut(u32) -> ControlFlow<()>,
     {
         if let Some(bvh) = &self.bvh {
-            crate::BroadPhase::visit_overlaps(bvh, query, |id| match self.members[id as usize] {
+            bvh.visit_overlap_slots(query, |leaf| match self.slot_of_leaf[leaf as usize] {
                 DEAD => ControlFlow::Continue(()),
                 slot => visitor(slot),
             })?;
@@ -210,6 +216,11 @@ impl KindTree {
     /// Heap bytes held.
     pub(crate) fn memory_bytes(&self) -> usize {
         self.bvh.as_ref().map_or(0, StaticBvh::memory_bytes)
-            + (self.members.capacity() + self.leaf_of.capacity() + self.id_of.capacity() + self.pending.capacity()) * 4
+            + (self.members.capacity()
+                + self.leaf_of.capacity()
+                + self.slot_of_leaf.capacity()
+                + self.id_of.capacity()
+                + self.pending.capacity())
+                * 4
     }
 }

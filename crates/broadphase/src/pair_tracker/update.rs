@@ -222,31 +222,34 @@ impl<T> View<'_, T> {
             Change::Moved { old_fat } => Some(old_fat),
             _ => None,
         };
+        // Most hits are persistent neighbours: decide newness from the fat
+        // boxes first, read the proxy's entry only for a new pair.
         let mut visit = |slot: u32| {
             if slot == index {
                 return ControlFlow::Continue(());
+            }
+            let old_b = if self.stamp[slot as usize] != self.epoch {
+                Some(self.fat[slot as usize])
+            } else {
+                match self.state(self.proxies.id_of(slot as usize)) {
+                    _ if slot < index => return ControlFlow::Continue(()), // b's query reports it
+                    State::Moved(old_fat) => Some(old_fat),
+                    _ => None,
+                }
+            };
+            if let (Some(oa), Some(ob)) = (old_a, old_b) {
+                if intersects_aabb_aabb(&oa, &ob) {
+                    return ControlFlow::Continue(()); // in the set already (or filtered out when it began)
+                }
             }
             let eb = self.proxies.by_key(slot as usize);
             if !ea.options.groups.interacts_with(eb.options.groups) {
                 return ControlFlow::Continue(());
             }
             let b = self.proxies.id_of(slot as usize);
-            let old_b = match self.state(b) {
-                State::Unchanged => Some(self.fat[slot as usize]),
-                _ if slot < index => return ControlFlow::Continue(()), // b's query reports it
-                State::Moved(old_fat) => Some(old_fat),
-                State::Fresh | State::Removed => None,
-            };
-            let is_new = match (old_a, old_b) {
-                (Some(oa), Some(ob)) => !intersects_aabb_aabb(&oa, &ob),
-                _ => true,
-            };
-            if is_new {
-                let keep =
-                    if a < b { predicate(a, &ea.data, b, &eb.data) } else { predicate(b, &eb.data, a, &ea.data) };
-                if keep {
-                    out.push(if a < b { (a, b) } else { (b, a) });
-                }
+            let keep = if a < b { predicate(a, &ea.data, b, &eb.data) } else { predicate(b, &eb.data, a, &ea.data) };
+            if keep {
+                out.push(if a < b { (a, b) } else { (b, a) });
             }
             ControlFlow::Continue(())
         };

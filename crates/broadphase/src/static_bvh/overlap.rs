@@ -22,7 +22,7 @@ impl StaticBvh {
     /// The leaf slots of the boxes overlapping `aabb`: the traversal behind
     /// [`visit_overlaps`](crate::BroadPhase::visit_overlaps) and the
     /// [`OverlapCache`](super::OverlapCache)'s refill.
-    pub(super) fn visit_overlap_slots<F>(&self, aabb: &Aabb, mut visitor: F) -> ControlFlow<()>
+    pub(crate) fn visit_overlap_slots<F>(&self, aabb: &Aabb, mut visitor: F) -> ControlFlow<()>
     where
         F: FnMut(u32) -> ControlFlow<()>,
     {

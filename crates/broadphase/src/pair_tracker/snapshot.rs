@@ -1,0 +1,90 @@
+//! Serde for [`PairTracker`]: the proxies, their boxes, the pair set and the
+//! changes not yet seen by an update. The trees are not written: they are
+//! built again on load, so a payload cannot smuggle in a broken tree, and a
+//! payload that breaks an invariant (a tight box outside its fat box, a pair
+//! of removed proxies, tables of the wrong length) is rejected.
+
+use super::{Change, Entry, PairTracker};
+use crate::pairs::Pair;
+use crate::slots::Slots;
+use crate::{DynamicTreeOptions, ProxyId};
+use proxima_narrowphase::Aabb;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+#[derive(Serialize)]
+struct SnapshotRef<'a, T> {
+    options: &'a DynamicTreeOptions,
+    proxies: &'a Slots<Entry<T>>,
+    fat: &'a [Aabb],
+    tight: &'a [Aabb],
+    pairs: &'a [Pair],
+    changes: &'a [(ProxyId, Change)],
+}
+
+#[derive(Deserialize)]
+struct Snapshot<T> {
+    options: DynamicTreeOptions,
+    proxies: Slots<Entry<T>>,
+    fat: Vec<Aabb>,
+    tight: Vec<Aabb>,
+    pairs: Vec<Pair>,
+    changes: Vec<(ProxyId, Change)>,
+}
+
+impl<T: Serialize> Serialize for PairTracker<T> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        SnapshotRef {
+            options: &self.options,
+            proxies: &self.proxies,
+            fat: &self.fat,
+            tight: &self.tight,
+            pairs: &self.pairs,
+            changes: &self.changes,
+        }
+        .serialize(serializer)
+    }
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for PairTracker<T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let snapshot = Snapshot::<T>::deserialize(deserializer)?;
+        Self::from_snapshot(snapshot).map_err(serde::de::Error::custom)
+    }
+}
+
+impl<T> PairTracker<T> {
+    fn from_snapshot(s: Snapshot<T>) -> Result<Self, String> {
+        let mut tracker = Self::with_options(s.options).map_err(|e| e.to_string())?;
+        let n = s.fat.len();
+        if s.tight.len() != n {
+            return Err(format!("{} fat boxes but {} tight boxes", n, s.tight.len()));
+        }
+        for (id, entry) in s.proxies.iter() {
+            let slot = id.index() as usize;
+            if slot >= n {
+                return Err(format!("proxy {id:?} has no boxes"));
+            }
+            if !s.fat[slot].contains_aabb(&s.tight[slot]) {
+                return Err(format!("proxy {id:?}: tight box outside its fat box"));
+            }
+            tracker.tree_mut(&entry.options).add(id.index());
+        }
+        tracker.proxies = s.proxies;
+        tracker.fat = s.fat;
+        tracker.tight = s.tight;
+        tracker.stamp = vec![0; n];
+        tracker.change_of = vec![0; n];
+        for (id, change) in s.changes {
+            if id.index() as usize >= n {
+                return Err(format!("change of unknown proxy {id:?}"));
+            }
+            tracker.record(id, change);
+        }
+        tracker.pairs = s.pairs;
+        tracker.rebuild();
+        if tracker.changes.is_empty() {
+            tracker.validate().map_err(|e| e.0)?;
+        }
+        Ok(tracker)
+    }
+}
