@@ -58,7 +58,7 @@ fn pair_tracker_breakdown(recording: &Recording) {
     let ids: Vec<ProxyId> = frames[0].boxes.iter().map(|b| tracker.insert(*b, (), ProxyOptions::default())).collect();
     tracker.update();
     let (mut moving, mut updating, mut filtering) = (0.0, 0.0, 0.0);
-    let (mut reinserted, mut fat_pairs) = (0usize, 0usize);
+    let (mut reinserted, mut fat_pairs, mut rebuilds) = (0usize, 0usize, 0usize);
     let mut out = Vec::new();
     for k in 1..frames.len() {
         let (prev, next) = (&frames[k - 1].boxes, &frames[k].boxes);
@@ -68,6 +68,7 @@ fn pair_tracker_breakdown(recording: &Recording) {
         }
         let t1 = Instant::now();
         tracker.update();
+        rebuilds += tracker.stats().rebuilt as usize;
         let t2 = Instant::now();
         out.clear();
         out.extend(tracker.exact_pairs().map(|(a, b)| (a.index(), b.index())));
@@ -89,4 +90,5 @@ fn pair_tracker_breakdown(recording: &Recording) {
         reinserted as f64 / steps,
         fat_pairs as f64 / steps
     );
+    println!("pair_tracker: {rebuilds} tree rebuilds in {} steps", frames.len() - 1);
 }
