@@ -13,6 +13,9 @@
 //!   of the moved boxes leave their fat box and are re-inserted; with 0.5
 //!   (the largest step), about 35%.
 //!
+//! - `bulk_build_{100k,1m}`: `PairTracker::from_proxies` (one binned-SAH
+//!   build) against parry3d's binned `Bvh::from_leaves`, same fat boxes.
+//!
 //! `*_1t` variants run ours inside a one-thread rayon pool (parry3d is built
 //! without its `parallel` feature, so it is single-threaded).
 
@@ -211,6 +214,32 @@ fn dynamic_frame(c: &mut Criterion, name: &str, margin: Real) {
     group.finish();
 }
 
+/// The bulk build of the moving-world structure: `PairTracker::from_proxies`
+/// (one binned-SAH build, parallel) against parry3d's binned `Bvh::from_leaves`.
+fn bulk_build(c: &mut Criterion, n: usize) {
+    let boxes = scene::boxes(n, false, 3);
+    let mut group = c.benchmark_group(format!("broadphase/bulk_build_{}k", n / 1000));
+    group.sample_size(10).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(3));
+    let options = DynamicTreeOptions { margin: 0.1, prediction: 0.0 };
+    let proxies = || boxes.iter().map(|b| (*b, (), ProxyOptions::default()));
+    group
+        .bench_function("pair_tracker", |b| b.iter(|| PairTracker::from_proxies(options, proxies()).expect("options")));
+    let pool = one_thread();
+    group.bench_function("pair_tracker_1t", |b| {
+        b.iter(|| pool.install(|| PairTracker::from_proxies(options, proxies()).expect("options")))
+    });
+    group.bench_function("parry3d", |b| b.iter(|| parry_bvh(&boxes, 0.1)));
+    group.finish();
+}
+
+fn bulk_build_100k(c: &mut Criterion) {
+    bulk_build(c, 100_000);
+}
+
+fn bulk_build_1m(c: &mut Criterion) {
+    bulk_build(c, 1_000_000);
+}
+
 fn dynamic_frame_margin_02(c: &mut Criterion) {
     dynamic_frame(c, "broadphase/dynamic_frame_100k", 0.2);
 }
@@ -219,5 +248,13 @@ fn dynamic_frame_margin_05(c: &mut Criterion) {
     dynamic_frame(c, "broadphase/dynamic_frame_100k_margin_0.5", 0.5);
 }
 
-criterion_group!(benches, self_pairs_sparse, self_pairs_dense, dynamic_frame_margin_02, dynamic_frame_margin_05);
+criterion_group!(
+    benches,
+    self_pairs_sparse,
+    self_pairs_dense,
+    dynamic_frame_margin_02,
+    dynamic_frame_margin_05,
+    bulk_build_100k,
+    bulk_build_1m
+);
 criterion_main!(benches);
