@@ -1,6 +1,9 @@
 //! proxima's broadphase: the AABB-overlap cull in front of the exact tests.
 //!
 //! Overlap is inclusive everywhere: boxes that touch overlap (as in parry).
+//!
+//! For a physics engine's moving world, use [`PairTracker`]: persistent pairs
+//! with begin/end events, at a per-frame cost that follows what moved.
 #![deny(missing_docs)]
 
 mod broadphase;
