@@ -86,6 +86,8 @@ pub struct ContactPipeline {
     tracker: PairTracker<u32>,
     /// Per collider slot: the generation, proxy and groups it was mirrored with.
     proxy_of: Vec<Option<(u32, ProxyId, proxima_broadphase::CollisionGroups)>>,
+    /// Per proxy slot: the collider's tight box and slot (dense, for the cull).
+    by_proxy: Vec<(Aabb, u32)>,
     candidates: Vec<(u32, u32)>,
     sort_scratch: Vec<(u32, u32)>,
     contacts: Vec<ContactPair>,
@@ -108,6 +110,7 @@ impl ContactPipeline {
             tracker: PairTracker::with_options(DynamicTreeOptions { margin: 0.1, prediction: 1.0 })
                 .expect("valid options"),
             proxy_of: Vec::new(),
+            by_proxy: Vec::new(),
             candidates: Vec::new(),
             sort_scratch: Vec::new(),
             contacts: Vec::new(),
@@ -182,10 +185,11 @@ impl ContactPipeline {
             groups_interact(&colliders[a as usize].desc.groups, &colliders[b as usize].desc.groups)
         });
         self.candidates.clear();
+        let by_proxy = &self.by_proxy;
         for (a, b) in self.tracker.pairs() {
-            let (Some(&sa), Some(&sb)) = (self.tracker.get(*a), self.tracker.get(*b)) else { continue };
-            if may_touch(&colliders[sa as usize].aabb, &colliders[sb as usize].aabb) {
-                self.candidates.push((sa.min(sb), sa.max(sb)));
+            let ((box_a, sa), (box_b, sb)) = (&by_proxy[a.index() as usize], &by_proxy[b.index() as usize]);
+            if may_touch(box_a, box_b) {
+                self.candidates.push(((*sa).min(*sb), (*sa).max(*sb)));
             }
         }
         // Slots order like handles (the generation only breaks ties of equal slots).
@@ -228,8 +232,13 @@ impl ContactPipeline {
                     self.proxy_of[slot] = Some((scene.generations[slot], id, options.groups));
                 }
             }
-            if let Some(entry) = &mut self.proxy_of[slot] {
-                entry.2 = options.groups;
+            if let Some((_, id, groups)) = &mut self.proxy_of[slot] {
+                *groups = options.groups;
+                let index = id.index() as usize;
+                if self.by_proxy.len() <= index {
+                    self.by_proxy.resize(index + 1, (collider.aabb, 0));
+                }
+                self.by_proxy[index] = (collider.aabb, slot as u32);
             }
         }
     }

@@ -65,6 +65,22 @@ pub(crate) struct Entry<T> {
     pub(crate) options: ProxyOptions,
 }
 
+/// A proxy's boxes and this frame's change stamp, in one cache line: a move,
+/// a query's hit and the merge each read one line per proxy.
+#[derive(Clone, Copy, Debug)]
+#[repr(C, align(64))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub(crate) struct Record {
+    /// The fat box every query tests.
+    pub(crate) fat: Aabb,
+    /// The tight box last given.
+    pub(crate) tight: Aabb,
+    /// The epoch of the proxy's last change.
+    pub(crate) stamp: u32,
+    /// That change's index in `changes`.
+    pub(crate) change: u32,
+}
+
 /// How a proxy changed since the last update.
 #[derive(Clone, Copy, Debug)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -116,7 +132,7 @@ pub(crate) enum Change {
 /// assert!(tracker.update().is_empty());
 /// tracker.move_proxy(b, unit(0.5), Vector::new(-4.5, 0.0, 0.0)).unwrap();
 /// assert_eq!(tracker.update(), &[PairEvent::Started(a, b)]);
-/// assert_eq!(tracker.exact_pairs().collect::<Vec<_>>(), [(a, b)]);
+/// assert_eq!(tracker.exact_pairs(), [(a, b)]);
 /// tracker.remove(a).unwrap();
 /// assert_eq!(tracker.update(), &[PairEvent::Stopped(a, b)]);
 /// ```
@@ -125,22 +141,19 @@ pub struct PairTracker<T = ()> {
     options: DynamicTreeOptions,
     /// User data and options, with generations.
     proxies: Slots<Entry<T>>,
-    /// Per slot: the fat box every query tests.
-    fat: Vec<Aabb>,
-    /// Per slot: the tight box last given.
-    tight: Vec<Aabb>,
+    /// Per slot: the boxes and this frame's change stamp.
+    records: Vec<Record>,
     /// The dynamic proxies, and the static ones.
     dynamic: KindTree,
     fixed: KindTree,
-    /// Per slot: the epoch of its last change, and that change's index in `changes`.
-    stamp: Vec<u32>,
-    change_of: Vec<u32>,
     /// This frame's changes, one per proxy id, in order of first change.
     changes: Vec<(ProxyId, Change)>,
     /// The current frame's stamp; advanced by every update.
     epoch: u32,
     /// The pair set as of the last update, sorted.
     pairs: Vec<Pair>,
+    /// Its pairs whose tight boxes overlap, sorted.
+    exact: Vec<Pair>,
     /// Buffers kept between frames so `update` does not allocate.
     next_pairs: Vec<Pair>,
     found: Vec<Pair>,
@@ -174,15 +187,13 @@ impl<T> PairTracker<T> {
         Self {
             options,
             proxies: Slots::default(),
-            fat: Vec::new(),
-            tight: Vec::new(),
+            records: Vec::new(),
             dynamic: KindTree::default(),
             fixed: KindTree::default(),
-            stamp: Vec::new(),
-            change_of: Vec::new(),
             changes: Vec::new(),
             epoch: 1,
             pairs: Vec::new(),
+            exact: Vec::new(),
             next_pairs: Vec::new(),
             found: Vec::new(),
             scratch: Vec::new(),
@@ -240,8 +251,8 @@ impl<T> PairTracker<T> {
     /// keeps its first `old_fat`, and `Fresh` or `Removed` override `Moved`.
     fn record(&mut self, id: ProxyId, change: Change) {
         let slot = id.index() as usize;
-        if self.stamp[slot] == self.epoch {
-            let (seen, kind) = &mut self.changes[self.change_of[slot] as usize];
+        if self.records[slot].stamp == self.epoch {
+            let (seen, kind) = &mut self.changes[self.records[slot].change as usize];
             if *seen == id {
                 if !matches!(change, Change::Moved { .. }) {
                     *kind = change;
@@ -249,8 +260,8 @@ impl<T> PairTracker<T> {
                 return;
             }
         }
-        self.stamp[slot] = self.epoch;
-        self.change_of[slot] = self.changes.len() as u32;
+        self.records[slot].stamp = self.epoch;
+        self.records[slot].change = self.changes.len() as u32;
         self.changes.push((id, change));
     }
 
@@ -262,15 +273,11 @@ impl<T> PairTracker<T> {
     pub fn insert(&mut self, aabb: Aabb, user_data: T, options: ProxyOptions) -> ProxyId {
         let id = self.proxies.insert(Entry { data: user_data, options }, i32::MAX as u32);
         let slot = id.index() as usize;
-        if self.fat.len() <= slot {
-            let n = slot + 1;
-            self.fat.resize(n, aabb);
-            self.tight.resize(n, aabb);
-            self.stamp.resize(n, 0);
-            self.change_of.resize(n, 0);
+        let record = Record { fat: aabb.loosened(self.options.margin), tight: aabb, stamp: 0, change: 0 };
+        if self.records.len() <= slot {
+            self.records.resize(slot + 1, record);
         }
-        self.fat[slot] = aabb.loosened(self.options.margin);
-        self.tight[slot] = aabb;
+        self.records[slot] = Record { stamp: self.records[slot].stamp, change: self.records[slot].change, ..record };
         self.tree_mut(&options).add(id.index());
         self.record(id, Change::Fresh);
         id
@@ -298,14 +305,14 @@ impl<T> PairTracker<T> {
         if !displacement.iter().all(|d| d.is_finite()) {
             return Err(BroadPhaseError::InvalidDisplacement);
         }
-        let slot = id.index() as usize;
-        self.tight[slot] = aabb;
-        let old_fat = self.fat[slot];
+        let record = &mut self.records[id.index() as usize];
+        record.tight = aabb;
+        let old_fat = record.fat;
         if old_fat.contains_aabb(&aabb) {
             return Ok(false);
         }
         let fat = crate::dynamic_tree::fat_box(&self.options, &aabb, &displacement);
-        self.fat[slot] = fat;
+        record.fat = fat;
         self.tree_mut(&options).set_box(id.index(), &fat);
         self.record(id, Change::Moved { old_fat });
         Ok(true)
@@ -327,8 +334,8 @@ impl<T> PairTracker<T> {
     /// Builds both trees again by binned SAH over the current fat boxes (the
     /// update does it by itself when they degrade); the pair set is unchanged.
     pub fn rebuild(&mut self) {
-        self.dynamic.maintain(&self.fat, true);
-        self.fixed.maintain(&self.fat, true);
+        self.dynamic.maintain(&self.records, true);
+        self.fixed.maintain(&self.records, true);
     }
 
     /// The events of the last update.
@@ -341,16 +348,12 @@ impl<T> PairTracker<T> {
         &self.pairs
     }
 
-    /// The pairs of the last update whose tight boxes (as last given to
-    /// [`insert`](Self::insert) or [`move_proxy`](Self::move_proxy)) overlap,
-    /// inclusive: the exact overlap set of the filtered proxies, sorted.
-    /// Read after an update, before the next moves.
-    pub fn exact_pairs(&self) -> impl Iterator<Item = Pair> + '_ {
-        let tight = &self.tight;
-        self.pairs
-            .iter()
-            .copied()
-            .filter(move |(a, b)| intersects_aabb_aabb(&tight[a.index() as usize], &tight[b.index() as usize]))
+    /// The pairs of the last update whose tight boxes (as given to
+    /// [`insert`](Self::insert) or [`move_proxy`](Self::move_proxy) before
+    /// that update) overlap, inclusive: the exact overlap set of the filtered
+    /// proxies, sorted. Computed by the update's merge, in the same pass.
+    pub fn exact_pairs(&self) -> &[Pair] {
+        &self.exact
     }
 
     /// Counts of the last update (proxies queried, pairs found, rebuilds).
@@ -385,12 +388,12 @@ impl<T> PairTracker<T> {
 
     /// A proxy's fat box; `None` for a stale id.
     pub fn fat_aabb(&self, id: ProxyId) -> Option<Aabb> {
-        self.proxies.get(id).map(|_| self.fat[id.index() as usize])
+        self.proxies.get(id).map(|_| self.records[id.index() as usize].fat)
     }
 
     /// A proxy's tight box, as last given; `None` for a stale id.
     pub fn tight_aabb(&self, id: ProxyId) -> Option<Aabb> {
-        self.proxies.get(id).map(|_| self.tight[id.index() as usize])
+        self.proxies.get(id).map(|_| self.records[id.index() as usize].tight)
     }
 
     /// True when `id` names a live proxy.
@@ -417,8 +420,8 @@ impl<T> PairTracker<T> {
     {
         let proxies = &self.proxies;
         let mut visit = |slot: u32| visitor(proxies.id_of(slot as usize));
-        self.fixed.visit_overlaps(aabb, &self.fat, &mut visit)?;
-        self.dynamic.visit_overlaps(aabb, &self.fat, &mut visit)
+        self.fixed.visit_overlaps(aabb, &self.records, &mut visit)?;
+        self.dynamic.visit_overlaps(aabb, &self.records, &mut visit)
     }
 
     /// Ray query against the fat boxes (see
@@ -452,7 +455,7 @@ impl<T> PairTracker<T> {
                 return;
             }
             for &slot in pending {
-                let Some(hit) = cast_ray_aabb(&ray, &self.fat[slot as usize]) else { continue };
+                let Some(hit) = cast_ray_aabb(&ray, &self.records[slot as usize].fat) else { continue };
                 match visitor(self.proxies.id_of(slot as usize), hit.toi) {
                     RayControl::Stop => return,
                     RayControl::Clip(t) => ray = ray.with_max_toi(t.min(ray.max_toi())),
@@ -470,14 +473,14 @@ impl<T> PairTracker<T> {
         let fail = |what: String| Err(ValidationError(what));
         let (mut statics, mut dynamics) = (Vec::new(), Vec::new());
         for (id, entry) in self.proxies.iter() {
-            let slot = id.index() as usize;
-            if !self.fat[slot].contains_aabb(&self.tight[slot]) {
+            let record = &self.records[id.index() as usize];
+            if !record.fat.contains_aabb(&record.tight) {
                 return fail(format!("proxy {id:?}: tight box outside its fat box"));
             }
             if entry.options.is_static { &mut statics } else { &mut dynamics }.push(id.index());
         }
-        self.fixed.check(&mut statics, &self.fat).map_err(|e| ValidationError(format!("static tree: {e}")))?;
-        self.dynamic.check(&mut dynamics, &self.fat).map_err(|e| ValidationError(format!("dynamic tree: {e}")))?;
+        self.fixed.check(&mut statics, &self.records).map_err(|e| ValidationError(format!("static tree: {e}")))?;
+        self.dynamic.check(&mut dynamics, &self.records).map_err(|e| ValidationError(format!("dynamic tree: {e}")))?;
         for w in self.pairs.windows(2) {
             if pair_key(&w[0]) >= pair_key(&w[1]) {
                 return fail(format!("pairs not sorted or repeated at {:?}", w[1]));
@@ -487,7 +490,8 @@ impl<T> PairTracker<T> {
             let (Some(ea), Some(eb)) = (self.proxies.get(a), self.proxies.get(b)) else {
                 return fail(format!("pair {a:?}, {b:?} names a removed proxy"));
             };
-            let overlap = intersects_aabb_aabb(&self.fat[a.index() as usize], &self.fat[b.index() as usize]);
+            let (ra, rb) = (&self.records[a.index() as usize], &self.records[b.index() as usize]);
+            let overlap = intersects_aabb_aabb(&ra.fat, &rb.fat);
             if a >= b
                 || !overlap
                 || (ea.options.is_static && eb.options.is_static)
@@ -495,6 +499,17 @@ impl<T> PairTracker<T> {
             {
                 return fail(format!("pair {a:?}, {b:?} should not be in the set"));
             }
+        }
+        let exact: Vec<Pair> = self
+            .pairs
+            .iter()
+            .copied()
+            .filter(|(a, b)| {
+                intersects_aabb_aabb(&self.records[a.index() as usize].tight, &self.records[b.index() as usize].tight)
+            })
+            .collect();
+        if exact != self.exact {
+            return fail("the exact pairs are not the pairs whose tight boxes overlap".into());
         }
         let n = dynamics.len();
         let stats = self.dynamic.stats();
@@ -504,14 +519,16 @@ impl<T> PairTracker<T> {
     /// Heap bytes held: trees, per-proxy tables, pair buffers.
     pub fn memory_bytes(&self) -> usize {
         let pair = core::mem::size_of::<Pair>();
-        let aabb = core::mem::size_of::<Aabb>();
         self.dynamic.memory_bytes()
             + self.fixed.memory_bytes()
             + self.proxies.heap_bytes()
-            + (self.fat.capacity() + self.tight.capacity()) * aabb
-            + (self.stamp.capacity() + self.change_of.capacity()) * 4
+            + self.records.capacity() * core::mem::size_of::<Record>()
             + self.changes.capacity() * core::mem::size_of::<(ProxyId, Change)>()
-            + (self.pairs.capacity() + self.next_pairs.capacity() + self.found.capacity() + self.scratch.capacity())
+            + (self.pairs.capacity()
+                + self.exact.capacity()
+                + self.next_pairs.capacity()
+                + self.found.capacity()
+                + self.scratch.capacity())
                 * pair
             + self.queries.capacity() * 8
             + self.events.capacity() * core::mem::size_of::<PairEvent>()

@@ -4,19 +4,17 @@
 //! payload that breaks an invariant (a tight box outside its fat box, a pair
 //! of removed proxies, tables of the wrong length) is rejected.
 
-use super::{Change, Entry, PairTracker};
+use super::{Change, Entry, PairTracker, Record};
 use crate::pairs::Pair;
 use crate::slots::Slots;
 use crate::{DynamicTreeOptions, ProxyId};
-use proxima_narrowphase::Aabb;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 #[derive(Serialize)]
 struct SnapshotRef<'a, T> {
     options: &'a DynamicTreeOptions,
     proxies: &'a Slots<Entry<T>>,
-    fat: &'a [Aabb],
-    tight: &'a [Aabb],
+    records: &'a [Record],
     pairs: &'a [Pair],
     changes: &'a [(ProxyId, Change)],
 }
@@ -25,8 +23,7 @@ struct SnapshotRef<'a, T> {
 struct Snapshot<T> {
     options: DynamicTreeOptions,
     proxies: Slots<Entry<T>>,
-    fat: Vec<Aabb>,
-    tight: Vec<Aabb>,
+    records: Vec<Record>,
     pairs: Vec<Pair>,
     changes: Vec<(ProxyId, Change)>,
 }
@@ -36,8 +33,7 @@ impl<T: Serialize> Serialize for PairTracker<T> {
         SnapshotRef {
             options: &self.options,
             proxies: &self.proxies,
-            fat: &self.fat,
-            tight: &self.tight,
+            records: &self.records,
             pairs: &self.pairs,
             changes: &self.changes,
         }
@@ -55,31 +51,34 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for PairTracker<T> {
 impl<T> PairTracker<T> {
     fn from_snapshot(s: Snapshot<T>) -> Result<Self, String> {
         let mut tracker = Self::with_options(s.options).map_err(|e| e.to_string())?;
-        let n = s.fat.len();
-        if s.tight.len() != n {
-            return Err(format!("{} fat boxes but {} tight boxes", n, s.tight.len()));
-        }
+        let n = s.records.len();
         for (id, entry) in s.proxies.iter() {
             let slot = id.index() as usize;
             if slot >= n {
                 return Err(format!("proxy {id:?} has no boxes"));
             }
-            if !s.fat[slot].contains_aabb(&s.tight[slot]) {
+            if !s.records[slot].fat.contains_aabb(&s.records[slot].tight) {
                 return Err(format!("proxy {id:?}: tight box outside its fat box"));
             }
             tracker.tree_mut(&entry.options).add(id.index());
         }
         tracker.proxies = s.proxies;
-        tracker.fat = s.fat;
-        tracker.tight = s.tight;
-        tracker.stamp = vec![0; n];
-        tracker.change_of = vec![0; n];
+        tracker.records = s.records.into_iter().map(|r| Record { stamp: 0, change: 0, ..r }).collect();
         for (id, change) in s.changes {
             if id.index() as usize >= n {
                 return Err(format!("change of unknown proxy {id:?}"));
             }
             tracker.record(id, change);
         }
+        tracker.exact = s
+            .pairs
+            .iter()
+            .copied()
+            .filter(|(a, b)| {
+                let (ra, rb) = (tracker.records.get(a.index() as usize), tracker.records.get(b.index() as usize));
+                matches!((ra, rb), (Some(ra), Some(rb)) if proxima_narrowphase::intersects_aabb_aabb(&ra.tight, &rb.tight))
+            })
+            .collect();
         tracker.pairs = s.pairs;
         tracker.rebuild();
         if tracker.changes.is_empty() {

@@ -10,6 +10,7 @@
 
 use crate::StaticBvh;
 use core::ops::ControlFlow;
+use super::Record;
 use proxima_narrowphase::{intersects_aabb_aabb, Aabb};
 
 /// A build id whose proxy was removed since the build.
@@ -76,11 +77,11 @@ impl KindTree {
     /// Brings the tree up to date with `fat` (by slot): rebuilds it when it
     /// has too many pending or dead proxies or lost too much quality (or when
     /// `force`), otherwise refits it if a box changed. Returns whether it rebuilt.
-    pub(crate) fn maintain(&mut self, fat: &[Aabb], force: bool) -> bool {
+    pub(crate) fn maintain(&mut self, records: &[Record], force: bool) -> bool {
         let stale = self.pending.len() + self.dead;
         let degraded = self.ratio > self.built_ratio * MAX_RATIO_GROWTH;
         if force || degraded || stale > 16 + self.members.len() / 8 {
-            self.build(fat);
+            self.build(records);
             return true;
         }
         if self.dirty {
@@ -94,7 +95,7 @@ impl KindTree {
 
     /// Builds the BVH over every proxy of this kind, in slot order (the same
     /// proxies and boxes give the same tree).
-    fn build(&mut self, fat: &[Aabb]) {
+    fn build(&mut self, records: &[Record]) {
         let mut members: Vec<u32> = self.members.iter().copied().filter(|&s| s != DEAD).collect();
         members.extend_from_slice(&self.pending);
         members.sort_unstable();
@@ -110,7 +111,7 @@ impl KindTree {
             *self = Self { id_of: core::mem::take(&mut self.id_of), ..Self::default() };
             return;
         }
-        let boxes: Vec<Aabb> = members.iter().map(|&s| fat[s as usize]).collect();
+        let boxes: Vec<Aabb> = members.iter().map(|&s| records[s as usize].fat).collect();
         let bvh = StaticBvh::build(&boxes);
         let mut leaf_of = vec![0; members.len()];
         let mut slot_of_leaf = vec![0; members.len()];
@@ -143,7 +144,7 @@ impl KindTree {
     /// The slots of the proxies of this kind whose fat box (in `fat`)
     /// overlaps `query`, inclusive. Stops when `visitor` breaks.
     #[inline]
-    pub(crate) fn visit_overlaps<F>(&self, query: &Aabb, fat: &[Aabb], mut visitor: F) -> ControlFlow<()>
+    pub(crate) fn visit_overlaps<F>(&self, query: &Aabb, records: &[Record], mut visitor: F) -> ControlFlow<()>
     where
         F: FnMut(u32) -> ControlFlow<()>,
     {
@@ -154,7 +155,7 @@ impl KindTree {
             })?;
         }
         for &slot in &self.pending {
-            if intersects_aabb_aabb(&fat[slot as usize], query) {
+            if intersects_aabb_aabb(&records[slot as usize].fat, query) {
                 visitor(slot)?;
             }
         }
@@ -169,7 +170,7 @@ impl KindTree {
 
     /// Checks that this tree holds exactly the live proxies `expected` (slots,
     /// any order) with their fat boxes, and that its BVH is valid.
-    pub(crate) fn check(&self, expected: &mut Vec<u32>, fat: &[Aabb]) -> Result<(), String> {
+    pub(crate) fn check(&self, expected: &mut Vec<u32>, records: &[Record]) -> Result<(), String> {
         if let Some(bvh) = &self.bvh {
             crate::BroadPhase::validate(bvh).map_err(|e| e.0)?;
             if self.dirty {
@@ -183,7 +184,7 @@ impl KindTree {
                 if self.id_of.get(slot as usize) != Some(&(id as u32)) {
                     return Err(format!("slot {slot} does not map back to build id {id}"));
                 }
-                if boxes[self.leaf_of[id] as usize] != fat[slot as usize] {
+                if boxes[self.leaf_of[id] as usize] != records[slot as usize].fat {
                     return Err(format!("slot {slot}: leaf box differs from its fat box"));
                 }
             }

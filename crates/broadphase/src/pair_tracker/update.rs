@@ -7,7 +7,7 @@
 //! pair a query finds is already in it. An old pair is kept when neither
 //! proxy changed, or when one moved and the new fat boxes still overlap.
 
-use super::{Change, Entry, PairEvent, PairTracker};
+use super::{Change, Entry, PairEvent, PairTracker, Record};
 use crate::pairs::{pair_key, sort_pairs, Pair};
 use crate::slots::Slots;
 use crate::ProxyId;
@@ -55,8 +55,8 @@ impl<T> PairTracker<T> {
     /// Brings the trees up to date and lists the proxies to query, in leaf
     /// order (neighbouring queries share their path down the tree).
     fn prepare(&mut self) {
-        let rebuilt_dynamic = self.dynamic.maintain(&self.fat, false);
-        let rebuilt_fixed = self.fixed.maintain(&self.fat, false);
+        let rebuilt_dynamic = self.dynamic.maintain(&self.records, false);
+        let rebuilt_fixed = self.fixed.maintain(&self.records, false);
         self.stats.rebuilt = rebuilt_dynamic || rebuilt_fixed;
         self.queries.clear();
         for (i, (id, change)) in self.changes.iter().enumerate() {
@@ -71,8 +71,8 @@ impl<T> PairTracker<T> {
     /// What the queries read, the query list, and where they write.
     #[allow(clippy::type_complexity)]
     fn split(&mut self) -> (View<'_, T>, &[(u32, u32)], &mut Vec<Pair>, &mut Vec<Vec<Pair>>) {
-        let Self { proxies, fat, stamp, change_of, changes, epoch, dynamic, fixed, queries, found, chunks, .. } = self;
-        let view = View { proxies, fat, stamp, change_of, changes, epoch: *epoch, dynamic, fixed };
+        let Self { proxies, records, changes, epoch, dynamic, fixed, queries, found, chunks, .. } = self;
+        let view = View { proxies, records, changes, epoch: *epoch, dynamic, fixed };
         (view, queries, found, chunks)
     }
 
@@ -80,23 +80,9 @@ impl<T> PairTracker<T> {
     fn finish(&mut self) -> &[PairEvent] {
         self.stats.found = self.found.len();
         sort_pairs(&mut self.found, &mut self.scratch);
-        let Self {
-            proxies,
-            fat,
-            stamp,
-            change_of,
-            changes,
-            epoch,
-            dynamic,
-            fixed,
-            pairs,
-            found,
-            next_pairs,
-            events,
-            ..
-        } = self;
-        let view = View { proxies, fat, stamp, change_of, changes, epoch: *epoch, dynamic, fixed };
-        merge(&view, pairs, found, next_pairs, events);
+        let Self { proxies, records, changes, epoch, dynamic, fixed, pairs, exact, found, next_pairs, events, .. } = self;
+        let view = View { proxies, records, changes, epoch: *epoch, dynamic, fixed };
+        merge(&view, pairs, found, next_pairs, exact, events);
         core::mem::swap(&mut self.pairs, &mut self.next_pairs);
         self.changes.clear();
         self.advance_epoch();
@@ -107,7 +93,7 @@ impl<T> PairTracker<T> {
     fn advance_epoch(&mut self) {
         self.epoch = self.epoch.wrapping_add(1);
         if self.epoch == 0 {
-            self.stamp.iter_mut().for_each(|t| *t = 0);
+            self.records.iter_mut().for_each(|r| r.stamp = 0);
             self.epoch = 1;
         }
     }
@@ -183,9 +169,7 @@ enum State {
 /// The tracker's state as the queries and the merge read it.
 struct View<'a, T> {
     proxies: &'a Slots<Entry<T>>,
-    fat: &'a [Aabb],
-    stamp: &'a [u32],
-    change_of: &'a [u32],
+    records: &'a [Record],
     changes: &'a [(ProxyId, Change)],
     epoch: u32,
     dynamic: &'a super::tree::KindTree,
@@ -196,11 +180,11 @@ impl<T> View<'_, T> {
     /// How the live-or-stale proxy `id` changed this frame.
     #[inline]
     fn state(&self, id: ProxyId) -> State {
-        let slot = id.index() as usize;
-        if self.stamp[slot] != self.epoch {
+        let record = &self.records[id.index() as usize];
+        if record.stamp != self.epoch {
             return State::Unchanged;
         }
-        match self.changes[self.change_of[slot] as usize] {
+        match self.changes[record.change as usize] {
             (seen, _) if seen != id => State::Removed,
             (_, Change::Moved { old_fat }) => State::Moved(old_fat),
             (_, Change::Fresh) => State::Fresh,
@@ -217,7 +201,7 @@ impl<T> View<'_, T> {
     {
         let (a, kind) = self.changes[change];
         let (index, ea) = (a.index(), self.proxies.by_key(a.index() as usize));
-        let query = self.fat[index as usize];
+        let query = self.records[index as usize].fat;
         let old_a = match kind {
             Change::Moved { old_fat } => Some(old_fat),
             _ => None,
@@ -228,8 +212,9 @@ impl<T> View<'_, T> {
             if slot == index {
                 return ControlFlow::Continue(());
             }
-            let old_b = if self.stamp[slot as usize] != self.epoch {
-                Some(self.fat[slot as usize])
+            let rb = &self.records[slot as usize];
+            let old_b = if rb.stamp != self.epoch {
+                Some(rb.fat)
             } else {
                 match self.state(self.proxies.id_of(slot as usize)) {
                     _ if slot < index => return ControlFlow::Continue(()), // b's query reports it
@@ -256,9 +241,9 @@ impl<T> View<'_, T> {
         // Static proxies never pair with each other: a static query skips
         // the static tree.
         if !ea.options.is_static {
-            let _ = self.fixed.visit_overlaps(&query, self.fat, &mut visit);
+            let _ = self.fixed.visit_overlaps(&query, self.records, &mut visit);
         }
-        let _ = self.dynamic.visit_overlaps(&query, self.fat, &mut visit);
+        let _ = self.dynamic.visit_overlaps(&query, self.records, &mut visit);
     }
 
     /// Whether the old pair `p` (not found again this frame) stays in the set.
@@ -267,7 +252,7 @@ impl<T> View<'_, T> {
         match (self.state(p.0), self.state(p.1)) {
             (State::Unchanged, State::Unchanged) => true,
             (State::Removed | State::Fresh, _) | (_, State::Removed | State::Fresh) => false,
-            _ => intersects_aabb_aabb(&self.fat[p.0.index() as usize], &self.fat[p.1.index() as usize]),
+            _ => intersects_aabb_aabb(&self.records[p.0.index() as usize].fat, &self.records[p.1.index() as usize].fat),
         }
     }
 }
@@ -275,11 +260,26 @@ impl<T> View<'_, T> {
 /// Merges the old pair set with this frame's new pairs (both sorted): an old
 /// pair stays when [`View::keeps`] says so or when it was found again (a fresh
 /// proxy's pairs are all found again); a found pair not in the old set
-/// starts. Writes the new set to `next` and the events, in pair order, to
-/// `events`.
-fn merge<T>(view: &View<'_, T>, old: &[Pair], found: &[Pair], next: &mut Vec<Pair>, events: &mut Vec<PairEvent>) {
+/// starts. Writes the new set to `next`, its pairs whose tight boxes overlap
+/// to `exact`, and the events, in pair order, to `events`.
+fn merge<T>(
+    view: &View<'_, T>,
+    old: &[Pair],
+    found: &[Pair],
+    next: &mut Vec<Pair>,
+    exact: &mut Vec<Pair>,
+    events: &mut Vec<PairEvent>,
+) {
     next.clear();
+    exact.clear();
     events.clear();
+    let mut keep = |p: Pair, next: &mut Vec<Pair>| {
+        next.push(p);
+        let (ra, rb) = (&view.records[p.0.index() as usize], &view.records[p.1.index() as usize]);
+        if intersects_aabb_aabb(&ra.tight, &rb.tight) {
+            exact.push(p);
+        }
+    };
     let (mut i, mut j) = (0, 0);
     while i < old.len() || j < found.len() {
         // Take from `old` when its key is smaller, or equal but a different
@@ -288,7 +288,7 @@ fn merge<T>(view: &View<'_, T>, old: &[Pair], found: &[Pair], next: &mut Vec<Pai
             (Some(o), Some(f)) => {
                 let (ko, kf) = (pair_key(o), pair_key(f));
                 if ko == kf && o == f {
-                    next.push(*o);
+                    keep(*o, next);
                     i += 1;
                     j += 1;
                     continue;
@@ -302,7 +302,7 @@ fn merge<T>(view: &View<'_, T>, old: &[Pair], found: &[Pair], next: &mut Vec<Pai
             let o = old[i];
             i += 1;
             if view.keeps(&o) {
-                next.push(o);
+                keep(o, next);
             } else {
                 events.push(PairEvent::Stopped(o.0, o.1));
             }
@@ -310,7 +310,7 @@ fn merge<T>(view: &View<'_, T>, old: &[Pair], found: &[Pair], next: &mut Vec<Pai
             let f = found[j];
             j += 1;
             events.push(PairEvent::Started(f.0, f.1));
-            next.push(f);
+            keep(f, next);
         }
     }
 }
