@@ -86,8 +86,8 @@ pub struct ContactPipeline {
     tracker: PairTracker<u32>,
     /// Per collider slot: the generation, proxy and groups it was mirrored with.
     proxy_of: Vec<Option<(u32, ProxyId, proxima_broadphase::CollisionGroups)>>,
-    /// Per proxy slot: the collider's tight box and slot (dense, for the cull).
-    by_proxy: Vec<(Aabb, u32)>,
+    /// Per proxy slot: the collider's slot.
+    slot_of_proxy: Vec<u32>,
     candidates: Vec<(u32, u32)>,
     sort_scratch: Vec<(u32, u32)>,
     contacts: Vec<ContactPair>,
@@ -110,7 +110,7 @@ impl ContactPipeline {
             tracker: PairTracker::with_options(DynamicTreeOptions { margin: 0.1, prediction: 1.0 })
                 .expect("valid options"),
             proxy_of: Vec::new(),
-            by_proxy: Vec::new(),
+            slot_of_proxy: Vec::new(),
             candidates: Vec::new(),
             sort_scratch: Vec::new(),
             contacts: Vec::new(),
@@ -184,13 +184,13 @@ impl ContactPipeline {
         self.tracker.update_with(|_, &a, _, &b| {
             groups_interact(&colliders[a as usize].desc.groups, &colliders[b as usize].desc.groups)
         });
+        // The tracker's tight boxes carry the cull's slack (`with_slack`), so
+        // its exact pairs are the pairs that may touch.
         self.candidates.clear();
-        let by_proxy = &self.by_proxy;
-        for (a, b) in self.tracker.pairs() {
-            let ((box_a, sa), (box_b, sb)) = (&by_proxy[a.index() as usize], &by_proxy[b.index() as usize]);
-            if may_touch(box_a, box_b) {
-                self.candidates.push(((*sa).min(*sb), (*sa).max(*sb)));
-            }
+        let slot_of = &self.slot_of_proxy;
+        for (a, b) in self.tracker.exact_pairs() {
+            let (sa, sb) = (slot_of[a.index() as usize], slot_of[b.index() as usize]);
+            self.candidates.push((sa.min(sb), sa.max(sb)));
         }
         // Slots order like handles (the generation only breaks ties of equal slots).
         sort_index_pairs(&mut self.candidates, &mut self.sort_scratch);
@@ -222,23 +222,24 @@ impl ContactPipeline {
                     if groups != options.groups {
                         let _ = self.tracker.set_options(id, options);
                     }
-                    let old = self.tracker.tight_aabb(id).unwrap_or(collider.aabb);
-                    let motion: Vector = collider.aabb.center() - old.center();
+                    let tight = with_slack(&collider.aabb);
+                    let old = self.tracker.tight_aabb(id).unwrap_or(tight);
+                    let motion: Vector = tight.center() - old.center();
                     let motion = if motion.iter().all(|d| d.is_finite()) { motion } else { Vector::zeros() };
-                    let _ = self.tracker.move_proxy(id, collider.aabb, motion);
+                    let _ = self.tracker.move_proxy(id, tight, motion);
                 }
                 None => {
-                    let id = self.tracker.insert(collider.aabb, slot as u32, options);
+                    let id = self.tracker.insert(with_slack(&collider.aabb), slot as u32, options);
                     self.proxy_of[slot] = Some((scene.generations[slot], id, options.groups));
                 }
             }
             if let Some((_, id, groups)) = &mut self.proxy_of[slot] {
                 *groups = options.groups;
                 let index = id.index() as usize;
-                if self.by_proxy.len() <= index {
-                    self.by_proxy.resize(index + 1, (collider.aabb, 0));
+                if self.slot_of_proxy.len() <= index {
+                    self.slot_of_proxy.resize(index + 1, 0);
                 }
-                self.by_proxy[index] = (collider.aabb, slot as u32);
+                self.slot_of_proxy[index] = slot as u32;
             }
         }
     }
@@ -297,17 +298,17 @@ impl ContactPipeline {
     }
 }
 
-/// Whether two shapes with tight boxes `a` and `b` may be in contact: the
-/// boxes overlap once grown by `1e-5` of the coordinates' magnitude on each
-/// axis. Touching shapes have overlapping tight boxes; the slack covers the
-/// rounding of the boxes themselves and the exact tests' touching bands
-/// (which accept shapes apart by ~`1e-6` of their size), so the cull never
-/// drops a pair that [`contact`] would report.
+/// A collider's tight box grown on each axis by `1e-5 (|min| + |max|)`: two
+/// such boxes overlap exactly when the tight boxes overlap once grown by
+/// `1e-5` of the four coordinates' magnitudes. Touching shapes have
+/// overlapping tight boxes; the slack covers the rounding of the boxes
+/// themselves and the exact tests' touching bands (which accept shapes apart
+/// by ~`1e-6` of their size), so the cull never drops a pair that
+/// [`contact`] would report. Saturates at `±f32::MAX`.
 #[inline]
-fn may_touch(a: &Aabb, b: &Aabb) -> bool {
-    (0..3).all(|i| {
-        let (a0, a1, b0, b1) = (a.min()[i], a.max()[i], b.min()[i], b.max()[i]);
-        let slack = 1e-5 * (a0.abs() + a1.abs() + b0.abs() + b1.abs());
-        a0 <= b1 + slack && b0 <= a1 + slack
-    })
+fn with_slack(a: &Aabb) -> Aabb {
+    let slack = (a.min().coords.abs() + a.max().coords.abs()) * 1e-5;
+    let lo = (a.min() - slack).map(|v| v.max(-f32::MAX));
+    let hi = (a.max() + slack).map(|v| v.min(f32::MAX));
+    Aabb::try_new(lo, hi).unwrap_or(*a)
 }
