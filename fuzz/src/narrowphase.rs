@@ -38,6 +38,7 @@ enum Want {
     ZeroDir,
     NegMaxToi,
     BadRotation,
+    TooLarge,
 }
 
 fn outcome<T>(r: &Result<T, ShapeError>) -> Want {
@@ -50,11 +51,17 @@ fn outcome<T>(r: &Result<T, ShapeError>) -> Want {
         Err(ShapeError::ZeroDirection) => Want::ZeroDir,
         Err(ShapeError::NegativeMaxToi) => Want::NegMaxToi,
         Err(ShapeError::InvalidRotation) => Want::BadRotation,
+        Err(ShapeError::TooLarge(_)) => Want::TooLarge,
     }
 }
 
 fn finite3(v: &Vector) -> bool {
     v.iter().all(|x| x.is_finite())
+}
+
+/// Some component beyond `MAX_COORDINATE` (1e18), the shapes' documented bound.
+fn big(vs: &[&Vector]) -> bool {
+    vs.iter().any(|v| v.iter().any(|x| x.abs() > 1e18))
 }
 
 /// Everything the checks of one case need to know about its scale.
@@ -146,6 +153,8 @@ impl Gen<'_, '_> {
             Want::NonFinite
         } else if r < 0.0 {
             Want::NegRadius
+        } else if big(&[&c.coords, &Vector::repeat(r)]) {
+            Want::TooLarge
         } else {
             Want::Ok
         };
@@ -197,6 +206,8 @@ impl Gen<'_, '_> {
             Want::BadRotation
         } else if h.iter().any(|&x| x < 0.0) {
             Want::NegExtent
+        } else if big(&[&c.coords, &h]) {
+            Want::TooLarge
         } else {
             Want::Ok
         };
@@ -217,6 +228,8 @@ impl Gen<'_, '_> {
             Want::NonFinite
         } else if r < 0.0 {
             Want::NegRadius
+        } else if big(&[&a.coords, &b.coords, &Vector::repeat(r)]) {
+            Want::TooLarge
         } else {
             Want::Ok
         };
@@ -239,7 +252,13 @@ impl Gen<'_, '_> {
             4 => a = b + (c - b) * self.b.ordinary(),
             _ => {}
         }
-        let want = if [a, b, c].iter().all(|p| finite3(&p.coords)) { Want::Ok } else { Want::NonFinite };
+        let want = if ![a, b, c].iter().all(|p| finite3(&p.coords)) {
+            Want::NonFinite
+        } else if big(&[&a.coords, &b.coords, &c.coords]) {
+            Want::TooLarge
+        } else {
+            Want::Ok
+        };
         let t = Triangle::try_new(a, b, c);
         assert_eq!(outcome(&t), want, "Triangle::try_new({a:?}, {b:?}, {c:?})");
         let t = t.ok()?;
@@ -310,6 +329,8 @@ fn derived_box_want(a: &Vector, b: &Vector, min: Point, max: Point) -> Want {
         Want::NonFinite
     } else if b.iter().any(|&x| x < 0.0) {
         Want::NegExtent
+    } else if big(&[a, b]) {
+        Want::TooLarge
     } else if !finite3(&min.coords) || !finite3(&max.coords) {
         Want::NonFinite // the corners overflow
     } else {

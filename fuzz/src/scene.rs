@@ -125,10 +125,12 @@ impl World {
             }
             ColliderShape::TriMesh(_) => {
                 let q = pose.rotation.as_ref().coords;
-                if c.iter().chain(q.iter()).all(|x| x.is_finite()) {
-                    Ok(())
-                } else {
+                if !c.iter().chain(q.iter()).all(|x| x.is_finite()) {
                     Err(ShapeError::NonFinite("mesh pose"))
+                } else if c.iter().any(|x| x.abs() > MAX_COORDINATE) {
+                    Err(ShapeError::TooLarge("mesh pose"))
+                } else {
+                    Ok(())
                 }
             }
         };
@@ -257,7 +259,7 @@ impl World {
         let t = (b.byte() % 5) as usize;
         let indices: Vec<[u32; 3]> = (0..t).map(|_| [0, 1, 2].map(|_| (b.byte() % 7) as u32)).collect::<Vec<_>>();
         // The documented verdict: empty, then per triangle in order: an index
-        // out of range, then a non-finite vertex.
+        // out of range, then a non-finite vertex, then one beyond MAX_COORDINATE.
         let mut want = if indices.is_empty() { Err(MeshError::Empty) } else { Ok(()) };
         if want.is_ok() {
             for (i, tri) in indices.iter().enumerate() {
@@ -267,6 +269,10 @@ impl World {
                 }
                 if tri.iter().any(|&k| !vertices[k as usize].iter().all(|x| x.is_finite())) {
                     want = Err(MeshError::Shape { triangle: i, error: ShapeError::NonFinite("triangle vertex") });
+                    break;
+                }
+                if tri.iter().any(|&k| vertices[k as usize].iter().any(|x| x.abs() > MAX_COORDINATE)) {
+                    want = Err(MeshError::Shape { triangle: i, error: ShapeError::TooLarge("triangle vertex") });
                     break;
                 }
             }

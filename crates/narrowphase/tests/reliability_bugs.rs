@@ -14,17 +14,26 @@ fn v(x: Real, y: Real, z: Real) -> Vector {
     Vector::new(x, y, z)
 }
 
-/// B1: a valid shape reaching past `f32::MAX` gets an infinite box, which
-/// `Aabb`'s invariant (finite corners) forbids and `is_valid` rejects.
+/// B1: a valid shape reaching past `f32::MAX` got an infinite box, which
+/// `Aabb`'s invariant (finite corners) forbids and `is_valid` rejects. Shapes
+/// are now bounded by `MAX_COORDINATE` (1e18): at the bound their boxes are
+/// finite and contain them; beyond it the constructors return `TooLarge`.
+/// `Aabb::loosened` (tree margins) still saturates at `f32::MAX`.
 #[test]
-
 fn b1_shape_boxes_stay_finite() {
-    let s = Sphere::new(p(3e38, 0.0, 0.0), 1e38);
-    assert!(s.aabb().is_valid(), "Sphere::aabb = {:?}", s.aabb());
-    let c = Capsule::new(p(0.0, 3e38, 0.0), p(0.0, 3e38, 0.0), 1e38);
-    assert!(c.aabb().is_valid(), "Capsule::aabb = {:?}", c.aabb());
-    let o = Obb::new(p(-3e38, 0.0, 0.0), Rotation::identity(), v(1e38, 1.0, 1.0));
+    let m = MAX_COORDINATE;
+    let s = Sphere::new(p(m, 0.0, 0.0), m);
+    assert!(s.aabb().is_valid() && s.aabb().max().x == 2.0 * m, "Sphere::aabb = {:?}", s.aabb());
+    let c = Capsule::new(p(0.0, m, 0.0), p(0.0, -m, 0.0), m);
+    assert!(c.aabb().is_valid() && c.aabb().max().y == 2.0 * m, "Capsule::aabb = {:?}", c.aabb());
+    let o = Obb::new(p(-m, 0.0, 0.0), Rotation::from_euler_angles(0.3, 0.2, 0.1), v(m, m, m));
     assert!(o.aabb().is_valid(), "Obb::aabb = {:?}", o.aabb());
+    let too = ShapeError::TooLarge;
+    assert_eq!(Sphere::try_new(p(3e38, 0.0, 0.0), 1e38), Err(too("sphere centre or radius")));
+    assert_eq!(Sphere::try_new(p(0.0, 0.0, 0.0), f32::MAX), Err(too("sphere centre or radius")));
+    assert_eq!(Capsule::try_new(p(0.0, 3e38, 0.0), p(0.0, 3e38, 0.0), 1.0), Err(too("capsule endpoint or radius")));
+    let big = Obb::try_new(p(0.0, 0.0, 0.0), Rotation::identity(), v(1.0, 1.0, 1.1e18));
+    assert_eq!(big, Err(too("obb centre or half-extents")));
     let a = Aabb::new(p(0.0, 0.0, 0.0), p(3e38, 1.0, 1.0));
     assert!(a.loosened(1e38).is_valid(), "Aabb::loosened = {:?}", a.loosened(1e38));
 }
@@ -96,32 +105,37 @@ fn b7_ray_quadratics_at_extreme_direction_lengths() {
 
 /// B10: the sweeps only reject NaN/infinite motions; a finite motion of
 /// 1e20 overflows their squared products and `cast_sphere_sphere` /
-/// `cast_sphere_capsule` return a hit with a NaN toi and status `Hit`.
+/// `cast_sphere_capsule` returned a hit with a NaN toi and status `Hit`.
+/// (The fuzz input's shapes at 1e20 and radii of 1e30 are now rejected by
+/// `MAX_COORDINATE`; shapes at the bound with long motions keep the case.)
 #[test]
 fn b10_sweep_tois_stay_in_range_for_long_motions() {
     let target = Sphere::new(p(0.0, 0.0, 0.0), 1.0);
     let cap = Capsule::new(p(-500.0, 1600.0, -600.0), p(500.0, -1600.0, 600.0), 0.0);
-    for start in [1e20f32, 1e30] {
-        let s = Sphere::new(p(start, 0.0, 0.0), 0.9);
-        let m = v(-start, 0.0, 0.0);
+    let s = Sphere::new(p(MAX_COORDINATE, 0.0, 0.0), 0.9);
+    for motion in [1e20f32, 1e30] {
+        let m = v(-motion, 0.0, 0.0);
         for (name, hit) in
             [("sphere", cast_sphere_sphere(&s, &m, &target)), ("capsule", cast_sphere_capsule(&s, &m, &cap))]
         {
+            // The touching interval of toi (1.8 / |motion|) is far below the
+            // f32 spacing of toi: a hit or a miss are both right, a NaN is not.
             if let Some(h) = hit {
-                assert!((0.0..=1.0).contains(&h.toi), "{name}, motion {start:e}: toi {}", h.toi);
+                assert!((0.0..=1.0).contains(&h.toi), "{name}, motion {motion:e}: toi {}", h.toi);
                 assert!((h.normal.norm() - 1.0).abs() < 1e-4, "{name}: normal {:?}", h.normal);
             }
         }
     }
-    // Radii of 1e30 (the fuzz input): the squared sizes overflow too.
-    let s = Sphere::new(p(0.9, 1e30, 1e30), 1e30);
-    let c = Capsule::new(p(0.0, 1e30, -1e30), p(0.0, 1e30, 1e30), 1e30);
+    // Radii at the bound: the squared sizes times |motion|^2 leave f32 too.
+    let r = MAX_COORDINATE;
+    let s = Sphere::new(p(0.9, r, r), r);
+    let c = Capsule::new(p(0.0, r, -r), p(0.0, r, r), r);
     let h = cast_sphere_capsule(&s, &v(1e7, 1e7, 1e7), &c).expect("overlapping at the start");
     assert_eq!(h.toi, 0.0);
     assert!((h.normal.norm() - 1.0).abs() < 1e-4, "normal {:?}", h.normal);
     // Box sweeps over a motion of 1e20.
     let b = Aabb::new(p(-1.0, -1.0, -1.0), p(1.0, 1.0, 1.0));
-    let s = Sphere::new(p(1e20, 0.0, 0.0), 0.9);
+    let s = Sphere::new(p(MAX_COORDINATE, 0.0, 0.0), 0.9);
     for (name, hit) in [
         ("aabb", cast_sphere_aabb(&s, &v(-1e20, 0.0, 0.0), &b)),
         ("obb", cast_sphere_obb(&s, &v(-1e20, 0.0, 0.0), &Obb::from_aabb(&b))),

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use proxima_narrowphase::{
-    Aabb, Capsule, Isometry, Obb, Point, Ray, RayHit, Real, ShapeError, Sphere, SweepHit, Vector,
+    Aabb, Capsule, Isometry, Obb, Point, Ray, RayHit, Real, ShapeError, Sphere, SweepHit, Vector, MAX_COORDINATE,
 };
 
 use crate::trimesh::TriMesh;
@@ -42,8 +42,9 @@ pub enum ColliderShape {
 }
 
 impl ColliderShape {
-    /// Places the shape with `pose`, validating it on the way (a NaN pose or a
-    /// negative size gives a [`ShapeError`]).
+    /// Places the shape with `pose`, validating it on the way (a NaN pose, a
+    /// negative size, or a coordinate or size beyond
+    /// [`MAX_COORDINATE`](proxima_narrowphase::MAX_COORDINATE) gives a [`ShapeError`]).
     pub fn placed(&self, pose: &Isometry) -> Result<WorldShape, ShapeError> {
         let center = Point::from(pose.translation.vector);
         Ok(match self {
@@ -61,6 +62,11 @@ impl ColliderShape {
                 let q = pose.rotation.as_ref().coords;
                 if !center.coords.iter().chain(q.iter()).all(|x| x.is_finite()) {
                     return Err(ShapeError::NonFinite("mesh pose"));
+                }
+                // The mesh's vertices are within MAX_COORDINATE (Triangle::try_new):
+                // so is its placement, so world points stay within 2.8e18.
+                if center.coords.iter().any(|x| x.abs() > MAX_COORDINATE) {
+                    return Err(ShapeError::TooLarge("mesh pose"));
                 }
                 WorldShape::TriMesh(Arc::clone(mesh), *pose)
             }
