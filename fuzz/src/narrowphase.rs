@@ -329,8 +329,6 @@ fn derived_box_want(a: &Vector, b: &Vector, min: Point, max: Point) -> Want {
         Want::NonFinite
     } else if b.iter().any(|&x| x < 0.0) {
         Want::NegExtent
-    } else if big(&[a, b]) {
-        Want::TooLarge
     } else if !finite3(&min.coords) || !finite3(&max.coords) {
         Want::NonFinite // the corners overflow
     } else {

@@ -113,7 +113,13 @@ impl World {
         let r = match shape {
             _ if ccd && !matches!(shape, ColliderShape::Sphere { .. }) => return Err(SceneError::CcdNeedsSphere),
             ColliderShape::Sphere { radius } => Sphere::try_new(c, *radius).map(|_| ()),
-            ColliderShape::Aabb { half_extents } => Aabb::try_from_center(c, *half_extents).map(|_| ()),
+            ColliderShape::Aabb { half_extents } => Aabb::try_from_center(c, *half_extents).and_then(|_| {
+                if c.iter().chain(half_extents.iter()).all(|x| x.abs() <= MAX_COORDINATE) {
+                    Ok(())
+                } else {
+                    Err(ShapeError::TooLarge("aabb centre or half-extents"))
+                }
+            }),
             ColliderShape::Obb { half_extents } => Obb::try_new(c, pose.rotation, *half_extents).map(|_| ()),
             ColliderShape::Capsule { half_height, radius } => {
                 if !(half_height.is_finite() && *half_height >= 0.0) {

@@ -21,8 +21,7 @@ pub type Matrix = nalgebra::Matrix3<Real>;
 /// The largest magnitude a shape constructor accepts for a coordinate or a
 /// size (radius, half-extent): `1e18`. Beyond it, the constructors of
 /// [`Sphere`](crate::Sphere), [`Capsule`](crate::Capsule),
-/// [`Obb`](crate::Obb), [`Triangle`](crate::Triangle) and the centre/size
-/// forms of [`Aabb`](crate::Aabb) return
+/// [`Obb`](crate::Obb) and [`Triangle`](crate::Triangle) return
 /// [`ShapeError::TooLarge`](crate::ShapeError::TooLarge).
 ///
 /// Why `1e18`: every point of such a shape has coordinates below
@@ -36,8 +35,10 @@ pub type Matrix = nalgebra::Matrix3<Real>;
 /// overflowing squares: wrong answers rather than errors. The bound is far
 /// beyond useful f32 worlds (the spacing of f32 at `1e18` is `1.4e11`; the
 /// narrowphase answers are checked against an f64 oracle up to `1e6`).
-/// Rays, motions, planes and [`Aabb::try_new`](crate::Aabb::try_new) (the
-/// broadphase's bounding volume, only compared, never squared) are not bounded.
+/// Rays, motions, planes and [`Aabb`](crate::Aabb) (the broadphase's
+/// bounding volume, valid up to `f32::MAX`, whose tests compare and clamp
+/// and whose boxes saturate) are not bounded; a collider of the scene that
+/// is a box is (`ColliderShape::placed`).
 pub const MAX_COORDINATE: Real = 1e18;
 
 /// True when every component is at most [`MAX_COORDINATE`] in magnitude

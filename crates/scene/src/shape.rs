@@ -49,7 +49,15 @@ impl ColliderShape {
         let center = Point::from(pose.translation.vector);
         Ok(match self {
             Self::Sphere { radius } => WorldShape::Sphere(Sphere::try_new(center, *radius)?),
-            Self::Aabb { half_extents } => WorldShape::Aabb(Aabb::try_from_center(center, *half_extents)?),
+            Self::Aabb { half_extents } => {
+                // `Aabb` is also the broadphase's bounding volume, valid up to
+                // f32::MAX; as a collider it is a shape, bounded like the others.
+                let aabb = Aabb::try_from_center(center, *half_extents)?;
+                if !center.coords.iter().chain(half_extents.iter()).all(|x| x.abs() <= MAX_COORDINATE) {
+                    return Err(ShapeError::TooLarge("aabb centre or half-extents"));
+                }
+                WorldShape::Aabb(aabb)
+            }
             Self::Obb { half_extents } => WorldShape::Obb(Obb::try_new(center, pose.rotation, *half_extents)?),
             Self::Capsule { half_height, radius } => {
                 if !half_height.is_finite() || *half_height < 0.0 {

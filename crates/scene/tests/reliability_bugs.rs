@@ -81,6 +81,11 @@ fn b22_sizes_beyond_the_bound_are_rejected() {
         Isometry::identity(),
     ));
     assert_eq!(r, Err(SceneError::InvalidShape(ShapeError::TooLarge("obb centre or half-extents"))));
+    let r = scene.insert(ColliderDesc::new(
+        ColliderShape::Aabb { half_extents: Vector::new(1.0, 1.0, 3e38) },
+        Isometry::identity(),
+    ));
+    assert_eq!(r, Err(SceneError::InvalidShape(ShapeError::TooLarge("aabb centre or half-extents"))));
     let tri = |z: f32| {
         TriMesh::new(vec![Point::origin(), Point::new(1.0, 0.0, 0.0), Point::new(0.0, 1.0, z)], vec![[0, 1, 2]])
     };

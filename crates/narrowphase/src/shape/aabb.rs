@@ -1,7 +1,7 @@
 //! Axis-aligned bounding box.
 
 use crate::error::ShapeError;
-use crate::math::{is_finite_point, is_finite_vec, is_within_bound, Point, Real, Vector};
+use crate::math::{is_finite_point, is_finite_vec, Point, Real, Vector};
 
 /// An axis-aligned box `[min, max]`, closed: points on the boundary are inside.
 ///
@@ -52,9 +52,7 @@ impl Aabb {
         }
     }
 
-    /// A box from its centre and non-negative half-extents; as a shape (unlike
-    /// [`Aabb::try_new`], the bounding volume), it rejects a coordinate or
-    /// half-extent beyond [`MAX_COORDINATE`](crate::math::MAX_COORDINATE) (`1e18`).
+    /// A box from its centre and non-negative half-extents.
     pub fn try_from_center(center: Point, half_extents: Vector) -> Result<Self, ShapeError> {
         if !is_finite_point(&center) || !is_finite_vec(&half_extents) {
             return Err(ShapeError::NonFinite("aabb centre or half-extents"));
@@ -62,23 +60,16 @@ impl Aabb {
         if half_extents.iter().any(|&h| h < 0.0) {
             return Err(ShapeError::NegativeExtent);
         }
-        if !is_within_bound(&center.coords) || !is_within_bound(&half_extents) {
-            return Err(ShapeError::TooLarge("aabb centre or half-extents"));
-        }
         Self::try_new(center - half_extents, center + half_extents)
     }
 
-    /// A box from its min corner and non-negative size (`max = min + size`);
-    /// rejects a coordinate or size beyond [`MAX_COORDINATE`](crate::math::MAX_COORDINATE) (`1e18`).
+    /// A box from its min corner and non-negative size (`max = min + size`).
     pub fn try_from_min_size(min: Point, size: Vector) -> Result<Self, ShapeError> {
         if !is_finite_point(&min) || !is_finite_vec(&size) {
             return Err(ShapeError::NonFinite("aabb min or size"));
         }
         if size.iter().any(|&s| s < 0.0) {
             return Err(ShapeError::NegativeExtent);
-        }
-        if !is_within_bound(&min.coords) || !is_within_bound(&size) {
-            return Err(ShapeError::TooLarge("aabb min or size"));
         }
         Self::try_new(min, min + size)
     }
