@@ -38,6 +38,7 @@ enum Want {
     ZeroDir,
     NegMaxToi,
     BadRotation,
+    TooLarge,
 }
 
 fn outcome<T>(r: &Result<T, ShapeError>) -> Want {
@@ -50,11 +51,17 @@ fn outcome<T>(r: &Result<T, ShapeError>) -> Want {
         Err(ShapeError::ZeroDirection) => Want::ZeroDir,
         Err(ShapeError::NegativeMaxToi) => Want::NegMaxToi,
         Err(ShapeError::InvalidRotation) => Want::BadRotation,
+        Err(ShapeError::TooLarge(_)) => Want::TooLarge,
     }
 }
 
 fn finite3(v: &Vector) -> bool {
     v.iter().all(|x| x.is_finite())
+}
+
+/// Some component beyond `MAX_COORDINATE` (1e18), the shapes' documented bound.
+fn big(vs: &[&Vector]) -> bool {
+    vs.iter().any(|v| v.iter().any(|x| x.abs() > 1e18))
 }
 
 /// Everything the checks of one case need to know about its scale.
@@ -146,6 +153,8 @@ impl Gen<'_, '_> {
             Want::NonFinite
         } else if r < 0.0 {
             Want::NegRadius
+        } else if big(&[&c.coords, &Vector::repeat(r)]) {
+            Want::TooLarge
         } else {
             Want::Ok
         };
@@ -197,6 +206,8 @@ impl Gen<'_, '_> {
             Want::BadRotation
         } else if h.iter().any(|&x| x < 0.0) {
             Want::NegExtent
+        } else if big(&[&c.coords, &h]) {
+            Want::TooLarge
         } else {
             Want::Ok
         };
@@ -217,6 +228,8 @@ impl Gen<'_, '_> {
             Want::NonFinite
         } else if r < 0.0 {
             Want::NegRadius
+        } else if big(&[&a.coords, &b.coords, &Vector::repeat(r)]) {
+            Want::TooLarge
         } else {
             Want::Ok
         };
@@ -239,7 +252,13 @@ impl Gen<'_, '_> {
             4 => a = b + (c - b) * self.b.ordinary(),
             _ => {}
         }
-        let want = if [a, b, c].iter().all(|p| finite3(&p.coords)) { Want::Ok } else { Want::NonFinite };
+        let want = if ![a, b, c].iter().all(|p| finite3(&p.coords)) {
+            Want::NonFinite
+        } else if big(&[&a.coords, &b.coords, &c.coords]) {
+            Want::TooLarge
+        } else {
+            Want::Ok
+        };
         let t = Triangle::try_new(a, b, c);
         assert_eq!(outcome(&t), want, "Triangle::try_new({a:?}, {b:?}, {c:?})");
         let t = t.ok()?;
@@ -258,13 +277,8 @@ impl Gen<'_, '_> {
             // relative 1e-6 of it, rounding decides (either verdict is right).
             let off = v64(&n).normalize().dot(&p64(&p)).abs();
             let max = f32::MAX as f64;
-            // B19: the f32 dot product n.p can overflow in a partial sum
-            // although the offset is finite: either verdict is skipped then.
-            let partial = (n.x / n.norm()) as f64 * p.x as f64 + (n.y / n.norm()) as f64 * p.y as f64;
             if off > max * (1.0 + 1e-6) {
                 Want::NonFinite
-            } else if known_bug::SKIP && partial.abs() > max {
-                outcome(&Plane::try_new(p, n))
             } else if off < max * (1.0 - 1e-6) {
                 Want::Ok
             } else {
@@ -327,144 +341,6 @@ fn assert_valid_box(b: &Aabb, what: &str, shape: &dyn core::fmt::Debug) {
     assert!(b.is_valid(), "{what} of {shape:?} is not a valid box: {b:?}");
 }
 
-/// Bugs found by this suite in code it does not own, reported with their
-/// inputs (see RELIABILITY.md, "Findings"), each reproduced by an
-/// `#[ignore = "bug: ..."]` test in `crates/narrowphase/tests/reliability_bugs.rs`.
-/// B1, B2 and B13 were fixed (commit dc18b2f): their guards are gone, so the
-/// fuzz target checks the fixes.
-/// While `SKIP` is true the inputs that trigger them are not asserted on,
-/// so fuzzing goes on to find new failures; set it to false to see them.
-pub mod known_bug {
-    use proxima_narrowphase::{Real, Vector};
-
-    /// Skip the inputs of the known bugs below.
-    pub const SKIP: bool = true;
-
-    /// True when `|v|^2` is not a normal f32 (overflow, underflow or subnormal):
-    /// normalising `v` in f32 then fails.
-    pub fn square_out_of_range(v: &Vector) -> bool {
-        let n2 = v.norm_squared();
-        !n2.is_finite() || n2 < Real::MIN_POSITIVE
-    }
-
-    /// B6: a ray starting inside a solid reports `normal = -dir / |dir|`
-    /// computed in f32 (`Ray::back_normal`): NaN or infinite when `|dir|^2`
-    /// underflows, zero when it overflows. The sweeps' fallback normal
-    /// `-motion / |motion|` (`normal_or_against_motion`, coincident centres)
-    /// has the same flaw: length 1.015 for a motion of 1.4e-22.
-    pub fn ray_inside_normal(dir: &Vector, toi: Real) -> bool {
-        toi == 0.0 && square_out_of_range(dir)
-    }
-
-    /// B11: `ray_aabb_interval` takes `t_enter = 0.0.max(near)`; when `near`
-    /// is `-0.0` (a ray starting on a face plane) the sign of the result is
-    /// unspecified (`f32::max` of `±0`) and differs between builds (`-0.0`
-    /// under cargo-fuzz's flags), while the SIMD kernels always give `+0.0`:
-    /// the documented bit-identity fails for the sign of zero.
-    pub fn signed_zero_entry(scalar: Real, simd: Real) -> bool {
-        scalar == 0.0 && simd == 0.0
-    }
-
-    /// B14: `closest_points_segment_segment` solves Ericson's 2x2 system with
-    /// `denom = a e - b^2`, which cancels catastrophically for nearly parallel
-    /// segments (relative error ~`eps / sin^2`): the pair found can be
-    /// ~`eps |d| / sin` farther apart than the true closest pair (1.2e-3 for
-    /// 12-unit segments 1e-3 rad apart sharing an endpoint), so capsule-capsule
-    /// overlap verdicts and depths are off by that much.
-    pub fn nearly_parallel_segments(a: &proxima_narrowphase::Capsule, b: &proxima_narrowphase::Capsule) -> bool {
-        let (d1, d2) = ((a.b() - a.a()).cast::<f64>(), (b.b() - b.a()).cast::<f64>());
-        let (n1, n2) = (d1.norm_squared(), d2.norm_squared());
-        n1 > 0.0 && n2 > 0.0 && d1.cross(&d2).norm_squared() < 1e-4 * n1 * n2
-    }
-
-    /// B15: `cast_ray_capsule` on a zero-radius capsule (a segment, hit only
-    /// by a ray through it) documents the normal `-dir / |dir|`, but
-    /// normalises the rounding residue of `hit - axis point` instead: the
-    /// normal can face away from the ray. `cast_ray_sphere` on a zero-radius
-    /// sphere (a point) likewise (the sphere case is skipped inline).
-    pub fn zero_radius_capsule(c: &proxima_narrowphase::Capsule) -> bool {
-        c.radius() == 0.0
-    }
-
-    /// B16: `contact_obb_obb` (and the manifold's edge fallback) of two
-    /// touching boxes whose edges are nearly (not exactly) parallel can return
-    /// witness points up to a box width apart across the normal, against
-    /// `point_a - point_b = depth * normal` (seen for edge sines up to 0.01).
-    pub fn nearly_parallel_box_edges(a: &proxima_narrowphase::Obb, b: &proxima_narrowphase::Obb) -> bool {
-        (0..3).any(|i| {
-            (0..3).any(|j| {
-                let s = a.axes().column(i).cross(&b.axes().column(j)).norm();
-                s > 0.0 && s < 3e-2
-            })
-        })
-    }
-
-    /// B17: `intersects_obb_obb` adds `SAT_ABS_EPSILON = 1e-6` to every
-    /// `|R_ij|`, documented to cost at most `1e-6 * (sum of half-extents)` of
-    /// false touch; on an edge axis `A_i x B_j` of length `s` (the sine of the
-    /// angle between the edges) the band is that divided by `s`: two boxes of
-    /// half-extent 57,727, edges 0.002 rad from parallel, 24 units apart,
-    /// "intersect". Returns the widened band (0 when no edge pair is that close).
-    pub fn obb_epsilon_band(a: &proxima_narrowphase::Obb, b: &proxima_narrowphase::Obb) -> f64 {
-        let sum = (a.half_extents().sum() + b.half_extents().sum()) as f64;
-        let mut band = 0.0f64;
-        for i in 0..3 {
-            for j in 0..3 {
-                let s = a.axes().column(i).cross(&b.axes().column(j)).norm() as f64;
-                if s > 1e-3 {
-                    band = band.max(2.0 * 1e-6 * sum / s);
-                }
-            }
-        }
-        band
-    }
-
-    /// B18: `closest_point_triangle` on a sliver (sine of the angle at `a`
-    /// around 1e-3) can return a point off the triangle: for the triangle
-    /// `(-0.00049, 12.0, 10.79), (-10.833, -10.792, -10.791), (-10.792, -10.792,
-    /// -10.792)` and `p = (-10.79759, -10.790576, -10.790921)` it is 1.3e-6 from
-    /// `p` while the exact distance (rational arithmetic) is 3.8e-4; so
-    /// `distance_triangle` and `cast_sphere_triangle` are off by as much.
-    pub fn sliver_triangle(t: &proxima_narrowphase::Triangle) -> bool {
-        let (ab, ac) = ((t.b() - t.a()).cast::<f64>(), (t.c() - t.a()).cast::<f64>());
-        let s = ab.cross(&ac).norm() / (ab.norm() * ac.norm()).max(f64::MIN_POSITIVE);
-        s < 1e-2
-    }
-
-    // B19: `Plane::try_new` rejects as `NonFinite("plane offset")` a plane
-    // whose offset is finite when a partial sum of the f32 dot product
-    // overflows (point (MAX, MAX, MAX), normal (9.34, 9.54, -9.54): offset
-    // 1.94e38); the guard is inline in `Gen::plane`.
-
-    /// B10: the sweeps multiply squared lengths: for motions, positions or
-    /// radii beyond about 1e15 these products overflow and
-    /// `cast_sphere_sphere`, `cast_sphere_capsule`, `cast_sphere_aabb` and
-    /// `cast_sphere_obb` return `Some` with a NaN toi and status `Hit` (or a
-    /// zero normal); the documented guard only rejects NaN/infinite motions.
-    pub fn sweep_overflow(motion: &Vector, largest_input: f64) -> bool {
-        let n2 = motion.norm_squared();
-        n2.is_nan() || n2 > 1e30 || largest_input > 1e15
-    }
-
-    /// B7: `cast_ray_sphere` and `cast_ray_capsule` solve quadratics in
-    /// `|dir|^2`: when it is not a normal f32 (|dir| below ~1e-19), or so
-    /// large (|dir| above ~1e15) that its products with other squared lengths
-    /// overflow, they miss rays that go through the shape, report hits far
-    /// off it, or a NaN toi (the slab kernels are unaffected).
-    pub fn ray_quadratic(dir: &Vector) -> bool {
-        let n2 = dir.norm_squared();
-        !(Real::MIN_POSITIVE..=1e30).contains(&n2)
-    }
-
-    /// B3: `intersects_capsule_obb` / `intersects_capsule_aabb` compare the
-    /// rounded segment-box distance with the radius: a core segment that
-    /// crosses the box can come out ~1e-7 * size apart, so a capsule of
-    /// radius below that which passes through a box is reported apart.
-    pub fn capsule_box_thin(radius: Real, oracle_segment_distance: f64, tol: f64) -> bool {
-        oracle_segment_distance <= 0.0 && (radius as f64) <= tol
-    }
-}
-
 fn assert_unit(n: &UnitVector, what: &str) {
     let len = n.into_inner().norm();
     assert!((len - 1.0).abs() <= 1e-4, "{what}: normal {n:?} has length {len}");
@@ -498,26 +374,14 @@ fn check_verdict(got: bool, gap: f64, tol: f64, what: &str) {
 
 /// Every answer, at any scale: a sweep hit has `toi` in `[0, 1]` (never
 /// NaN) and `Penetrating` exactly at `toi = 0`.
-fn check_sweep_wellformed(hit: &Option<SweepHit>, motion: &Vector, scale: &Scale, what: &str) {
+fn check_sweep_wellformed(hit: &Option<SweepHit>, motion: &Vector, what: &str) {
     let Some(h) = hit else { return };
-    if known_bug::SKIP && known_bug::sweep_overflow(motion, scale.max) {
-        return;
-    }
     assert!((0.0..=1.0).contains(&h.toi), "{what}: toi {} outside [0, 1] (motion {motion:?})", h.toi);
     assert_eq!(h.status == SweepStatus::Penetrating, h.toi == 0.0, "{what}: status {:?} at toi {}", h.status, h.toi);
 }
 
 /// Every answer, at any scale: a ray hit has `toi` in `[0, max_toi]` (never NaN).
 fn check_ray_wellformed(hit: &Option<RayHit>, ray: &Ray, what: &str) {
-    check_ray_wellformed_scaled(hit, ray, 0.0, what);
-}
-
-/// [`check_ray_wellformed`] for the quadratic kernels (sphere, capsule),
-/// which B7 breaks for directions, positions or sizes beyond ~1e15.
-fn check_ray_wellformed_scaled(hit: &Option<RayHit>, ray: &Ray, largest_input: f64, what: &str) {
-    if known_bug::SKIP && (known_bug::ray_quadratic(ray.dir()) || largest_input > 1e15) {
-        return;
-    }
     if let Some(h) = hit {
         assert!(
             h.toi >= 0.0 && h.toi <= ray.max_toi(),
@@ -539,9 +403,6 @@ fn check_sweep(hit: Option<SweepHit>, s: &Sphere, m: &Vector, target: &impl Conv
     };
     assert!((0.0..=1.0).contains(&h.toi), "{what}: toi {} outside [0, 1]", h.toi);
     assert_eq!(h.status == SweepStatus::Penetrating, h.toi == 0.0, "{what}: status {:?} at toi {}", h.status, h.toi);
-    if known_bug::SKIP && known_bug::square_out_of_range(m) {
-        return; // B6: the fallback normal -motion / |motion| in f32
-    }
     assert_unit(&h.normal, what);
     let t = h.toi as f64;
     assert!(g(t) <= tol, "{what}: at toi {t} the oracle is {} apart", g(t));
@@ -585,9 +446,6 @@ fn check_ray_solid(hit: Option<RayHit>, ray: &Ray, target: &impl Convex, tol: f6
         return;
     };
     assert!(h.toi >= 0.0 && h.toi <= ray.max_toi(), "{what}: toi {} outside [0, {}]", h.toi, ray.max_toi());
-    if known_bug::SKIP && known_bug::ray_inside_normal(ray.dir(), h.toi) {
-        return;
-    }
     assert_unit(&h.normal, what);
     let t = h.toi as f64;
     // Distance tolerance along the ray, in parameter units.
@@ -728,8 +586,8 @@ fn sphere_sphere(g: &mut Gen) {
     let (cab, cba) = (contact_sphere_sphere(&a, &b), contact_sphere_sphere(&b, &a));
     let hit = cast_sphere_sphere(&a, &m, &b);
     let moving = cast_sphere_sphere_moving(&a, &m, &b, &mb);
-    check_sweep_wellformed(&hit, &m, &g.scale, "cast_sphere_sphere");
-    check_sweep_wellformed(&moving, &(m - mb), &g.scale, "cast_sphere_sphere_moving");
+    check_sweep_wellformed(&hit, &m, "cast_sphere_sphere");
+    check_sweep_wellformed(&moving, &(m - mb), "cast_sphere_sphere_moving");
     if !g.scale.checked {
         return;
     }
@@ -798,7 +656,7 @@ fn sphere_aabb(g: &mut Gen) {
     let i = intersects_sphere_aabb(&s, &a);
     let c = contact_sphere_aabb(&s, &a);
     let hit = cast_sphere_aabb(&s, &m, &a);
-    check_sweep_wellformed(&hit, &m, &g.scale, "cast_sphere_aabb");
+    check_sweep_wellformed(&hit, &m, "cast_sphere_aabb");
     let i_obb = intersects_sphere_obb(&s, &Obb::from_aabb(&a));
     if !g.scale.checked {
         return;
@@ -822,7 +680,7 @@ fn sphere_obb(g: &mut Gen) {
     let i = intersects_sphere_obb(&s, &o);
     let c = contact_sphere_obb(&s, &o);
     let hit = cast_sphere_obb(&s, &m, &o);
-    check_sweep_wellformed(&hit, &m, &g.scale, "cast_sphere_obb");
+    check_sweep_wellformed(&hit, &m, "cast_sphere_obb");
     let (q, d) = (closest_point_obb(&p, &o), distance_obb(&p, &o));
     let (qs, ds) = (closest_point_sphere(&p, &s), distance_sphere(&p, &s));
     if !g.scale.checked {
@@ -852,7 +710,7 @@ fn sphere_capsule(g: &mut Gen) {
     let i = intersects_sphere_capsule(&s, &c);
     let ct = contact_sphere_capsule(&s, &c);
     let hit = cast_sphere_capsule(&s, &m, &c);
-    check_sweep_wellformed(&hit, &m, &g.scale, &format!("cast_sphere_capsule({s:?}, {m:?}, {c:?})"));
+    check_sweep_wellformed(&hit, &m, &format!("cast_sphere_capsule({s:?}, {m:?}, {c:?})"));
     let p = g.point();
     let q = closest_point_segment(&p, c.a(), c.b());
     let d = distance_point_segment(&p, c.a(), c.b());
@@ -882,9 +740,6 @@ fn capsule_capsule(g: &mut Gen) {
         return;
     }
     let tol = g.scale.tol();
-    if known_bug::SKIP && known_bug::nearly_parallel_segments(&a, &b) {
-        return;
-    }
     let core = Capsule::new(*b.a(), *b.b(), 0.0);
     let seg = oracle::dist_segment_convex(&p64(a.a()), &p64(a.b()), &core);
     let gap = seg - (a.radius() as f64 + b.radius() as f64);
@@ -936,17 +791,9 @@ fn capsule_box(g: &mut Gen) {
     let seg_o = oracle::dist_segment_convex(&pa, &pb, &o);
     let seg_a = oracle::dist_segment_convex(&pa, &pb, &a);
     let r = c.radius() as f64;
-    let (skip_o, skip_a) = (
-        known_bug::SKIP && known_bug::capsule_box_thin(c.radius(), seg_o, tol),
-        known_bug::SKIP && known_bug::capsule_box_thin(c.radius(), seg_a, tol),
-    );
-    if !skip_o {
-        check_verdict(io, seg_o - r, tol, &format!("intersects_capsule_obb({c:?}, {o:?})"));
-    }
-    if !skip_a {
-        check_verdict(ia, seg_a - r, tol, &format!("intersects_capsule_aabb({c:?}, {a:?})"));
-        check_verdict(ia_obb, seg_a - r, tol, "intersects_capsule_obb(from_aabb)");
-    }
+    check_verdict(io, seg_o - r, tol, &format!("intersects_capsule_obb({c:?}, {o:?})"));
+    check_verdict(ia, seg_a - r, tol, &format!("intersects_capsule_aabb({c:?}, {a:?})"));
+    check_verdict(ia_obb, seg_a - r, tol, "intersects_capsule_obb(from_aabb)");
     check_verdict(ct.is_some(), seg_o - r, tol, "contact_capsule_obb");
     if let Some(ct) = ct {
         // Documented: `point_b = point_a - depth * normal`, with point_a the
@@ -996,22 +843,10 @@ fn obb_obb(g: &mut Gen) {
     let (fa, fb, fc) = (oracle::obb_frame(&a), oracle::obb_frame(&b), oracle::aabb_frame(&c));
     let gap = oracle::sat_separation(&fa.0, &fa.1, &fa.2, &fb.0, &fb.1, &fb.2);
     let gap_c = oracle::sat_separation(&fc.0, &fc.1, &fc.2, &fb.0, &fb.1, &fb.2);
-    // B17: with nearly parallel edges the SAT's epsilon widens the touch band
-    // beyond its documented bound; only the "apart" side is checked then.
-    let (band, band_c) = if known_bug::SKIP {
-        (known_bug::obb_epsilon_band(&a, &b), known_bug::obb_epsilon_band(&Obb::from_aabb(&c), &b))
-    } else {
-        (0.0, 0.0)
-    };
-    let in_band = gap > tol && gap <= band;
-    let (gap, gap_c) = (if in_band { tol } else { gap }, if gap_c > tol && gap_c <= band_c { tol } else { gap_c });
     check_verdict(ab, gap, tol, &format!("intersects_obb_obb({a:?}, {b:?})"));
     check_verdict(ba, gap, tol, "intersects_obb_obb (b, a)");
     check_verdict(cab.is_some(), gap, tol, "contact_obb_obb");
     check_verdict(cba.is_some(), gap, tol, "contact_obb_obb (b, a)");
-    if in_band {
-        return; // B17: a "contact" of separated boxes; its fields mean nothing
-    }
     check_verdict(ca, gap_c, tol, "intersects_aabb_obb");
     check_verdict(ca_obb, gap_c, tol, "intersects_obb_obb(from_aabb)");
     if let (Some(x), Some(y)) = (cab, cba) {
@@ -1028,10 +863,8 @@ fn obb_obb(g: &mut Gen) {
             .filter(|&s| s > OBB_EDGE_AXIS_MIN_SINE as f64)
             .fold(1.0f64, f64::min);
         let tol_w = tol + 4.0 * f32::EPSILON as f64 * size / sin_min;
-        if !(known_bug::SKIP && known_bug::nearly_parallel_box_edges(&a, &b)) {
-            check_contact(&x, tol_w, &format!("contact_obb_obb({a:?}, {b:?})"));
-            check_contact(&y, tol_w, &format!("contact_obb_obb({b:?}, {a:?})"));
-        }
+        check_contact(&x, tol_w, &format!("contact_obb_obb({a:?}, {b:?})"));
+        check_contact(&y, tol_w, &format!("contact_obb_obb({b:?}, {a:?})"));
         // The SAT depth is the least overlap over the 15 axes, the oracle's
         // -gap; the library may overestimate it by its documented slack for
         // skipped near-parallel edge axes (OBB_EDGE_AXIS_MIN_SINE times the
@@ -1051,29 +884,23 @@ fn obb_obb(g: &mut Gen) {
         for p in m.points() {
             assert!(p.depth >= 0.0 && p.depth as f64 <= x.depth as f64 + tol, "manifold depth {}", p.depth);
             let gap = p64(&p.point_a) - p64(&p.point_b) - v64(&m.normal) * p.depth as f64;
-            if !(known_bug::SKIP && known_bug::nearly_parallel_box_edges(&a, &b)) {
-                assert!(gap.norm() <= tol, "contact_manifold_obb_obb: {p:?} is not depth * normal apart");
-            }
+            assert!(gap.norm() <= tol, "contact_manifold_obb_obb: {p:?} is not depth * normal apart");
         }
     }
 }
 
 fn sphere_triangle(g: &mut Gen) {
     let (Some(s), Some(t)) = (g.sphere(), g.triangle()) else { return };
-    let sliver = known_bug::SKIP && known_bug::sliver_triangle(&t);
     let m = g.vector();
     let p = g.point();
     let i = intersects_sphere_triangle(&s, &t);
     let hit = cast_sphere_triangle(&s, &m, &t);
-    check_sweep_wellformed(&hit, &m, &g.scale, "cast_sphere_triangle");
+    check_sweep_wellformed(&hit, &m, "cast_sphere_triangle");
     let (q, d) = (closest_point_triangle(&p, &t), distance_triangle(&p, &t));
     if !g.scale.checked {
         return;
     }
     let tol = g.scale.tol();
-    if sliver {
-        return; // B18
-    }
     let gap = t.dist(&p64(s.center())) - s.radius() as f64;
     check_verdict(i, gap, tol, &format!("intersects_sphere_triangle({s:?}, {t:?})"));
     check_sweep(hit, &s, &m, &t, tol, &format!("cast_sphere_triangle({s:?}, {m:?}, {t:?})"));
@@ -1103,9 +930,8 @@ fn rays(g: &mut Gen) {
         0 => {
             let Some(s) = g.sphere() else { return };
             let h = cast_ray_sphere(&ray, &s);
-            check_ray_wellformed_scaled(&h, &ray, g.scale.max, "cast_ray_sphere");
-            let skip = known_bug::SKIP && (known_bug::ray_quadratic(ray.dir()) || s.radius() == 0.0);
-            if g.scale.checked && !skip {
+            check_ray_wellformed(&h, &ray, "cast_ray_sphere");
+            if g.scale.checked {
                 check_ray_solid(h, &ray, &s, tol_of(g), &format!("cast_ray_sphere({s:?})"));
             }
         }
@@ -1134,9 +960,8 @@ fn rays(g: &mut Gen) {
         3 => {
             let Some(c) = g.capsule() else { return };
             let h = cast_ray_capsule(&ray, &c);
-            check_ray_wellformed_scaled(&h, &ray, g.scale.max, "cast_ray_capsule");
-            let skip = known_bug::SKIP && (known_bug::ray_quadratic(ray.dir()) || known_bug::zero_radius_capsule(&c));
-            if g.scale.checked && !skip {
+            check_ray_wellformed(&h, &ray, "cast_ray_capsule");
+            if g.scale.checked {
                 check_ray_solid(h, &ray, &c, tol_of(g), &format!("cast_ray_capsule({c:?})"));
             }
         }
@@ -1168,7 +993,16 @@ fn rays(g: &mut Gen) {
             if g.scale.checked {
                 let plane = (v64(pl.normal()), pl.offset() as f64);
                 let inner = |_: &V| f64::NEG_INFINITY;
-                check_ray_surface(h, &ray, &pl, plane, 1.0, &inner, tol_of(g), "cast_ray_plane");
+                check_ray_surface(
+                    h,
+                    &ray,
+                    &pl,
+                    plane,
+                    1.0,
+                    &inner,
+                    tol_of(g),
+                    &format!("cast_ray_plane({ray:?}, {pl:?})"),
+                );
             }
         }
     }
@@ -1178,7 +1012,7 @@ fn sphere_plane(g: &mut Gen) {
     let (Some(s), Some(pl)) = (g.sphere(), g.plane()) else { return };
     let m = g.vector();
     let hit = cast_sphere_plane(&s, &m, &pl);
-    check_sweep_wellformed(&hit, &m, &g.scale, "cast_sphere_plane");
+    check_sweep_wellformed(&hit, &m, "cast_sphere_plane");
     if g.scale.checked {
         check_sweep(hit, &s, &m, &pl, g.scale.tol(), "cast_sphere_plane");
     }
@@ -1215,9 +1049,6 @@ fn check_lanes<const W: usize>(results: &[RayLaneHits<W>], boxes: &[Aabb], pre: 
             let hit = r.mask >> lane & 1 == 1;
             assert_eq!(hit, want.is_some(), "x{W} kernel lane {lane}: mask differs from ray_aabb_interval");
             if let Some((t, _)) = want {
-                if known_bug::SKIP && known_bug::signed_zero_entry(t, r.toi[lane]) {
-                    continue;
-                }
                 assert_eq!(r.toi[lane].to_bits(), t.to_bits(), "x{W} kernel lane {lane}: toi differs");
             }
         }

@@ -57,17 +57,6 @@ pub fn check(data: &[u8]) {
     }
 }
 
-/// Bugs found by this target in code it does not own (see RELIABILITY.md,
-/// "Findings"); while `SKIP` is true a sequence that triggers one stops there.
-pub mod known_bug {
-    /// Skip the inputs of the known bugs below.
-    pub const SKIP: bool = true;
-
-    // B7 / B10: ray casts and sweeps against shapes (or over motions) beyond
-    // ~1e15 return NaN tois; the ray, sweep and CCD checks skip NaN answers. B1, B8 and B9 were fixed
-    // (commit dc18b2f): their guards are gone, so this target checks the fixes.
-}
-
 fn groups(b: &mut Bytes) -> CollisionGroups {
     if b.chance(160) {
         CollisionGroups::default()
@@ -124,7 +113,13 @@ impl World {
         let r = match shape {
             _ if ccd && !matches!(shape, ColliderShape::Sphere { .. }) => return Err(SceneError::CcdNeedsSphere),
             ColliderShape::Sphere { radius } => Sphere::try_new(c, *radius).map(|_| ()),
-            ColliderShape::Aabb { half_extents } => Aabb::try_from_center(c, *half_extents).map(|_| ()),
+            ColliderShape::Aabb { half_extents } => Aabb::try_from_center(c, *half_extents).and_then(|_| {
+                if c.iter().chain(half_extents.iter()).all(|x| x.abs() <= MAX_COORDINATE) {
+                    Ok(())
+                } else {
+                    Err(ShapeError::TooLarge("aabb centre or half-extents"))
+                }
+            }),
             ColliderShape::Obb { half_extents } => Obb::try_new(c, pose.rotation, *half_extents).map(|_| ()),
             ColliderShape::Capsule { half_height, radius } => {
                 if !(half_height.is_finite() && *half_height >= 0.0) {
@@ -136,10 +131,12 @@ impl World {
             }
             ColliderShape::TriMesh(_) => {
                 let q = pose.rotation.as_ref().coords;
-                if c.iter().chain(q.iter()).all(|x| x.is_finite()) {
-                    Ok(())
-                } else {
+                if !c.iter().chain(q.iter()).all(|x| x.is_finite()) {
                     Err(ShapeError::NonFinite("mesh pose"))
+                } else if c.iter().any(|x| x.abs() > MAX_COORDINATE) {
+                    Err(ShapeError::TooLarge("mesh pose"))
+                } else {
+                    Ok(())
                 }
             }
         };
@@ -268,7 +265,7 @@ impl World {
         let t = (b.byte() % 5) as usize;
         let indices: Vec<[u32; 3]> = (0..t).map(|_| [0, 1, 2].map(|_| (b.byte() % 7) as u32)).collect::<Vec<_>>();
         // The documented verdict: empty, then per triangle in order: an index
-        // out of range, then a non-finite vertex.
+        // out of range, then a non-finite vertex, then one beyond MAX_COORDINATE.
         let mut want = if indices.is_empty() { Err(MeshError::Empty) } else { Ok(()) };
         if want.is_ok() {
             for (i, tri) in indices.iter().enumerate() {
@@ -278,6 +275,10 @@ impl World {
                 }
                 if tri.iter().any(|&k| !vertices[k as usize].iter().all(|x| x.is_finite())) {
                     want = Err(MeshError::Shape { triangle: i, error: ShapeError::NonFinite("triangle vertex") });
+                    break;
+                }
+                if tri.iter().any(|&k| vertices[k as usize].iter().any(|x| x.abs() > MAX_COORDINATE)) {
+                    want = Err(MeshError::Shape { triangle: i, error: ShapeError::TooLarge("triangle vertex") });
                     break;
                 }
             }
@@ -336,9 +337,6 @@ impl World {
         // CCD impacts: a live CCD sphere against another collider its groups
         // accept, at a toi in [0, 1], sorted by collider.
         for imp in self.pipeline.ccd_impacts() {
-            if known_bug::SKIP && imp.hit.toi.is_nan() {
-                continue; // B10: a sweep over a motion whose square overflows
-            }
             let c = self.scene.get(imp.collider).expect("live CCD collider");
             let o = self.scene.get(imp.other).expect("live other collider");
             assert!(c.ccd() && matches!(c.world_shape(), WorldShape::Sphere(_)), "impact of a non-CCD collider");
@@ -419,9 +417,6 @@ impl World {
                     c.world_shape().cast_ray(ray).map(|hit| (h, hit, entered))
                 })
                 .collect();
-            if known_bug::SKIP && hits.iter().any(|x| x.1.toi.is_nan()) {
-                continue; // B7: a NaN toi from a shape beyond ~1e15
-            }
             let min_toi =
                 |it: &mut dyn Iterator<Item = f32>| it.fold(None, |m: Option<f32>, t| Some(m.map_or(t, |m| m.min(t))));
             let lower = min_toi(&mut hits.iter().map(|x| x.1.toi));
@@ -502,9 +497,6 @@ impl World {
                 .map(|(hd, col)| (hd, col.world_shape().cast_sphere(&s, &m), intersects_aabb_aabb(col.aabb(), &swept)))
                 .collect();
             let got = self.scene.cast_sphere(&s, &m, &filter);
-            if known_bug::SKIP && all.iter().any(|x| x.1.is_some_and(|h| h.toi.is_nan())) {
-                return; // B10: a NaN toi from a shape or motion beyond ~1e15
-            }
             // The answer is the earliest hit among the candidates: at most the
             // earliest hit of a collider whose box meets the swept box, at least
             // the earliest hit of any collider.

@@ -238,6 +238,7 @@ fn updates_are_deterministic() {
 
 /// The parallel update gives the same events as the sequential one (with
 /// enough moved proxies per frame to take the parallel path).
+#[cfg(feature = "parallel")]
 #[test]
 fn parallel_update_matches_sequential() {
     let mut rng = rng(77);

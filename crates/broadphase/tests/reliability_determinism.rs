@@ -11,7 +11,7 @@
 //! (add `--features serde` for the round trips).
 
 use proxima_broadphase::{
-    BroadPhase, BruteForce, DynamicTree, Pair, PairEvent, PairTracker, ProxyId, ProxyOptions, RayControl, StaticBvh,
+    BroadPhase, BruteForce, DynamicTree, Pair, PairEvent, PairTracker, ProxyId, ProxyOptions, RayControl,
 };
 use proxima_narrowphase::{Aabb, Point, Ray, Vector};
 use proxima_test_support::gen::{uniform, unit_vector};
@@ -201,6 +201,7 @@ fn ray_trace(tree: &impl BroadPhase<Id = ProxyId>, rays: usize) -> Vec<(ProxyId,
 #[cfg(feature = "parallel")]
 mod threads {
     use super::*;
+    use proxima_broadphase::StaticBvh;
 
     fn pool(threads: usize) -> rayon::ThreadPool {
         rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("thread pool")

@@ -25,6 +25,9 @@ pub enum ShapeError {
     NegativeMaxToi,
     /// A rotation quaternion or matrix is not a rotation.
     InvalidRotation,
+    /// A coordinate or size exceeds [`MAX_COORDINATE`](crate::math::MAX_COORDINATE)
+    /// (`1e18`) in magnitude. The payload names it.
+    TooLarge(&'static str),
 }
 
 impl fmt::Display for ShapeError {
@@ -37,6 +40,7 @@ impl fmt::Display for ShapeError {
             Self::ZeroDirection => f.write_str("direction has zero length"),
             Self::NegativeMaxToi => f.write_str("max_toi is negative"),
             Self::InvalidRotation => f.write_str("rotation is not a unit quaternion"),
+            Self::TooLarge(what) => write!(f, "{what} exceeds 1e18 in magnitude (MAX_COORDINATE)"),
         }
     }
 }

@@ -33,5 +33,5 @@ pub use closest::*;
 pub use contact::*;
 pub use error::ShapeError;
 pub use intersect::*;
-pub use math::{Isometry, Matrix, Point, Real, Rotation, UnitVector, Vector};
+pub use math::{Isometry, Matrix, Point, Real, Rotation, UnitVector, Vector, MAX_COORDINATE};
 pub use shape::*;

@@ -18,6 +18,36 @@ pub type Isometry = nalgebra::Isometry3<Real>;
 /// A 3x3 matrix (rotation matrices, whose columns are a box's axes).
 pub type Matrix = nalgebra::Matrix3<Real>;
 
+/// The largest magnitude a shape constructor accepts for a coordinate or a
+/// size (radius, half-extent): `1e18`. Beyond it, the constructors of
+/// [`Sphere`](crate::Sphere), [`Capsule`](crate::Capsule),
+/// [`Obb`](crate::Obb) and [`Triangle`](crate::Triangle) return
+/// [`ShapeError::TooLarge`](crate::ShapeError::TooLarge).
+///
+/// Why `1e18`: every point of such a shape has coordinates below
+/// `1e18 + sqrt(3) 1e18 < 2.8e18` (a box corner), a difference of two such
+/// points has components below `5.6e18`, and its squared length is below
+/// `3 (5.6e18)^2 = 9.4e37`, under `f32::MAX = 3.4e38`. So squared distances,
+/// dot and cross products of differences, and the shapes' bounding boxes stay
+/// finite (a box never saturates, so it contains its shape), and a ray or
+/// sweep hit lies in the f32 range. A sphere of radius `f32::MAX` had a
+/// surface beyond the f32 range, a box that could not contain it, and
+/// overflowing squares: wrong answers rather than errors. The bound is far
+/// beyond useful f32 worlds (the spacing of f32 at `1e18` is `1.4e11`; the
+/// narrowphase answers are checked against an f64 oracle up to `1e6`).
+/// Rays, motions, planes and [`Aabb`](crate::Aabb) (the broadphase's
+/// bounding volume, valid up to `f32::MAX`, whose tests compare and clamp
+/// and whose boxes saturate) are not bounded; a collider of the scene that
+/// is a box is (`ColliderShape::placed`).
+pub const MAX_COORDINATE: Real = 1e18;
+
+/// True when every component is at most [`MAX_COORDINATE`] in magnitude
+/// (`false` for NaN).
+#[inline]
+pub(crate) fn is_within_bound(v: &Vector) -> bool {
+    v.iter().all(|x| x.abs() <= MAX_COORDINATE)
+}
+
 /// True when every component is finite (no NaN, no infinity).
 #[inline]
 pub(crate) fn is_finite_vec(v: &Vector) -> bool {

@@ -12,11 +12,14 @@ fn v(x: Real, y: Real, z: Real) -> Vector {
     Vector::new(x, y, z)
 }
 
-/// Finite centre and half-extents whose corners overflow: `NonFinite`.
+/// Finite centre and half-extents whose corners overflow: `NonFinite`
+/// (boxes are bounding volumes, valid up to `f32::MAX`: not bounded by
+/// `MAX_COORDINATE`).
 #[test]
 fn aabb_try_from_center_rejects_overflowing_corners() {
     let r = Aabb::try_from_center(p(3e38, 0.0, 0.0), v(3e38, 1.0, 1.0));
     assert!(matches!(r, Err(ShapeError::NonFinite(_))), "{r:?}");
+    assert!(Aabb::try_from_center(p(1e38, 0.0, 0.0), v(1e38, 1.0, 1.0)).is_ok());
 }
 
 /// Finite min and size whose max corner overflows: `NonFinite`.
@@ -24,6 +27,48 @@ fn aabb_try_from_center_rejects_overflowing_corners() {
 fn aabb_try_from_min_size_rejects_overflowing_corner() {
     let r = Aabb::try_from_min_size(p(0.0, 3e38, 0.0), v(1.0, 3e38, 1.0));
     assert!(matches!(r, Err(ShapeError::NonFinite(_))), "{r:?}");
+}
+
+/// Every shape constructor checks `MAX_COORDINATE` after NaN/infinity and
+/// negative sizes, on every coordinate and size; `Aabb` (the broadphase's
+/// bounding volume) and `Plane::try_new` are not bounded.
+#[test]
+fn shape_constructors_reject_coordinates_beyond_the_bound() {
+    let (m, over) = (MAX_COORDINATE, 1.0000001e18f32);
+    assert!(over > m);
+    let o = p(0.0, 0.0, 0.0);
+    for k in 0..3 {
+        let mut q = o;
+        q[k] = -over;
+        let mut h = v(1.0, 1.0, 1.0);
+        h[k] = over;
+        assert_eq!(Sphere::try_new(q, 1.0), Err(ShapeError::TooLarge("sphere centre or radius")));
+        assert_eq!(Capsule::try_new(o, q, 1.0), Err(ShapeError::TooLarge("capsule endpoint or radius")));
+        assert_eq!(Capsule::try_new(q, o, 1.0), Err(ShapeError::TooLarge("capsule endpoint or radius")));
+        assert_eq!(
+            Obb::try_new(q, Rotation::identity(), v(1.0, 1.0, 1.0)),
+            Err(ShapeError::TooLarge("obb centre or half-extents"))
+        );
+        assert_eq!(Obb::try_new(o, Rotation::identity(), h), Err(ShapeError::TooLarge("obb centre or half-extents")));
+        for t in [Triangle::try_new(q, o, o), Triangle::try_new(o, q, o), Triangle::try_new(o, o, q)] {
+            assert_eq!(t, Err(ShapeError::TooLarge("triangle vertex")));
+        }
+    }
+    assert_eq!(Sphere::try_new(o, over), Err(ShapeError::TooLarge("sphere centre or radius")));
+    assert_eq!(Capsule::try_new(o, o, over), Err(ShapeError::TooLarge("capsule endpoint or radius")));
+    // The order: NaN first, then negative sizes, then the bound.
+    assert!(matches!(Sphere::try_new(p(over, 0.0, 0.0), f32::NAN), Err(ShapeError::NonFinite(_))));
+    assert_eq!(Sphere::try_new(p(over, 0.0, 0.0), -1.0), Err(ShapeError::NegativeRadius));
+    assert_eq!(
+        Obb::try_new(p(over, 0.0, 0.0), Rotation::identity(), v(-1.0, 1.0, 1.0)),
+        Err(ShapeError::NegativeExtent)
+    );
+    // At the bound: accepted.
+    assert!(Sphere::try_new(p(m, -m, m), m).is_ok());
+    assert!(Triangle::try_new(p(m, m, m), p(-m, -m, -m), p(m, -m, m)).is_ok());
+    assert!(Aabb::try_new(p(-f32::MAX, 0.0, 0.0), p(f32::MAX, 1.0, 1.0)).is_ok());
+    assert!(Plane::try_new(p(3e38, 0.0, 0.0), v(1.0, 0.0, 0.0)).is_ok());
+    assert!(ShapeError::TooLarge("sphere centre or radius").to_string().contains("1e18"));
 }
 
 /// `-0.0` is not negative: a zero-size box from a `-0.0` size is valid.

@@ -35,8 +35,7 @@ impl Scene {
     /// by the swept box (start and end merged) and confirmed by the exact
     /// sweep of each candidate. Ties keep the first found.
     pub fn cast_sphere(&self, sphere: &Sphere, motion: &Vector, filter: &QueryFilter) -> Option<SceneSweepHit> {
-        let end = Sphere::try_new(sphere.center() + motion, sphere.radius()).ok()?;
-        let swept = sphere.aabb().merged(&end.aabb());
+        let swept = sphere.swept_aabb(motion)?;
         let mut best: Option<SceneSweepHit> = None;
         self.visit_candidates(&swept, |slot| {
             let collider = &self.colliders[slot as usize];

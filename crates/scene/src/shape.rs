@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use proxima_narrowphase::{
-    Aabb, Capsule, Isometry, Obb, Point, Ray, RayHit, Real, ShapeError, Sphere, SweepHit, Vector,
+    Aabb, Capsule, Isometry, Obb, Point, Ray, RayHit, Real, ShapeError, Sphere, SweepHit, Vector, MAX_COORDINATE,
 };
 
 use crate::trimesh::TriMesh;
@@ -42,13 +42,22 @@ pub enum ColliderShape {
 }
 
 impl ColliderShape {
-    /// Places the shape with `pose`, validating it on the way (a NaN pose or a
-    /// negative size gives a [`ShapeError`]).
+    /// Places the shape with `pose`, validating it on the way (a NaN pose, a
+    /// negative size, or a coordinate or size beyond
+    /// [`MAX_COORDINATE`](proxima_narrowphase::MAX_COORDINATE) gives a [`ShapeError`]).
     pub fn placed(&self, pose: &Isometry) -> Result<WorldShape, ShapeError> {
         let center = Point::from(pose.translation.vector);
         Ok(match self {
             Self::Sphere { radius } => WorldShape::Sphere(Sphere::try_new(center, *radius)?),
-            Self::Aabb { half_extents } => WorldShape::Aabb(Aabb::try_from_center(center, *half_extents)?),
+            Self::Aabb { half_extents } => {
+                // `Aabb` is also the broadphase's bounding volume, valid up to
+                // f32::MAX; as a collider it is a shape, bounded like the others.
+                let aabb = Aabb::try_from_center(center, *half_extents)?;
+                if !center.coords.iter().chain(half_extents.iter()).all(|x| x.abs() <= MAX_COORDINATE) {
+                    return Err(ShapeError::TooLarge("aabb centre or half-extents"));
+                }
+                WorldShape::Aabb(aabb)
+            }
             Self::Obb { half_extents } => WorldShape::Obb(Obb::try_new(center, pose.rotation, *half_extents)?),
             Self::Capsule { half_height, radius } => {
                 if !half_height.is_finite() || *half_height < 0.0 {
@@ -61,6 +70,11 @@ impl ColliderShape {
                 let q = pose.rotation.as_ref().coords;
                 if !center.coords.iter().chain(q.iter()).all(|x| x.is_finite()) {
                     return Err(ShapeError::NonFinite("mesh pose"));
+                }
+                // The mesh's vertices are within MAX_COORDINATE (Triangle::try_new):
+                // so is its placement, so world points stay within 2.8e18.
+                if center.coords.iter().any(|x| x.abs() > MAX_COORDINATE) {
+                    return Err(ShapeError::TooLarge("mesh pose"));
                 }
                 WorldShape::TriMesh(Arc::clone(mesh), *pose)
             }

@@ -125,8 +125,7 @@ impl TriMesh {
 
     /// The first hit of a sphere moving by `motion` (all in the mesh frame).
     pub fn cast_sphere(&self, sphere: &Sphere, motion: &Vector) -> Option<SweepHit> {
-        let end = Sphere::try_new(sphere.center() + motion, sphere.radius()).ok()?;
-        let swept = sphere.aabb().merged(&end.aabb());
+        let swept = sphere.swept_aabb(motion)?;
         let mut best: Option<SweepHit> = None;
         let _ = self.bvh.visit_overlaps(&swept, |tri| {
             if let Some(hit) = cast_sphere_triangle(sphere, motion, &self.triangles[tri as usize]) {

@@ -1,15 +1,13 @@
-//! Bugs found by the scene fuzz target in code this suite does not own,
-//! reduced to minimal inputs; each test asserts the documented behaviour,
-//! fails today, and is ignored with the bug's summary
-//! (`cargo test --release -p proxima-scene --test reliability_bugs -- --ignored`).
+//! Bugs found by the scene fuzz target, reduced to minimal inputs (numbered
+//! as in RELIABILITY.md, "Findings"); each test asserts the documented
+//! behaviour and failed before its bug was fixed.
 
-use proxima_narrowphase::{Isometry, Point, Ray, Vector};
+use proxima_narrowphase::{Isometry, Point, Ray, ShapeError, Vector, MAX_COORDINATE};
 use proxima_scene::*;
 
 /// B8: `Scene::contains_point` builds its probe with `Aabb::new(p, p)`, which
 /// panics on a NaN point (user input) instead of answering "no collider".
 #[test]
-
 fn b8_contains_point_with_nan_does_not_panic() {
     let mut scene = Scene::new();
     scene.insert(ColliderDesc::new(ColliderShape::Sphere { radius: 1.0 }, Isometry::identity())).unwrap();
@@ -24,10 +22,15 @@ fn b8_contains_point_with_nan_does_not_panic() {
 /// keeps the old box and the collider disappears from every query (and
 /// `Scene::validate` still passes).
 #[test]
-
 fn b9_collider_moved_from_far_away_is_found() {
     let mut scene = Scene::new();
+    // The fuzz input, a sphere at -f32::MAX, is now rejected (MAX_COORDINATE):
     let far = Isometry::translation(0.0, -3.4028235e38, 0.0);
+    let r = scene.insert(ColliderDesc::new(ColliderShape::Sphere { radius: 1.0 }, far));
+    assert_eq!(r, Err(SceneError::InvalidShape(ShapeError::TooLarge("sphere centre or radius"))));
+    assert!(scene.is_empty());
+    // and a sphere at the bound moves back like any other.
+    let far = Isometry::translation(0.0, -MAX_COORDINATE, 0.0);
     let h = scene.insert(ColliderDesc::new(ColliderShape::Sphere { radius: 1.0 }, far)).unwrap();
     scene.set_pose(h, Isometry::translation(5.0, 0.0, 0.0)).unwrap();
     scene.validate().unwrap();
@@ -36,14 +39,67 @@ fn b9_collider_moved_from_far_away_is_found() {
     assert_eq!(hit.map(|h| h.collider), Some(h), "the moved sphere is invisible to rays");
 }
 
-/// B1 (scene side): a valid sphere near `f32::MAX` gets an infinite box.
+/// B1 (scene side): a valid sphere near `f32::MAX` got an infinite box. Such
+/// a sphere is now rejected; at `MAX_COORDINATE` the box is finite and
+/// contains the sphere.
 #[test]
-
 fn b1_collider_boxes_stay_finite() {
     let mut scene = Scene::new();
-    let h = scene
-        .insert(ColliderDesc::new(ColliderShape::Sphere { radius: 1e38 }, Isometry::translation(3e38, 0.0, 0.0)))
-        .unwrap();
+    let far = Isometry::translation(3e38, 0.0, 0.0);
+    let r = scene.insert(ColliderDesc::new(ColliderShape::Sphere { radius: 1e38 }, far));
+    assert_eq!(r, Err(SceneError::InvalidShape(ShapeError::TooLarge("sphere centre or radius"))));
+    let m = MAX_COORDINATE;
+    let far = Isometry::translation(m, 0.0, 0.0);
+    let h = scene.insert(ColliderDesc::new(ColliderShape::Sphere { radius: m }, far)).unwrap();
     let b = *scene.get(h).unwrap().aabb();
-    assert!(b.is_valid(), "collider box {b:?}");
+    assert!(b.is_valid() && b.min().x <= 0.0 && b.max().x >= 2.0 * m, "collider box {b:?}");
+}
+
+/// B22: a dynamic sphere of radius `f32::MAX` (accepted by `Sphere::try_new`)
+/// has a surface beyond the f32 range and a box that cannot contain it, and
+/// `cast_ray_closest` answered wrongly next to it. Shapes are now bounded by
+/// `MAX_COORDINATE` (1e18): the insert is rejected with a typed error and
+/// the scene is unchanged; so is a mesh placed beyond the bound, and a mesh
+/// vertex beyond it.
+#[test]
+fn b22_sizes_beyond_the_bound_are_rejected() {
+    let mut scene = Scene::new();
+    let ok = scene.insert(ColliderDesc::new(ColliderShape::Sphere { radius: 1.0 }, Isometry::identity())).unwrap();
+    for radius in [f32::MAX, 1e30, 1.0000001e18] {
+        let r = scene.insert(ColliderDesc::new(ColliderShape::Sphere { radius }, Isometry::translation(0.0, 5.0, 0.0)));
+        assert_eq!(
+            r,
+            Err(SceneError::InvalidShape(ShapeError::TooLarge("sphere centre or radius"))),
+            "radius {radius:e}"
+        );
+    }
+    let r = scene
+        .insert(ColliderDesc::new(ColliderShape::Capsule { half_height: f32::MAX, radius: 1.0 }, Isometry::identity()));
+    assert_eq!(r, Err(SceneError::InvalidShape(ShapeError::TooLarge("capsule endpoint or radius"))));
+    let r = scene.insert(ColliderDesc::new(
+        ColliderShape::Obb { half_extents: Vector::new(1.0, f32::MAX, 1.0) },
+        Isometry::identity(),
+    ));
+    assert_eq!(r, Err(SceneError::InvalidShape(ShapeError::TooLarge("obb centre or half-extents"))));
+    let r = scene.insert(ColliderDesc::new(
+        ColliderShape::Aabb { half_extents: Vector::new(1.0, 1.0, 3e38) },
+        Isometry::identity(),
+    ));
+    assert_eq!(r, Err(SceneError::InvalidShape(ShapeError::TooLarge("aabb centre or half-extents"))));
+    let tri = |z: f32| {
+        TriMesh::new(vec![Point::origin(), Point::new(1.0, 0.0, 0.0), Point::new(0.0, 1.0, z)], vec![[0, 1, 2]])
+    };
+    assert_eq!(
+        tri(-f32::MAX).err(),
+        Some(MeshError::Shape { triangle: 0, error: ShapeError::TooLarge("triangle vertex") })
+    );
+    let mesh = std::sync::Arc::new(tri(0.0).unwrap());
+    let r = scene.insert(ColliderDesc::new(ColliderShape::TriMesh(mesh), Isometry::translation(0.0, 0.0, 2e18)));
+    assert_eq!(r, Err(SceneError::InvalidShape(ShapeError::TooLarge("mesh pose"))));
+    assert_eq!(scene.len(), 1);
+    scene.validate().unwrap();
+    let ray = Ray::new(Point::new(-10.0, 0.0, 0.0), Vector::x(), f32::INFINITY);
+    let hit = scene.cast_ray_closest(&ray, &QueryFilter::default()).expect("the unit sphere");
+    assert_eq!(hit.collider, ok);
+    assert_eq!(hit.toi, 9.0);
 }

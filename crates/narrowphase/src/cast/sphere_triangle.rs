@@ -2,7 +2,7 @@
 
 use super::ray_capsule::ray_capsule_toi;
 use super::sweep::{is_moving, motion_is_finite, normal_or_against_motion, SweepHit};
-use crate::closest::closest_point_triangle;
+use crate::closest::{closest_point_triangle, face_normal};
 use crate::math::{Point, Real, UnitVector, Vector};
 use crate::shape::{Sphere, Triangle};
 
@@ -50,7 +50,8 @@ pub fn cast_sphere_triangle(sphere: &Sphere, motion: &Vector, tri: &Triangle) ->
         return None;
     }
     let (c, r) = (sphere.center(), sphere.radius());
-    let n = unit_face_normal(tri);
+    let face = unit_face_normal(tri);
+    let n = face.map(|(n, _)| n);
     let q = closest_point_triangle(c, tri);
     let e = c - q;
     if e.norm_squared() <= r * r {
@@ -61,7 +62,7 @@ pub fn cast_sphere_triangle(sphere: &Sphere, motion: &Vector, tri: &Triangle) ->
     if !is_moving(motion) {
         return None;
     }
-    if let Some(hit) = n.and_then(|n| face_hit(c, motion, r, tri, &n)) {
+    if let Some(hit) = face.and_then(|(n, o)| face_hit(c, motion, r, tri, &n, &o)) {
         return Some(hit);
     }
     let edges = [(tri.a, tri.b), (tri.b, tri.c), (tri.c, tri.a)];
@@ -83,22 +84,27 @@ pub fn cast_sphere_triangle(sphere: &Sphere, motion: &Vector, tri: &Triangle) ->
     Some(SweepHit::new(toi, point, normal))
 }
 
-/// The unit face normal `(b - a) x (c - a) / |...|`, or `None` for a
-/// degenerate triangle (`|e1 x e2| <= eps |e1| |e2|`, as in `cast_ray_triangle`).
+/// The unit face normal `(b - a) x (c - a) / |...|` and the vertex it is
+/// computed at, or `None` for a degenerate triangle (`|e1 x e2| <= eps |e1|
+/// |e2|`, as in `cast_ray_triangle`).
+///
+/// On a needle or sliver (angle at `a` with `sin^2 < 1e-2`) the normal is
+/// computed at the vertex opposite the longest edge ([`face_normal`]): the
+/// direction error of `e1 x e2` is `eps / sin`, and the face test multiplies
+/// it by the centre's distance from the vertex (a triangle with `sin = 1e-4`
+/// at `a`, 20 units long, put the face 2.8e-3 off).
 #[inline]
-fn unit_face_normal(tri: &Triangle) -> Option<Vector> {
-    let e1 = tri.b - tri.a;
-    let e2 = tri.c - tri.a;
-    let n = e1.cross(&e2);
-    let n2 = n.norm_squared();
-    (n2 > Real::EPSILON * Real::EPSILON * e1.norm_squared() * e2.norm_squared()).then(|| n / n2.sqrt())
+fn unit_face_normal(tri: &Triangle) -> Option<(Vector, Point)> {
+    let (n, o, _) = face_normal(tri)?;
+    Some((n / n.norm(), o))
 }
 
 /// Step 1: the centre's ray against the plane offset by `r` towards the
 /// centre's side, accepted only if the touching point is on the triangle.
+/// `n` is the unit face normal computed at the vertex `o`.
 #[inline]
-fn face_hit(c: &Point, motion: &Vector, r: Real, tri: &Triangle, n: &Vector) -> Option<SweepHit> {
-    let h = n.dot(&(c - tri.a));
+fn face_hit(c: &Point, motion: &Vector, r: Real, tri: &Triangle, n: &Vector, o: &Point) -> Option<SweepHit> {
+    let h = n.dot(&(c - o));
     if h.abs() <= r {
         return None; // starts within the slab beside the triangle: edges decide
     }

@@ -12,4 +12,5 @@ pub use obb::{closest_point_obb, distance_obb};
 pub use segment::{closest_point_segment, closest_points_segment_segment, distance_point_segment};
 pub use segment_box::{closest_points_segment_aabb, closest_points_segment_box_local, closest_points_segment_obb};
 pub use sphere::{closest_point_sphere, distance_sphere};
+pub(crate) use triangle::face_normal;
 pub use triangle::{closest_point_triangle, distance_triangle};

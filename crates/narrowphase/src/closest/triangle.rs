@@ -46,19 +46,10 @@ pub fn closest_point_triangle(p: &Point, tri: &Triangle) -> Point {
     // A degenerate triangle (two equal vertices, or collinear within the
     // rounding of the cross product) is the segment(s) it collapses to; the
     // region tests below would divide 0 by 0 on it.
-    let mut n = ab.cross(&ac);
-    let mut n2 = n.norm_squared();
-    // `|u|^2 |v|^2` of the two edges whose cross product is `n`, and the
-    // vertex they meet at.
-    let mut uv2 = ab.norm_squared() * ac.norm_squared();
-    let mut o = a;
-    if n2 <= Real::EPSILON * Real::EPSILON * uv2 {
+    let Some((n, o, uv2)) = face_normal(tri) else {
         return closest_on_edges(p, tri);
-    }
-    if n2 < RECOMPUTE_NORMAL_SIN2 * uv2 {
-        (n, o, uv2) = best_conditioned_normal(tri);
-        n2 = n.norm_squared();
-    }
+    };
+    let n2 = n.norm_squared();
     let ap = p - a;
     let d1 = ab.dot(&ap);
     let d2 = ac.dot(&ap);
@@ -103,6 +94,32 @@ pub fn closest_point_triangle(p: &Point, tri: &Triangle) -> Point {
         return p - n * (n.dot(&(p - o)) / n2);
     }
     a + ab * (vb / denom) + ac * (vc / denom)
+}
+
+/// The triangle's normal `n = (b - a) x (c - a)` (not normalised), the vertex
+/// `o` it is computed at and `|u|^2 |v|^2` of the two edges `u`, `v` whose
+/// cross product it is; `None` for a degenerate triangle (two equal
+/// vertices, or collinear within the rounding of the cross product:
+/// `|n|^2 <= eps^2 |b - a|^2 |c - a|^2`).
+///
+/// `n` is computed at `a`, unless the angle there has `sin^2 < 1e-2`: then at
+/// the vertex opposite the longest edge ([`best_conditioned_normal`]), so its
+/// direction error is about `eps` on slivers and needles too. Any point of
+/// the plane is `o + x` with `n . x = 0`; heights over the plane are measured
+/// from `o`.
+#[inline]
+pub(crate) fn face_normal(tri: &Triangle) -> Option<(Vector, Point, Real)> {
+    let (ab, ac) = (tri.b - tri.a, tri.c - tri.a);
+    let n = ab.cross(&ac);
+    let n2 = n.norm_squared();
+    let uv2 = ab.norm_squared() * ac.norm_squared();
+    if n2 <= Real::EPSILON * Real::EPSILON * uv2 {
+        return None;
+    }
+    if n2 < RECOMPUTE_NORMAL_SIN2 * uv2 {
+        return Some(best_conditioned_normal(tri));
+    }
+    Some((n, tri.a, uv2))
 }
 
 /// The triangle's normal `(b - a) x (c - a)`, computed at the vertex `o`

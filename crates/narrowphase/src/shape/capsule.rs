@@ -2,7 +2,7 @@
 
 use super::Aabb;
 use crate::error::ShapeError;
-use crate::math::{is_finite_point, Point, Real, Vector};
+use crate::math::{is_finite_point, is_within_bound, Point, Real, Vector, MAX_COORDINATE};
 
 /// A solid capsule: every point within `radius` of the segment `[a, b]`.
 ///
@@ -16,13 +16,17 @@ pub struct Capsule {
 }
 
 impl Capsule {
-    /// A capsule around the segment `[a, b]`.
+    /// A capsule around the segment `[a, b]`; rejects non-finite values, a
+    /// negative radius, and a coordinate or radius beyond [`MAX_COORDINATE`] (`1e18`).
     pub fn try_new(a: Point, b: Point, radius: Real) -> Result<Self, ShapeError> {
         if !is_finite_point(&a) || !is_finite_point(&b) || !radius.is_finite() {
             return Err(ShapeError::NonFinite("capsule endpoint or radius"));
         }
         if radius < 0.0 {
             return Err(ShapeError::NegativeRadius);
+        }
+        if !is_within_bound(&a.coords) || !is_within_bound(&b.coords) || radius > MAX_COORDINATE {
+            return Err(ShapeError::TooLarge("capsule endpoint or radius"));
         }
         Ok(Self { a, b, radius })
     }

@@ -2,7 +2,7 @@
 
 use super::Aabb;
 use crate::error::ShapeError;
-use crate::math::{is_finite_point, is_finite_vec, Isometry, Matrix, Point, Rotation, Vector};
+use crate::math::{is_finite_point, is_finite_vec, is_within_bound, Isometry, Matrix, Point, Rotation, Vector};
 
 /// A solid box with its own orientation: the points `center + R x` with
 /// `|x_i| <= half_extents_i`, where the columns of `R` are the box's axes in
@@ -21,7 +21,10 @@ pub struct Obb {
 }
 
 impl Obb {
-    /// A box from its centre, rotation and half-extents.
+    /// A box from its centre, rotation and half-extents; rejects non-finite
+    /// values, a rotation that is not unit (by more than `1e-3` in `|q|^2`),
+    /// negative half-extents, and a coordinate or half-extent beyond
+    /// [`MAX_COORDINATE`](crate::math::MAX_COORDINATE) (`1e18`).
     ///
     /// ```
     /// use proxima_narrowphase::{Obb, Point, Rotation, Vector};
@@ -39,6 +42,9 @@ impl Obb {
         }
         if half_extents.iter().any(|&h| h < 0.0) {
             return Err(ShapeError::NegativeExtent);
+        }
+        if !is_within_bound(&center.coords) || !is_within_bound(&half_extents) {
+            return Err(ShapeError::TooLarge("obb centre or half-extents"));
         }
         let axes = rotation.to_rotation_matrix().into_inner();
         Ok(Self { center, rotation, axes, half_extents })

@@ -2,7 +2,7 @@
 
 use super::Aabb;
 use crate::error::ShapeError;
-use crate::math::{is_finite_point, Point, Real, Vector};
+use crate::math::{is_finite_point, is_within_bound, Point, Real, Vector, MAX_COORDINATE};
 
 /// A solid sphere: every point within `radius` of `center` (boundary included).
 ///
@@ -15,7 +15,8 @@ pub struct Sphere {
 }
 
 impl Sphere {
-    /// A sphere; rejects a non-finite centre or radius and a negative radius.
+    /// A sphere; rejects a non-finite centre or radius, a negative radius, and
+    /// a centre coordinate or radius beyond [`MAX_COORDINATE`] (`1e18`).
     ///
     /// ```
     /// use proxima_narrowphase::{Point, Sphere, ShapeError};
@@ -28,6 +29,9 @@ impl Sphere {
         }
         if radius < 0.0 {
             return Err(ShapeError::NegativeRadius);
+        }
+        if !is_within_bound(&center.coords) || radius > MAX_COORDINATE {
+            return Err(ShapeError::TooLarge("sphere centre or radius"));
         }
         Ok(Self { center, radius })
     }
@@ -63,6 +67,21 @@ impl Sphere {
     pub fn aabb(&self) -> Aabb {
         let r = Vector::repeat(self.radius);
         Aabb::new_saturating(self.center - r, self.center + r)
+    }
+
+    /// The box swept by the sphere moving by `motion` (`c -> c + motion`):
+    /// the start and end boxes merged, saturating at `±f32::MAX` (a long
+    /// motion may end beyond [`MAX_COORDINATE`], where no sphere can be
+    /// built, and beyond the f32 range). `None` for a NaN or infinite motion.
+    #[inline]
+    pub fn swept_aabb(&self, motion: &Vector) -> Option<Aabb> {
+        if !motion.iter().all(|x| x.is_finite()) {
+            return None;
+        }
+        let r = Vector::repeat(self.radius);
+        let end = self.center + motion;
+        let (lo, hi) = (self.center.inf(&end), self.center.sup(&end));
+        Some(Aabb::new_saturating(lo - r, hi + r))
     }
 
     /// True when `p` lies inside or on the sphere: `|p - c|^2 <= r^2`.

@@ -2,7 +2,7 @@
 
 use super::Aabb;
 use crate::error::ShapeError;
-use crate::math::{is_finite_point, Point, Real, Vector};
+use crate::math::{is_finite_point, is_within_bound, Point, Real, Vector};
 
 /// A triangle `(a, b, c)`, a flat two-sided surface. Its front face is the one
 /// that `(b - a) x (c - a)` points out of (counter-clockwise seen from the front).
@@ -21,10 +21,14 @@ pub struct Triangle {
 }
 
 impl Triangle {
-    /// A triangle; rejects non-finite vertices.
+    /// A triangle; rejects non-finite vertices and a coordinate beyond
+    /// [`MAX_COORDINATE`](crate::math::MAX_COORDINATE) (`1e18`).
     pub fn try_new(a: Point, b: Point, c: Point) -> Result<Self, ShapeError> {
         if !is_finite_point(&a) || !is_finite_point(&b) || !is_finite_point(&c) {
             return Err(ShapeError::NonFinite("triangle vertex"));
+        }
+        if !is_within_bound(&a.coords) || !is_within_bound(&b.coords) || !is_within_bound(&c.coords) {
+            return Err(ShapeError::TooLarge("triangle vertex"));
         }
         Ok(Self { a, b, c })
     }
