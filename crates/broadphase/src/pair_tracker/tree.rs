@@ -8,9 +8,9 @@
 //! an eighth of it, or when refits have let its area ratio (the sum of the
 //! lane boxes' areas over the root's) grow by half since the build.
 
+use super::Record;
 use crate::StaticBvh;
 use core::ops::ControlFlow;
-use super::Record;
 use proxima_narrowphase::{intersects_aabb_aabb, Aabb};
 
 /// A build id whose proxy was removed since the build.

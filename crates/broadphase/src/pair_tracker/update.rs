@@ -80,7 +80,8 @@ impl<T> PairTracker<T> {
     fn finish(&mut self) -> &[PairEvent] {
         self.stats.found = self.found.len();
         sort_pairs(&mut self.found, &mut self.scratch);
-        let Self { proxies, records, changes, epoch, dynamic, fixed, pairs, exact, found, next_pairs, events, .. } = self;
+        let Self { proxies, records, changes, epoch, dynamic, fixed, pairs, exact, found, next_pairs, events, .. } =
+            self;
         let view = View { proxies, records, changes, epoch: *epoch, dynamic, fixed };
         merge(&view, pairs, found, next_pairs, exact, events);
         core::mem::swap(&mut self.pairs, &mut self.next_pairs);
