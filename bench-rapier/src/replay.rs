@@ -44,6 +44,7 @@ pub fn all_replays() -> Vec<Box<dyn Replay>> {
     vec![
         Box::new(DynamicTreeReplay::default()),
         Box::new(PairTrackerReplay::default()),
+        Box::new(PairTrackerReplay { parallel: true, ..Default::default() }),
         Box::new(SapReplay::default()),
         Box::new(StaticBvhReplay { rebuild: false, ..Default::default() }),
         Box::new(StaticBvhReplay { rebuild: true, ..Default::default() }),
@@ -120,6 +121,8 @@ impl Replay for DynamicTreeReplay {
 /// `exact_pairs` (the pair set filtered by the tight boxes it keeps).
 #[derive(Default)]
 struct PairTrackerReplay {
+    /// `update_parallel` (rayon's pool) instead of `update`.
+    parallel: bool,
     tracker: PairTracker,
     ids: Vec<ProxyId>,
     out: Vec<(u32, u32)>,
@@ -135,7 +138,11 @@ impl PairTrackerReplay {
 
 impl Replay for PairTrackerReplay {
     fn name(&self) -> &'static str {
-        "pair_tracker"
+        if self.parallel {
+            "pair_tracker_par"
+        } else {
+            "pair_tracker"
+        }
     }
 
     fn start(&mut self, frame: &Frame) {
@@ -151,7 +158,11 @@ impl Replay for PairTrackerReplay {
         for (i, (old, new)) in prev.boxes.iter().zip(&frame.boxes).enumerate() {
             self.tracker.move_proxy(self.ids[i], *new, displacement(old, new)).expect("live id, finite motion");
         }
-        self.tracker.update();
+        if self.parallel {
+            self.tracker.update_parallel();
+        } else {
+            self.tracker.update();
+        }
         self.collect();
     }
 

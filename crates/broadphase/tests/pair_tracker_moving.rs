@@ -125,9 +125,10 @@ fn check(
     fat
 }
 
-fn run(seed: u64, n: usize, frames: usize) {
+/// Runs the sequence; returns the largest pair set seen.
+fn run(seed: u64, n: usize, frames: usize, spacing: f32) -> usize {
     let mut r = rng(seed);
-    let side = (n as f32).cbrt() * 2.5;
+    let side = (n as f32).cbrt() * spacing;
     let mut seq: PairTracker<u32> = PairTracker::new();
     let mut par1: PairTracker<u32> = PairTracker::new();
     let mut par2: PairTracker<u32> = PairTracker::new();
@@ -144,7 +145,7 @@ fn run(seed: u64, n: usize, frames: usize) {
     #[cfg(feature = "parallel")]
     let two = rayon::ThreadPoolBuilder::new().num_threads(2).build().expect("pool");
     let mut before = BTreeSet::new();
-    let mut events = 0;
+    let (mut events, mut most) = (0, 0);
     for frame in 0..frames {
         // 10 ordinary frames, a burst, 10 ordinary, 15 quiet, repeated.
         let phase = match frame % 36 {
@@ -171,19 +172,28 @@ fn run(seed: u64, n: usize, frames: usize) {
             assert!(expected.is_empty(), "frame {frame}: a quiet frame changed pairs");
         }
         before = check(&world, &seq, &before, frame);
+        most = most.max(seq.pairs().len());
     }
     assert!(events > frames, "the sequence must change pairs ({events} events)");
+    most
 }
 
 #[test]
 fn small_world_against_brute_force() {
     for seed in 0..4 {
-        run(seed, 300, 80);
+        run(seed, 300, 80, 2.5);
     }
 }
 
 #[test]
 fn larger_world_with_bursts_against_brute_force() {
-    // Enough changed proxies per frame to take the parallel path (>= 256).
-    run(99, 2_000, 40);
+    // Enough changed proxies per frame to take the parallel queries (>= 256).
+    run(99, 2_000, 40, 2.5);
+}
+
+#[test]
+fn dense_world_against_brute_force() {
+    // Enough pairs (> 8,192) for the parallel update to merge in slices.
+    let most = run(7, 4_000, 12, 1.5);
+    assert!(most > 8_192, "only {most} pairs: the sliced merge was not exercised");
 }

@@ -160,8 +160,10 @@ pub struct PairTracker<T = ()> {
     scratch: Vec<Pair>,
     queries: Vec<(u32, u32)>,
     events: Vec<PairEvent>,
-    /// Per-slice output of the parallel update.
+    /// Per-slice output of the parallel update's queries, and of its merge
+    /// (next pairs, exact pairs, events).
     chunks: Vec<Vec<Pair>>,
+    merges: Vec<(Vec<Pair>, Vec<Pair>, Vec<PairEvent>)>,
     stats: UpdateStats,
 }
 
@@ -200,6 +202,7 @@ impl<T> PairTracker<T> {
             queries: Vec::new(),
             events: Vec::new(),
             chunks: Vec::new(),
+            merges: Vec::new(),
             stats: UpdateStats::default(),
         }
     }
@@ -533,6 +536,13 @@ impl<T> PairTracker<T> {
             + self.queries.capacity() * 8
             + self.events.capacity() * core::mem::size_of::<PairEvent>()
             + self.chunks.iter().map(|o| o.capacity() * pair).sum::<usize>()
+            + self
+                .merges
+                .iter()
+                .map(|(n, x, e)| {
+                    (n.capacity() + x.capacity()) * pair + e.capacity() * core::mem::size_of::<PairEvent>()
+                })
+                .sum::<usize>()
     }
 
     /// [`memory_bytes`](Self::memory_bytes) per live proxy (0 when empty).

@@ -38,7 +38,12 @@ impl StaticBvh {
                 let lane = mask.trailing_zeros() as usize;
                 mask &= mask - 1;
                 match node.lane(lane) {
-                    Lane::Node(child) => stack.push(child),
+                    Lane::Node(child) => {
+                        // The pushed nodes load while this one's lanes are
+                        // visited (a query is a chain of cache misses otherwise).
+                        super::ray::prefetch_node(&self.nodes, child);
+                        stack.push(child);
+                    }
                     Lane::Leaf { first, count } => {
                         for slot in first..first + count {
                             // A one-box leaf's lane is the box: already tested.

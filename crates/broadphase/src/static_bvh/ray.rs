@@ -292,7 +292,7 @@ where
 /// a node are visited, so their loads overlap instead of forming one
 /// dependent chain of cache misses.
 #[inline(always)]
-fn prefetch_node(nodes: &[WideNode], index: u32) {
+pub(super) fn prefetch_node(nodes: &[WideNode], index: u32) {
     #[cfg(target_arch = "x86_64")]
     if let Some(node) = nodes.get(index as usize) {
         use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
