@@ -3,7 +3,7 @@
 /// A handle to a proxy in a dynamic structure: a slot index and the slot's
 /// generation when the proxy was inserted.
 ///
-/// Slots are reused (`slab`), so an id kept after `remove` would otherwise
+/// Slots are reused (the last freed first), so an id kept after `remove` would otherwise
 /// name whatever proxy took the slot next; the generation makes such a stale
 /// id detectable, and every structure rejects it. Ids order by
 /// `(index, generation)`: pair keys `(min, max)` use this order.

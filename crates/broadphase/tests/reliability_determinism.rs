@@ -284,16 +284,17 @@ mod serde_round_trip {
         }
     }
 
-    /// A tree saved after removals issues the same ids afterwards (the slab's
-    /// free list survives the round trip) and answers rays in the same order.
+    /// A tree saved after removals issues the same ids afterwards (the slot
+    /// map's free list survives the round trip) and answers rays in the same
+    /// order.
     ///
-    /// Bug B12: `Slots` derives serde through `slab`'s impl, which writes only
-    /// the occupied entries; on the way back `slab` rebuilds its free list in
-    /// key order (and drops trailing vacant slots), so the next `insert` after
-    /// a restore takes another slot than it would have: ids, pair keys and
-    /// event order diverge from the original run (rapier #910's failure).
+    /// Bug B12 (fixed): `Slots` derived serde through `slab`'s impl, which
+    /// writes only the occupied entries; on the way back `slab` rebuilt its
+    /// free list in key order (and dropped trailing vacant slots), so the next
+    /// `insert` after a restore took another slot than it would have: ids,
+    /// pair keys and event order diverged from the original run (rapier
+    /// #910's failure).
     #[test]
-    #[ignore = "bug B12: the slab free list is not serialized; ids diverge after a serde round trip"]
     fn dynamic_tree_round_trip_keeps_ids_and_queries() {
         let mut tree = build_tree(3_000, 21);
         // Free some slots in a scattered order.
@@ -315,7 +316,6 @@ mod serde_round_trip {
     /// The same with a tracker: removals just before the snapshot, then the
     /// same inserts on the original and the restored tracker.
     #[test]
-    #[ignore = "bug B12: the slab free list is not serialized; ids diverge after a serde round trip"]
     fn pair_tracker_restored_with_free_slots_issues_the_same_ids() {
         let (_, mut tracker, sim) = simulate(2_000, 5, 11);
         for k in [100usize, 7, 1_500] {
@@ -331,6 +331,43 @@ mod serde_round_trip {
             assert_eq!(a, r, "insert {i}: ids diverge after the round trip");
         }
         assert_eq!(tracker.update(), restored.update());
+    }
+
+    /// A snapshot whose proxy slots were tampered with is refused with an
+    /// error, not trusted: a free list through an occupied slot, a cycle, a
+    /// free list that misses a vacant slot, generations of another length.
+    #[test]
+    fn tampered_slot_free_lists_are_refused() {
+        let mut tree = build_tree(50, 22);
+        let ids: Vec<ProxyId> = tree.iter().map(|x| x.0).collect();
+        for k in [7usize, 30, 2] {
+            tree.remove(ids[k]).expect("live");
+        }
+        let good = serde_json::to_value(&tree).expect("serialize");
+        assert_eq!(good["leaves"]["free_head"], 2);
+        assert_eq!(good["leaves"]["entries"][2], serde_json::json!({ "Vacant": 30 }));
+        let restored: DynamicTree<u32> = serde_json::from_value(good.clone()).expect("untampered");
+        restored.validate().expect("valid");
+        let tamper = |f: &dyn Fn(&mut serde_json::Value)| {
+            let mut v = good.clone();
+            f(&mut v["leaves"]);
+            serde_json::from_value::<DynamicTree<u32>>(v)
+                .map(|_| ())
+                .expect_err("tampered payload accepted")
+                .to_string()
+        };
+        let occupied = tamper(&|l| l["free_head"] = 0.into());
+        assert!(occupied.contains("occupied slot 0"), "{occupied}");
+        let cycle = tamper(&|l| l["entries"][7] = serde_json::json!({ "Vacant": 2 }));
+        assert!(cycle.contains("cycle"), "{cycle}");
+        let short = tamper(&|l| l["entries"][30] = serde_json::json!({ "Vacant": u32::MAX }));
+        assert!(short.contains("reaches 2 of the 3"), "{short}");
+        let out = tamper(&|l| l["free_head"] = 50.into());
+        assert!(out.contains("names slot 50"), "{out}");
+        let lengths = tamper(&|l| {
+            l["generations"].as_array_mut().unwrap().pop();
+        });
+        assert!(lengths.contains("generations"), "{lengths}");
     }
 
     #[test]

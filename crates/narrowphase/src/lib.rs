@@ -27,6 +27,8 @@ pub mod glam_convert;
 pub mod intersect;
 pub mod math;
 pub mod shape;
+#[cfg(feature = "serde")]
+mod validated_serde;
 
 pub use cast::*;
 pub use closest::*;

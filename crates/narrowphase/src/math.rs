@@ -33,8 +33,11 @@ pub type Matrix = nalgebra::Matrix3<Real>;
 /// sweep hit lies in the f32 range. A sphere of radius `f32::MAX` had a
 /// surface beyond the f32 range, a box that could not contain it, and
 /// overflowing squares: wrong answers rather than errors. The bound is far
-/// beyond useful f32 worlds (the spacing of f32 at `1e18` is `1.4e11`; the
-/// narrowphase answers are checked against an f64 oracle up to `1e6`).
+/// beyond useful f32 worlds (the spacing of f32 at `1e18` is `1.4e11`).
+/// It does not keep products of four lengths finite (the triangle kernels'
+/// triple products, above about `1e9`): the narrowphase answers are checked
+/// against an f64 oracle up to `1e6`, and beyond that only for being well
+/// formed (finite, in range, unit normals).
 /// Rays, motions, planes and [`Aabb`](crate::Aabb) (the broadphase's
 /// bounding volume, valid up to `f32::MAX`, whose tests compare and clamp
 /// and whose boxes saturate) are not bounded; a collider of the scene that

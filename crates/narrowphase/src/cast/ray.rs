@@ -16,7 +16,11 @@ use crate::math::{is_finite_point, is_finite_vec, normalize_any, Point, Real, Un
 /// assert_eq!(Ray::try_new(Point::origin(), Vector::zeros(), 1.0), Err(ShapeError::ZeroDirection));
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(try_from = "crate::validated_serde::RayFields")
+)]
 pub struct Ray {
     origin: Point,
     dir: Vector,

@@ -20,7 +20,11 @@ use crate::math::{is_finite_point, is_finite_vec, Point, Real, Vector};
 /// assert!(Aabb::try_new(Point::new(1.0, 0.0, 0.0), Point::origin()).is_err());
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(try_from = "crate::validated_serde::AabbFields")
+)]
 pub struct Aabb {
     min: Point,
     max: Point,

@@ -8,7 +8,11 @@ use crate::math::{is_finite_point, is_within_bound, Point, Real, Vector, MAX_COO
 ///
 /// Invariant: finite endpoints, finite `radius >= 0`; `a == b` gives a sphere.
 #[derive(Clone, Copy, Debug, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(try_from = "crate::validated_serde::CapsuleFields")
+)]
 pub struct Capsule {
     a: Point,
     b: Point,

@@ -8,11 +8,16 @@ use crate::math::{is_finite_point, is_finite_vec, is_within_bound, Isometry, Mat
 /// `|x_i| <= half_extents_i`, where the columns of `R` are the box's axes in
 /// world space (boundary included).
 ///
-/// The rotation matrix is computed once at construction, since every query
-/// works with the axes. Invariant: finite centre, unit rotation, finite
+/// The rotation matrix is computed once at construction from the rotation,
+/// since every query works with the axes; it is never stored on its own (the
+/// serde form holds the rotation only, and rebuilds the matrix). Invariant: finite centre, unit rotation, finite
 /// half-extents `>= 0` (zero gives a flat or degenerate box).
 #[derive(Clone, Copy, Debug, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(try_from = "crate::validated_serde::ObbFields", into = "crate::validated_serde::ObbFields")
+)]
 pub struct Obb {
     center: Point,
     rotation: Rotation,

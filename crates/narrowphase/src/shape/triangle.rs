@@ -10,7 +10,11 @@ use crate::math::{is_finite_point, is_within_bound, Point, Real, Vector};
 /// Invariant: finite vertices. Degenerate (zero-area) triangles are allowed;
 /// every query handles them as the segment or point they collapse to.
 #[derive(Clone, Copy, Debug, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(try_from = "crate::validated_serde::TriangleFields")
+)]
 pub struct Triangle {
     /// First vertex.
     pub(crate) a: Point,
