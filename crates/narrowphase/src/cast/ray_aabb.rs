@@ -79,13 +79,6 @@ pub(crate) fn slab(o: &Vector, d: &Vector, lo: &Vector, hi: &Vector, max_toi: Re
     (t_enter, axis, t_enter <= t_exit)
 }
 
-/// [`slab`] as an `Option<(t_enter, axis)>`.
-#[inline]
-pub(crate) fn slab_enter(o: &Vector, d: &Vector, lo: &Vector, hi: &Vector, max_toi: Real) -> Option<(Real, usize)> {
-    let (t, axis, hit) = slab(o, d, lo, hi, max_toi);
-    hit.then_some((t, axis))
-}
-
 /// `b` where `mask` is all ones, `a` where it is zero, bit for bit.
 #[inline(always)]
 fn select(mask: u32, a: Real, b: Real) -> Real {

@@ -83,21 +83,37 @@ pub(crate) fn ray_capsule_toi(o: &Vector, d: &Vector, a: &Vector, b: &Vector, r:
 #[cold]
 #[inline(never)]
 fn ray_capsule_toi_f64(o: &Vector, d: &Vector, a: &Vector, b: &Vector, r: Real) -> Option<(Real, Vector)> {
-    let (d, r) = (d.cast::<f64>(), f64::from(r));
-    let (ab, m) = (wide_sub(b, a), wide_sub(o, a));
-    let unit = |toi: f64, n: Vector3<f64>| (toi as Real, unit_f64(&n).map_or(Vector::zeros(), |u| u.into_inner()));
+    let (toi, n) = ray_capsule_toi_wide(&wide_sub(o, a), &d.cast::<f64>(), &wide_sub(b, a), f64::from(r))?;
+    Some((toi as Real, unit_f64(&n).map_or(Vector::zeros(), |u| u.into_inner())))
+}
+
+/// [`ray_capsule_toi`] in f64, with positions relative to the segment's
+/// start `a`: the ray `m + toi * d` against the capsule of radius `r` around
+/// `[0, ab]`. Returns the toi and the unnormalised outward normal (the hit
+/// point minus its closest point on the segment; zero for a start inside or
+/// on). The same steps as the f32 kernel; with f32 inputs taken exactly
+/// (`m = o - a` and `ab` are exact differences in f64), every square and
+/// product is in range and the root keeps ~1e-16 of the coordinates, so a
+/// sweep's contact is exact to far below its motion's length whatever the
+/// sizes (the f32 kernel loses `~eps |o - a|`).
+pub(crate) fn ray_capsule_toi_wide(
+    m: &Vector3<f64>,
+    d: &Vector3<f64>,
+    ab: &Vector3<f64>,
+    r: f64,
+) -> Option<(f64, Vector3<f64>)> {
     let ll = ab.norm_squared();
     if ll < f64::from(Real::MIN_POSITIVE) {
-        let toi = ray_sphere_toi_f64(&m, &d, r)?;
-        return Some(if toi == 0.0 { (0.0, Vector::zeros()) } else { unit(toi, m + d * toi) });
+        let toi = ray_sphere_toi_f64(m, d, r)?;
+        return Some(if toi == 0.0 { (0.0, Vector3::zeros()) } else { (toi, m + d * toi) });
     }
     let r2 = r * r;
-    let md = m.dot(&ab);
+    let md = m.dot(ab);
     let s = (md / ll).clamp(0.0, 1.0);
     if (m - ab * s).norm_squared() <= r2 {
-        return Some((0.0, Vector::zeros()));
+        return Some((0.0, Vector3::zeros()));
     }
-    let dd = d.dot(&ab);
+    let dd = d.dot(ab);
     let m_perp = m - ab * (md / ll);
     let d_perp = d - ab * (dd / ll);
     let c = m_perp.norm_squared() - r2;
@@ -118,11 +134,11 @@ fn ray_capsule_toi_f64(o: &Vector, d: &Vector, a: &Vector, b: &Vector, r: Real) 
     };
     let y = (md + t_cyl * dd) / ll;
     if (0.0..=1.0).contains(&y) {
-        return Some(unit(t_cyl, m_perp + d_perp * t_cyl));
+        return Some((t_cyl, m_perp + d_perp * t_cyl));
     }
-    let cap = if y < 0.0 { m } else { wide_sub(o, b) };
-    let toi = ray_sphere_toi_f64(&cap, &d, r)?;
-    Some(unit(toi, cap + d * toi))
+    let cap = if y < 0.0 { *m } else { m - ab };
+    let toi = ray_sphere_toi_f64(&cap, d, r)?;
+    Some((toi, cap + d * toi))
 }
 
 /// First hit of a ray on a solid capsule.

@@ -1,17 +1,28 @@
 //! Swept sphere against axis-aligned box: the exact Minkowski-sum method.
 
-use super::ray_aabb::slab_enter;
-use super::ray_capsule::ray_capsule_toi;
-use super::sweep::{is_moving, motion_is_finite, SweepHit};
+use super::ray_capsule::ray_capsule_toi_wide;
+use super::sweep::{motion_is_finite, SweepHit};
 use crate::math::{Point, Real, UnitVector, Vector};
 use crate::shape::{Aabb, Sphere};
+use nalgebra::Vector3;
+
+/// An f64 vector: the box kernel's positions and directions.
+pub(crate) type Wide = Vector3<f64>;
 
 /// A sweep result in the frame of the box kernel: `toi`, the contact point on
 /// the box, the unit outward normal.
-pub(crate) type LocalSweep = (Real, Vector, Vector);
+pub(crate) type LocalSweep = (f64, Wide, Wide);
 
 /// A sphere of radius `r` whose centre moves `o -> o + m` (`toi` in
 /// `[0, 1]`) against the solid box `[lo, hi]`, all in the box's frame.
+///
+/// In f64, from the f32 inputs taken exactly (the oriented box's frame change
+/// too, see `cast_sphere_obb`): the slab times `(lo - r - o) / m` and the edge
+/// quadratics subtract coordinates up to the box's offset and compare
+/// distances of the sphere's size, which in f32 cost `~eps (|o| + r)`: 1e-3
+/// at 1e4, a tenth of a 0.01 motion. In f64 the contact is exact to far
+/// below the motion's length for any size, offset and motion, at the cost of
+/// f64 divisions and square roots (scalar code either way).
 ///
 /// Ericson, Real-Time Collision Detection, 5.5.7: the sphere touches the
 /// box when its centre enters the Minkowski sum of box and ball, the box
@@ -43,7 +54,7 @@ pub(crate) type LocalSweep = (Real, Vector, Vector);
 /// region only by rounding (it lies outside the face region by no more than
 /// the rounding of its coordinates) and the capsules miss, the face answer
 /// is kept; this matters for a zero or tiny `r`, where the capsules are thin.
-pub(crate) fn sweep_sphere_box(o: &Vector, m: &Vector, r: Real, lo: &Vector, hi: &Vector) -> Option<LocalSweep> {
+pub(crate) fn sweep_sphere_box(o: &Wide, m: &Wide, r: f64, lo: &Wide, hi: &Wide) -> Option<LocalSweep> {
     let q = o.sup(lo).inf(hi);
     let e = o - q;
     let dist2 = e.norm_squared();
@@ -54,12 +65,18 @@ pub(crate) fn sweep_sphere_box(o: &Vector, m: &Vector, r: Real, lo: &Vector, hi:
         let (point, normal) = nearest_face(o, lo, hi);
         return Some((0.0, point, normal));
     }
-    if !is_moving(m) {
+    // A motion whose f32 square underflows is no motion (see `cast::sweep`).
+    if m.norm_squared() < f64::from(Real::MIN_POSITIVE) {
         return None;
     }
-    let rv = Vector::repeat(r);
-    let (t, axis) = slab_enter(o, m, &(lo - rv), &(hi + rv), 1.0)?;
-    let p = o + m * t;
+    let rv = Wide::repeat(r);
+    let (t, axis) = slab_enter(o, m, &(lo - rv), &(hi + rv))?;
+    // The entry point, put exactly on the plane it entered through: for a
+    // start ~1e14 box sizes away, `o + t m` cancels to the wrong side of it.
+    let mut p = o + m * t;
+    if axis < 3 {
+        p[axis] = if m[axis].is_sign_negative() { hi[axis] + r } else { lo[axis] - r };
+    }
     // Per axis: -1 below lo, +1 above hi, 0 within.
     let mut side = [0i8; 3];
     let mut count = 0;
@@ -73,7 +90,7 @@ pub(crate) fn sweep_sphere_box(o: &Vector, m: &Vector, r: Real, lo: &Vector, hi:
         };
         count += (side[i] != 0) as usize;
     }
-    let corner = Vector::from_fn(|i, _| if side[i] < 0 { lo[i] } else { hi[i] });
+    let corner = Wide::from_fn(|i, _| if side[i] < 0 { lo[i] } else { hi[i] });
     let capsule_hit = match count {
         0 | 1 => None,
         2 => {
@@ -96,9 +113,9 @@ pub(crate) fn sweep_sphere_box(o: &Vector, m: &Vector, r: Real, lo: &Vector, hi:
         Some(hit) => hit,
         None if count >= 2 => {
             // Rounding guard (see above): how far p lies outside the face region.
-            let excess = (0..3).map(|i| (lo[i] - p[i]).max(p[i] - hi[i])).fold(0.0, Real::max);
+            let excess = (0..3).map(|i| (lo[i] - p[i]).max(p[i] - hi[i])).fold(0.0, f64::max);
             let scale = o.amax() + m.amax() + lo.amax() + hi.amax() + r;
-            if excess > 8.0 * Real::EPSILON * scale {
+            if excess > 8.0 * f64::EPSILON * scale {
                 return None;
             }
             (t, face_normal(axis, &side, m))
@@ -113,16 +130,17 @@ pub(crate) fn sweep_sphere_box(o: &Vector, m: &Vector, r: Real, lo: &Vector, hi:
 /// centre. Taking the nearest point, rather than the feature that produced
 /// `toi`, matters where features tie: the capsules of two edges and the ball
 /// of their shared vertex can give the same `f32` toi while the contact
-/// point slides along an edge. When the centre is (by rounding, or with
-/// `r = 0`) too close to the box for that direction to be reliable
-/// (`|centre - point| <= r / 2`), the feature's normal `fallback` is used.
+/// point slides along an edge. When the centre is not where the contact puts
+/// it, `r` from the box (by rounding: `|centre - point|` outside
+/// `(r / 2, 3 r / 2)`, as with `r = 0`, or a start ~1e14 radii away whose
+/// `o + toi m` cancels), the feature's normal `fallback` is used.
 #[inline]
-fn contact_at(o: &Vector, m: &Vector, toi: Real, r: Real, lo: &Vector, hi: &Vector, fallback: &Vector) -> LocalSweep {
+fn contact_at(o: &Wide, m: &Wide, toi: f64, r: f64, lo: &Wide, hi: &Wide, fallback: &Wide) -> LocalSweep {
     let centre = o + m * toi;
     let point = centre.sup(lo).inf(hi);
     let e = centre - point;
     let len = e.norm();
-    let normal = if len > 0.5 * r && len > 0.0 { e / len } else { *fallback };
+    let normal = if len > 0.5 * r && len < 1.5 * r { e / len } else { *fallback };
     (toi, point, normal)
 }
 
@@ -130,8 +148,8 @@ fn contact_at(o: &Vector, m: &Vector, toi: Real, r: Real, lo: &Vector, hi: &Vect
 /// `r`, with the capsule's outward normal there (unit; `-m / |m|` if the
 /// capsule is a line hit exactly, `r = 0`).
 #[inline]
-fn edge_toi(o: &Vector, m: &Vector, r: Real, a: &Vector, b: &Vector) -> Option<(Real, Vector)> {
-    let (toi, n) = ray_capsule_toi(o, m, a, b, r)?;
+fn edge_toi(o: &Wide, m: &Wide, r: f64, a: &Wide, b: &Wide) -> Option<(f64, Wide)> {
+    let (toi, n) = ray_capsule_toi_wide(&(o - a), m, &(b - a), r)?;
     if toi > 1.0 {
         return None;
     }
@@ -142,11 +160,11 @@ fn edge_toi(o: &Vector, m: &Vector, r: Real, a: &Vector, b: &Vector) -> Option<(
 /// The outward normal of the face entered: the one axis the entry point lies
 /// outside of, or else the slab's entry axis (or, with none, the axis the
 /// motion is largest on), facing against the motion.
-fn face_normal(axis: usize, side: &[i8; 3], m: &Vector) -> Vector {
-    let mut normal = Vector::zeros();
+fn face_normal(axis: usize, side: &[i8; 3], m: &Wide) -> Wide {
+    let mut normal = Wide::zeros();
     if side.iter().filter(|&&s| s != 0).count() == 1 {
         let k = side.iter().position(|&s| s != 0).unwrap_or(0);
-        normal[k] = side[k] as Real;
+        normal[k] = f64::from(side[k]);
         return normal;
     }
     let k = if axis < 3 { axis } else { m.iamax() };
@@ -156,8 +174,8 @@ fn face_normal(axis: usize, side: &[i8; 3], m: &Vector) -> Vector {
 
 /// For a point inside the box: the face it is nearest (least penetration),
 /// as (projection of `o` on that face, outward normal).
-fn nearest_face(o: &Vector, lo: &Vector, hi: &Vector) -> (Vector, Vector) {
-    let mut best = (Real::INFINITY, 0, 1.0);
+fn nearest_face(o: &Wide, lo: &Wide, hi: &Wide) -> (Wide, Wide) {
+    let mut best = (f64::INFINITY, 0, 1.0);
     for i in 0..3 {
         let (below, above) = (o[i] - lo[i], hi[i] - o[i]);
         if below < best.0 {
@@ -170,9 +188,32 @@ fn nearest_face(o: &Vector, lo: &Vector, hi: &Vector) -> (Vector, Vector) {
     let (_, k, sign) = best;
     let mut point = *o;
     point[k] = if sign < 0.0 { lo[k] } else { hi[k] };
-    let mut normal = Vector::zeros();
+    let mut normal = Wide::zeros();
     normal[k] = sign;
     (point, normal)
+}
+
+/// Entry of `o + t m`, `t` in `[0, 1]`, into the closed box `[lo, hi]`:
+/// `(t_enter, axis)`, `axis = 3` when `o` is inside (no face crossed), `None`
+/// on a miss. The slab rules of `ray_aabb::slab` in f64: sign-selected near
+/// and far planes, a zero component divides by `±0` (an empty or unbounded
+/// slab, or `0 * inf = NaN` for `o` on a plane, which the running selects
+/// ignore: sliding along a face hits the closed box).
+#[inline]
+fn slab_enter(o: &Wide, m: &Wide, lo: &Wide, hi: &Wide) -> Option<(f64, usize)> {
+    let (mut t_enter, mut axis, mut t_exit) = (0.0f64, 3, 1.0f64);
+    for i in 0..3 {
+        let inv = 1.0 / m[i];
+        let (near, far) = if inv.is_sign_negative() { (hi[i], lo[i]) } else { (lo[i], hi[i]) };
+        let t_near = (near - o[i]) * inv;
+        let t_far = (far - o[i]) * inv;
+        if t_near >= t_enter {
+            axis = i;
+        }
+        t_enter = if t_near > t_enter { t_near } else { t_enter };
+        t_exit = if t_far < t_exit { t_far } else { t_exit };
+    }
+    (t_enter <= t_exit).then_some((t_enter, axis))
 }
 
 /// First contact of a sphere moving by `motion` with a static axis-aligned box.
@@ -181,8 +222,9 @@ fn nearest_face(o: &Vector, lo: &Vector, hi: &Vector) -> (Vector, Vector) {
 /// 5.5.7 (the centre's ray against the box grown by the radius, refined to
 /// an edge's capsule or a vertex's three edge capsules when the entry point
 /// lies in an edge or vertex region), computed in world coordinates, so no
-/// iteration and no error growing with the box's size: `toi` is accurate to
-/// the rounding of the coordinates.
+/// iteration and no error growing with the box's size; in f64 (see
+/// `sweep_sphere_box`), so `toi` is exact to its f32 rounding for any size,
+/// offset and motion length.
 ///
 /// The point is on the box, the normal is the box's outward normal there
 /// (a face normal, or radial from an edge or vertex). Degenerate cases:
@@ -209,7 +251,17 @@ pub fn cast_sphere_aabb(sphere: &Sphere, motion: &Vector, aabb: &Aabb) -> Option
     if !motion_is_finite(motion) {
         return None;
     }
-    let (toi, point, normal) =
-        sweep_sphere_box(&sphere.center().coords, motion, sphere.radius(), &aabb.min().coords, &aabb.max().coords)?;
-    Some(SweepHit::new(toi, Point::from(point), UnitVector::new_unchecked(normal)))
+    let wide = |v: &Vector| v.cast::<f64>();
+    let (toi, point, normal) = sweep_sphere_box(
+        &wide(&sphere.center().coords),
+        &wide(motion),
+        f64::from(sphere.radius()),
+        &wide(&aabb.min().coords),
+        &wide(&aabb.max().coords),
+    )?;
+    Some(SweepHit::new(
+        toi as Real,
+        Point::from(point.cast::<Real>()),
+        UnitVector::new_unchecked(normal.cast::<Real>()),
+    ))
 }

@@ -2,18 +2,22 @@
 
 use super::sphere_aabb::sweep_sphere_box;
 use super::sweep::{motion_is_finite, SweepHit};
-use crate::math::{UnitVector, Vector};
+use crate::math::{Point, Real, UnitVector, Vector};
 use crate::shape::{Obb, Sphere};
 
 /// First contact of a sphere moving by `motion` with a static oriented box.
 ///
 /// The centre and the motion are moved into the box frame (`R^T (c - centre)`
-/// and `R^T motion`; a rotation keeps lengths, so `toi` is unchanged), the
+/// and `R^T motion`, in f64: the offset is subtracted before it is rotated,
+/// and the motion rotated apart, so neither the box's size nor its distance
+/// from the origin costs precision; a rotation keeps lengths, so `toi` is
+/// unchanged), the
 /// box becomes `[-h, h]`, and the exact Minkowski-sum method of
 /// [`cast_sphere_aabb`](crate::cast_sphere_aabb) (Ericson, Real-Time
 /// Collision Detection, 5.5.7) runs there; the point and normal are mapped
-/// back (`centre + R x`, `R n`). No iteration: the accuracy does not depend
-/// on the box's size.
+/// back (`centre + R x`, `R n`). No iteration: `toi` is exact to its f32
+/// rounding for any size, offset and motion length (the box being the one
+/// the stored axes `R` define: `R^T` is its frame change).
 ///
 /// Degenerate cases are those of [`cast_sphere_aabb`](crate::cast_sphere_aabb):
 /// a start overlapping or touching is
@@ -39,10 +43,16 @@ pub fn cast_sphere_obb(sphere: &Sphere, motion: &Vector, obb: &Obb) -> Option<Sw
     if !motion_is_finite(motion) {
         return None;
     }
-    let o = obb.to_local(sphere.center());
-    let m = obb.to_local_vector(motion);
-    let h = obb.half_extents();
-    let (toi, point, normal) = sweep_sphere_box(&o, &m, sphere.radius(), &-h, h)?;
-    let normal = UnitVector::new_unchecked(obb.axes() * normal);
-    Some(SweepHit::new(toi, obb.to_world(&point), normal))
+    // The frame change in f64: the difference of the nearby large
+    // coordinates first (exact), then the rotation of that small offset and,
+    // apart, of the motion (products of f32 values, exact in f64).
+    let axes = obb.axes().cast::<f64>();
+    let centre = obb.center().coords.cast::<f64>();
+    let o = axes.tr_mul(&(sphere.center().coords.cast::<f64>() - centre));
+    let m = axes.tr_mul(&motion.cast::<f64>());
+    let h = obb.half_extents().cast::<f64>();
+    let (toi, point, normal) = sweep_sphere_box(&o, &m, f64::from(sphere.radius()), &-h, &h)?;
+    let normal = UnitVector::new_unchecked((axes * normal).cast::<Real>());
+    let point = Point::from((centre + axes * point).cast::<Real>());
+    Some(SweepHit::new(toi as Real, point, normal))
 }
