@@ -5,7 +5,8 @@
 //!   boxes (sparse: ~500 pairs; dense: ~1 pair per box). Ours return a sorted
 //!   `Vec` of canonical pairs; parry's closure pushes into a `Vec` (unsorted).
 //!   `dynamic_tree` is the binary tree after a binned-SAH `rebuild`,
-//!   `static_bvh` the 8-wide tree.
+//!   `static_bvh` the 8-wide tree; `*_unsorted_1t` skip the sort (as
+//!   parry's callback does), one thread.
 //! - `dynamic_frame_100k` (fat-box margin 0.2) and
 //!   `dynamic_frame_100k_margin_0.5`: one frame in which 10% of the boxes move
 //!   by `U[-0.5, 0.5)^3`, then the pair set. Every structure uses the same
@@ -65,10 +66,16 @@ fn self_pairs(c: &mut Criterion, dense: bool) {
     group.bench_function("dynamic_tree_1t", |b| b.iter(|| pool.install(|| tree.pairs_into(&mut out))));
     let expected = out.len();
 
+    group
+        .bench_function("dynamic_tree_unsorted_1t", |b| b.iter(|| pool.install(|| tree.pairs_unsorted_into(&mut out))));
+
     let bvh = StaticBvh::build(&boxes);
     let mut static_out: Vec<(u32, u32)> = Vec::new();
     group.bench_function("static_bvh", |b| b.iter(|| bvh.pairs_into(&mut static_out)));
     group.bench_function("static_bvh_1t", |b| b.iter(|| pool.install(|| bvh.pairs_into(&mut static_out))));
+    group.bench_function("static_bvh_unsorted_1t", |b| {
+        b.iter(|| pool.install(|| bvh.pairs_unsorted_into(&mut static_out)))
+    });
     assert_eq!(static_out.len(), expected);
 
     let mut incremental = DynamicTree::with_options(DynamicTreeOptions::TIGHT).expect("options");

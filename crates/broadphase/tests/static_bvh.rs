@@ -413,3 +413,25 @@ fn sah_cost_at_most_parrys() {
         assert!(ours > 1.0);
     }
 }
+
+/// The unsorted pair list holds the sorted list's pairs (each once), and its
+/// order is the same on one thread and on two.
+#[test]
+fn unsorted_pairs_are_the_pairs_in_a_fixed_order() {
+    for (n, dense) in [(3_000, true), (20_000, true), (20_000, false)] {
+        let boxes = scene::boxes(n, dense, 17);
+        let bvh = StaticBvh::build(&boxes);
+        let mut unsorted = Vec::new();
+        bvh.pairs_unsorted_into(&mut unsorted);
+        let mut sorted = unsorted.clone();
+        sorted.sort_unstable();
+        assert_eq!(sorted, brute_pairs(&boxes), "n {n}: unsorted pairs differ from brute force");
+        #[cfg(feature = "parallel")]
+        for threads in [1, 2] {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("pool");
+            let mut again = Vec::new();
+            pool.install(|| bvh.pairs_unsorted_into(&mut again));
+            assert_eq!(again, unsorted, "n {n}: the order depends on the thread count ({threads})");
+        }
+    }
+}

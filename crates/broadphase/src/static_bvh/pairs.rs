@@ -31,6 +31,21 @@ const PAR_PAIRS_MIN: usize = 4096;
 
 impl StaticBvh {
     pub(super) fn pairs_impl(&self, out: &mut Vec<(u32, u32)>) {
+        self.pairs_unsorted_into(out);
+        #[cfg(feature = "parallel")]
+        if out.len() >= PAR_PAIRS_MIN {
+            use rayon::prelude::*;
+            out.par_sort_unstable();
+            return;
+        }
+        out.sort_unstable();
+    }
+
+    /// Every pair of overlapping boxes as `(min, max)` ids, into `out`, in the
+    /// descent's order: deterministic (the same tree gives the same list,
+    /// whatever the number of threads) but not sorted. For callers that do
+    /// not need the order, or map the ids and sort their own indices.
+    pub fn pairs_unsorted_into(&self, out: &mut Vec<(u32, u32)>) {
         out.clear();
         if self.nodes.is_empty() {
             return;
@@ -41,12 +56,11 @@ impl StaticBvh {
             return;
         }
         self.run_pairs(PairTask::Within(0), out);
-        out.sort_unstable();
     }
 
     /// Opens the top of the descent breadth first into independent tasks,
-    /// runs them on the rayon pool and sorts the union: the output does not
-    /// depend on the scheduling.
+    /// runs them on the rayon pool and appends their lists in task order:
+    /// the output does not depend on the scheduling.
     #[cfg(feature = "parallel")]
     fn pairs_parallel(&self, out: &mut Vec<(u32, u32)>) {
         use rayon::prelude::*;
@@ -74,7 +88,6 @@ impl StaticBvh {
         for part in parts {
             out.extend_from_slice(&part);
         }
-        out.par_sort_unstable();
     }
 
     fn run_pairs(&self, task: PairTask, out: &mut Vec<(u32, u32)>) {
