@@ -79,6 +79,10 @@ pub(crate) struct Record {
     pub(crate) stamp: u32,
     /// That change's index in `changes`.
     pub(crate) change: u32,
+    /// Its leaf slot in its kind's BVH, or `tree::NONE` while pending.
+    pub(crate) leaf: u32,
+    /// A copy of its options' static flag (which tree holds it).
+    pub(crate) is_static: bool,
 }
 
 /// How a proxy changed since the last update.
@@ -276,10 +280,19 @@ impl<T> PairTracker<T> {
     pub fn insert(&mut self, aabb: Aabb, user_data: T, options: ProxyOptions) -> ProxyId {
         let id = self.proxies.insert(Entry { data: user_data, options }, i32::MAX as u32);
         let slot = id.index() as usize;
-        let record = Record { fat: aabb.loosened(self.options.margin), tight: aabb, stamp: 0, change: 0 };
+        let record = Record {
+            fat: aabb.loosened(self.options.margin),
+            tight: aabb,
+            stamp: 0,
+            change: 0,
+            leaf: tree::NONE,
+            is_static: options.is_static,
+        };
         if self.records.len() <= slot {
             self.records.resize(slot + 1, record);
         }
+        // A slot freed this frame keeps its stamp (`record` finds the old
+        // proxy's change by it).
         self.records[slot] = Record { stamp: self.records[slot].stamp, change: self.records[slot].change, ..record };
         self.tree_mut(&options).add(id.index());
         self.record(id, Change::Fresh);
@@ -290,7 +303,8 @@ impl<T> PairTracker<T> {
     /// events at the next update. A stale id is rejected and nothing changes.
     pub fn remove(&mut self, id: ProxyId) -> Result<T, BroadPhaseError> {
         let options = self.proxies.try_get(id)?.options;
-        self.tree_mut(&options).remove(id.index());
+        let leaf = self.records[id.index() as usize].leaf;
+        self.tree_mut(&options).remove(id.index(), leaf);
         self.record(id, Change::Removed);
         self.proxies.remove(id).map(|entry| entry.data)
     }
@@ -304,7 +318,9 @@ impl<T> PairTracker<T> {
     /// and will be queried at the next update. A stale id or a NaN/infinite
     /// displacement is rejected and nothing changes.
     pub fn move_proxy(&mut self, id: ProxyId, aabb: Aabb, displacement: Vector) -> Result<bool, BroadPhaseError> {
-        let options = self.proxies.try_get(id)?.options;
+        if !self.proxies.contains(id) {
+            return Err(BroadPhaseError::StaleId(id));
+        }
         if !displacement.iter().all(|d| d.is_finite()) {
             return Err(BroadPhaseError::InvalidDisplacement);
         }
@@ -316,7 +332,9 @@ impl<T> PairTracker<T> {
         }
         let fat = crate::dynamic_tree::fat_box(&self.options, &aabb, &displacement);
         record.fat = fat;
-        self.tree_mut(&options).set_box(id.index(), &fat);
+        let (leaf, is_static) = (record.leaf, record.is_static);
+        let tree = if is_static { &mut self.fixed } else { &mut self.dynamic };
+        tree.set_box(leaf, &fat);
         self.record(id, Change::Moved { old_fat });
         Ok(true)
     }
@@ -327,7 +345,10 @@ impl<T> PairTracker<T> {
         let entry = self.proxies.try_get_mut(id)?;
         let old = core::mem::replace(&mut entry.options, options);
         if old.is_static != options.is_static {
-            self.tree_mut(&old).remove(id.index());
+            let record = &mut self.records[id.index() as usize];
+            let leaf = core::mem::replace(&mut record.leaf, tree::NONE);
+            record.is_static = options.is_static;
+            self.tree_mut(&old).remove(id.index(), leaf);
             self.tree_mut(&options).add(id.index());
         }
         self.record(id, Change::Fresh);
@@ -337,8 +358,8 @@ impl<T> PairTracker<T> {
     /// Builds both trees again by binned SAH over the current fat boxes (the
     /// update does it by itself when they degrade); the pair set is unchanged.
     pub fn rebuild(&mut self) {
-        self.dynamic.maintain(&self.records, true);
-        self.fixed.maintain(&self.records, true);
+        self.dynamic.maintain(&mut self.records, true);
+        self.fixed.maintain(&mut self.records, true);
     }
 
     /// The events of the last update.
@@ -477,6 +498,9 @@ impl<T> PairTracker<T> {
         let (mut statics, mut dynamics) = (Vec::new(), Vec::new());
         for (id, entry) in self.proxies.iter() {
             let record = &self.records[id.index() as usize];
+            if record.is_static != entry.options.is_static {
+                return fail(format!("proxy {id:?}: its record's static flag disagrees with its options"));
+            }
             if !record.fat.contains_aabb(&record.tight) {
                 return fail(format!("proxy {id:?}: tight box outside its fat box"));
             }

@@ -62,8 +62,16 @@ impl<T> PairTracker<T> {
             }
             tracker.tree_mut(&entry.options).add(id.index());
         }
+        let statics: Vec<(usize, bool)> =
+            s.proxies.iter().map(|(id, e)| (id.index() as usize, e.options.is_static)).collect();
         tracker.proxies = s.proxies;
-        tracker.records = s.records.into_iter().map(|r| Record { stamp: 0, change: 0, ..r }).collect();
+        // The leaves and static flags are not trusted: set from the options,
+        // the leaves by the build below.
+        tracker.records =
+            s.records.into_iter().map(|r| Record { stamp: 0, change: 0, leaf: super::tree::NONE, ..r }).collect();
+        for (slot, is_static) in statics {
+            tracker.records[slot].is_static = is_static;
+        }
         for (id, change) in s.changes {
             if id.index() as usize >= n {
                 return Err(format!("change of unknown proxy {id:?}"));

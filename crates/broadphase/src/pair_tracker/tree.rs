@@ -13,27 +13,25 @@ use crate::StaticBvh;
 use core::ops::ControlFlow;
 use proxima_narrowphase::{intersects_aabb_aabb, Aabb};
 
-/// A build id whose proxy was removed since the build.
+/// A build id or leaf whose proxy was removed since the build.
 const DEAD: u32 = u32::MAX;
-/// `id_of` value of a proxy that is not in this tree's BVH.
-const NONE: u32 = u32::MAX;
+/// [`Record::leaf`] of a proxy that is not in a BVH (pending).
+pub(crate) const NONE: u32 = u32::MAX;
 /// Rebuild when refits made the area ratio this much worse than at the build.
 const MAX_RATIO_GROWTH: f64 = 1.5;
 
+/// The proxies of one kind. Each proxy's leaf slot is kept in its
+/// [`Record::leaf`], so a move writes its leaf box without a lookup here.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct KindTree {
     bvh: Option<StaticBvh>,
-    /// Per build id: the proxy slot, or [`DEAD`].
+    /// Per build id: the proxy slot, or [`DEAD`] (what ray queries read).
     members: Vec<u32>,
-    /// Per build id: its leaf slot in the BVH.
-    leaf_of: Vec<u32>,
     /// Per leaf slot: the proxy slot, or [`DEAD`] (what box queries read).
     slot_of_leaf: Vec<u32>,
-    /// Per proxy slot: its build id, or [`NONE`] (pending, or not of this kind).
-    id_of: Vec<u32>,
     /// Proxies of this kind not in the BVH yet.
     pending: Vec<u32>,
-    /// Build ids marked [`DEAD`].
+    /// Leaves marked [`DEAD`].
     dead: usize,
     /// A leaf box changed since the last refit.
     dirty: bool,
@@ -43,41 +41,40 @@ pub(crate) struct KindTree {
 }
 
 impl KindTree {
-    /// Adds proxy `slot` (its fat box lives in the tracker's table).
+    /// Adds proxy `slot`, whose record says `leaf == NONE`.
     pub(crate) fn add(&mut self, slot: u32) {
         self.pending.push(slot);
     }
 
-    /// Removes proxy `slot`, which is of this kind.
-    pub(crate) fn remove(&mut self, slot: u32) {
-        match self.id_of.get(slot as usize).copied().unwrap_or(NONE) {
-            NONE => {
+    /// Removes proxy `slot`, of this kind, whose record holds `leaf`.
+    pub(crate) fn remove(&mut self, slot: u32, leaf: u32) {
+        match (leaf, &self.bvh) {
+            (NONE, _) | (_, None) => {
                 let at = self.pending.iter().position(|&s| s == slot).expect("a proxy of this kind is pending");
                 self.pending.swap_remove(at);
             }
-            id => {
-                self.members[id as usize] = DEAD;
-                self.slot_of_leaf[self.leaf_of[id as usize] as usize] = DEAD;
-                self.id_of[slot as usize] = NONE;
+            (leaf, Some(bvh)) => {
+                self.members[bvh.leaf_ids()[leaf as usize] as usize] = DEAD;
+                self.slot_of_leaf[leaf as usize] = DEAD;
                 self.dead += 1;
             }
         }
     }
 
-    /// Proxy `slot` (of this kind) has the new fat box `fat`.
-    pub(crate) fn set_box(&mut self, slot: u32, fat: &Aabb) {
-        if let (Some(&id), Some(bvh)) = (self.id_of.get(slot as usize), self.bvh.as_mut()) {
-            if id != NONE {
-                *bvh.leaf_box_mut(self.leaf_of[id as usize]) = *fat;
-                self.dirty = true;
-            }
+    /// The proxy in `leaf` ([`NONE`] for a pending one) has the new fat box `fat`.
+    #[inline]
+    pub(crate) fn set_box(&mut self, leaf: u32, fat: &Aabb) {
+        if let (true, Some(bvh)) = (leaf != NONE, self.bvh.as_mut()) {
+            *bvh.leaf_box_mut(leaf) = *fat;
+            self.dirty = true;
         }
     }
 
-    /// Brings the tree up to date with `fat` (by slot): rebuilds it when it
-    /// has too many pending or dead proxies or lost too much quality (or when
-    /// `force`), otherwise refits it if a box changed. Returns whether it rebuilt.
-    pub(crate) fn maintain(&mut self, records: &[Record], force: bool) -> bool {
+    /// Brings the tree up to date with the records' fat boxes: rebuilds it
+    /// when it has too many pending or dead proxies or lost too much quality
+    /// (or when `force`), otherwise refits it if a box changed. Returns
+    /// whether it rebuilt.
+    pub(crate) fn maintain(&mut self, records: &mut [Record], force: bool) -> bool {
         let stale = self.pending.len() + self.dead;
         let degraded = self.ratio > self.built_ratio * MAX_RATIO_GROWTH;
         if force || degraded || stale > 16 + self.members.len() / 8 {
@@ -95,50 +92,34 @@ impl KindTree {
 
     /// Builds the BVH over every proxy of this kind, in slot order (the same
     /// proxies and boxes give the same tree).
-    fn build(&mut self, records: &[Record]) {
+    fn build(&mut self, records: &mut [Record]) {
         let mut members: Vec<u32> = self.members.iter().copied().filter(|&s| s != DEAD).collect();
         members.extend_from_slice(&self.pending);
         members.sort_unstable();
-        self.pending.clear();
-        self.dead = 0;
-        self.dirty = false;
-        for &slot in &self.members {
-            if let Some(id) = self.id_of.get_mut(slot as usize) {
-                *id = NONE;
-            }
-        }
         if members.is_empty() {
-            *self = Self { id_of: core::mem::take(&mut self.id_of), ..Self::default() };
+            *self = Self::default();
             return;
         }
         let boxes: Vec<Aabb> = members.iter().map(|&s| records[s as usize].fat).collect();
         let bvh = StaticBvh::build(&boxes);
-        let mut leaf_of = vec![0; members.len()];
         let mut slot_of_leaf = vec![0; members.len()];
         for (leaf, &id) in bvh.leaf_ids().iter().enumerate() {
-            leaf_of[id as usize] = leaf as u32;
-            slot_of_leaf[leaf] = members[id as usize];
-        }
-        let needed = members.last().map_or(0, |&s| s as usize + 1);
-        if self.id_of.len() < needed {
-            self.id_of.resize(needed, NONE);
-        }
-        for (id, &slot) in members.iter().enumerate() {
-            self.id_of[slot as usize] = id as u32;
+            let slot = members[id as usize];
+            slot_of_leaf[leaf] = slot;
+            records[slot as usize].leaf = leaf as u32;
         }
         let ratio = bvh.area_ratio();
         *self = Self {
             bvh: Some(bvh),
             members,
-            leaf_of,
             slot_of_leaf,
-            id_of: core::mem::take(&mut self.id_of),
             pending: core::mem::take(&mut self.pending),
             dead: 0,
             dirty: false,
             built_ratio: ratio,
             ratio,
         };
+        self.pending.clear();
     }
 
     /// The slots of the proxies of this kind whose fat box (in `fat`)
@@ -169,27 +150,33 @@ impl KindTree {
     }
 
     /// Checks that this tree holds exactly the live proxies `expected` (slots,
-    /// any order) with their fat boxes, and that its BVH is valid.
+    /// any order) with their fat boxes and leaves, and that its BVH is valid.
     pub(crate) fn check(&self, expected: &mut Vec<u32>, records: &[Record]) -> Result<(), String> {
         if let Some(bvh) = &self.bvh {
             crate::BroadPhase::validate(bvh).map_err(|e| e.0)?;
             if self.dirty {
                 return Err("a leaf box changed after the last refit".into());
             }
-            let boxes = bvh.leaf_boxes();
-            for (id, &slot) in self.members.iter().enumerate() {
+            let (boxes, ids) = (bvh.leaf_boxes(), bvh.leaf_ids());
+            for (leaf, &slot) in self.slot_of_leaf.iter().enumerate() {
                 if slot == DEAD {
                     continue;
                 }
-                if self.id_of.get(slot as usize) != Some(&(id as u32)) {
-                    return Err(format!("slot {slot} does not map back to build id {id}"));
+                let record = &records[slot as usize];
+                if record.leaf != leaf as u32 || self.members[ids[leaf] as usize] != slot {
+                    return Err(format!("slot {slot}: its record, leaf {leaf} and build id disagree"));
                 }
-                if boxes[self.leaf_of[id] as usize] != records[slot as usize].fat {
+                if boxes[leaf] != record.fat {
                     return Err(format!("slot {slot}: leaf box differs from its fat box"));
                 }
             }
         }
-        let mut held: Vec<u32> = self.members.iter().copied().filter(|&s| s != DEAD).collect();
+        for &slot in &self.pending {
+            if records[slot as usize].leaf != NONE {
+                return Err(format!("pending slot {slot} has a leaf"));
+            }
+        }
+        let mut held: Vec<u32> = self.slot_of_leaf.iter().copied().filter(|&s| s != DEAD).collect();
         held.extend_from_slice(&self.pending);
         held.sort_unstable();
         expected.sort_unstable();
@@ -204,24 +191,9 @@ impl KindTree {
         self.bvh.as_ref().and_then(|bvh| crate::BroadPhase::validate(bvh).ok())
     }
 
-    /// A sort key that puts proxies near each other in the tree next to each
-    /// other: the leaf slot (pending proxies last).
-    #[inline]
-    pub(crate) fn leaf_rank(&self, slot: u32) -> u32 {
-        match self.id_of.get(slot as usize) {
-            Some(&id) if id != NONE => self.leaf_of[id as usize],
-            _ => u32::MAX,
-        }
-    }
-
     /// Heap bytes held.
     pub(crate) fn memory_bytes(&self) -> usize {
         self.bvh.as_ref().map_or(0, StaticBvh::memory_bytes)
-            + (self.members.capacity()
-                + self.leaf_of.capacity()
-                + self.slot_of_leaf.capacity()
-                + self.id_of.capacity()
-                + self.pending.capacity())
-                * 4
+            + (self.members.capacity() + self.slot_of_leaf.capacity() + self.pending.capacity()) * 4
     }
 }

@@ -55,13 +55,14 @@ impl<T> PairTracker<T> {
     /// Brings the trees up to date and lists the proxies to query, in leaf
     /// order (neighbouring queries share their path down the tree).
     fn prepare(&mut self) {
-        let rebuilt_dynamic = self.dynamic.maintain(&self.records, false);
-        let rebuilt_fixed = self.fixed.maintain(&self.records, false);
+        let rebuilt_dynamic = self.dynamic.maintain(&mut self.records, false);
+        let rebuilt_fixed = self.fixed.maintain(&mut self.records, false);
         self.stats.rebuilt = rebuilt_dynamic || rebuilt_fixed;
         self.queries.clear();
         for (i, (id, change)) in self.changes.iter().enumerate() {
             if !matches!(change, Change::Removed) {
-                self.queries.push((self.dynamic.leaf_rank(id.index()), i as u32));
+                // Leaf order: neighbours in the tree query one after the other.
+                self.queries.push((self.records[id.index() as usize].leaf, i as u32));
             }
         }
         self.queries.sort_unstable();
