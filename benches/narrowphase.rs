@@ -20,7 +20,7 @@ use parry3d::bounding_volume::BoundingVolume;
 use parry3d::math::Pose;
 use parry3d::query::{self, PointQuery};
 use parry3d::shape::{Ball, Cuboid, Segment, Shape, Triangle as PTriangle};
-use proxima::*;
+use proxima::narrowphase::*;
 use proxima_test_support::convert as cv;
 use proxima_test_support::gen::{self, Placement};
 use proxima_test_support::SmallRng;

@@ -19,10 +19,10 @@
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use parry3d::partitioning::{Bvh, BvhBuildStrategy, TraversalAction};
 use proxima::broadphase::{BroadPhase, BuildOptions, RayControl, StaticBvh};
-use proxima::{
-    cast_ray_aabb_lanes_scalar, cast_ray_aabb_x8, ray_aabb_interval, Aabb, AabbX4, AabbX8, Point, PrecomputedRay, Ray,
-    Real, SimdLevel,
+use proxima::narrowphase::kernels::{
+    cast_ray_aabb_lanes_scalar, cast_ray_aabb_x8, ray_aabb_interval, AabbX4, AabbX8, PrecomputedRay, SimdLevel,
 };
+use proxima::narrowphase::{Aabb, Point, Ray, Real};
 use proxima_test_support::{convert, gen, rng, scene};
 use std::hint::black_box;
 use std::time::Duration;
@@ -179,7 +179,7 @@ unsafe fn sweep_avx(rays: &[PrecomputedRay], packs: &[AabbX8]) {
     for ray in rays {
         for p in packs {
             // SAFETY: this function is only called after checking AVX.
-            black_box(unsafe { proxima::cast_ray_aabb_x8_avx(ray, p, ray.max_toi) });
+            black_box(unsafe { proxima::narrowphase::kernels::cast_ray_aabb_x8_avx(ray, p, ray.max_toi) });
         }
     }
 }
@@ -215,7 +215,7 @@ fn kernel(c: &mut Criterion) {
             b.iter(|| {
                 for ray in &rays {
                     for p in &packs4 {
-                        black_box(proxima::cast_ray_aabb_x4_sse2(ray, p, ray.max_toi));
+                        black_box(proxima::narrowphase::kernels::cast_ray_aabb_x4_sse2(ray, p, ray.max_toi));
                     }
                 }
             })
@@ -224,7 +224,7 @@ fn kernel(c: &mut Criterion) {
             b.iter(|| {
                 for ray in &rays {
                     for p in &packs8 {
-                        black_box(proxima::cast_ray_aabb_x8_sse2(ray, p, ray.max_toi));
+                        black_box(proxima::narrowphase::kernels::cast_ray_aabb_x8_sse2(ray, p, ray.max_toi));
                     }
                 }
             })

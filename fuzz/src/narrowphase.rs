@@ -22,6 +22,7 @@
 
 use crate::bytes::Bytes;
 use crate::oracle::{self, first_crossing, p64, v64, Convex, V};
+use proxima_narrowphase::kernels::*;
 use proxima_narrowphase::*;
 
 /// Largest magnitude for which answers are compared with the oracle.

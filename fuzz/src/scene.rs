@@ -21,6 +21,7 @@
 use crate::bytes::Bytes;
 use core::ops::ControlFlow;
 use proxima_broadphase::BroadPhase;
+use proxima_narrowphase::kernels::{ray_aabb_interval, PrecomputedRay};
 use proxima_narrowphase::*;
 use proxima_scene::*;
 use std::sync::Arc;

@@ -3,7 +3,8 @@
 use crate::slots::Slots;
 use crate::{BroadPhase, BroadPhaseError, ProxyId, RayControl, TreeStats, ValidationError};
 use core::ops::ControlFlow;
-use proxima_narrowphase::{intersects_aabb_aabb, ray_aabb_interval, Aabb, PrecomputedRay, Ray, Real};
+use proxima_narrowphase::kernels::{ray_aabb_interval, PrecomputedRay};
+use proxima_narrowphase::{intersects_aabb_aabb, Aabb, Ray, Real};
 
 /// Every query answered by testing every proxy: O(n) per box or ray query,
 /// O(n^2) for all pairs. Too slow for real scenes, simple enough to trust,

@@ -4,7 +4,8 @@ use crate::pairs::{sort_pairs, Pair};
 use crate::slots::Slots;
 use crate::{BroadPhase, BroadPhaseError, ProxyId, RayControl, TreeStats, ValidationError};
 use core::ops::ControlFlow;
-use proxima_narrowphase::{ray_aabb_interval, Aabb, Point, PrecomputedRay, Ray, Real};
+use proxima_narrowphase::kernels::{ray_aabb_interval, PrecomputedRay};
+use proxima_narrowphase::{Aabb, Point, Ray, Real};
 
 /// How [`SweepAndPrune::update`] re-sorts.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -9,9 +9,8 @@
 use core::ops::ControlFlow;
 use parry3d::partitioning::{Bvh, BvhBuildStrategy, BvhWorkspace, TraversalAction};
 use proxima_broadphase::{BroadPhase, BuildOptions, RayControl, StaticBvh};
-use proxima_narrowphase::{
-    intersects_aabb_aabb, ray_aabb_interval, Aabb, Point, PrecomputedRay, Ray, Real, SimdLevel, Vector,
-};
+use proxima_narrowphase::kernels::{ray_aabb_interval, PrecomputedRay, SimdLevel};
+use proxima_narrowphase::{intersects_aabb_aabb, Aabb, Point, Ray, Real, Vector};
 use proxima_test_support::gen::{self, uniform};
 use proxima_test_support::{convert, rng, scene, Rng};
 

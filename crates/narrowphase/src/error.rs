@@ -25,7 +25,7 @@ pub enum ShapeError {
     NegativeMaxToi,
     /// A rotation quaternion or matrix is not a rotation.
     InvalidRotation,
-    /// A coordinate or size exceeds [`MAX_COORDINATE`](crate::math::MAX_COORDINATE)
+    /// A coordinate or size exceeds [`MAX_COORDINATE`](crate::MAX_COORDINATE)
     /// (`1e18`) in magnitude. The payload names it.
     TooLarge(&'static str),
 }

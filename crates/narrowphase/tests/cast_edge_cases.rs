@@ -13,6 +13,7 @@ mod common;
 
 use common::*;
 use parry3d::query::{Ray as PRay, RayCast};
+use proxima_narrowphase::kernels::{ray_aabb_interval, PrecomputedRay};
 use proxima_narrowphase::*;
 use proxima_test_support::{convert, gen, rng};
 

@@ -4,6 +4,7 @@
 //! fixed, so none is ignored, and the fuzz target checks these inputs'
 //! neighbourhoods with no guard.
 
+use proxima_narrowphase::kernels::{cast_ray_aabb_x8, ray_aabb_interval, AabbX8, PrecomputedRay};
 use proxima_narrowphase::*;
 
 fn p(x: Real, y: Real, z: Real) -> Point {

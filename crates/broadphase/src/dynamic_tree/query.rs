@@ -5,7 +5,8 @@ use super::tree::ROOT;
 use super::DynamicTree;
 use crate::{ProxyId, RayControl};
 use core::ops::ControlFlow;
-use proxima_narrowphase::{intersects_aabb_aabb, ray_aabb_interval, Aabb, PrecomputedRay, Ray, Real};
+use proxima_narrowphase::kernels::{ray_aabb_interval, PrecomputedRay};
+use proxima_narrowphase::{intersects_aabb_aabb, Aabb, Ray, Real};
 use smallvec::SmallVec;
 
 /// Inline stack depth: a tree of a million leaves built by SAH insertion is

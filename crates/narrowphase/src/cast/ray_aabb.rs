@@ -20,7 +20,7 @@ use crate::shape::Aabb;
 /// The maximum and minimum are the selects `near > t_enter ? near : t_enter`
 /// and `far < t_exit ? far : t_exit`, the SIMD kernels' `maxps(near,
 /// t_enter)` and `minps(far, t_exit)` (see
-/// [`cast_ray_aabb_x8`](crate::cast_ray_aabb_x8)): on ties the running value
+/// [`cast_ray_aabb_x8`](crate::kernels::cast_ray_aabb_x8)): on ties the running value
 /// is kept, so the entry is bit-identical to theirs and never `-0.0`.
 /// `f32::max(0.0, -0.0)` may return either zero, which one depending on the
 /// build (B11: cargo-fuzz's flags gave `-0.0` where the x8 kernel gave `+0.0`).

@@ -1,5 +1,5 @@
 //! One ray against 4 or 8 axis-aligned boxes at once: the slab test of
-//! [`ray_aabb_interval`](crate::ray_aabb_interval) on SIMD lanes.
+//! [`ray_aabb_interval`](crate::kernels::ray_aabb_interval) on SIMD lanes.
 //!
 //! The boxes are stored structure-of-arrays ([`AabbX4`], [`AabbX8`]) so one
 //! register holds the same bound of every lane. Each kernel gives, per lane,
@@ -229,7 +229,7 @@ impl SimdLevel {
 ///
 /// `maxps(a, b)` returns `b` when either operand is NaN, so with the running
 /// value second a NaN slab time is ignored, as `f32::max` ignores it in
-/// [`ray_aabb_interval`](crate::ray_aabb_interval) (the running values are
+/// [`ray_aabb_interval`](crate::kernels::ray_aabb_interval) (the running values are
 /// never NaN: `max_toi` is not). On ties the running value is kept, so
 /// `t_enter` is never `-0.0`, again as in the scalar kernel.
 #[inline(always)]
@@ -382,7 +382,7 @@ pub unsafe fn cast_ray_aabb_x8_avx(ray: &PrecomputedRay, boxes: &AabbX8, max_toi
 }
 
 /// One prepared ray against 4 boxes: per lane, the slab test of
-/// [`ray_aabb_interval`](crate::ray_aabb_interval) with `max_toi` in place of
+/// [`ray_aabb_interval`](crate::kernels::ray_aabb_interval) with `max_toi` in place of
 /// `ray.max_toi` (which is ignored), so a traversal can pass its clipped value.
 ///
 /// Bit `i` of the mask is set when lane `i`'s box is entered at a `toi` in

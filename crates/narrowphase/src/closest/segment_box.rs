@@ -16,7 +16,7 @@ use crate::shape::{Aabb, Obb};
 /// up to rounding, with no iteration. A segment that enters the box returns a
 /// point inside it twice (distance 0).
 #[must_use]
-pub fn closest_points_segment_box_local(p: &Vector, q: &Vector, h: &Vector) -> (Vector, Vector) {
+pub(crate) fn closest_points_segment_box_local(p: &Vector, q: &Vector, h: &Vector) -> (Vector, Vector) {
     let d = q - p;
     let mut cuts: [Real; 8] = [0.0; 8];
     let mut n = 1;
@@ -75,8 +75,9 @@ pub fn closest_points_segment_box_local(p: &Vector, q: &Vector, h: &Vector) -> (
 }
 
 /// The closest points between the segment `[a, b]` and the solid oriented box,
-/// as `(on_segment, on_box)` in world space (see
-/// [`closest_points_segment_box_local`] for the method).
+/// as `(on_segment, on_box)` in world space: in the box frame, the squared
+/// distance is convex and piecewise quadratic along the segment, and each of
+/// its (at most seven) pieces is minimised in closed form.
 #[must_use]
 pub fn closest_points_segment_obb(a: &Point, b: &Point, obb: &Obb) -> (Point, Point) {
     let (s, x) = closest_points_segment_box_local(&obb.to_local(a), &obb.to_local(b), obb.half_extents());
