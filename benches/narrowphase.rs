@@ -137,7 +137,7 @@ fn overlap(c: &mut Criterion) {
     let p = near(0.9);
     let v = cases(9, |r| (gen::triangle(r, &p), gen::aabb(r, &p)));
     let w: Vec<_> = v.iter().map(|(a, b)| Pp::new(cv::triangle(a), cv::aabb_cuboid(b))).collect();
-    pair(c, "overlap/triangle_aabb", &v, |(a, b)| f(intersects_triangle_aabb(a, b)), &w, |x| f(x.intersects()));
+    pair(c, "overlap/triangle_aabb", &v, |(a, b)| f(intersects_aabb_triangle(b, a)), &w, |x| f(x.intersects()));
 
     let p = near(0.75);
     let v = cases(10, |r| (gen::sphere(r, &p), gen::triangle(r, &p)));

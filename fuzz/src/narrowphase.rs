@@ -571,7 +571,7 @@ fn one_case(b: &mut Bytes) {
         6 => capsule_box(&mut g),
         7 => obb_obb(&mut g),
         8 => sphere_triangle(&mut g),
-        9 => triangle_aabb(&mut g),
+        9 => aabb_triangle(&mut g),
         10 => rays(&mut g),
         11 => sphere_plane(&mut g),
         _ => wide_kernels(&mut g),
@@ -638,14 +638,14 @@ fn aabb_aabb(g: &mut Gen) {
     if finite3(&p.coords) {
         let q = closest_point_aabb(&p, &a);
         assert!(a.contains_point(&q), "closest_point_aabb({p:?}, {a:?}) = {q:?} is outside");
-        let (d, d2) = (distance_aabb(&p, &a), distance_squared_aabb(&p, &a));
+        let (d, d2) = (distance_point_aabb(&p, &a), distance_squared_point_aabb(&p, &a));
         if g.scale.checked {
             let tol = g.scale.tol();
             let want = oracle::dist_point_box(&p64(&p), &p64(a.min()), &p64(a.max()));
-            assert!((d as f64 - want).abs() <= tol, "distance_aabb({p:?}, {a:?}) = {d}, oracle {want}");
+            assert!((d as f64 - want).abs() <= tol, "distance_point_aabb({p:?}, {a:?}) = {d}, oracle {want}");
             assert!(
                 (d2 as f64 - want * want).abs() <= tol * (1.0 + want),
-                "distance_squared_aabb = {d2}, oracle {want}^2"
+                "distance_squared_point_aabb = {d2}, oracle {want}^2"
             );
         }
     }
@@ -682,8 +682,8 @@ fn sphere_obb(g: &mut Gen) {
     let c = contact_sphere_obb(&s, &o);
     let hit = cast_sphere_obb(&s, &m, &o);
     check_sweep_wellformed(&hit, &m, "cast_sphere_obb");
-    let (q, d) = (closest_point_obb(&p, &o), distance_obb(&p, &o));
-    let (qs, ds) = (closest_point_sphere(&p, &s), distance_sphere(&p, &s));
+    let (q, d) = (closest_point_obb(&p, &o), distance_point_obb(&p, &o));
+    let (qs, ds) = (closest_point_sphere(&p, &s), distance_point_sphere(&p, &s));
     if !g.scale.checked {
         return;
     }
@@ -697,11 +697,11 @@ fn sphere_obb(g: &mut Gen) {
     }
     check_sweep(hit, &s, &m, &o, tol, "cast_sphere_obb");
     let want = o.dist(&p64(&p)).max(0.0);
-    assert!((d as f64 - want).abs() <= tol, "distance_obb({p:?}) = {d}, oracle {want}");
+    assert!((d as f64 - want).abs() <= tol, "distance_point_obb({p:?}) = {d}, oracle {want}");
     assert!(o.dist(&p64(&q)) <= tol, "closest_point_obb({p:?}) = {q:?} is outside");
     assert!(((p64(&q) - p64(&p)).norm() - want).abs() <= tol, "closest_point_obb({p:?}) = {q:?} not closest");
     let want = s.dist(&p64(&p)).max(0.0);
-    assert!((ds as f64 - want).abs() <= tol, "distance_sphere({p:?}) = {ds}, oracle {want}");
+    assert!((ds as f64 - want).abs() <= tol, "distance_point_sphere({p:?}) = {ds}, oracle {want}");
     assert!(((p64(&qs) - p64(&p)).norm() - want).abs() <= tol, "closest_point_sphere({p:?}) = {qs:?}");
 }
 
@@ -897,7 +897,7 @@ fn sphere_triangle(g: &mut Gen) {
     let i = intersects_sphere_triangle(&s, &t);
     let hit = cast_sphere_triangle(&s, &m, &t);
     check_sweep_wellformed(&hit, &m, "cast_sphere_triangle");
-    let (q, d) = (closest_point_triangle(&p, &t), distance_triangle(&p, &t));
+    let (q, d) = (closest_point_triangle(&p, &t), distance_point_triangle(&p, &t));
     if !g.scale.checked {
         return;
     }
@@ -906,21 +906,21 @@ fn sphere_triangle(g: &mut Gen) {
     check_verdict(i, gap, tol, &format!("intersects_sphere_triangle({s:?}, {t:?})"));
     check_sweep(hit, &s, &m, &t, tol, &format!("cast_sphere_triangle({s:?}, {m:?}, {t:?})"));
     let want = t.dist(&p64(&p));
-    assert!((d as f64 - want).abs() <= tol, "distance_triangle({p:?}, {t:?}) = {d}, oracle {want}");
+    assert!((d as f64 - want).abs() <= tol, "distance_point_triangle({p:?}, {t:?}) = {d}, oracle {want}");
     assert!(t.dist(&p64(&q)) <= tol, "closest_point_triangle = {q:?} is off the triangle");
     assert!(((p64(&q) - p64(&p)).norm() - want).abs() <= tol, "closest_point_triangle = {q:?} is not closest");
 }
 
-fn triangle_aabb(g: &mut Gen) {
+fn aabb_triangle(g: &mut Gen) {
     let (Some(t), Some(a)) = (g.triangle(), g.aabb()) else { return };
-    let i = intersects_triangle_aabb(&t, &a);
+    let i = intersects_aabb_triangle(&a, &t);
     if !g.scale.checked {
         return;
     }
     let tol = g.scale.tol();
     let verts = [p64(t.a()), p64(t.b()), p64(t.c())];
     let gap = oracle::sat_triangle_box(&verts, &p64(a.min()), &p64(a.max()));
-    check_verdict(i, gap, tol, "intersects_triangle_aabb");
+    check_verdict(i, gap, tol, "intersects_aabb_triangle");
 }
 
 fn rays(g: &mut Gen) {

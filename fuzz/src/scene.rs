@@ -694,7 +694,7 @@ fn probe_obb(o: &Obb, shape: &WorldShape) -> bool {
                 let bx = Aabb::new(Point::from(-h), Point::from(h));
                 m.triangles().iter().any(|t| {
                     let [a, b, c] = t.vertices().map(|v| Point::from(local.to_local(&v)));
-                    Triangle::try_new(a, b, c).is_ok_and(|lt| intersects_triangle_aabb(&lt, &bx))
+                    Triangle::try_new(a, b, c).is_ok_and(|lt| intersects_aabb_triangle(&bx, &lt))
                 })
             })
         }

@@ -44,8 +44,9 @@ pub use cast::{
 };
 pub use closest::{
     closest_point_aabb, closest_point_obb, closest_point_segment, closest_point_sphere, closest_point_triangle,
-    closest_points_segment_aabb, closest_points_segment_obb, closest_points_segment_segment, distance_aabb,
-    distance_obb, distance_point_segment, distance_sphere, distance_squared_aabb, distance_triangle,
+    closest_points_segment_aabb, closest_points_segment_obb, closest_points_segment_segment, distance_point_aabb,
+    distance_point_obb, distance_point_segment, distance_point_sphere, distance_point_triangle,
+    distance_squared_point_aabb,
 };
 pub use contact::{
     contact_capsule_capsule, contact_capsule_obb, contact_capsule_triangle, contact_manifold_obb_obb, contact_obb_obb,
@@ -54,9 +55,9 @@ pub use contact::{
 };
 pub use error::ShapeError;
 pub use intersect::{
-    intersects_aabb_aabb, intersects_aabb_obb, intersects_capsule_aabb, intersects_capsule_capsule,
-    intersects_capsule_obb, intersects_obb_obb, intersects_sphere_aabb, intersects_sphere_capsule,
-    intersects_sphere_obb, intersects_sphere_sphere, intersects_sphere_triangle, intersects_triangle_aabb,
+    intersects_aabb_aabb, intersects_aabb_obb, intersects_aabb_triangle, intersects_capsule_aabb,
+    intersects_capsule_capsule, intersects_capsule_obb, intersects_obb_obb, intersects_sphere_aabb,
+    intersects_sphere_capsule, intersects_sphere_obb, intersects_sphere_sphere, intersects_sphere_triangle,
 };
 pub use math::{Isometry, Matrix, Point, Real, Rotation, UnitVector, Vector, MAX_COORDINATE};
 pub use shape::{Aabb, Capsule, Obb, Plane, Sphere, Triangle};

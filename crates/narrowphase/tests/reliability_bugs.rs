@@ -165,7 +165,7 @@ fn b11_entry_at_origin_is_positive_zero() {
 
 /// B13: a degenerate triangle whose first two vertices coincide (`a == b`,
 /// common in meshes) makes `closest_point_triangle` return NaN for points
-/// beside its one edge: `distance_triangle` is NaN, `intersects_sphere_triangle`
+/// beside its one edge: `distance_point_triangle` is NaN, `intersects_sphere_triangle`
 /// reports apart a sphere that contains part of the triangle, and
 /// `cast_sphere_triangle` returns a hit with a NaN point. The same triangle
 /// with its vertices rotated (`a == c` or `b == c`) works.
@@ -290,7 +290,7 @@ fn b17_obb_epsilon_band_is_bounded() {
 /// B18: on a sliver triangle (sine of the angle at `a` about 1.2e-3),
 /// `closest_point_triangle` returns a point 1.3e-6 from `p` that is not on
 /// the triangle: in exact rational arithmetic `p` projects inside the face at
-/// distance 3.83e-4. `distance_triangle` and `cast_sphere_triangle` (whose
+/// distance 3.83e-4. `distance_point_triangle` and `cast_sphere_triangle` (whose
 /// hit point and toi come from it) are off by as much.
 #[test]
 fn b18_sliver_triangle_distance() {
@@ -303,8 +303,8 @@ fn b18_sliver_triangle_distance() {
     // The exact distance, computed in rational arithmetic from these f32
     // values: the projection onto the plane is inside the triangle.
     let exact = 3.831_340_243_6e-4;
-    let d = distance_triangle(&q, &t) as f64;
-    assert!((d - exact).abs() < 1e-6, "distance_triangle {d}, exact {exact}");
+    let d = distance_point_triangle(&q, &t) as f64;
+    assert!((d - exact).abs() < 1e-6, "distance_point_triangle {d}, exact {exact}");
 }
 
 /// B19: `Plane::try_new` computes the offset `n . p` in f32 and rejects it as
