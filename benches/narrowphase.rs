@@ -304,7 +304,7 @@ fn closest(c: &mut Criterion) {
         "closest/segment_segment",
         &v,
         |(a, b)| {
-            let (x, y) = closest_points_segment_segment(a.a(), a.b(), b.a(), b.b());
+            let ClosestPoints { point_a: x, point_b: y } = closest_points_segment_segment(a.a(), a.b(), b.a(), b.b());
             bits(x.x) ^ bits(y.x)
         },
         &w,

@@ -20,7 +20,8 @@ use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Through
 use parry3d::partitioning::{Bvh, BvhBuildStrategy, TraversalAction};
 use proxima::broadphase::{BroadPhase, BuildOptions, RayControl, StaticBvh};
 use proxima::narrowphase::kernels::{
-    cast_ray_aabb_lanes_scalar, cast_ray_aabb_x8, ray_aabb_interval, AabbX4, AabbX8, PrecomputedRay, SimdLevel,
+    cast_ray_aabb_lanes_scalar, cast_ray_aabb_x8, ray_aabb_interval, AabbX4, AabbX8, PrecomputedRay, RayInterval,
+    SimdLevel,
 };
 use proxima::narrowphase::{Aabb, Point, Ray, Real};
 use proxima_test_support::{convert, gen, rng, scene};
@@ -95,7 +96,7 @@ fn cast_all_proxima(bvh: &StaticBvh, boxes: &[Aabb], rays: &[Ray]) -> usize {
         bvh.visit_ray(ray, |id, _entry| {
             let clipped = PrecomputedRay { max_toi: best.unwrap_or(ray.max_toi()), ..pre };
             match ray_aabb_interval(&clipped, &boxes[id as usize]) {
-                Some((toi, _)) => {
+                Some(RayInterval { toi_enter: toi, .. }) => {
                     best = Some(toi);
                     RayControl::Clip(toi)
                 }
@@ -116,7 +117,7 @@ fn cast_all_proxima_batch(bvh: &StaticBvh, boxes: &[Aabb], rays: &[Ray], best: &
         let pre = PrecomputedRay::new(&rays[i]);
         let clipped = PrecomputedRay { max_toi: best[i].unwrap_or(rays[i].max_toi()), ..pre };
         match ray_aabb_interval(&clipped, &boxes[id as usize]) {
-            Some((toi, _)) => {
+            Some(RayInterval { toi_enter: toi, .. }) => {
                 best[i] = Some(toi);
                 RayControl::Clip(toi)
             }
@@ -133,7 +134,7 @@ fn cast_all_parry(bvh: &Bvh, boxes: &[Aabb], rays: &[Ray]) -> usize {
         let pre = PrecomputedRay::new(ray);
         let hit = bvh.cast_ray(&pray, ray.max_toi(), |leaf, best| {
             let clipped = PrecomputedRay { max_toi: best, ..pre };
-            ray_aabb_interval(&clipped, &boxes[leaf as usize]).map(|(toi, _)| toi)
+            ray_aabb_interval(&clipped, &boxes[leaf as usize]).map(|i| i.toi_enter)
         });
         hits += usize::from(hit.is_some());
     }

@@ -736,7 +736,7 @@ fn capsule_capsule(g: &mut Gen) {
     let (Some(a), Some(b)) = (g.capsule(), g.capsule()) else { return };
     let (ab, ba) = (intersects_capsule_capsule(&a, &b), intersects_capsule_capsule(&b, &a));
     let (cab, cba) = (contact_capsule_capsule(&a, &b), contact_capsule_capsule(&b, &a));
-    let (s, t) = closest_points_segment_segment(a.a(), a.b(), b.a(), b.b());
+    let ClosestPoints { point_a: s, point_b: t } = closest_points_segment_segment(a.a(), a.b(), b.a(), b.b());
     if !g.scale.checked {
         return;
     }
@@ -782,8 +782,8 @@ fn capsule_box(g: &mut Gen) {
     let ia = intersects_capsule_aabb(&c, &a);
     let ia_obb = intersects_capsule_obb(&c, &Obb::from_aabb(&a));
     let ct = contact_capsule_obb(&c, &o);
-    let (so, xo) = closest_points_segment_obb(c.a(), c.b(), &o);
-    let (sa, xa) = closest_points_segment_aabb(c.a(), c.b(), &a);
+    let ClosestPoints { point_a: so, point_b: xo } = closest_points_segment_obb(c.a(), c.b(), &o);
+    let ClosestPoints { point_a: sa, point_b: xa } = closest_points_segment_aabb(c.a(), c.b(), &a);
     if !g.scale.checked {
         return;
     }
@@ -942,7 +942,7 @@ fn rays(g: &mut Gen) {
             check_ray_wellformed(&h, &ray, "cast_ray_aabb");
             let interval = ray_aabb_interval(&PrecomputedRay::new(&ray), &a);
             assert_eq!(h.is_some(), interval.is_some(), "cast_ray_aabb and ray_aabb_interval disagree");
-            if let (Some(h), Some((t0, t1))) = (h, interval) {
+            if let (Some(h), Some(RayInterval { toi_enter: t0, toi_exit: t1 })) = (h, interval) {
                 assert_eq!(h.toi, t0, "cast_ray_aabb toi != ray_aabb_interval entry");
                 assert!(t0 <= t1);
             }
@@ -1049,7 +1049,7 @@ fn check_lanes<const W: usize>(results: &[RayLaneHits<W>], boxes: &[Aabb], pre: 
             let want = boxes.get(lane).and_then(|b| ray_aabb_interval(pre, b));
             let hit = r.mask >> lane & 1 == 1;
             assert_eq!(hit, want.is_some(), "x{W} kernel lane {lane}: mask differs from ray_aabb_interval");
-            if let Some((t, _)) = want {
+            if let Some(RayInterval { toi_enter: t, .. }) = want {
                 assert_eq!(r.toi[lane].to_bits(), t.to_bits(), "x{W} kernel lane {lane}: toi differs");
             }
         }

@@ -3,7 +3,7 @@
 use crate::slots::Slots;
 use crate::{BroadPhase, BroadPhaseError, ProxyId, RayControl, TreeStats, ValidationError};
 use core::ops::ControlFlow;
-use proxima_narrowphase::kernels::{ray_aabb_interval, PrecomputedRay};
+use proxima_narrowphase::kernels::{ray_aabb_interval, PrecomputedRay, RayInterval};
 use proxima_narrowphase::{intersects_aabb_aabb, Aabb, Ray, Real, Vector};
 
 /// Every query answered by testing every proxy: O(n) per box or ray query,
@@ -118,7 +118,7 @@ impl<T> BroadPhase for BruteForce<T> {
     {
         let mut pre = PrecomputedRay::new(ray);
         for (id, (b, _)) in self.proxies.iter() {
-            if let Some((t_enter, _)) = ray_aabb_interval(&pre, b) {
+            if let Some(RayInterval { toi_enter: t_enter, .. }) = ray_aabb_interval(&pre, b) {
                 match visitor(id, t_enter) {
                     RayControl::Continue => {}
                     RayControl::Clip(t) => {

@@ -4,7 +4,7 @@ use crate::pairs::{sort_pairs, Pair};
 use crate::slots::Slots;
 use crate::{BroadPhase, BroadPhaseError, ProxyId, RayControl, TreeStats, ValidationError};
 use core::ops::ControlFlow;
-use proxima_narrowphase::kernels::{ray_aabb_interval, PrecomputedRay};
+use proxima_narrowphase::kernels::{ray_aabb_interval, PrecomputedRay, RayInterval};
 use proxima_narrowphase::{Aabb, Point, Ray, Real, Vector};
 
 /// How [`SweepAndPrune::update`] re-sorts.
@@ -336,7 +336,7 @@ impl<T> BroadPhase for SweepAndPrune<T> {
     {
         let mut pre = PrecomputedRay::new(ray);
         for (id, p) in self.proxies.iter() {
-            if let Some((t_enter, _)) = ray_aabb_interval(&pre, &p.aabb) {
+            if let Some(RayInterval { toi_enter: t_enter, .. }) = ray_aabb_interval(&pre, &p.aabb) {
                 match visitor(id, t_enter) {
                     RayControl::Continue => {}
                     RayControl::Clip(t) => {

@@ -1,7 +1,7 @@
 //! The low-level layer under the queries: what a structure that batches its
 //! tests (a BVH, a mesh) needs and a user of the shape queries does not.
 //!
-//! - [`PrecomputedRay`] and [`ray_aabb_interval`]: the scalar slab test on a
+//! - [`PrecomputedRay`] and [`ray_aabb_interval`] (a [`RayInterval`]): the scalar slab test on a
 //!   ray prepared once for many boxes;
 //! - [`AabbX4`] / [`AabbX8`] ([`AabbLanes`]) and [`cast_ray_aabb_x4`] /
 //!   [`cast_ray_aabb_x8`]: one ray against 4 or 8 boxes stored
@@ -19,7 +19,7 @@
 
 pub use crate::cast::{
     cast_ray_aabb_lanes_scalar, cast_ray_aabb_x4, cast_ray_aabb_x4_scalar, cast_ray_aabb_x8, cast_ray_aabb_x8_scalar,
-    ray_aabb_interval, AabbLanes, AabbX4, AabbX8, PrecomputedRay, RayLaneHits, SimdLevel, WatertightRay,
+    ray_aabb_interval, AabbLanes, AabbX4, AabbX8, PrecomputedRay, RayInterval, RayLaneHits, SimdLevel, WatertightRay,
 };
 #[cfg(target_arch = "x86_64")]
 pub use crate::cast::{cast_ray_aabb_x4_sse2, cast_ray_aabb_x8_avx, cast_ray_aabb_x8_sse2};

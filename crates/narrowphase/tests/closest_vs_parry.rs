@@ -219,7 +219,7 @@ fn closest_points_segment_segment_vs_oracle() {
     let (mut interior, mut failures) = (0usize, Vec::new());
     for k in 0..CASES {
         let [p1, q1, p2, q2] = segment_pair(&mut rng);
-        let (a, b) = closest_points_segment_segment(&p1, &q1, &p2, &q2);
+        let ClosestPoints { point_a: a, point_b: b } = closest_points_segment_segment(&p1, &q1, &p2, &q2);
         let (p1d, q1d, p2d, q2d) = (v64(&p1), v64(&q1), v64(&p2), v64(&q2));
         let truth = segment_segment_distance_f64(&p1d, &q1d, &p2d, &q2d);
         let got = (v64(&a) - v64(&b)).norm();

@@ -14,7 +14,7 @@ use proxima_test_support::{rng, Rng};
 /// The scalar oracle for one lane: `ray_aabb_interval` with `max_toi` in the ray.
 fn oracle(ray: &PrecomputedRay, aabb: Option<Aabb>, max_toi: Real) -> Option<Real> {
     let ray = PrecomputedRay { max_toi, ..*ray };
-    ray_aabb_interval(&ray, &aabb?).map(|(t_enter, _)| t_enter)
+    ray_aabb_interval(&ray, &aabb?).map(|i| i.toi_enter)
 }
 
 /// A kernel of width `W`, by name.

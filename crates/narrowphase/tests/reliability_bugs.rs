@@ -157,7 +157,7 @@ fn b11_entry_at_origin_is_positive_zero() {
     let ray = Ray::new(p(0.0, 0.0, 0.0), v(-61.25, -60.2, -60.2), 24.1);
     let b = Aabb::new(p(0.0, 0.0, 0.0), p(0.0, 0.0, 0.0));
     let pre = PrecomputedRay::new(&ray);
-    let (t, _) = ray_aabb_interval(&pre, &b).expect("the origin is on the box");
+    let t = ray_aabb_interval(&pre, &b).expect("the origin is on the box").toi_enter;
     assert_eq!(t.to_bits(), 0.0f32.to_bits(), "entry {t:?}");
     let lanes = cast_ray_aabb_x8(&pre, &AabbX8::from_boxes(&[b]), 24.1);
     assert_eq!(lanes.toi[0].to_bits(), t.to_bits());
@@ -191,7 +191,8 @@ fn b13_triangle_with_equal_first_vertices() {
 #[test]
 fn b14_nearly_parallel_segments_sharing_an_endpoint() {
     let (a0, b0) = (p(13.678223, 0.053222656, 0.0), p(10.617676, 0.03173828, 0.0));
-    let (s, t) = closest_points_segment_segment(&a0, &p(0.0, 0.0, 0.0), &b0, &p(0.0, 0.0, 0.0));
+    let ClosestPoints { point_a: s, point_b: t } =
+        closest_points_segment_segment(&a0, &p(0.0, 0.0, 0.0), &b0, &p(0.0, 0.0, 0.0));
     assert!((s - t).norm() < 1e-5, "closest pair {s:?} {t:?} is {} apart", (s - t).norm());
     let (x, y) = (Capsule::new(a0, p(0.0, 0.0, 0.0), 1e-4), Capsule::new(b0, p(0.0, 0.0, 0.0), 1e-4));
     assert!(intersects_capsule_capsule(&x, &y), "capsules touching at a shared endpoint");

@@ -5,7 +5,7 @@ use core::ops::ControlFlow;
 use core::ops::Range;
 
 use proxima_broadphase::{RayControl, StaticBvh};
-use proxima_narrowphase::kernels::{ray_aabb_interval, PrecomputedRay};
+use proxima_narrowphase::kernels::{ray_aabb_interval, PrecomputedRay, RayInterval};
 use proxima_narrowphase::{cast_ray_aabb, Aabb, Ray, Real, UnitVector};
 
 use crate::collider::ColliderHandle;
@@ -75,7 +75,7 @@ impl StaticPass<'_> {
                 entry_toi
             } else {
                 match ray_aabb_interval(&PrecomputedRay { max_toi: *max_toi, ..*pre }, &self.boxes[s]) {
-                    Some((t_enter, _)) => t_enter,
+                    Some(RayInterval { toi_enter: t_enter, .. }) => t_enter,
                     None => continue,
                 }
             };

@@ -19,7 +19,7 @@ use super::wide::WideNode;
 use super::StaticBvh;
 use crate::broadphase::RayControl;
 use core::ops::Range;
-use proxima_narrowphase::kernels::{ray_aabb_interval, AabbX8, PrecomputedRay, RayLaneHits, SimdLevel};
+use proxima_narrowphase::kernels::{ray_aabb_interval, AabbX8, PrecomputedRay, RayInterval, RayLaneHits, SimdLevel};
 use proxima_narrowphase::{Aabb, Ray, Real};
 use smallvec::SmallVec;
 
@@ -234,7 +234,7 @@ impl StaticBvh {
             } else {
                 let clipped = PrecomputedRay { max_toi: *max_toi, ..*pre };
                 match ray_aabb_interval(&clipped, &self.prim_boxes[slot]) {
-                    Some((t_enter, _)) => t_enter,
+                    Some(RayInterval { toi_enter: t_enter, .. }) => t_enter,
                     None => continue,
                 }
             };

@@ -157,7 +157,7 @@ pub struct RayLaneHits<const W: usize> {
     /// Bit `i` is set when the ray enters lane `i`'s box at a `toi` in `[0, max_toi]`.
     pub mask: u32,
     /// Per lane, the entry `toi` (clipped below at 0) for lanes in `mask`,
-    /// bit-identical to `ray_aabb_interval(..)?.0`. Lanes not in `mask` hold
+    /// bit-identical to `ray_aabb_interval(..)?.toi_enter`. Lanes not in `mask` hold
     /// an unspecified value.
     pub toi: [Real; W],
 }

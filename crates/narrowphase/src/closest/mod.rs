@@ -15,3 +15,16 @@ pub use segment_box::{closest_points_segment_aabb, closest_points_segment_obb};
 pub use sphere::{closest_point_sphere, distance_point_sphere};
 pub(crate) use triangle::face_normal;
 pub use triangle::{closest_point_triangle, distance_point_triangle};
+
+use crate::math::Point;
+
+/// The closest pair of points between two shapes A and B (the first and the
+/// second operand of a `closest_points_*` function), in world space. When the
+/// shapes overlap, both are a common point.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ClosestPoints {
+    /// The point of A closest to B.
+    pub point_a: Point,
+    /// The point of B closest to A.
+    pub point_b: Point,
+}
