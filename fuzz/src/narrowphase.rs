@@ -53,6 +53,7 @@ fn outcome<T>(r: &Result<T, ShapeError>) -> Want {
         Err(ShapeError::NegativeMaxToi) => Want::NegMaxToi,
         Err(ShapeError::InvalidRotation) => Want::BadRotation,
         Err(ShapeError::TooLarge(_)) => Want::TooLarge,
+        Err(e) => panic!("a ShapeError this check does not know: {e:?}"),
     }
 }
 

@@ -164,6 +164,7 @@ pub struct RayLaneHits<const W: usize> {
 
 /// The widest kernel the running CPU supports, detected once.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
 pub enum SimdLevel {
     /// Portable code, one lane at a time.
     Scalar,
