@@ -187,7 +187,7 @@ fn dynamic_frame(c: &mut Criterion, name: &str, margin: Real) {
             b.iter(|| {
                 for (i, d) in &frames[f % FRAMES] {
                     boxes[*i] = scene::translated(&boxes[*i], d);
-                    sap.set_aabb(ids[*i], boxes[*i].loosened(margin)).expect("live id");
+                    sap.move_proxy(ids[*i], boxes[*i].loosened(margin), Vector::zeros()).expect("live id");
                 }
                 f += 1;
                 sap.update();

@@ -23,7 +23,7 @@ use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use parry3d::math::{Pose, Vector as PVec};
 use parry3d::query::{self, Ray as PRay, RayCast, ShapeCastOptions};
 use parry3d::shape::Shape;
-use proxima::*;
+use proxima::narrowphase::*;
 use proxima_test_support::convert as cv;
 use proxima_test_support::gen::{self, Placement};
 use proxima_test_support::SmallRng;

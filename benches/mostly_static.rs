@@ -12,7 +12,7 @@ use std::ops::ControlFlow;
 use criterion::{criterion_group, criterion_main, Criterion};
 use parry3d::partitioning::{Bvh, BvhBuildStrategy};
 use proxima::broadphase::{BroadPhase, OverlapCache, StaticBvh};
-use proxima::{Point, Real, Sphere, Vector};
+use proxima::narrowphase::{Point, Real, Sphere, Vector};
 use proxima_test_support::{convert, gen, scene};
 
 const STATIC: usize = 1_000_000;

@@ -20,7 +20,7 @@ use parry3d::bounding_volume::BoundingVolume;
 use parry3d::math::Pose;
 use parry3d::query::{self, PointQuery};
 use parry3d::shape::{Ball, Cuboid, Segment, Shape, Triangle as PTriangle};
-use proxima::*;
+use proxima::narrowphase::*;
 use proxima_test_support::convert as cv;
 use proxima_test_support::gen::{self, Placement};
 use proxima_test_support::SmallRng;
@@ -137,7 +137,7 @@ fn overlap(c: &mut Criterion) {
     let p = near(0.9);
     let v = cases(9, |r| (gen::triangle(r, &p), gen::aabb(r, &p)));
     let w: Vec<_> = v.iter().map(|(a, b)| Pp::new(cv::triangle(a), cv::aabb_cuboid(b))).collect();
-    pair(c, "overlap/triangle_aabb", &v, |(a, b)| f(intersects_triangle_aabb(a, b)), &w, |x| f(x.intersects()));
+    pair(c, "overlap/triangle_aabb", &v, |(a, b)| f(intersects_aabb_triangle(b, a)), &w, |x| f(x.intersects()));
 
     let p = near(0.75);
     let v = cases(10, |r| (gen::sphere(r, &p), gen::triangle(r, &p)));
@@ -304,7 +304,7 @@ fn closest(c: &mut Criterion) {
         "closest/segment_segment",
         &v,
         |(a, b)| {
-            let (x, y) = closest_points_segment_segment(a.a(), a.b(), b.a(), b.b());
+            let ClosestPoints { point_a: x, point_b: y } = closest_points_segment_segment(a.a(), a.b(), b.a(), b.b());
             bits(x.x) ^ bits(y.x)
         },
         &w,

@@ -8,8 +8,8 @@ use std::sync::Arc;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use parry3d::partitioning::{Bvh, BvhBuildStrategy};
 use parry3d::query::{Ray as PRay, RayCast};
+use proxima::narrowphase::{Isometry, Point, Ray, Real, Rotation, Vector};
 use proxima::scene::*;
-use proxima::{Isometry, Point, Ray, Real, Rotation, Vector};
 use proxima_test_support::{convert, gen, scene as scenes};
 
 const RAYS: usize = 20_000;
@@ -145,7 +145,9 @@ fn mesh_rays(c: &mut Criterion) {
         let shadow: Vec<Ray> = rays
             .iter()
             .filter_map(|r| mesh.cast_ray(r, false).map(|(_, h)| (r, h)))
-            .map(|(r, h)| Ray::new(proxima::offset_ray_origin(&r.point_at(h.toi), &h.normal), light, Real::INFINITY))
+            .map(|(r, h)| {
+                Ray::new(proxima::narrowphase::offset_ray_origin(&r.point_at(h.toi), &h.normal), light, Real::INFINITY)
+            })
             .collect();
         let pshadow: Vec<_> =
             shadow.iter().map(|r| PRay::new(convert::pt(r.origin()), convert::vec(r.dir()))).collect();

@@ -19,10 +19,11 @@
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use parry3d::partitioning::{Bvh, BvhBuildStrategy, TraversalAction};
 use proxima::broadphase::{BroadPhase, BuildOptions, RayControl, StaticBvh};
-use proxima::{
-    cast_ray_aabb_lanes_scalar, cast_ray_aabb_x8, ray_aabb_interval, Aabb, AabbX4, AabbX8, Point, PrecomputedRay, Ray,
-    Real, SimdLevel,
+use proxima::narrowphase::kernels::{
+    cast_ray_aabb_lanes_scalar, cast_ray_aabb_x8, ray_aabb_interval, AabbX4, AabbX8, PrecomputedRay, RayInterval,
+    SimdLevel,
 };
+use proxima::narrowphase::{Aabb, Point, Ray, Real};
 use proxima_test_support::{convert, gen, rng, scene};
 use std::hint::black_box;
 use std::time::Duration;
@@ -95,7 +96,7 @@ fn cast_all_proxima(bvh: &StaticBvh, boxes: &[Aabb], rays: &[Ray]) -> usize {
         bvh.visit_ray(ray, |id, _entry| {
             let clipped = PrecomputedRay { max_toi: best.unwrap_or(ray.max_toi()), ..pre };
             match ray_aabb_interval(&clipped, &boxes[id as usize]) {
-                Some((toi, _)) => {
+                Some(RayInterval { toi_enter: toi, .. }) => {
                     best = Some(toi);
                     RayControl::Clip(toi)
                 }
@@ -116,7 +117,7 @@ fn cast_all_proxima_batch(bvh: &StaticBvh, boxes: &[Aabb], rays: &[Ray], best: &
         let pre = PrecomputedRay::new(&rays[i]);
         let clipped = PrecomputedRay { max_toi: best[i].unwrap_or(rays[i].max_toi()), ..pre };
         match ray_aabb_interval(&clipped, &boxes[id as usize]) {
-            Some((toi, _)) => {
+            Some(RayInterval { toi_enter: toi, .. }) => {
                 best[i] = Some(toi);
                 RayControl::Clip(toi)
             }
@@ -133,7 +134,7 @@ fn cast_all_parry(bvh: &Bvh, boxes: &[Aabb], rays: &[Ray]) -> usize {
         let pre = PrecomputedRay::new(ray);
         let hit = bvh.cast_ray(&pray, ray.max_toi(), |leaf, best| {
             let clipped = PrecomputedRay { max_toi: best, ..pre };
-            ray_aabb_interval(&clipped, &boxes[leaf as usize]).map(|(toi, _)| toi)
+            ray_aabb_interval(&clipped, &boxes[leaf as usize]).map(|i| i.toi_enter)
         });
         hits += usize::from(hit.is_some());
     }
@@ -179,7 +180,7 @@ unsafe fn sweep_avx(rays: &[PrecomputedRay], packs: &[AabbX8]) {
     for ray in rays {
         for p in packs {
             // SAFETY: this function is only called after checking AVX.
-            black_box(unsafe { proxima::cast_ray_aabb_x8_avx(ray, p, ray.max_toi) });
+            black_box(unsafe { proxima::narrowphase::kernels::cast_ray_aabb_x8_avx(ray, p, ray.max_toi) });
         }
     }
 }
@@ -215,7 +216,7 @@ fn kernel(c: &mut Criterion) {
             b.iter(|| {
                 for ray in &rays {
                     for p in &packs4 {
-                        black_box(proxima::cast_ray_aabb_x4_sse2(ray, p, ray.max_toi));
+                        black_box(proxima::narrowphase::kernels::cast_ray_aabb_x4_sse2(ray, p, ray.max_toi));
                     }
                 }
             })
@@ -224,7 +225,7 @@ fn kernel(c: &mut Criterion) {
             b.iter(|| {
                 for ray in &rays {
                     for p in &packs8 {
-                        black_box(proxima::cast_ray_aabb_x8_sse2(ray, p, ray.max_toi));
+                        black_box(proxima::narrowphase::kernels::cast_ray_aabb_x8_sse2(ray, p, ray.max_toi));
                     }
                 }
             })

@@ -11,7 +11,7 @@ use std::time::Instant;
 
 use parry3d::partitioning::{Bvh, BvhBuildStrategy, BvhWorkspace};
 use proxima::broadphase::{BroadPhase, BruteForce, DynamicTree, SapMode, StaticBvh, SweepAndPrune};
-use proxima::Aabb;
+use proxima::narrowphase::Aabb;
 use proxima_test_support::{convert, scene};
 
 /// Best of `runs` wall times of `f`, in milliseconds.

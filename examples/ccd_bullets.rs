@@ -5,8 +5,8 @@
 //!
 //! `cargo run --release --example ccd_bullets`
 
+use proxima::narrowphase::{Isometry, Real, Sphere, Vector};
 use proxima::scene::*;
-use proxima::{Isometry, Real, Sphere, Vector};
 
 fn main() {
     let mut scene = Scene::new();

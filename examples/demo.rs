@@ -19,8 +19,8 @@ use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressStyle};
 use nalgebra::Translation3;
+use proxima::narrowphase::{Isometry, Point, Real, Rotation, Vector};
 use proxima::scene::*;
-use proxima::{Isometry, Point, Real, Rotation, Vector};
 
 struct Options {
     bodies: usize,

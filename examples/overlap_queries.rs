@@ -3,8 +3,8 @@
 //!
 //! `cargo run --release --example overlap_queries`
 
+use proxima::narrowphase::{Isometry, Obb, Point, Rotation, Sphere, Vector};
 use proxima::scene::*;
-use proxima::{Isometry, Obb, Point, Rotation, Sphere, Vector};
 
 fn main() {
     let mut scene = Scene::new();

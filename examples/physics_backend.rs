@@ -6,8 +6,8 @@
 //! `cargo run --release --example physics_backend`
 
 use nalgebra::Translation3;
+use proxima::narrowphase::{Isometry, Real, Rotation, Vector};
 use proxima::scene::*;
-use proxima::{Isometry, Real, Rotation, Vector};
 
 fn main() {
     let mut scene = Scene::new();

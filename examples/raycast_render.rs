@@ -12,8 +12,8 @@ mod render;
 use std::sync::Arc;
 use std::time::Instant;
 
+use proxima::narrowphase::{Isometry, Point, Real, Vector};
 use proxima::scene::*;
-use proxima::{Isometry, Point, Real, Vector};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut path = format!("{}/assets/meshes/spot.obj", env!("CARGO_MANIFEST_DIR"));

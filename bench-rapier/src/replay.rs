@@ -13,7 +13,7 @@ use proxima_broadphase::{
     BroadPhase, BruteForce, DynamicTree, DynamicTreeOptions, Pair, PairTracker, ProxyId, ProxyOptions, SapMode,
     StaticBvh, SweepAndPrune,
 };
-use proxima_narrowphase::{intersects_aabb_aabb, Aabb};
+use proxima_narrowphase::{intersects_aabb_aabb, Aabb, Vector};
 
 /// The fat-box margin of the dynamic tree, the pair tracker and parry's
 /// `Bvh` (change-detection margin): [`DynamicTreeOptions::default`]'s 0.1 m.
@@ -73,7 +73,7 @@ fn keep_tight<'a>(fat: impl Iterator<Item = &'a Pair>, boxes: &[Aabb], out: &mut
 }
 
 /// The box's displacement between two frames: the motion of its centre.
-fn displacement(prev: &Aabb, next: &Aabb) -> proxima_narrowphase::Vector {
+fn displacement(prev: &Aabb, next: &Aabb) -> Vector {
     next.center() - prev.center()
 }
 
@@ -171,7 +171,7 @@ impl Replay for PairTrackerReplay {
     }
 }
 
-/// [`SweepAndPrune`] in persistent mode on the tight boxes: `set_aabb` for
+/// [`SweepAndPrune`] in persistent mode on the tight boxes: `move_proxy` for
 /// every box, `update` (insertion sort of the kept order), then the sweep.
 /// Its pairs are exact already.
 #[derive(Default)]
@@ -205,7 +205,7 @@ impl Replay for SapReplay {
 
     fn step(&mut self, _prev: &Frame, frame: &Frame) {
         for (id, b) in self.ids.iter().zip(&frame.boxes) {
-            self.sap.set_aabb(*id, *b).expect("live id");
+            self.sap.move_proxy(*id, *b, Vector::zeros()).expect("live id");
         }
         self.sap.update();
         self.collect();
@@ -256,7 +256,7 @@ impl Replay for StaticBvhReplay {
     }
 }
 
-/// [`BruteForce`]: `set_aabb` for every box, then all `n (n - 1) / 2` tests.
+/// [`BruteForce`]: `move_proxy` for every box, then all `n (n - 1) / 2` tests.
 #[derive(Default)]
 struct BruteForceReplay {
     bf: BruteForce,
@@ -287,7 +287,7 @@ impl Replay for BruteForceReplay {
 
     fn step(&mut self, _prev: &Frame, frame: &Frame) {
         for (id, b) in self.ids.iter().zip(&frame.boxes) {
-            self.bf.set_aabb(*id, *b).expect("live id");
+            self.bf.move_proxy(*id, *b, Vector::zeros()).expect("live id");
         }
         self.collect();
     }

@@ -2,8 +2,8 @@
 //! shading with one light and shadow rays, and PNG output.
 #![allow(dead_code)]
 
+use proxima::narrowphase::{Point, Ray, Real, Vector};
 use proxima::scene::{QueryFilter, Scene, SceneRayHit};
-use proxima::{Point, Ray, Real, Vector};
 
 /// A pinhole camera.
 pub struct Camera {
@@ -63,7 +63,7 @@ pub fn shade(
                     let p = ray.point_at(h.toi);
                     let lambert = n.dot(light).max(0.0);
                     let lit = lambert > 0.0 && {
-                        let shadow = Ray::new(proxima::offset_ray_origin(&p, &n), *light, Real::INFINITY);
+                        let shadow = Ray::new(proxima::narrowphase::offset_ray_origin(&p, &n), *light, Real::INFINITY);
                         scene.cast_ray_any(&shadow, &QueryFilter::default()).is_none()
                     };
                     let c = color(h);

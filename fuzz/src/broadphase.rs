@@ -286,9 +286,9 @@ impl World {
         }
         self.tracker.move_proxy(id, aabb, d).expect("valid move");
         for s in &mut self.sap {
-            s.set_aabb(id, aabb).expect("live");
+            s.move_proxy(id, aabb, d).expect("live");
         }
-        self.bf.set_aabb(id, aabb).expect("live");
+        self.bf.move_proxy(id, aabb, d).expect("live");
         self.live[i].1 = aabb;
     }
 
@@ -299,13 +299,13 @@ impl World {
         let before = self.snapshot();
         let stale = Err(BroadPhaseError::StaleId(id));
         assert_eq!(self.bf.remove(id), stale.map(|_: ()| 0));
-        assert_eq!(self.bf.set_aabb(id, aabb), stale);
+        assert_eq!(self.bf.move_proxy(id, aabb, Vector::zeros()), stale.map(|_: ()| true));
         assert_eq!(self.tree.remove(id), stale.map(|_: ()| 0));
         assert_eq!(self.tree.move_proxy(id, aabb, Vector::zeros()), stale.map(|_: ()| false));
         for s in &mut self.sap {
             let dirty = s.is_dirty();
             assert_eq!(s.remove(id), stale.map(|_: ()| 0));
-            assert_eq!(s.set_aabb(id, aabb), stale);
+            assert_eq!(s.move_proxy(id, aabb, Vector::zeros()), stale.map(|_: ()| true));
             assert_eq!(s.is_dirty(), dirty, "a rejected call dirtied the sweep");
         }
         assert_eq!(self.tracker.remove(id), stale.map(|_: ()| 0));

@@ -21,6 +21,7 @@
 use crate::bytes::Bytes;
 use core::ops::ControlFlow;
 use proxima_broadphase::BroadPhase;
+use proxima_narrowphase::kernels::{ray_aabb_interval, PrecomputedRay};
 use proxima_narrowphase::*;
 use proxima_scene::*;
 use std::sync::Arc;
@@ -693,7 +694,7 @@ fn probe_obb(o: &Obb, shape: &WorldShape) -> bool {
                 let bx = Aabb::new(Point::from(-h), Point::from(h));
                 m.triangles().iter().any(|t| {
                     let [a, b, c] = t.vertices().map(|v| Point::from(local.to_local(&v)));
-                    Triangle::try_new(a, b, c).is_ok_and(|lt| intersects_triangle_aabb(&lt, &bx))
+                    Triangle::try_new(a, b, c).is_ok_and(|lt| intersects_aabb_triangle(&bx, &lt))
                 })
             })
         }

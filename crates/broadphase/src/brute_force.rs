@@ -3,7 +3,8 @@
 use crate::slots::Slots;
 use crate::{BroadPhase, BroadPhaseError, ProxyId, RayControl, TreeStats, ValidationError};
 use core::ops::ControlFlow;
-use proxima_narrowphase::{intersects_aabb_aabb, ray_aabb_interval, Aabb, PrecomputedRay, Ray, Real};
+use proxima_narrowphase::kernels::{ray_aabb_interval, PrecomputedRay, RayInterval};
+use proxima_narrowphase::{intersects_aabb_aabb, Aabb, Ray, Real, Vector};
 
 /// Every query answered by testing every proxy: O(n) per box or ray query,
 /// O(n^2) for all pairs. Too slow for real scenes, simple enough to trust,
@@ -50,10 +51,20 @@ impl<T> BruteForce<T> {
         self.proxies.remove(id).map(|(_, data)| data)
     }
 
-    /// Replaces a proxy's box; a stale id is rejected and nothing changes.
-    pub fn set_aabb(&mut self, id: ProxyId, aabb: Aabb) -> Result<(), BroadPhaseError> {
-        self.proxies.try_get_mut(id)?.0 = aabb;
-        Ok(())
+    /// Tells the structure that proxy `id` now has box `aabb` after moving by
+    /// `displacement` this step: the box is replaced. The signature is
+    /// [`DynamicTree::move_proxy`](crate::DynamicTree::move_proxy)'s; the
+    /// displacement is only checked (this structure keeps exact boxes, so it
+    /// predicts no motion) and the result is always `Ok(true)` (the stored box
+    /// changed). A stale id or a NaN/infinite displacement is rejected and
+    /// nothing changes.
+    pub fn move_proxy(&mut self, id: ProxyId, aabb: Aabb, displacement: Vector) -> Result<bool, BroadPhaseError> {
+        let proxy = self.proxies.try_get_mut(id)?;
+        if !displacement.iter().all(|d| d.is_finite()) {
+            return Err(BroadPhaseError::InvalidDisplacement);
+        }
+        proxy.0 = aabb;
+        Ok(true)
     }
 
     /// A proxy's box; `None` for a stale id.
@@ -107,7 +118,7 @@ impl<T> BroadPhase for BruteForce<T> {
     {
         let mut pre = PrecomputedRay::new(ray);
         for (id, (b, _)) in self.proxies.iter() {
-            if let Some((t_enter, _)) = ray_aabb_interval(&pre, b) {
+            if let Some(RayInterval { toi_enter: t_enter, .. }) = ray_aabb_interval(&pre, b) {
                 match visitor(id, t_enter) {
                     RayControl::Continue => {}
                     RayControl::Clip(t) => {

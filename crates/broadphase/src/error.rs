@@ -10,8 +10,11 @@ use proxima_narrowphase::ShapeError;
 /// so NaN, infinite or inverted bounds are stopped at construction; the
 /// [`InvalidAabb`](BroadPhaseError::InvalidAabb) variant carries such a
 /// construction error when a caller builds the box and inserts it in one
-/// fallible step (`From<ShapeError>` lets `?` convert it).
+/// fallible step (`From<ShapeError>` lets `?` convert it), and
+/// [`source()`](std::error::Error::source) returns it. Non-exhaustive: a new
+/// check may add a variant, so a `match` needs a wildcard arm.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum BroadPhaseError {
     /// A box could not be built: NaN, infinite or inverted bounds.
     InvalidAabb(ShapeError),

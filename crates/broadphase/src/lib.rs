@@ -18,7 +18,7 @@ mod slots;
 mod static_bvh;
 mod sweep_and_prune;
 
-pub use broadphase::{BroadPhase, RayControl, TreeStats, ValidationError};
+pub use broadphase::{BroadPhase, BroadPhaseMut, RayControl, TreeStats, ValidationError};
 pub use brute_force::BruteForce;
 pub use dynamic_tree::{DynamicTree, DynamicTreeOptions, Overlaps, ProxyRayHit};
 pub use error::BroadPhaseError;

@@ -4,7 +4,8 @@ use crate::pairs::{sort_pairs, Pair};
 use crate::slots::Slots;
 use crate::{BroadPhase, BroadPhaseError, ProxyId, RayControl, TreeStats, ValidationError};
 use core::ops::ControlFlow;
-use proxima_narrowphase::{ray_aabb_interval, Aabb, Point, PrecomputedRay, Ray, Real};
+use proxima_narrowphase::kernels::{ray_aabb_interval, PrecomputedRay, RayInterval};
+use proxima_narrowphase::{Aabb, Point, Ray, Real, Vector};
 
 /// How [`SweepAndPrune::update`] re-sorts.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -63,7 +64,7 @@ struct SapProxy<T> {
 /// following ones until they start after it ends, then checks the two other
 /// axes.
 ///
-/// Mutations (`insert`, `remove`, `set_aabb`) are O(1) and leave the order
+/// Mutations (`insert`, `remove`, `move_proxy`) are O(1) and leave the order
 /// stale; [`update`](Self::update) re-sorts (see [`SapMode`]). Queries are
 /// always exact: on a stale order they fall back to a slower path (a sorted
 /// copy for pairs, no early exit for box queries). Good for scenes whose
@@ -159,13 +160,24 @@ impl<T> SweepAndPrune<T> {
         Ok(proxy.data)
     }
 
-    /// Replaces a proxy's box; a stale id is rejected and nothing changes.
-    pub fn set_aabb(&mut self, id: ProxyId, aabb: Aabb) -> Result<(), BroadPhaseError> {
-        self.proxies.try_get_mut(id)?.aabb = aabb;
+    /// Tells the structure that proxy `id` now has box `aabb` after moving by
+    /// `displacement` this step: the box and its endpoints are replaced (sorted
+    /// again at the next [`update`](Self::update)). The signature is
+    /// [`DynamicTree::move_proxy`](crate::DynamicTree::move_proxy)'s; the
+    /// displacement is only checked (this structure keeps exact boxes, so it
+    /// predicts no motion) and the result is always `Ok(true)` (the stored box
+    /// changed). A stale id or a NaN/infinite displacement is rejected and
+    /// nothing changes.
+    pub fn move_proxy(&mut self, id: ProxyId, aabb: Aabb, displacement: Vector) -> Result<bool, BroadPhaseError> {
+        let proxy = self.proxies.try_get_mut(id)?;
+        if !displacement.iter().all(|d| d.is_finite()) {
+            return Err(BroadPhaseError::InvalidDisplacement);
+        }
+        proxy.aabb = aabb;
         let pos = self.position[id.index() as usize] as usize;
         self.entries[pos] = Entry::new(&aabb, self.axis, id.index());
         self.dirty = true;
-        Ok(())
+        Ok(true)
     }
 
     /// A proxy's box; `None` for a stale id.
@@ -324,7 +336,7 @@ impl<T> BroadPhase for SweepAndPrune<T> {
     {
         let mut pre = PrecomputedRay::new(ray);
         for (id, p) in self.proxies.iter() {
-            if let Some((t_enter, _)) = ray_aabb_interval(&pre, &p.aabb) {
+            if let Some(RayInterval { toi_enter: t_enter, .. }) = ray_aabb_interval(&pre, &p.aabb) {
                 match visitor(id, t_enter) {
                     RayControl::Continue => {}
                     RayControl::Clip(t) => {

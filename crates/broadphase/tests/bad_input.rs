@@ -55,6 +55,21 @@ fn invalid_displacement_and_options_are_rejected_without_change() {
     }
     assert_eq!(tree.validate().unwrap(), before);
     assert_eq!(tree.fat_aabb(a), fat);
+
+    // The exact-box structures take the same displacement, check it, and
+    // change nothing on a bad one.
+    let mut bf = BruteForce::new();
+    let mut sap = SweepAndPrune::new(SapMode::Persistent);
+    let (fa, sa) = (bf.insert(unit(), ()), sap.insert(unit(), ()));
+    sap.update();
+    let bad = Vector::new(f32::NAN, 0.0, 0.0);
+    assert_eq!(bf.move_proxy(fa, far, bad), Err(BroadPhaseError::InvalidDisplacement));
+    assert_eq!(sap.move_proxy(sa, far, bad), Err(BroadPhaseError::InvalidDisplacement));
+    assert_eq!((bf.aabb(fa), sap.aabb(sa)), (Some(unit()), Some(unit())));
+    assert!(!sap.is_dirty(), "a rejected move dirtied the sweep");
+    assert_eq!(bf.move_proxy(fa, far, Vector::new(9.0, 0.0, 0.0)), Ok(true));
+    assert_eq!(sap.move_proxy(sa, far, Vector::new(9.0, 0.0, 0.0)), Ok(true));
+    assert_eq!((bf.aabb(fa), sap.aabb(sa)), (Some(far), Some(far)));
     assert_eq!(tree.get(b), Some(&2));
     for bad in [f32::NAN, -0.1, f32::INFINITY] {
         let o = DynamicTreeOptions { margin: bad, prediction: 1.0 };
@@ -75,7 +90,7 @@ fn stale_ids_are_rejected_by_every_structure() {
     let a2 = bf.insert(unit(), 'b');
     assert_eq!(a2.index(), a.index());
     assert_eq!(bf.remove(a), Err(stale(a)));
-    assert_eq!(bf.set_aabb(a, unit()), Err(stale(a)));
+    assert_eq!(bf.move_proxy(a, unit(), Vector::zeros()), Err(stale(a)));
     assert_eq!(bf.remove(never), Err(stale(never)));
     assert_eq!((bf.get(a), bf.get(a2)), (None, Some(&'b')));
 
@@ -85,8 +100,8 @@ fn stale_ids_are_rejected_by_every_structure() {
     let s2 = sap.insert(unit(), 2u8);
     sap.update();
     assert_eq!(sap.remove(s), Err(stale(s)));
-    assert_eq!(sap.set_aabb(s, unit()), Err(stale(s)));
-    assert_eq!(sap.set_aabb(never, unit()), Err(stale(never)));
+    assert_eq!(sap.move_proxy(s, unit(), Vector::zeros()), Err(stale(s)));
+    assert_eq!(sap.move_proxy(never, unit(), Vector::zeros()), Err(stale(never)));
     assert!(!sap.is_dirty());
     assert_eq!(sap.get(s2), Some(&2));
 

@@ -60,12 +60,15 @@ fn oracle_matches_model_over_random_sequences() {
         } else {
             let i = rng.random_range(0..model.len());
             let b = random_box(&mut rng, 8.0, 0.1, 1.5);
-            bf.set_aabb(model[i].0, b).unwrap();
+            bf.move_proxy(model[i].0, b, Vector::zeros()).unwrap();
             model[i].1 = b;
         }
         // Every removed id stays rejected, even after its slot is reused.
         if let Some(&old) = removed.last() {
-            assert_eq!(bf.set_aabb(old, random_box(&mut rng, 1.0, 0.1, 0.2)), Err(BroadPhaseError::StaleId(old)));
+            assert_eq!(
+                bf.move_proxy(old, random_box(&mut rng, 1.0, 0.1, 0.2), Vector::zeros()),
+                Err(BroadPhaseError::StaleId(old))
+            );
             assert!(!bf.contains(old));
         }
         assert_eq!(bf.len(), model.len());

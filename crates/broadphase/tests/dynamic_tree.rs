@@ -322,7 +322,7 @@ fn memory_per_proxy_is_reported() {
     for b in &boxes {
         tree.insert(*b, ());
     }
-    // Two 32-byte nodes per proxy plus a 16-byte slab entry and a 4-byte
+    // Two 32-byte nodes per proxy plus a 16-byte slot-map entry and a 4-byte
     // generation: 84 bytes, plus up to 2x Vec growth slack on each part.
     let per_proxy = tree.bytes_per_proxy();
     assert!((84.0..=2.0 * 84.0).contains(&per_proxy), "{per_proxy} bytes per proxy");

@@ -4,9 +4,9 @@
 //! insert/remove churn).
 //!
 //! Checked, for three ways of choosing the removed proxy (random, oldest
-//! first, newest first: the slab then issues ids in different orders):
+//! first, newest first: the slot map then issues ids in different orders):
 //! - `validate()` every 10,000 cycles: `2 * live - 1` nodes, links, boxes;
-//! - memory flat: `memory_bytes()` (node slots' capacity, slab capacity and
+//! - memory flat: `memory_bytes()` (node slots' capacity, slot-map capacity and
 //!   generations) never grows after the initial build;
 //! - quality at the end against a fresh tree built by inserting the same
 //!   boxes, in random order, into a new `DynamicTree`: SAH cost within 1.05x,
@@ -188,7 +188,7 @@ fn churn_1m_cycles_random_victims() {
     check(&report, "100k proxies, 1M cycles, random victims");
 }
 
-/// FIFO and LIFO removal: the slab hands out ids in other orders.
+/// FIFO and LIFO removal: the slot map hands out ids in other orders.
 #[test]
 fn churn_oldest_and_newest_victims() {
     check(&churn(100_000, 250_000, Victim::Oldest, 107_951), "100k proxies, 250k cycles, oldest first");

@@ -191,11 +191,11 @@ impl Structures {
     fn move_to(&mut self, boxes: &[Aabb], d: &[Vector]) {
         for (i, b) in boxes.iter().enumerate() {
             let id = self.ids[i];
-            self.bf.set_aabb(id, *b).expect("live");
+            self.bf.move_proxy(id, *b, Vector::zeros()).expect("live");
             self.tight.move_proxy(id, *b, d[i]).expect("valid move");
             self.fat.move_proxy(id, *b, d[i]).expect("valid move");
             for sap in &mut self.sap {
-                sap.set_aabb(id, *b).expect("live");
+                sap.move_proxy(id, *b, Vector::zeros()).expect("live");
             }
             self.tracker.move_proxy(id, *b, d[i]).expect("valid move");
         }

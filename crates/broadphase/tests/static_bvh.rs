@@ -9,9 +9,8 @@
 use core::ops::ControlFlow;
 use parry3d::partitioning::{Bvh, BvhBuildStrategy, BvhWorkspace, TraversalAction};
 use proxima_broadphase::{BroadPhase, BuildOptions, RayControl, StaticBvh};
-use proxima_narrowphase::{
-    intersects_aabb_aabb, ray_aabb_interval, Aabb, Point, PrecomputedRay, Ray, Real, SimdLevel, Vector,
-};
+use proxima_narrowphase::kernels::{ray_aabb_interval, PrecomputedRay, RayInterval, SimdLevel};
+use proxima_narrowphase::{intersects_aabb_aabb, Aabb, Point, Ray, Real, Vector};
 use proxima_test_support::gen::{self, uniform};
 use proxima_test_support::{convert, rng, scene, Rng};
 
@@ -38,7 +37,7 @@ fn brute_closest(boxes: &[Aabb], ray: &Ray) -> Option<(Real, u32)> {
     let pre = PrecomputedRay::new(ray);
     let mut best: Option<(Real, u32)> = None;
     for (i, b) in boxes.iter().enumerate() {
-        if let Some((t, _)) = ray_aabb_interval(&pre, b) {
+        if let Some(RayInterval { toi_enter: t, .. }) = ray_aabb_interval(&pre, b) {
             if best.is_none_or(|(bt, _)| t < bt) {
                 best = Some((t, i as u32));
             }
@@ -308,7 +307,7 @@ fn ray_visitor_controls() {
         let ray = random_ray(&mut rng, side);
         let pre = PrecomputedRay::new(&ray);
         let mut expected: Vec<(u32, u32)> = (0..n as u32)
-            .filter_map(|id| ray_aabb_interval(&pre, &boxes[id as usize]).map(|(t, _)| (id, t.to_bits())))
+            .filter_map(|id| ray_aabb_interval(&pre, &boxes[id as usize]).map(|i| (id, i.toi_enter.to_bits())))
             .collect();
         let mut all = Vec::new();
         bvh.visit_ray(&ray, |id, toi| {

@@ -48,8 +48,8 @@ impl Mirror {
             let step = if rng.random_bool(0.8) { 0.3 } else { 5.0 };
             let d = random_step(rng, step);
             self.boxes[i] = translated(&self.boxes[i], &d);
-            self.sap.set_aabb(self.ids[i], self.boxes[i]).unwrap();
-            self.bf.set_aabb(self.ids[i], self.boxes[i]).unwrap();
+            self.sap.move_proxy(self.ids[i], self.boxes[i], Vector::zeros()).unwrap();
+            self.bf.move_proxy(self.ids[i], self.boxes[i], Vector::zeros()).unwrap();
         }
     }
 
@@ -192,8 +192,8 @@ fn persistent_mode_follows_coherent_motion() {
     for _ in 0..30 {
         for (i, d) in scene::moves(cur.len(), 0.3, 0.2, &mut rng) {
             cur[i] = translated(&cur[i], &d);
-            sap.set_aabb(ids[i], cur[i]).unwrap();
-            bf.set_aabb(ids[i], cur[i]).unwrap();
+            sap.move_proxy(ids[i], cur[i], Vector::zeros()).unwrap();
+            bf.move_proxy(ids[i], cur[i], Vector::zeros()).unwrap();
         }
         sap.update();
         sap.validate().unwrap();
@@ -232,7 +232,7 @@ fn stale_ids_and_huge_boxes() {
     let before = sap.validate().unwrap();
     let err = proxima_broadphase::BroadPhaseError::StaleId(gone);
     assert_eq!(sap.remove(gone), Err(err));
-    assert_eq!(sap.set_aabb(gone, Aabb::new(Point::origin(), Point::origin())), Err(err));
+    assert_eq!(sap.move_proxy(gone, Aabb::new(Point::origin(), Point::origin()), Vector::zeros()), Err(err));
     assert_eq!(sap.aabb(gone), None);
     assert!(!sap.is_dirty(), "a rejected call changes nothing");
     assert_eq!(sap.validate().unwrap(), before);

@@ -5,8 +5,10 @@ use core::fmt;
 /// Why a shape, ray or motion was rejected at construction.
 ///
 /// Constructors check user data once, at the public boundary, so the kernels
-/// can assume finite, well-ordered input.
+/// can assume finite, well-ordered input. Non-exhaustive: a new check may add
+/// a variant, so a `match` needs a wildcard arm.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ShapeError {
     /// A coordinate, radius or extent is NaN or infinite. The payload names it.
     NonFinite(&'static str),
@@ -25,7 +27,7 @@ pub enum ShapeError {
     NegativeMaxToi,
     /// A rotation quaternion or matrix is not a rotation.
     InvalidRotation,
-    /// A coordinate or size exceeds [`MAX_COORDINATE`](crate::math::MAX_COORDINATE)
+    /// A coordinate or size exceeds [`MAX_COORDINATE`](crate::MAX_COORDINATE)
     /// (`1e18`) in magnitude. The payload names it.
     TooLarge(&'static str),
 }
@@ -45,4 +47,5 @@ impl fmt::Display for ShapeError {
     }
 }
 
+/// No variant wraps another error, so the default `source()` (`None`) holds.
 impl std::error::Error for ShapeError {}

@@ -6,7 +6,13 @@
 //! - `intersects_*`: boolean overlap, inclusive (touching shapes intersect);
 //! - `contact_*`: [`Contact`] with a unit normal from A to B and `depth >= 0`;
 //! - `cast_ray_*`: [`Ray`] casts returning a [`RayHit`];
-//! - `cast_sphere_*`: swept spheres (continuous collision) returning a [`SweepHit`].
+//! - `cast_sphere_*`: swept spheres (continuous collision) returning a [`SweepHit`];
+//! - [`kernels`]: the low-level layer under the queries above (prepared rays,
+//!   the SIMD ray/box kernels, the watertight triangle kernel, tuning
+//!   constants), for structures that batch their tests.
+//!
+//! Every item has one path: the queries, shapes and math types at this crate's
+//! root, the low-level layer in [`kernels`].
 //!
 //! ```
 //! use proxima_narrowphase::*;
@@ -18,22 +24,40 @@
 //! ```
 #![deny(missing_docs)]
 
-pub mod cast;
-pub mod closest;
-pub mod contact;
+mod cast;
+mod closest;
+mod contact;
 mod error;
 #[cfg(feature = "glam")]
 pub mod glam_convert;
-pub mod intersect;
-pub mod math;
-pub mod shape;
+mod intersect;
+pub mod kernels;
+mod math;
+mod shape;
 #[cfg(feature = "serde")]
 mod validated_serde;
 
-pub use cast::*;
-pub use closest::*;
-pub use contact::*;
+pub use cast::{
+    cast_ray_aabb, cast_ray_capsule, cast_ray_obb, cast_ray_plane, cast_ray_sphere, cast_ray_triangle,
+    cast_sphere_aabb, cast_sphere_capsule, cast_sphere_obb, cast_sphere_plane, cast_sphere_sphere,
+    cast_sphere_sphere_moving, cast_sphere_triangle, offset_ray_origin, Ray, RayHit, SweepHit, SweepStatus,
+};
+pub use closest::{
+    closest_point_aabb, closest_point_obb, closest_point_segment, closest_point_sphere, closest_point_triangle,
+    closest_points_segment_aabb, closest_points_segment_obb, closest_points_segment_segment, distance_point_aabb,
+    distance_point_obb, distance_point_segment, distance_point_sphere, distance_point_triangle,
+    distance_squared_point_aabb, ClosestPoints,
+};
+pub use contact::{
+    contact_capsule_capsule, contact_capsule_obb, contact_capsule_triangle, contact_manifold_obb_obb, contact_obb_obb,
+    contact_obb_triangle, contact_sphere_aabb, contact_sphere_capsule, contact_sphere_obb, contact_sphere_sphere,
+    contact_triangle_triangle, intersects_triangle_triangle, Contact, ContactManifold, ManifoldPoint,
+};
 pub use error::ShapeError;
-pub use intersect::*;
+pub use intersect::{
+    intersects_aabb_aabb, intersects_aabb_obb, intersects_aabb_triangle, intersects_capsule_aabb,
+    intersects_capsule_capsule, intersects_capsule_obb, intersects_obb_obb, intersects_sphere_aabb,
+    intersects_sphere_capsule, intersects_sphere_obb, intersects_sphere_sphere, intersects_sphere_triangle,
+};
 pub use math::{Isometry, Matrix, Point, Real, Rotation, UnitVector, Vector, MAX_COORDINATE};
-pub use shape::*;
+pub use shape::{Aabb, Capsule, Obb, Plane, Sphere, Triangle};

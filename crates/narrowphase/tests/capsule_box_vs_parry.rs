@@ -54,7 +54,7 @@ fn segment_box_distance_and_intersection_match_parry() {
         hits += ours as usize;
         // Distances against the f64 oracle (1e-5: f32 rounding of coordinates
         // of size ~3); parry's GJK distance only to its tolerance (seen 5.4e-3).
-        let (s, x) = closest_points_segment_obb(cap.a(), cap.b(), &obb);
+        let ClosestPoints { point_a: s, point_b: x } = closest_points_segment_obb(cap.a(), cap.b(), &obb);
         let seg_dist = oracle_segment_box_distance(cap.a(), cap.b(), &obb);
         let err = ((s - x).norm() as f64 - seg_dist).abs() as f32;
         worst = worst.max(err);
@@ -155,7 +155,7 @@ fn segment_through_box_has_zero_distance() {
     let obb = Obb::new(Point::new(1.0, 2.0, 3.0), Rotation::from_euler_angles(0.4, 0.1, 0.9), Vector::repeat(0.5));
     let a = obb.to_world(&Vector::new(-3.0, 0.1, 0.0));
     let b = obb.to_world(&Vector::new(3.0, 0.1, 0.0));
-    let (s, x) = closest_points_segment_obb(&a, &b, &obb);
+    let ClosestPoints { point_a: s, point_b: x } = closest_points_segment_obb(&a, &b, &obb);
     assert!((s - x).norm() < 1e-5);
     let c = contact_capsule_obb(&Capsule::new(a, b, 0.25), &obb).unwrap();
     // The segment runs 0.4 below the +y face: least overlap is along the box's y axis.

@@ -84,8 +84,8 @@ fn closest_point_aabb_vs_parry() {
         |p, b| {
             let q = closest_point_aabb(p, b);
             // The squared form must match the distance.
-            assert!((distance_squared_aabb(p, b) - distance_aabb(p, b).powi(2)).abs() <= TOL);
-            (q, distance_aabb(p, b))
+            assert!((distance_squared_point_aabb(p, b) - distance_point_aabb(p, b).powi(2)).abs() <= TOL);
+            (q, distance_point_aabb(p, b))
         },
         |p, b| {
             let (pose, c) = cv::aabb_cuboid(b);
@@ -104,7 +104,7 @@ fn closest_point_obb_vs_parry() {
         32,
         |r, _| cube_point(r, 0.75),
         |r| gen::obb(r, &pl),
-        |p, b| (closest_point_obb(p, b), distance_obb(p, b)),
+        |p, b| (closest_point_obb(p, b), distance_point_obb(p, b)),
         |p, b| {
             let (pose, c) = cv::cuboid(b);
             let proj = c.project_point(&pose, cv::pt(p), true);
@@ -122,7 +122,7 @@ fn closest_point_sphere_vs_parry() {
         33,
         |r, _| cube_point(r, 0.85),
         |r| gen::sphere(r, &pl),
-        |p, s| (closest_point_sphere(p, s), distance_sphere(p, s)),
+        |p, s| (closest_point_sphere(p, s), distance_point_sphere(p, s)),
         |p, s| {
             let pose = cv::pose_at(s.center());
             let ball = Ball::new(s.radius());
@@ -150,7 +150,7 @@ fn closest_point_triangle_vs_parry() {
         34,
         near_triangle,
         |r| gen::triangle(r, &pl),
-        |p, t| (closest_point_triangle(p, t), distance_triangle(p, t)),
+        |p, t| (closest_point_triangle(p, t), distance_point_triangle(p, t)),
         |p, t| {
             let (pose, g) = cv::triangle(t);
             let proj = g.project_point(&pose, cv::pt(p), true);
@@ -219,7 +219,7 @@ fn closest_points_segment_segment_vs_oracle() {
     let (mut interior, mut failures) = (0usize, Vec::new());
     for k in 0..CASES {
         let [p1, q1, p2, q2] = segment_pair(&mut rng);
-        let (a, b) = closest_points_segment_segment(&p1, &q1, &p2, &q2);
+        let ClosestPoints { point_a: a, point_b: b } = closest_points_segment_segment(&p1, &q1, &p2, &q2);
         let (p1d, q1d, p2d, q2d) = (v64(&p1), v64(&q1), v64(&p2), v64(&q2));
         let truth = segment_segment_distance_f64(&p1d, &q1d, &p2d, &q2d);
         let got = (v64(&a) - v64(&b)).norm();

@@ -241,7 +241,7 @@ fn obb_obb_vs_parry() {
 }
 
 #[test]
-fn triangle_aabb_vs_parry() {
+fn aabb_triangle_vs_parry() {
     let p = near(0.9);
     check_bool(
         "triangle_aabb",
@@ -250,7 +250,7 @@ fn triangle_aabb_vs_parry() {
         MAX_IN_BAND,
         0,
         |r| (gen::triangle(r, &p), gen::aabb(r, &p)),
-        |(tr, b)| intersects_triangle_aabb(tr, b),
+        |(tr, b)| intersects_aabb_triangle(b, tr),
         |(tr, b)| {
             let ((pt, gt), (pb, cb)) = (cv::triangle(tr), cv::aabb_cuboid(b));
             parry_intersects(&pt, &gt, &pb, &cb)

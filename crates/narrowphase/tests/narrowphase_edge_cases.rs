@@ -143,7 +143,7 @@ fn touching_vertices() {
     assert!(intersects_obb_obb(&Obb::from_aabb(&a), &Obb::from_aabb(&b)));
     // A triangle whose vertex is the box corner.
     let t = Triangle::new(p(1.0, 1.0, 1.0), p(2.0, 1.0, 3.0), p(3.0, 2.0, 1.0));
-    assert!(intersects_triangle_aabb(&t, &a));
+    assert!(intersects_aabb_triangle(&a, &t));
     // A sphere beyond the corner along the diagonal, inside/outside by 1e-4 r.
     let diag = v(1.0, 1.0, 1.0).normalize();
     let s_in = Sphere::new(p(1.0, 1.0, 1.0) + diag * 0.9999, 1.0);
@@ -232,9 +232,9 @@ fn zero_thickness_boxes() {
     assert!(!intersects_obb_obb(&lifted, &bx));
     // A triangle lying in the plate's plane.
     let t = Triangle::new(p(0.5, 0.0, 0.5), p(3.0, 0.0, 0.5), p(0.5, 0.0, 3.0));
-    assert!(intersects_triangle_aabb(&t, &plate));
+    assert!(intersects_aabb_triangle(&plate, &t));
     let t_up = Triangle::new(p(0.5, 1e-4, 0.5), p(3.0, 1e-4, 0.5), p(0.5, 1e-4, 3.0));
-    assert!(!intersects_triangle_aabb(&t_up, &plate));
+    assert!(!intersects_aabb_triangle(&plate, &t_up));
     // A zero-size box is a point.
     let dot = Aabb::new(p(1.0, 1.0, 1.0), p(1.0, 1.0, 1.0));
     assert_eq!(closest_point_aabb(&p(3.0, 1.0, 1.0), &dot), p(1.0, 1.0, 1.0));
@@ -282,9 +282,9 @@ fn scaled_scenes(s: Real, o: Vector, tol: Real) {
     let c = contact_sphere_capsule(&Sphere::new(at(0.0, 0.9, 0.0), 0.5 * s), &k1).expect("overlap");
     check_contact(&c, 0.1 * s, v(0.0, -1.0, 0.0), tol);
     let t = Triangle::new(at(-1.0, 1.05, -1.0), at(1.0, 1.05, -1.0), at(0.0, 1.05, 1.0));
-    assert!(!intersects_triangle_aabb(&t, &aa));
+    assert!(!intersects_aabb_triangle(&aa, &t));
     let t = Triangle::new(at(-1.0, 0.95, -1.0), at(1.0, 0.95, -1.0), at(0.0, 0.95, 1.0));
-    assert!(intersects_triangle_aabb(&t, &aa));
+    assert!(intersects_aabb_triangle(&aa, &t));
     assert!(intersects_sphere_triangle(&Sphere::new(at(0.0, 1.4, 0.0), 0.5 * s), &t));
     assert!(!intersects_sphere_triangle(&Sphere::new(at(0.0, 1.5, 0.0), 0.5 * s), &t));
 }
@@ -333,22 +333,22 @@ fn degenerate_triangle_collinear() {
     let bx = Aabb::new(p(0.0, 0.0, 0.0), p(1.0, 1.0, 1.0));
     let t = Triangle::new(p(-2.0, 0.5, 0.5), p(2.0, 0.5, 0.5), p(0.0, 0.5, 0.5));
     assert_eq!(t.area(), 0.0);
-    assert!(intersects_triangle_aabb(&t, &bx));
+    assert!(intersects_aabb_triangle(&bx, &t));
     // Moved to y = 1.5 it misses the box, even through the 13 SAT axes of
     // which the triangle normal is zero.
     let t_off = Triangle::new(p(-2.0, 1.5, 0.5), p(2.0, 1.5, 0.5), p(0.0, 1.5, 0.5));
-    assert!(!intersects_triangle_aabb(&t_off, &bx));
+    assert!(!intersects_aabb_triangle(&bx, &t_off));
     // A diagonal segment on x + y = -0.1 passes the box corner (0, 0) at
     // 0.07 while its bounding box overlaps the box: only the edge x z-axis
     // cross product separates. On x + y = 0.1 it cuts the corner.
     let t_diag = Triangle::new(p(-1.1, 1.0, 0.5), p(1.0, -1.1, 0.5), p(-0.05, -0.05, 0.5));
-    assert!(!intersects_triangle_aabb(&t_diag, &bx));
+    assert!(!intersects_aabb_triangle(&bx, &t_diag));
     let t_cut = Triangle::new(p(-0.9, 1.0, 0.5), p(1.0, -0.9, 0.5), p(0.05, 0.05, 0.5));
-    assert!(intersects_triangle_aabb(&t_cut, &bx));
+    assert!(intersects_aabb_triangle(&bx, &t_cut));
     // Closest point: the segment's closest point.
     let q = closest_point_triangle(&p(0.3, 2.0, 0.5), &t);
     assert_vec_close(&q.coords, &v(0.3, 0.5, 0.5), 1e-6, "closest on collinear triangle");
-    assert_close(distance_triangle(&p(3.0, 0.5, 0.5), &t), 1.0, 1e-6, "beyond the end");
+    assert_close(distance_point_triangle(&p(3.0, 0.5, 0.5), &t), 1.0, 1e-6, "beyond the end");
     // Sphere against it: touching at distance 1 from the line.
     assert!(intersects_sphere_triangle(&Sphere::new(p(0.0, 1.5, 0.5), 1.0), &t));
     assert!(!intersects_sphere_triangle(&Sphere::new(p(0.0, 1.5, 0.5), 0.999), &t));
@@ -360,9 +360,9 @@ fn degenerate_triangle_single_point() {
     let inside = Triangle::new(p(0.5, 0.5, 0.5), p(0.5, 0.5, 0.5), p(0.5, 0.5, 0.5));
     let on_face = Triangle::new(p(1.0, 0.5, 0.5), p(1.0, 0.5, 0.5), p(1.0, 0.5, 0.5));
     let outside = Triangle::new(p(1.5, 0.5, 0.5), p(1.5, 0.5, 0.5), p(1.5, 0.5, 0.5));
-    assert!(intersects_triangle_aabb(&inside, &bx));
-    assert!(intersects_triangle_aabb(&on_face, &bx));
-    assert!(!intersects_triangle_aabb(&outside, &bx));
+    assert!(intersects_aabb_triangle(&bx, &inside));
+    assert!(intersects_aabb_triangle(&bx, &on_face));
+    assert!(!intersects_aabb_triangle(&bx, &outside));
     assert_eq!(closest_point_triangle(&p(3.0, 4.0, 5.0), &outside), p(1.5, 0.5, 0.5));
     assert!(intersects_sphere_triangle(&Sphere::new(p(1.5, 1.5, 0.5), 1.0), &outside));
     assert!(!intersects_sphere_triangle(&Sphere::new(p(1.5, 1.6, 0.5), 1.0), &outside));

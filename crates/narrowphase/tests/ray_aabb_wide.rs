@@ -3,17 +3,18 @@
 //! lane's entry `toi` has the same bits as the scalar entry. No tolerance:
 //! both evaluate the same IEEE operations in the same order.
 
-use proxima_narrowphase::{
-    cast_ray_aabb_lanes_scalar, cast_ray_aabb_x4, cast_ray_aabb_x8, intersects_aabb_aabb, ray_aabb_interval, Aabb,
-    AabbLanes, AabbX4, AabbX8, Point, PrecomputedRay, Ray, RayLaneHits, Real, SimdLevel, Vector,
+use proxima_narrowphase::kernels::{
+    cast_ray_aabb_lanes_scalar, cast_ray_aabb_x4, cast_ray_aabb_x8, ray_aabb_interval, AabbLanes, AabbX4, AabbX8,
+    PrecomputedRay, RayLaneHits, SimdLevel,
 };
+use proxima_narrowphase::{intersects_aabb_aabb, Aabb, Point, Ray, Real, Vector};
 use proxima_test_support::gen::uniform;
 use proxima_test_support::{rng, Rng};
 
 /// The scalar oracle for one lane: `ray_aabb_interval` with `max_toi` in the ray.
 fn oracle(ray: &PrecomputedRay, aabb: Option<Aabb>, max_toi: Real) -> Option<Real> {
     let ray = PrecomputedRay { max_toi, ..*ray };
-    ray_aabb_interval(&ray, &aabb?).map(|(t_enter, _)| t_enter)
+    ray_aabb_interval(&ray, &aabb?).map(|i| i.toi_enter)
 }
 
 /// A kernel of width `W`, by name.
@@ -25,11 +26,11 @@ fn kernels8() -> Vec<Kernel<8>> {
         vec![("x8_scalar", cast_ray_aabb_lanes_scalar::<8>), ("x8_dispatch", cast_ray_aabb_x8)];
     #[cfg(target_arch = "x86_64")]
     {
-        out.push(("x8_sse2", proxima_narrowphase::cast_ray_aabb_x8_sse2));
+        out.push(("x8_sse2", proxima_narrowphase::kernels::cast_ray_aabb_x8_sse2));
         if SimdLevel::Avx.is_available() {
             fn avx(ray: &PrecomputedRay, boxes: &AabbX8, max_toi: Real) -> RayLaneHits<8> {
                 // SAFETY: only called after `SimdLevel::Avx.is_available()` returned true.
-                unsafe { proxima_narrowphase::cast_ray_aabb_x8_avx(ray, boxes, max_toi) }
+                unsafe { proxima_narrowphase::kernels::cast_ray_aabb_x8_avx(ray, boxes, max_toi) }
             }
             out.push(("x8_avx", avx));
         }
@@ -42,7 +43,7 @@ fn kernels4() -> Vec<Kernel<4>> {
     let mut out: Vec<Kernel<4>> =
         vec![("x4_scalar", cast_ray_aabb_lanes_scalar::<4>), ("x4_dispatch", cast_ray_aabb_x4)];
     #[cfg(target_arch = "x86_64")]
-    out.push(("x4_sse2", proxima_narrowphase::cast_ray_aabb_x4_sse2));
+    out.push(("x4_sse2", proxima_narrowphase::kernels::cast_ray_aabb_x4_sse2));
     out
 }
 

@@ -4,6 +4,7 @@
 //! fixed, so none is ignored, and the fuzz target checks these inputs'
 //! neighbourhoods with no guard.
 
+use proxima_narrowphase::kernels::{cast_ray_aabb_x8, ray_aabb_interval, AabbX8, PrecomputedRay};
 use proxima_narrowphase::*;
 
 fn p(x: Real, y: Real, z: Real) -> Point {
@@ -156,7 +157,7 @@ fn b11_entry_at_origin_is_positive_zero() {
     let ray = Ray::new(p(0.0, 0.0, 0.0), v(-61.25, -60.2, -60.2), 24.1);
     let b = Aabb::new(p(0.0, 0.0, 0.0), p(0.0, 0.0, 0.0));
     let pre = PrecomputedRay::new(&ray);
-    let (t, _) = ray_aabb_interval(&pre, &b).expect("the origin is on the box");
+    let t = ray_aabb_interval(&pre, &b).expect("the origin is on the box").toi_enter;
     assert_eq!(t.to_bits(), 0.0f32.to_bits(), "entry {t:?}");
     let lanes = cast_ray_aabb_x8(&pre, &AabbX8::from_boxes(&[b]), 24.1);
     assert_eq!(lanes.toi[0].to_bits(), t.to_bits());
@@ -164,7 +165,7 @@ fn b11_entry_at_origin_is_positive_zero() {
 
 /// B13: a degenerate triangle whose first two vertices coincide (`a == b`,
 /// common in meshes) makes `closest_point_triangle` return NaN for points
-/// beside its one edge: `distance_triangle` is NaN, `intersects_sphere_triangle`
+/// beside its one edge: `distance_point_triangle` is NaN, `intersects_sphere_triangle`
 /// reports apart a sphere that contains part of the triangle, and
 /// `cast_sphere_triangle` returns a hit with a NaN point. The same triangle
 /// with its vertices rotated (`a == c` or `b == c`) works.
@@ -190,7 +191,8 @@ fn b13_triangle_with_equal_first_vertices() {
 #[test]
 fn b14_nearly_parallel_segments_sharing_an_endpoint() {
     let (a0, b0) = (p(13.678223, 0.053222656, 0.0), p(10.617676, 0.03173828, 0.0));
-    let (s, t) = closest_points_segment_segment(&a0, &p(0.0, 0.0, 0.0), &b0, &p(0.0, 0.0, 0.0));
+    let ClosestPoints { point_a: s, point_b: t } =
+        closest_points_segment_segment(&a0, &p(0.0, 0.0, 0.0), &b0, &p(0.0, 0.0, 0.0));
     assert!((s - t).norm() < 1e-5, "closest pair {s:?} {t:?} is {} apart", (s - t).norm());
     let (x, y) = (Capsule::new(a0, p(0.0, 0.0, 0.0), 1e-4), Capsule::new(b0, p(0.0, 0.0, 0.0), 1e-4));
     assert!(intersects_capsule_capsule(&x, &y), "capsules touching at a shared endpoint");
@@ -289,7 +291,7 @@ fn b17_obb_epsilon_band_is_bounded() {
 /// B18: on a sliver triangle (sine of the angle at `a` about 1.2e-3),
 /// `closest_point_triangle` returns a point 1.3e-6 from `p` that is not on
 /// the triangle: in exact rational arithmetic `p` projects inside the face at
-/// distance 3.83e-4. `distance_triangle` and `cast_sphere_triangle` (whose
+/// distance 3.83e-4. `distance_point_triangle` and `cast_sphere_triangle` (whose
 /// hit point and toi come from it) are off by as much.
 #[test]
 fn b18_sliver_triangle_distance() {
@@ -302,8 +304,8 @@ fn b18_sliver_triangle_distance() {
     // The exact distance, computed in rational arithmetic from these f32
     // values: the projection onto the plane is inside the triangle.
     let exact = 3.831_340_243_6e-4;
-    let d = distance_triangle(&q, &t) as f64;
-    assert!((d - exact).abs() < 1e-6, "distance_triangle {d}, exact {exact}");
+    let d = distance_point_triangle(&q, &t) as f64;
+    assert!((d - exact).abs() < 1e-6, "distance_point_triangle {d}, exact {exact}");
 }
 
 /// B19: `Plane::try_new` computes the offset `n . p` in f32 and rejects it as

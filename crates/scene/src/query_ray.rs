@@ -5,7 +5,8 @@ use core::ops::ControlFlow;
 use core::ops::Range;
 
 use proxima_broadphase::{RayControl, StaticBvh};
-use proxima_narrowphase::{cast_ray_aabb, ray_aabb_interval, Aabb, PrecomputedRay, Ray, Real, UnitVector};
+use proxima_narrowphase::kernels::{ray_aabb_interval, PrecomputedRay, RayInterval};
+use proxima_narrowphase::{cast_ray_aabb, Aabb, Ray, Real, UnitVector};
 
 use crate::collider::ColliderHandle;
 use crate::filter::{groups_interact, QueryFilter};
@@ -74,7 +75,7 @@ impl StaticPass<'_> {
                 entry_toi
             } else {
                 match ray_aabb_interval(&PrecomputedRay { max_toi: *max_toi, ..*pre }, &self.boxes[s]) {
-                    Some((t_enter, _)) => t_enter,
+                    Some(RayInterval { toi_enter: t_enter, .. }) => t_enter,
                     None => continue,
                 }
             };

@@ -6,7 +6,7 @@ use core::ops::ControlFlow;
 use proxima_broadphase::{BroadPhase, StaticBvh};
 use proxima_narrowphase::{
     cast_sphere_triangle, closest_point_triangle, contact_capsule_triangle, contact_obb_triangle,
-    intersects_sphere_triangle, intersects_triangle_aabb, Aabb, Capsule, Contact, Isometry, Obb, Point, Ray, RayHit,
+    intersects_aabb_triangle, intersects_sphere_triangle, Aabb, Capsule, Contact, Isometry, Obb, Point, Ray, RayHit,
     Sphere, SweepHit, Triangle, UnitVector, Vector,
 };
 
@@ -204,7 +204,7 @@ impl TriMesh {
                 let t = &self.triangles[tri as usize];
                 let [a, b, c] = t.vertices().map(|v| Point::from(obb.to_local(&v)));
                 match Triangle::try_new(a, b, c) {
-                    Ok(lt) if intersects_triangle_aabb(&lt, &local_box) => ControlFlow::Break(()),
+                    Ok(lt) if intersects_aabb_triangle(&local_box, &lt) => ControlFlow::Break(()),
                     _ => ControlFlow::Continue(()),
                 }
             })

@@ -6,13 +6,13 @@ use super::DynamicTree;
 use proxima_narrowphase::Aabb;
 
 impl<T> DynamicTree<T> {
-    /// Links the leaf of slab key `key` into the tree with box `fat`,
+    /// Links the leaf of slot `key` (of the `Slots` slot map) into the tree with box `fat`,
     /// searching the whole tree for its sibling.
     pub(crate) fn insert_leaf(&mut self, key: usize, fat: Aabb) {
         self.insert_leaf_below(key, fat, ROOT);
     }
 
-    /// Links the leaf of slab key `key` into the tree with box `fat`,
+    /// Links the leaf of slot `key` (of the `Slots` slot map) into the tree with box `fat`,
     /// searching for its sibling from the lowest ancestor of `near` (inclusive)
     /// whose box contains `fat` (a local re-insertion: for a proxy that moved
     /// a little, the search starts a few levels above its old place instead of

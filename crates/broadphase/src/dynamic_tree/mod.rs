@@ -121,7 +121,7 @@ pub struct DynamicTree<T = ()> {
     free_pairs: u32,
     /// True when slot 0 holds a root.
     has_root: bool,
-    /// The proxies: slab key = leaf key, with generations.
+    /// The proxies (a `Slots` slot map): slot index = leaf key, with generations.
     leaves: Slots<Leaf<T>>,
     options: DynamicTreeOptions,
 }
@@ -242,13 +242,13 @@ impl<T> DynamicTree<T> {
         self.has_root.then(|| self.node(tree::ROOT).aabb)
     }
 
-    /// Heap bytes held by the tree: node slots, the slab and the generations.
+    /// Heap bytes held by the tree: node slots and the slot map (entries, generations, free links).
     pub fn memory_bytes(&self) -> usize {
         self.nodes.capacity() * core::mem::size_of::<NodePair>() + self.leaves.heap_bytes()
     }
 
     /// [`memory_bytes`](Self::memory_bytes) per live proxy (0 when empty).
-    /// About 2 nodes of 32 bytes plus a slab entry and a generation per proxy.
+    /// About 2 nodes of 32 bytes plus a slot-map entry and a generation per proxy.
     pub fn bytes_per_proxy(&self) -> f64 {
         match self.leaves.len() {
             0 => 0.0,

@@ -5,7 +5,8 @@ use super::tree::ROOT;
 use super::DynamicTree;
 use crate::{ProxyId, RayControl};
 use core::ops::ControlFlow;
-use proxima_narrowphase::{intersects_aabb_aabb, ray_aabb_interval, Aabb, PrecomputedRay, Ray, Real};
+use proxima_narrowphase::kernels::{ray_aabb_interval, PrecomputedRay, RayInterval};
+use proxima_narrowphase::{intersects_aabb_aabb, Aabb, Ray, Real};
 use smallvec::SmallVec;
 
 /// Inline stack depth: a tree of a million leaves built by SAH insertion is
@@ -121,7 +122,7 @@ impl<T> DynamicTree<T> {
         }
         let mut pre = PrecomputedRay::new(ray);
         let mut stack: SmallVec<[(u32, Real); STACK]> = SmallVec::new();
-        if let Some((t, _)) = ray_aabb_interval(&pre, &self.node(ROOT).aabb) {
+        if let Some(RayInterval { toi_enter: t, .. }) = ray_aabb_interval(&pre, &self.node(ROOT).aabb) {
             stack.push((ROOT, t));
         }
         while let Some((slot, t_enter)) = stack.pop() {
@@ -141,7 +142,7 @@ impl<T> DynamicTree<T> {
             let hit_a = ray_aabb_interval(&pre, &self.node(a).aabb);
             let hit_b = ray_aabb_interval(&pre, &self.node(b).aabb);
             match (hit_a, hit_b) {
-                (Some((ta, _)), Some((tb, _))) => {
+                (Some(RayInterval { toi_enter: ta, .. }), Some(RayInterval { toi_enter: tb, .. })) => {
                     // Push the farther first so the nearer pops first.
                     if ta <= tb {
                         stack.push((b, tb));
@@ -151,8 +152,8 @@ impl<T> DynamicTree<T> {
                         stack.push((b, tb));
                     }
                 }
-                (Some((ta, _)), None) => stack.push((a, ta)),
-                (None, Some((tb, _))) => stack.push((b, tb)),
+                (Some(RayInterval { toi_enter: ta, .. }), None) => stack.push((a, ta)),
+                (None, Some(RayInterval { toi_enter: tb, .. })) => stack.push((b, tb)),
                 (None, None) => {}
             }
         }

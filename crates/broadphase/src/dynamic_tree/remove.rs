@@ -4,7 +4,7 @@ use super::tree::{NULL, ROOT};
 use super::DynamicTree;
 
 impl<T> DynamicTree<T> {
-    /// Unlinks the leaf of slab key `key` from the tree (its slab entry stays).
+    /// Unlinks the leaf of slot `key` (of the `Slots` slot map) from the tree (its slot entry stays).
     ///
     /// With leaf L, sibling S and parent P: S's node moves into P's slot (so
     /// P's parent keeps its link), the pair that held L and S is freed, and the

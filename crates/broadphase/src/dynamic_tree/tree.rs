@@ -6,7 +6,7 @@ use proxima_narrowphase::{Aabb, Point};
 
 /// "No node": the parent of the root, the end of the free list.
 pub(crate) const NULL: u32 = u32::MAX;
-/// Set in [`Node::child`] of a leaf, whose low 31 bits are the slab key.
+/// Set in [`Node::child`] of a leaf, whose low 31 bits are the slot-map key.
 pub(crate) const LEAF_BIT: u32 = 1 << 31;
 /// The root's slot. Slot 1 (the other half of pair 0) is padding.
 pub(crate) const ROOT: u32 = 0;
@@ -17,7 +17,7 @@ pub(crate) const FREE: u32 = u32::MAX - 1;
 ///
 /// - internal node: `child` is the slot of its first child; the second child
 ///   is the other half of the same pair, `child + 1` (so `child` is even);
-/// - leaf: `child` is `LEAF_BIT | key`, `key` the proxy's slab key, and
+/// - leaf: `child` is `LEAF_BIT | key`, `key` the proxy's slot-map key, and
 ///   `aabb` the proxy's fat box;
 /// - the root's `parent` is [`NULL`].
 #[derive(Clone, Copy, Debug)]
@@ -47,7 +47,7 @@ impl Node {
         self.child & LEAF_BIT != 0
     }
 
-    /// The slab key of a leaf.
+    /// The slot-map key of a leaf.
     #[inline]
     pub(crate) fn key(&self) -> usize {
         (self.child & !LEAF_BIT) as usize
@@ -61,7 +61,7 @@ impl Node {
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub(crate) struct NodePair(pub(crate) [Node; 2]);
 
-/// Where a leaf lives, and its user data (the slab's value).
+/// Where a leaf lives, and its user data (the slot map's value).
 #[derive(Clone, Debug)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub(crate) struct Leaf<T> {
@@ -123,7 +123,7 @@ impl<T> DynamicTree<T> {
     }
 
     /// After the node now in `slot` arrived there, points whatever referred to
-    /// it by slot (its children's parent links, or its leaf's slab entry) at it.
+    /// it by slot (its children's parent links, or its leaf's slot-map entry) at it.
     #[inline]
     pub(crate) fn relink(&mut self, slot: u32) {
         let node = *self.node(slot);

@@ -10,7 +10,7 @@ impl<T> DynamicTree<T> {
     /// - the root's parent is `NULL`; every child's parent link names its parent;
     /// - every internal box is exactly the union of its children's (the tree
     ///   refits with exact min/max, so containment is checked as equality);
-    /// - every leaf's slab entry names the leaf's slot, and every proxy has a leaf;
+    /// - every leaf's slot-map entry names the leaf's node slot, and every proxy has a leaf;
     /// - `2 * leaves - 1` nodes are reachable and no slot is reached twice;
     /// - free pairs (marked free) + live nodes + padding = capacity.
     ///
@@ -46,8 +46,8 @@ impl<T> DynamicTree<T> {
                 found_leaves += 1;
                 match self.leaves.get_key(node.key()) {
                     Some(leaf) if leaf.node == slot => {}
-                    Some(leaf) => return err(format!("leaf in slot {slot}: slab says slot {}", leaf.node)),
-                    None => return err(format!("leaf in slot {slot} has no slab entry {}", node.key())),
+                    Some(leaf) => return err(format!("leaf in slot {slot}: slot map says slot {}", leaf.node)),
+                    None => return err(format!("leaf in slot {slot} has no slot-map entry {}", node.key())),
                 }
                 continue;
             }

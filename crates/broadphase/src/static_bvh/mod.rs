@@ -28,7 +28,8 @@ pub use refit::RefitError;
 
 use crate::broadphase::{BroadPhase, RayControl, TreeStats, ValidationError};
 use core::ops::ControlFlow;
-use proxima_narrowphase::{Aabb, Ray, Real, SimdLevel};
+use proxima_narrowphase::kernels::SimdLevel;
+use proxima_narrowphase::{Aabb, Ray, Real};
 use wide::WideNode;
 
 /// Knobs of [`StaticBvh::build_with`].
@@ -58,7 +59,7 @@ impl Default for BuildOptions {
 ///
 /// Every node stores the boxes of its up to 8 children structure-of-arrays,
 /// so a ray is tested against all of them with one call of the SIMD kernel
-/// ([`cast_ray_aabb_x8`](proxima_narrowphase::cast_ray_aabb_x8), AVX or
+/// ([`cast_ray_aabb_x8`](proxima_narrowphase::kernels::cast_ray_aabb_x8), AVX or
 /// SSE2, chosen at run time); leaves hold up to
 /// [`BuildOptions::max_leaf_size`] boxes, stored in leaf order.
 ///

@@ -19,7 +19,8 @@ use super::wide::WideNode;
 use super::StaticBvh;
 use crate::broadphase::RayControl;
 use core::ops::Range;
-use proxima_narrowphase::{ray_aabb_interval, Aabb, AabbX8, PrecomputedRay, Ray, RayLaneHits, Real, SimdLevel};
+use proxima_narrowphase::kernels::{ray_aabb_interval, AabbX8, PrecomputedRay, RayInterval, RayLaneHits, SimdLevel};
+use proxima_narrowphase::{Aabb, Ray, Real};
 use smallvec::SmallVec;
 
 /// The closest box a ray enters: its id and the entry `toi`
@@ -109,8 +110,8 @@ impl StaticBvh {
             // `set_simd_level`), so this CPU has AVX.
             SimdLevel::Avx => unsafe { visit_ray_avx(self, ray, leaf) },
             #[cfg(target_arch = "x86_64")]
-            SimdLevel::Sse2 => self.visit_ray_with(ray, proxima_narrowphase::cast_ray_aabb_x8_sse2, leaf),
-            _ => self.visit_ray_with(ray, proxima_narrowphase::cast_ray_aabb_x8_scalar, leaf),
+            SimdLevel::Sse2 => self.visit_ray_with(ray, proxima_narrowphase::kernels::cast_ray_aabb_x8_sse2, leaf),
+            _ => self.visit_ray_with(ray, proxima_narrowphase::kernels::cast_ray_aabb_x8_scalar, leaf),
         }
     }
 
@@ -233,7 +234,7 @@ impl StaticBvh {
             } else {
                 let clipped = PrecomputedRay { max_toi: *max_toi, ..*pre };
                 match ray_aabb_interval(&clipped, &self.prim_boxes[slot]) {
-                    Some((t_enter, _)) => t_enter,
+                    Some(RayInterval { toi_enter: t_enter, .. }) => t_enter,
                     None => continue,
                 }
             };
@@ -283,8 +284,9 @@ where
     L: FnMut(usize, &PrecomputedRay, &mut Real, RayEntry) -> bool,
 {
     // SAFETY: the caller guarantees AVX; the closure only runs inside this call.
-    let kernel =
-        |r: &PrecomputedRay, b: &AabbX8, t: Real| unsafe { proxima_narrowphase::cast_ray_aabb_x8_avx(r, b, t) };
+    let kernel = |r: &PrecomputedRay, b: &AabbX8, t: Real| unsafe {
+        proxima_narrowphase::kernels::cast_ray_aabb_x8_avx(r, b, t)
+    };
     bvh.visit_ray_with(ray, kernel, leaf)
 }
 

@@ -9,7 +9,8 @@
 //! The binary nodes collapsed inside a wide node are remembered as lane
 //! masks, so `validate()` can recompute the binary tree's SAH cost.
 
-use proxima_narrowphase::{Aabb, AabbX8};
+use proxima_narrowphase::kernels::AabbX8;
+use proxima_narrowphase::Aabb;
 use smallvec::SmallVec;
 
 /// Children per node.

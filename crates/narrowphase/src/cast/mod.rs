@@ -19,7 +19,7 @@ mod sweep;
 
 pub use offset::offset_ray_origin;
 pub use ray::{PrecomputedRay, Ray, RayHit};
-pub use ray_aabb::{cast_ray_aabb, ray_aabb_interval};
+pub use ray_aabb::{cast_ray_aabb, ray_aabb_interval, RayInterval};
 pub use ray_aabb_wide::{
     cast_ray_aabb_lanes_scalar, cast_ray_aabb_x4, cast_ray_aabb_x4_scalar, cast_ray_aabb_x8, cast_ray_aabb_x8_scalar,
     AabbLanes, AabbX4, AabbX8, RayLaneHits, SimdLevel,

@@ -4,6 +4,17 @@ use super::ray::{PrecomputedRay, Ray, RayHit};
 use crate::math::{Real, UnitVector, Vector};
 use crate::shape::Aabb;
 
+/// Where a prepared ray is inside a closed box: the result of [`ray_aabb_interval`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RayInterval {
+    /// The ray parameter where the ray enters the box, clipped below at 0
+    /// (so 0 when the origin is inside), never `-0.0`.
+    pub toi_enter: Real,
+    /// The ray parameter where the ray leaves the box, clipped above at
+    /// `max_toi`; `toi_enter <= toi_exit`.
+    pub toi_exit: Real,
+}
+
 /// The entry and exit parameters of a prepared ray through a closed box,
 /// clipped to `[0, max_toi]`; `None` when the ray misses.
 ///
@@ -20,12 +31,12 @@ use crate::shape::Aabb;
 /// The maximum and minimum are the selects `near > t_enter ? near : t_enter`
 /// and `far < t_exit ? far : t_exit`, the SIMD kernels' `maxps(near,
 /// t_enter)` and `minps(far, t_exit)` (see
-/// [`cast_ray_aabb_x8`](crate::cast_ray_aabb_x8)): on ties the running value
+/// [`cast_ray_aabb_x8`](crate::kernels::cast_ray_aabb_x8)): on ties the running value
 /// is kept, so the entry is bit-identical to theirs and never `-0.0`.
 /// `f32::max(0.0, -0.0)` may return either zero, which one depending on the
 /// build (B11: cargo-fuzz's flags gave `-0.0` where the x8 kernel gave `+0.0`).
 #[inline]
-pub fn ray_aabb_interval(ray: &PrecomputedRay, aabb: &Aabb) -> Option<(Real, Real)> {
+pub fn ray_aabb_interval(ray: &PrecomputedRay, aabb: &Aabb) -> Option<RayInterval> {
     let bounds = [aabb.min(), aabb.max()];
     let mut t_enter: Real = 0.0;
     let mut t_exit = ray.max_toi;
@@ -35,7 +46,7 @@ pub fn ray_aabb_interval(ray: &PrecomputedRay, aabb: &Aabb) -> Option<(Real, Rea
         t_enter = if near > t_enter { near } else { t_enter };
         t_exit = if far < t_exit { far } else { t_exit };
     }
-    (t_enter <= t_exit).then_some((t_enter, t_exit))
+    (t_enter <= t_exit).then_some(RayInterval { toi_enter: t_enter, toi_exit: t_exit })
 }
 
 /// Entry of the ray `o + t d`, `t` in `[0, max_toi]`, into the closed box

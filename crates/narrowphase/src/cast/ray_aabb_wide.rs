@@ -1,5 +1,5 @@
 //! One ray against 4 or 8 axis-aligned boxes at once: the slab test of
-//! [`ray_aabb_interval`](crate::ray_aabb_interval) on SIMD lanes.
+//! [`ray_aabb_interval`](crate::kernels::ray_aabb_interval) on SIMD lanes.
 //!
 //! The boxes are stored structure-of-arrays ([`AabbX4`], [`AabbX8`]) so one
 //! register holds the same bound of every lane. Each kernel gives, per lane,
@@ -180,13 +180,14 @@ pub struct RayLaneHits<const W: usize> {
     /// Bit `i` is set when the ray enters lane `i`'s box at a `toi` in `[0, max_toi]`.
     pub mask: u32,
     /// Per lane, the entry `toi` (clipped below at 0) for lanes in `mask`,
-    /// bit-identical to `ray_aabb_interval(..)?.0`. Lanes not in `mask` hold
+    /// bit-identical to `ray_aabb_interval(..)?.toi_enter`. Lanes not in `mask` hold
     /// an unspecified value.
     pub toi: [Real; W],
 }
 
 /// The widest kernel the running CPU supports, detected once.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
 pub enum SimdLevel {
     /// Portable code, one lane at a time.
     Scalar,
@@ -252,7 +253,7 @@ impl SimdLevel {
 ///
 /// `maxps(a, b)` returns `b` when either operand is NaN, so with the running
 /// value second a NaN slab time is ignored, as `f32::max` ignores it in
-/// [`ray_aabb_interval`](crate::ray_aabb_interval) (the running values are
+/// [`ray_aabb_interval`](crate::kernels::ray_aabb_interval) (the running values are
 /// never NaN: `max_toi` is not). On ties the running value is kept, so
 /// `t_enter` is never `-0.0`, again as in the scalar kernel.
 #[inline(always)]
@@ -405,7 +406,7 @@ pub unsafe fn cast_ray_aabb_x8_avx(ray: &PrecomputedRay, boxes: &AabbX8, max_toi
 }
 
 /// One prepared ray against 4 boxes: per lane, the slab test of
-/// [`ray_aabb_interval`](crate::ray_aabb_interval) with `max_toi` in place of
+/// [`ray_aabb_interval`](crate::kernels::ray_aabb_interval) with `max_toi` in place of
 /// `ray.max_toi` (which is ignored), so a traversal can pass its clipped value.
 ///
 /// Bit `i` of the mask is set when lane `i`'s box is entered at a `toi` in
@@ -419,7 +420,8 @@ pub unsafe fn cast_ray_aabb_x8_avx(ray: &PrecomputedRay, boxes: &AabbX8, max_toi
 /// Uses SSE2 on x86_64 and portable code elsewhere.
 ///
 /// ```
-/// use proxima_narrowphase::{cast_ray_aabb_x4, Aabb, AabbX4, Point, PrecomputedRay, Ray, Vector};
+/// use proxima_narrowphase::kernels::{cast_ray_aabb_x4, AabbX4, PrecomputedRay};
+/// use proxima_narrowphase::{Aabb, Point, Ray, Vector};
 /// let boxes = AabbX4::from_boxes(&[
 ///     Aabb::new(Point::new(2.0, -1.0, -1.0), Point::new(3.0, 1.0, 1.0)),
 ///     Aabb::new(Point::new(2.0, 5.0, -1.0), Point::new(3.0, 6.0, 1.0)),

@@ -22,7 +22,7 @@ use nalgebra::Vector3;
 /// normal from `c2` to `c1` (against the motion, or `+z` without motion,
 /// when the centres coincide); zero motion is the static overlap test; zero
 /// radii make it a ray cast against a sphere (or a point); a tangent graze
-/// hits. See [the sweep conventions](crate::cast::SweepHit).
+/// hits. See [the sweep conventions](crate::SweepHit).
 ///
 /// ```
 /// use proxima_narrowphase::{cast_sphere_sphere, Point, Sphere, SweepStatus, Vector};

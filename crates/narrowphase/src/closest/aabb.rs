@@ -14,13 +14,13 @@ pub fn closest_point_aabb(p: &Point, aabb: &Aabb) -> Point {
 /// Squared distance from `p` to the solid box (0 inside).
 #[inline]
 #[must_use]
-pub fn distance_squared_aabb(p: &Point, aabb: &Aabb) -> Real {
+pub fn distance_squared_point_aabb(p: &Point, aabb: &Aabb) -> Real {
     (p - closest_point_aabb(p, aabb)).norm_squared()
 }
 
 /// Distance from `p` to the solid box (0 inside).
 #[inline]
 #[must_use]
-pub fn distance_aabb(p: &Point, aabb: &Aabb) -> Real {
-    distance_squared_aabb(p, aabb).sqrt()
+pub fn distance_point_aabb(p: &Point, aabb: &Aabb) -> Real {
+    distance_squared_point_aabb(p, aabb).sqrt()
 }

@@ -17,7 +17,7 @@ pub fn closest_point_obb(p: &Point, obb: &Obb) -> Point {
 /// Distance from `p` to the solid box (0 inside), computed in the box frame.
 #[inline]
 #[must_use]
-pub fn distance_obb(p: &Point, obb: &Obb) -> Real {
+pub fn distance_point_obb(p: &Point, obb: &Obb) -> Real {
     let h = obb.half_extents();
     let local = obb.to_local(p);
     local.zip_map(h, |x, h| (x.abs() - h).max(0.0)).norm()

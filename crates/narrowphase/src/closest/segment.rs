@@ -1,5 +1,6 @@
 //! Closest points on segments.
 
+use super::ClosestPoints;
 use crate::math::{Point, Real};
 
 /// The point of segment `[a, b]` closest to `p`.
@@ -25,14 +26,14 @@ pub fn distance_point_segment(p: &Point, a: &Point, b: &Point) -> Real {
     (p - closest_point_segment(p, a, b)).norm()
 }
 
-/// The closest pair of points between segments `[p1, q1]` and `[p2, q2]`,
-/// as `(on_first, on_second)`.
+/// The closest pair of points between segments `[p1, q1]` and `[p2, q2]`:
+/// `point_a` on the first, `point_b` on the second.
 ///
 /// Minimises `|p1 + s d1 - (p2 + t d2)|^2` over `s, t` in `[0, 1]`, with the
 /// clamping order and degenerate (point) segments of Ericson 5.1.9. Parallel
 /// segments pick `s = 0` and clamp `t`, which still gives a closest pair.
 #[must_use]
-pub fn closest_points_segment_segment(p1: &Point, q1: &Point, p2: &Point, q2: &Point) -> (Point, Point) {
+pub fn closest_points_segment_segment(p1: &Point, q1: &Point, p2: &Point, q2: &Point) -> ClosestPoints {
     let d1 = q1 - p1;
     let d2 = q2 - p2;
     let r = p1 - p2;
@@ -41,7 +42,7 @@ pub fn closest_points_segment_segment(p1: &Point, q1: &Point, p2: &Point, q2: &P
     let f = d2.dot(&r);
     let (s, t);
     if a <= Real::EPSILON * Real::EPSILON && e <= Real::EPSILON * Real::EPSILON {
-        return (*p1, *p2);
+        return ClosestPoints { point_a: *p1, point_b: *p2 };
     }
     if a <= Real::EPSILON * Real::EPSILON {
         s = 0.0;
@@ -82,5 +83,5 @@ pub fn closest_points_segment_segment(p1: &Point, q1: &Point, p2: &Point, q2: &P
             }
         }
     }
-    (p1 + d1 * s, p2 + d2 * t)
+    ClosestPoints { point_a: p1 + d1 * s, point_b: p2 + d2 * t }
 }

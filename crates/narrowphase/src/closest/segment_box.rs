@@ -1,5 +1,6 @@
 //! Closest points between a segment and a solid box.
 
+use super::ClosestPoints;
 use crate::math::{Point, Real, Vector};
 use crate::shape::{Aabb, Obb};
 
@@ -16,7 +17,7 @@ use crate::shape::{Aabb, Obb};
 /// up to rounding, with no iteration. A segment that enters the box returns a
 /// point inside it twice (distance 0).
 #[must_use]
-pub fn closest_points_segment_box_local(p: &Vector, q: &Vector, h: &Vector) -> (Vector, Vector) {
+pub(crate) fn closest_points_segment_box_local(p: &Vector, q: &Vector, h: &Vector) -> (Vector, Vector) {
     let d = q - p;
     let mut cuts: [Real; 8] = [0.0; 8];
     let mut n = 1;
@@ -74,20 +75,21 @@ pub fn closest_points_segment_box_local(p: &Vector, q: &Vector, h: &Vector) -> (
     (x, clamp(&x))
 }
 
-/// The closest points between the segment `[a, b]` and the solid oriented box,
-/// as `(on_segment, on_box)` in world space (see
-/// [`closest_points_segment_box_local`] for the method).
+/// The closest points between the segment `[a, b]` and the solid oriented box
+/// in world space, `point_a` on the segment and `point_b` on the box: in the box frame, the squared
+/// distance is convex and piecewise quadratic along the segment, and each of
+/// its (at most seven) pieces is minimised in closed form.
 #[must_use]
-pub fn closest_points_segment_obb(a: &Point, b: &Point, obb: &Obb) -> (Point, Point) {
+pub fn closest_points_segment_obb(a: &Point, b: &Point, obb: &Obb) -> ClosestPoints {
     let (s, x) = closest_points_segment_box_local(&obb.to_local(a), &obb.to_local(b), obb.half_extents());
-    (obb.to_world(&s), obb.to_world(&x))
+    ClosestPoints { point_a: obb.to_world(&s), point_b: obb.to_world(&x) }
 }
 
 /// The closest points between the segment `[a, b]` and the solid axis-aligned
-/// box, as `(on_segment, on_box)`.
+/// box, `point_a` on the segment and `point_b` on the box.
 #[must_use]
-pub fn closest_points_segment_aabb(a: &Point, b: &Point, aabb: &Aabb) -> (Point, Point) {
+pub fn closest_points_segment_aabb(a: &Point, b: &Point, aabb: &Aabb) -> ClosestPoints {
     let c = aabb.center();
     let (s, x) = closest_points_segment_box_local(&(a - c), &(b - c), &aabb.half_extents());
-    (c + s, c + x)
+    ClosestPoints { point_a: c + s, point_b: c + x }
 }

@@ -19,6 +19,6 @@ pub fn closest_point_sphere(p: &Point, sphere: &Sphere) -> Point {
 /// Distance from `p` to the solid sphere (0 inside).
 #[inline]
 #[must_use]
-pub fn distance_sphere(p: &Point, sphere: &Sphere) -> Real {
+pub fn distance_point_sphere(p: &Point, sphere: &Sphere) -> Real {
     ((p - sphere.center()).norm() - sphere.radius()).max(0.0)
 }

@@ -167,6 +167,6 @@ fn closest_on_edges(p: &Point, tri: &Triangle) -> Point {
 /// Distance from `p` to the triangle.
 #[inline]
 #[must_use]
-pub fn distance_triangle(p: &Point, tri: &Triangle) -> Real {
+pub fn distance_point_triangle(p: &Point, tri: &Triangle) -> Real {
     (p - closest_point_triangle(p, tri)).norm()
 }

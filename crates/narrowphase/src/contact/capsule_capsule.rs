@@ -1,7 +1,7 @@
 //! Contact between two capsules.
 
 use super::Contact;
-use crate::closest::closest_points_segment_segment;
+use crate::closest::{closest_points_segment_segment, ClosestPoints};
 use crate::math::{UnitVector, Vector};
 use crate::shape::Capsule;
 
@@ -12,7 +12,7 @@ use crate::shape::Capsule;
 /// oriented from A's centre to B's, or `+x` when the segments are parallel.
 #[must_use]
 pub fn contact_capsule_capsule(a: &Capsule, b: &Capsule) -> Option<Contact> {
-    let (sa, sb) = closest_points_segment_segment(a.a(), a.b(), b.a(), b.b());
+    let ClosestPoints { point_a: sa, point_b: sb } = closest_points_segment_segment(a.a(), a.b(), b.a(), b.b());
     let d = sb - sa;
     let dist2 = d.norm_squared();
     let r = a.radius() + b.radius();

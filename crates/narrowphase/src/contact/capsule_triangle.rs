@@ -2,7 +2,7 @@
 
 use super::Contact;
 use crate::cast::{cast_ray_triangle, Ray};
-use crate::closest::{closest_point_triangle, closest_points_segment_segment};
+use crate::closest::{closest_point_triangle, closest_points_segment_segment, ClosestPoints};
 use crate::math::{Point, Real, UnitVector, Vector};
 use crate::shape::{Capsule, Triangle};
 
@@ -74,7 +74,7 @@ fn closest_segment_triangle(p: &Point, q: &Point, tri: &Triangle) -> (Point, Poi
     take(*q, closest_point_triangle(q, tri));
     let [a, b, c] = tri.vertices();
     for (e0, e1) in [(a, b), (b, c), (c, a)] {
-        let (s, t) = closest_points_segment_segment(p, q, &e0, &e1);
+        let ClosestPoints { point_a: s, point_b: t } = closest_points_segment_segment(p, q, &e0, &e1);
         take(s, t);
     }
     best

@@ -2,7 +2,7 @@
 //! 15-axis separating-axis test.
 
 use super::Contact;
-use crate::closest::closest_points_segment_segment;
+use crate::closest::{closest_points_segment_segment, ClosestPoints};
 use crate::intersect::intersects_obb_obb;
 use crate::math::{Matrix, Point, Real, UnitVector, Vector};
 use crate::shape::Obb;
@@ -144,7 +144,7 @@ pub(super) fn witness_points(a: &Obb, b: &Obb, sat: &SatBoxes) -> (Vector, Vecto
             let (a0, a1) = support_edge(n, ha, i);
             let nb = r.tr_mul(&(-n));
             let (b0, b1) = support_edge(&nb, hb, j);
-            let (pa, pb) = closest_points_segment_segment(
+            let ClosestPoints { point_a: pa, point_b: pb } = closest_points_segment_segment(
                 &Point::from(a0),
                 &Point::from(a1),
                 &Point::from(t + r * b0),

@@ -2,7 +2,7 @@
 //! the face normals, the edge-edge crosses and the in-plane edge normals.
 
 use super::Contact;
-use crate::closest::{closest_point_segment, closest_point_triangle, closest_points_segment_segment};
+use crate::closest::{closest_point_segment, closest_point_triangle, closest_points_segment_segment, ClosestPoints};
 use crate::math::{Point, Real, UnitVector, Vector};
 use crate::shape::Triangle;
 
@@ -188,7 +188,7 @@ fn segments(f: &Frame) -> Option<Least> {
         (Point::from(v[i]), Point::from(v[(i + 1) % 3]))
     };
     let ((p1, q1), (p2, q2)) = (longest(&f.a), longest(&f.b));
-    let (s, t) = closest_points_segment_segment(&p1, &q1, &p2, &q2);
+    let ClosestPoints { point_a: s, point_b: t } = closest_points_segment_segment(&p1, &q1, &p2, &q2);
     let gap = t - s;
     if gap.norm() > f.band {
         return None;
@@ -325,7 +325,7 @@ pub fn contact_triangle_triangle(a: &Triangle, b: &Triangle) -> Option<Contact> 
         Axis::Edges(i, j) => {
             let edge = |v: &[Vector; 3], k: usize| (Point::from(v[k]), Point::from(v[(k + 1) % 3]));
             let ((p1, q1), (p2, q2)) = (edge(&f.a, i), edge(&f.b, j));
-            let (s, t) = closest_points_segment_segment(&p1, &q1, &p2, &q2);
+            let ClosestPoints { point_a: s, point_b: t } = closest_points_segment_segment(&p1, &q1, &p2, &q2);
             // The edges realise the depth when they cross seen along the
             // normal; a near-tie with another axis can pick a pair that
             // does not (their closest points then lie apart sideways).

@@ -1,6 +1,6 @@
 //! Capsule against capsule.
 
-use crate::closest::closest_points_segment_segment;
+use crate::closest::{closest_points_segment_segment, ClosestPoints};
 use crate::shape::Capsule;
 
 /// True when the capsules share a point: their segments come within
@@ -8,7 +8,7 @@ use crate::shape::Capsule;
 #[inline]
 #[must_use]
 pub fn intersects_capsule_capsule(a: &Capsule, b: &Capsule) -> bool {
-    let (pa, pb) = closest_points_segment_segment(a.a(), a.b(), b.a(), b.b());
+    let ClosestPoints { point_a: pa, point_b: pb } = closest_points_segment_segment(a.a(), a.b(), b.a(), b.b());
     let r = a.radius() + b.radius();
     (pa - pb).norm_squared() <= r * r
 }

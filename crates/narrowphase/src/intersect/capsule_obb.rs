@@ -1,6 +1,6 @@
 //! Capsule against box.
 
-use crate::closest::{closest_points_segment_aabb, closest_points_segment_obb};
+use crate::closest::{closest_points_segment_aabb, closest_points_segment_obb, ClosestPoints};
 use crate::shape::{Aabb, Capsule, Obb};
 
 /// True when the capsule and the solid oriented box share a point: the
@@ -9,7 +9,7 @@ use crate::shape::{Aabb, Capsule, Obb};
 #[inline]
 #[must_use]
 pub fn intersects_capsule_obb(capsule: &Capsule, obb: &Obb) -> bool {
-    let (s, x) = closest_points_segment_obb(capsule.a(), capsule.b(), obb);
+    let ClosestPoints { point_a: s, point_b: x } = closest_points_segment_obb(capsule.a(), capsule.b(), obb);
     (s - x).norm_squared() <= capsule.radius() * capsule.radius()
 }
 
@@ -17,6 +17,6 @@ pub fn intersects_capsule_obb(capsule: &Capsule, obb: &Obb) -> bool {
 #[inline]
 #[must_use]
 pub fn intersects_capsule_aabb(capsule: &Capsule, aabb: &Aabb) -> bool {
-    let (s, x) = closest_points_segment_aabb(capsule.a(), capsule.b(), aabb);
+    let ClosestPoints { point_a: s, point_b: x } = closest_points_segment_aabb(capsule.a(), capsule.b(), aabb);
     (s - x).norm_squared() <= capsule.radius() * capsule.radius()
 }

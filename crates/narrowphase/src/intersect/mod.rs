@@ -1,6 +1,7 @@
 //! Boolean overlap tests, inclusive: touching shapes intersect.
 
 mod aabb_aabb;
+mod aabb_triangle;
 mod capsule_capsule;
 mod capsule_obb;
 mod obb_obb;
@@ -9,9 +10,9 @@ mod sphere_capsule;
 mod sphere_obb;
 mod sphere_sphere;
 mod sphere_triangle;
-mod triangle_aabb;
 
 pub use aabb_aabb::intersects_aabb_aabb;
+pub use aabb_triangle::intersects_aabb_triangle;
 pub use capsule_capsule::intersects_capsule_capsule;
 pub use capsule_obb::{intersects_capsule_aabb, intersects_capsule_obb};
 pub use obb_obb::{intersects_aabb_obb, intersects_obb_obb};
@@ -20,4 +21,3 @@ pub use sphere_capsule::intersects_sphere_capsule;
 pub use sphere_obb::intersects_sphere_obb;
 pub use sphere_sphere::intersects_sphere_sphere;
 pub use sphere_triangle::intersects_sphere_triangle;
-pub use triangle_aabb::intersects_triangle_aabb;

@@ -29,7 +29,7 @@ impl Obb {
     /// A box from its centre, rotation and half-extents; rejects non-finite
     /// values, a rotation that is not unit (by more than `1e-3` in `|q|^2`),
     /// negative half-extents, and a coordinate or half-extent beyond
-    /// [`MAX_COORDINATE`](crate::math::MAX_COORDINATE) (`1e18`).
+    /// [`MAX_COORDINATE`](crate::MAX_COORDINATE) (`1e18`).
     ///
     /// ```
     /// use proxima_narrowphase::{Obb, Point, Rotation, Vector};

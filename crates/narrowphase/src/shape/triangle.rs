@@ -26,7 +26,7 @@ pub struct Triangle {
 
 impl Triangle {
     /// A triangle; rejects non-finite vertices and a coordinate beyond
-    /// [`MAX_COORDINATE`](crate::math::MAX_COORDINATE) (`1e18`).
+    /// [`MAX_COORDINATE`](crate::MAX_COORDINATE) (`1e18`).
     pub fn try_new(a: Point, b: Point, c: Point) -> Result<Self, ShapeError> {
         if !is_finite_point(&a) || !is_finite_point(&b) || !is_finite_point(&c) {
             return Err(ShapeError::NonFinite("triangle vertex"));

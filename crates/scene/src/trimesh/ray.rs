@@ -10,7 +10,8 @@
 //! has no data-dependent branch.
 
 use proxima_broadphase::{BuildOptions, RayControl, StaticBvh};
-use proxima_narrowphase::{Aabb, Ray, RayHit, Real, SimdLevel, Triangle, WatertightRay};
+use proxima_narrowphase::kernels::{SimdLevel, WatertightRay};
+use proxima_narrowphase::{Aabb, Ray, RayHit, Real, Triangle};
 
 use super::ray_block::{BlockHits, TriangleBlock, LANES};
 

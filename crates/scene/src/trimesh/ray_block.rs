@@ -3,7 +3,8 @@
 //! per-ray work done once per ray and the per-triangle work done on eight
 //! triangles at a time (structure of arrays, two SSE2 registers per row).
 
-use proxima_narrowphase::{Point, Real, Triangle, UnitVector, Vector, WatertightRay};
+use proxima_narrowphase::kernels::WatertightRay;
+use proxima_narrowphase::{Point, Real, Triangle, UnitVector, Vector};
 
 /// Triangles per [`TriangleBlock`].
 pub(super) const LANES: usize = 8;
@@ -168,7 +169,7 @@ impl TriangleBlock {
     /// [`TriangleBlock::hits`] on one AVX register per row.
     ///
     /// # Safety
-    /// The CPU must support AVX (see [`SimdLevel`](proxima_narrowphase::SimdLevel)).
+    /// The CPU must support AVX (see [`SimdLevel`](proxima_narrowphase::kernels::SimdLevel)).
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx")]
     pub(super) unsafe fn hits_avx(&self, ray: &WatertightRay, max_toi: Real) -> BlockHits {
@@ -286,7 +287,7 @@ mod tests {
             let mut kernels =
                 vec![("portable", block.hits(&sheared, max_toi)), ("scalar", block.hits_scalar(&sheared, max_toi))];
             #[cfg(target_arch = "x86_64")]
-            if proxima_narrowphase::SimdLevel::Avx.is_available() {
+            if proxima_narrowphase::kernels::SimdLevel::Avx.is_available() {
                 // SAFETY: checked just above.
                 kernels.push(("avx", unsafe { block.hits_avx(&sheared, max_toi) }));
             }

@@ -13,7 +13,8 @@ use super::{apply, closer, BoxHit, RayEntry, STACK};
 use crate::broadphase::RayControl;
 use crate::static_bvh::StaticBvh;
 use core::ops::Range;
-use proxima_narrowphase::{AabbX8, PrecomputedRay, Ray, RayLaneHits, Real, SimdLevel};
+use proxima_narrowphase::kernels::{AabbX8, PrecomputedRay, RayLaneHits, SimdLevel};
+use proxima_narrowphase::{Ray, Real};
 use smallvec::SmallVec;
 
 /// Rays traversed together by [`StaticBvh::visit_rays`].
@@ -79,8 +80,8 @@ impl StaticBvh {
             // `set_simd_level`), so this CPU has AVX.
             SimdLevel::Avx => unsafe { visit_rays_avx(self, rays, leaf) },
             #[cfg(target_arch = "x86_64")]
-            SimdLevel::Sse2 => self.visit_rays_with(rays, proxima_narrowphase::cast_ray_aabb_x8_sse2, leaf),
-            _ => self.visit_rays_with(rays, proxima_narrowphase::cast_ray_aabb_x8_scalar, leaf),
+            SimdLevel::Sse2 => self.visit_rays_with(rays, proxima_narrowphase::kernels::cast_ray_aabb_x8_sse2, leaf),
+            _ => self.visit_rays_with(rays, proxima_narrowphase::kernels::cast_ray_aabb_x8_scalar, leaf),
         }
     }
 
@@ -167,7 +168,8 @@ where
     L: FnMut(usize, &PrecomputedRay, &mut Real, RayEntry) -> bool,
 {
     // SAFETY: the caller guarantees AVX; the closure only runs inside this call.
-    let kernel =
-        |r: &PrecomputedRay, b: &AabbX8, t: Real| unsafe { proxima_narrowphase::cast_ray_aabb_x8_avx(r, b, t) };
+    let kernel = |r: &PrecomputedRay, b: &AabbX8, t: Real| unsafe {
+        proxima_narrowphase::kernels::cast_ray_aabb_x8_avx(r, b, t)
+    };
     bvh.visit_rays_with(rays, kernel, leaf)
 }

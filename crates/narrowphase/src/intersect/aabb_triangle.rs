@@ -1,4 +1,4 @@
-//! Triangle against axis-aligned box: the 13-axis separating-axis test.
+//! Axis-aligned box against triangle: the 13-axis separating-axis test.
 
 use crate::math::{Real, Vector};
 use crate::shape::{Aabb, Triangle};
@@ -13,7 +13,7 @@ use crate::shape::{Aabb, Triangle};
 /// a degenerate triangle is tested as the segment it collapses to by the
 /// remaining axes plus the box normals.
 #[must_use]
-pub fn intersects_triangle_aabb(tri: &Triangle, aabb: &Aabb) -> bool {
+pub fn intersects_aabb_triangle(aabb: &Aabb, tri: &Triangle) -> bool {
     let c = aabb.center();
     let h = aabb.half_extents();
     let v = [tri.a - c, tri.b - c, tri.c - c];
