@@ -17,6 +17,7 @@ mod query_ray;
 mod query_shape;
 mod scene;
 mod shape;
+mod slots;
 mod static_set;
 mod tree;
 mod trimesh;

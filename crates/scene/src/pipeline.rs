@@ -133,7 +133,7 @@ impl ContactPipeline {
         self.previous.extend(self.contacts.iter().map(|p| (p.a, p.b)));
         self.contacts.clear();
         for &(sa, sb) in &self.candidates {
-            let (ca, cb) = (&scene.colliders[sa as usize], &scene.colliders[sb as usize]);
+            let (ca, cb) = (&scene.colliders[sa], &scene.colliders[sb]);
             if let Some(c) = contact(&ca.world, &cb.world) {
                 self.contacts.push(ContactPair { a: scene.handle_of(sa), b: scene.handle_of(sb), contact: c });
             }
@@ -181,9 +181,7 @@ impl ContactPipeline {
     fn find_candidates(&mut self, scene: &Scene) {
         self.sync(scene);
         let colliders = &scene.colliders;
-        self.tracker.update_with(|_, &a, _, &b| {
-            groups_interact(&colliders[a as usize].desc.groups, &colliders[b as usize].desc.groups)
-        });
+        self.tracker.update_with(|_, &a, _, &b| groups_interact(&colliders[a].desc.groups, &colliders[b].desc.groups));
         // The tracker's tight boxes carry the cull's slack (`with_slack`), so
         // its exact pairs are the pairs that may touch.
         self.candidates.clear();
@@ -200,9 +198,8 @@ impl ContactPipeline {
     /// enter it, and every other collider's tight box is passed to
     /// `move_proxy` (one containment test unless it left its fat box).
     fn sync(&mut self, scene: &Scene) {
-        let live = |slot: usize, generation: u32| {
-            scene.colliders.contains(slot) && scene.generations.get(slot) == Some(&generation)
-        };
+        let live =
+            |slot: usize, generation: u32| scene.colliders.contains(ColliderHandle { index: slot as u32, generation });
         for (slot, entry) in self.proxy_of.iter_mut().enumerate() {
             if let Some((generation, id, _)) = *entry {
                 if !live(slot, generation) {
@@ -212,6 +209,7 @@ impl ContactPipeline {
             }
         }
         for (slot, collider) in scene.colliders.iter() {
+            let slot = slot as usize;
             if self.proxy_of.len() <= slot {
                 self.proxy_of.resize(slot + 1, None);
             }
@@ -230,7 +228,7 @@ impl ContactPipeline {
                 }
                 None => {
                     let id = self.tracker.insert(with_slack(&collider.aabb), slot as u32, options);
-                    self.proxy_of[slot] = Some((scene.generations[slot], id, options.groups));
+                    self.proxy_of[slot] = Some((scene.handle_of(slot as u32).generation, id, options.groups));
                 }
             }
             if let Some((_, id, groups)) = &mut self.proxy_of[slot] {
@@ -286,7 +284,7 @@ impl ContactPipeline {
                 continue;
             }
             let Ok(from) = Sphere::try_new(start.into(), now.radius()) else { continue };
-            let me = [scene.handle_of(slot as u32)];
+            let me = [scene.handle_of(slot)];
             let filter = QueryFilter { groups: collider.desc.groups, ..QueryFilter::excluding(&me) };
             if let Some(hit) = scene.cast_sphere(&from, &motion, &filter) {
                 self.ccd.push(CcdImpact { collider: me[0], other: hit.collider, hit: hit.hit });

@@ -82,7 +82,7 @@ impl StaticPass<'_> {
             if toi > *max_toi || !groups_interact(&self.filter.groups, &leaf.groups) {
                 continue;
             }
-            let collider = || &self.scene.colliders[leaf.slot as usize];
+            let collider = || &self.scene.colliders[leaf.slot];
             if !self.groups_only && !self.filter.accepts(self.scene.handle_of(leaf.slot), collider()) {
                 continue;
             }
@@ -132,7 +132,7 @@ impl Scene {
     /// The static set's tree and what its leaves need, `None` when it is empty.
     fn static_pass<'a>(&'a self, filter: &'a QueryFilter<'a>) -> Option<(&'a StaticBvh, StaticPass<'a>)> {
         let info = |slot: u32| {
-            let c = &self.colliders[slot as usize];
+            let c = &self.colliders[slot];
             (c.desc.groups, matches!(c.world, WorldShape::Aabb(_)))
         };
         let (tree, leaves) = self.static_set.ray_leaves(info)?;
@@ -177,7 +177,7 @@ impl Scene {
     pub fn cast_ray_any(&self, ray: &Ray, filter: &QueryFilter) -> Option<SceneRayHit> {
         let mut found = None;
         self.visit_ray_candidates(ray, |slot, _entry| {
-            let collider = &self.colliders[slot as usize];
+            let collider = &self.colliders[slot];
             let handle = self.handle_of(slot);
             if !filter.accepts(handle, collider) || !collider.world.intersects_ray(ray) {
                 return RayControl::Continue;
@@ -251,7 +251,7 @@ impl Scene {
     }
 
     fn exact_ray_hit(&self, slot: u32, ray: &Ray, filter: &QueryFilter) -> Option<SceneRayHit> {
-        let collider = &self.colliders[slot as usize];
+        let collider = &self.colliders[slot];
         let handle = self.handle_of(slot);
         if !filter.accepts(handle, collider) {
             return None;

@@ -38,7 +38,7 @@ impl Scene {
         let swept = sphere.swept_aabb(motion)?;
         let mut best: Option<SceneSweepHit> = None;
         self.visit_candidates(&swept, |slot| {
-            let collider = &self.colliders[slot as usize];
+            let collider = &self.colliders[slot];
             let handle = self.handle_of(slot);
             if filter.accepts(handle, collider) {
                 if let Some(hit) = collider.world.cast_sphere(sphere, motion) {
@@ -74,7 +74,7 @@ impl Scene {
             return out; // a NaN or infinite point lies in nothing
         };
         self.visit_candidates(&probe, |slot| {
-            let collider = &self.colliders[slot as usize];
+            let collider = &self.colliders[slot];
             let handle = self.handle_of(slot);
             if filter.accepts(handle, collider) && collider.world.contains_point(p) {
                 out.push(handle);
@@ -96,7 +96,7 @@ impl Scene {
         let probe = Aabb::try_from_center(*p, Vector::repeat(max_distance.max(0.0))).ok()?;
         let mut best: Option<(ColliderHandle, Point, Real)> = None;
         self.visit_candidates(&probe, |slot| {
-            let collider = &self.colliders[slot as usize];
+            let collider = &self.colliders[slot];
             let handle = self.handle_of(slot);
             if filter.accepts(handle, collider) {
                 let q = collider.world.closest_point(p);
@@ -114,7 +114,7 @@ impl Scene {
     fn overlaps(&self, probe: Probe<'_>, cull: &Aabb, filter: &QueryFilter) -> Vec<ColliderHandle> {
         let mut out = Vec::new();
         self.visit_candidates(cull, |slot| {
-            let collider = &self.colliders[slot as usize];
+            let collider = &self.colliders[slot];
             let handle = self.handle_of(slot);
             if filter.accepts(handle, collider) && probe_overlaps(probe, &collider.world) {
                 out.push(handle);

@@ -4,11 +4,11 @@ use core::ops::ControlFlow;
 
 use proxima_broadphase::{RayControl, TreeStats, ValidationError};
 use proxima_narrowphase::{Aabb, Isometry, Ray, Real, Vector};
-use slab::Slab;
 
 use crate::collider::{BodyKind, Collider, ColliderDesc, ColliderHandle, TreeKey};
 use crate::error::SceneError;
 use crate::shape::{ColliderShape, WorldShape};
+use crate::slots::Slots;
 use crate::static_set::StaticSet;
 use crate::tree::ColliderTree;
 
@@ -37,9 +37,9 @@ use crate::tree::ColliderTree;
 #[derive(Clone, Debug, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Scene {
-    pub(crate) colliders: Slab<Collider>,
-    /// Per slot, the generation of the collider in it (bumped on removal).
-    pub(crate) generations: Vec<u32>,
+    /// The colliders by slot, with a generation per slot (bumped on removal)
+    /// and the free list's order, both part of a snapshot.
+    pub(crate) colliders: Slots<Collider>,
     pub(crate) static_set: StaticSet,
     pub(crate) dynamic_tree: ColliderTree,
     /// Dynamic inserts since the dynamic tree's last full rebuild.
@@ -61,7 +61,7 @@ impl Scene {
 
     /// True when the scene holds no collider.
     pub fn is_empty(&self) -> bool {
-        self.colliders.is_empty()
+        self.colliders.len() == 0
     }
 
     /// Adds a collider. Rejects an invalid shape or pose (NaN, infinity,
@@ -72,8 +72,7 @@ impl Scene {
         }
         let world = desc.shape.placed(&desc.pose)?;
         let aabb = world.aabb();
-        let entry = self.colliders.vacant_entry();
-        let slot = entry.key() as u32;
+        let slot = self.colliders.next_slot();
         let key = match desc.kind {
             BodyKind::Static => TreeKey::Static(self.static_set.insert(aabb, slot)),
             BodyKind::Dynamic => {
@@ -82,38 +81,33 @@ impl Scene {
             }
         };
         let previous_pose = desc.pose;
-        entry.insert(Collider { desc, world, aabb, key, previous_pose });
-        if self.generations.len() <= slot as usize {
-            self.generations.resize(slot as usize + 1, 0);
-        }
-        Ok(ColliderHandle { index: slot, generation: self.generations[slot as usize] })
+        let handle = self.colliders.insert(Collider { desc, world, aabb, key, previous_pose });
+        debug_assert_eq!(handle.index, slot);
+        Ok(handle)
     }
 
     /// Removes a collider and returns it; a stale handle is an error.
     pub fn remove(&mut self, handle: ColliderHandle) -> Result<Collider, SceneError> {
-        self.check(handle)?;
-        let collider = self.colliders.remove(handle.index as usize);
+        let collider = self.colliders.remove(handle).ok_or(SceneError::StaleHandle)?;
         match collider.key {
             TreeKey::Static(pos) => {
                 if let Some(moved) = self.static_set.remove(pos) {
-                    self.colliders[moved as usize].key = TreeKey::Static(pos);
+                    self.colliders[moved].key = TreeKey::Static(pos);
                 }
             }
             TreeKey::Dynamic(proxy) => self.dynamic_tree.remove(proxy),
         }
-        self.generations[handle.index as usize] = self.generations[handle.index as usize].wrapping_add(1);
         Ok(collider)
     }
 
     /// The collider behind a handle, `None` when stale.
     pub fn get(&self, handle: ColliderHandle) -> Option<&Collider> {
-        self.check(handle).ok()?;
-        self.colliders.get(handle.index as usize)
+        self.colliders.get(handle)
     }
 
     /// Every live collider with its handle, in slot order.
     pub fn iter(&self) -> impl Iterator<Item = (ColliderHandle, &Collider)> {
-        self.colliders.iter().map(|(slot, c)| (self.handle_of(slot as u32), c))
+        self.colliders.iter().map(|(slot, c)| (self.handle_of(slot), c))
     }
 
     /// Moves a collider. The previous pose is kept as the start of this
@@ -121,7 +115,7 @@ impl Scene {
     /// the scene unchanged.
     pub fn set_pose(&mut self, handle: ColliderHandle, pose: Isometry) -> Result<(), SceneError> {
         self.check(handle)?;
-        let collider = &self.colliders[handle.index as usize];
+        let collider = &self.colliders[handle.index];
         let world = collider.desc.shape.placed(&pose)?;
         self.replace(handle, world, Some(pose), None);
         Ok(())
@@ -131,14 +125,14 @@ impl Scene {
     /// pose too (respawns, or placing a CCD sphere at its time of impact).
     pub fn teleport(&mut self, handle: ColliderHandle, pose: Isometry) -> Result<(), SceneError> {
         self.set_pose(handle, pose)?;
-        self.colliders[handle.index as usize].previous_pose = pose;
+        self.colliders[handle.index].previous_pose = pose;
         Ok(())
     }
 
     /// Changes a collider's shape (CCD colliders must stay spheres).
     pub fn set_shape(&mut self, handle: ColliderHandle, shape: ColliderShape) -> Result<(), SceneError> {
         self.check(handle)?;
-        let collider = &self.colliders[handle.index as usize];
+        let collider = &self.colliders[handle.index];
         if collider.desc.ccd && !matches!(shape, ColliderShape::Sphere { .. }) {
             return Err(SceneError::CcdNeedsSphere);
         }
@@ -155,7 +149,7 @@ impl Scene {
         pose: Option<Isometry>,
         shape: Option<ColliderShape>,
     ) {
-        let collider = &mut self.colliders[handle.index as usize];
+        let collider = &mut self.colliders[handle.index];
         let aabb = world.aabb();
         // The motion only stretches the fat box; a jump between boxes near
         // ±f32::MAX overflows it, and the tree would reject the move.
@@ -177,9 +171,7 @@ impl Scene {
     }
 
     pub(crate) fn check(&self, handle: ColliderHandle) -> Result<(), SceneError> {
-        let live = self.colliders.contains(handle.index as usize)
-            && self.generations.get(handle.index as usize) == Some(&handle.generation);
-        if live {
+        if self.colliders.contains(handle) {
             Ok(())
         } else {
             Err(SceneError::StaleHandle)
@@ -187,7 +179,7 @@ impl Scene {
     }
 
     pub(crate) fn handle_of(&self, slot: u32) -> ColliderHandle {
-        ColliderHandle { index: slot, generation: self.generations[slot as usize] }
+        self.colliders.handle_of(slot)
     }
 
     /// Brings both trees to full quality: builds the static BVH if a change
