@@ -207,6 +207,19 @@ impl Scene {
         flow
     }
 
+    /// Every hit of `ray` among the colliders the filter accepts, one per
+    /// collider (its first hit), sorted by `toi` (ties by handle). The first
+    /// element is [`Scene::cast_ray_closest`]'s hit, up to ties.
+    pub fn cast_ray_all(&self, ray: &Ray, filter: &QueryFilter) -> Vec<SceneRayHit> {
+        let mut out = Vec::new();
+        let _ = self.visit_ray_hits(ray, filter, |hit| {
+            out.push(hit);
+            ControlFlow::Continue(())
+        });
+        out.sort_unstable_by(|p, q| p.toi.total_cmp(&q.toi).then(p.collider.cmp(&q.collider)));
+        out
+    }
+
     /// [`Scene::cast_ray_closest`] for each ray, in input order. With the
     /// `parallel` feature the rays are spread over rayon's threads; each result
     /// is computed exactly as the sequential call would, so the output is

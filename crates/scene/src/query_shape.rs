@@ -3,9 +3,9 @@
 use core::ops::ControlFlow;
 
 use proxima_narrowphase::{
-    intersects_aabb_aabb, intersects_aabb_obb, intersects_capsule_aabb, intersects_capsule_obb, intersects_obb_obb,
-    intersects_sphere_aabb, intersects_sphere_capsule, intersects_sphere_obb, intersects_sphere_sphere, Aabb, Obb,
-    Point, Real, Sphere, SweepHit, Vector,
+    intersects_aabb_aabb, intersects_aabb_obb, intersects_capsule_aabb, intersects_capsule_capsule,
+    intersects_capsule_obb, intersects_obb_obb, intersects_sphere_aabb, intersects_sphere_capsule,
+    intersects_sphere_obb, intersects_sphere_sphere, Aabb, Capsule, Obb, Point, Real, Sphere, SweepHit, Vector,
 };
 
 use crate::collider::ColliderHandle;
@@ -28,6 +28,7 @@ enum Probe<'a> {
     Aabb(&'a Aabb),
     Sphere(&'a Sphere),
     Obb(&'a Obb),
+    Capsule(&'a Capsule),
 }
 
 impl Scene {
@@ -52,6 +53,29 @@ impl Scene {
         best
     }
 
+    /// Every hit of `sphere` moving by `motion` (toi in `[0, 1]`): each
+    /// collider the filter accepts and the sphere touches on its way, with
+    /// its first hit, sorted by `toi` (ties by handle). The first element is
+    /// [`Scene::cast_sphere`]'s hit, up to ties. Colliders the sphere already
+    /// overlaps at the start come first, with `toi = 0` and
+    /// [`SweepStatus::Penetrating`](proxima_narrowphase::SweepStatus).
+    pub fn cast_sphere_all(&self, sphere: &Sphere, motion: &Vector, filter: &QueryFilter) -> Vec<SceneSweepHit> {
+        let mut out = Vec::new();
+        let Some(swept) = sphere.swept_aabb(motion) else { return out };
+        self.visit_candidates(&swept, |slot| {
+            let collider = &self.colliders[slot];
+            let handle = self.handle_of(slot);
+            if filter.accepts(handle, collider) {
+                if let Some(hit) = collider.world.cast_sphere(sphere, motion) {
+                    out.push(SceneSweepHit { collider: handle, hit });
+                }
+            }
+            ControlFlow::Continue(())
+        });
+        out.sort_unstable_by(|p, q| p.hit.toi.total_cmp(&q.hit.toi).then(p.collider.cmp(&q.collider)));
+        out
+    }
+
     /// Colliders whose shape overlaps the box (exactly), sorted by handle.
     pub fn overlaps_aabb(&self, aabb: &Aabb, filter: &QueryFilter) -> Vec<ColliderHandle> {
         self.overlaps(Probe::Aabb(aabb), aabb, filter)
@@ -65,6 +89,12 @@ impl Scene {
     /// Colliders whose shape overlaps the oriented box (exactly), sorted by handle.
     pub fn overlaps_obb(&self, obb: &Obb, filter: &QueryFilter) -> Vec<ColliderHandle> {
         self.overlaps(Probe::Obb(obb), &obb.aabb(), filter)
+    }
+
+    /// Colliders whose shape overlaps the capsule (exactly), sorted by handle.
+    /// A mesh overlaps it when one of its triangles does.
+    pub fn overlaps_capsule(&self, capsule: &Capsule, filter: &QueryFilter) -> Vec<ColliderHandle> {
+        self.overlaps(Probe::Capsule(capsule), &capsule.aabb(), filter)
     }
 
     /// Colliders containing `p` (on the surface, for meshes), sorted by handle.
@@ -153,6 +183,14 @@ fn probe_overlaps(probe: Probe<'_>, shape: &WorldShape) -> bool {
                 *o.half_extents(),
             );
             local.is_ok_and(|local| m.intersects_obb(&local))
+        }
+        (Probe::Capsule(c), WorldShape::Sphere(s)) => intersects_sphere_capsule(s, c),
+        (Probe::Capsule(c), WorldShape::Aabb(a)) => intersects_capsule_aabb(c, a),
+        (Probe::Capsule(c), WorldShape::Obb(o)) => intersects_capsule_obb(c, o),
+        (Probe::Capsule(c), WorldShape::Capsule(d)) => intersects_capsule_capsule(c, d),
+        (Probe::Capsule(c), WorldShape::TriMesh(m, pose)) => {
+            Capsule::try_new(pose.inverse_transform_point(c.a()), pose.inverse_transform_point(c.b()), c.radius())
+                .is_ok_and(|local| m.intersects_capsule(&local))
         }
     }
 }

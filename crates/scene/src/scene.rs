@@ -2,7 +2,7 @@
 
 use core::ops::ControlFlow;
 
-use proxima_broadphase::{RayControl, TreeStats, ValidationError};
+use proxima_broadphase::{CollisionGroups, RayControl, TreeStats, ValidationError};
 use proxima_narrowphase::{Aabb, Isometry, Ray, Real, Vector};
 
 use crate::collider::{BodyKind, Collider, ColliderDesc, ColliderHandle, TreeKey};
@@ -138,6 +138,46 @@ impl Scene {
         }
         let world = shape.placed(&collider.desc.pose)?;
         self.replace(handle, world, None, Some(shape));
+        Ok(())
+    }
+
+    /// Changes a collider's collision groups. Queries see the new groups at
+    /// once; the contact pipeline re-reads them at its next `update`, so a pair
+    /// that no longer interacts gets its `Stopped` event then (and `Started`
+    /// when it interacts again). Rejects a stale handle.
+    ///
+    /// ```
+    /// use proxima_scene::*;
+    /// use proxima_narrowphase::Isometry;
+    /// let mut scene = Scene::new();
+    /// let h = scene.insert(ColliderDesc::new(ColliderShape::Sphere { radius: 1.0 }, Isometry::identity())).unwrap();
+    /// scene.set_groups(h, CollisionGroups::new(0b10, 0b01)).unwrap();
+    /// assert_eq!(scene.get(h).unwrap().groups(), CollisionGroups::new(0b10, 0b01));
+    /// ```
+    pub fn set_groups(&mut self, handle: ColliderHandle, groups: CollisionGroups) -> Result<(), SceneError> {
+        self.check(handle)?;
+        let collider = &mut self.colliders[handle.index];
+        collider.desc.groups = groups;
+        if let TreeKey::Static(_) = collider.key {
+            // The static set's ray table caches each collider's groups.
+            self.static_set.groups_changed();
+        }
+        Ok(())
+    }
+
+    /// Changes a collider's user data. Rejects a stale handle.
+    ///
+    /// ```
+    /// use proxima_scene::*;
+    /// use proxima_narrowphase::Isometry;
+    /// let mut scene = Scene::new();
+    /// let h = scene.insert(ColliderDesc::new(ColliderShape::Sphere { radius: 1.0 }, Isometry::identity())).unwrap();
+    /// scene.set_user_data(h, 42).unwrap();
+    /// assert_eq!(scene.get(h).unwrap().user_data(), 42);
+    /// ```
+    pub fn set_user_data(&mut self, handle: ColliderHandle, user_data: u64) -> Result<(), SceneError> {
+        self.check(handle)?;
+        self.colliders[handle.index].desc.user_data = user_data;
         Ok(())
     }
 

@@ -211,6 +211,20 @@ impl TriMesh {
             .is_break()
     }
 
+    /// True when the capsule (mesh frame) touches a triangle
+    /// (`contact_capsule_triangle` on the triangles whose boxes overlap its box).
+    pub fn intersects_capsule(&self, capsule: &Capsule) -> bool {
+        self.bvh
+            .visit_overlaps(&capsule.aabb(), |tri| {
+                if contact_capsule_triangle(capsule, &self.triangles[tri as usize]).is_some() {
+                    ControlFlow::Break(())
+                } else {
+                    ControlFlow::Continue(())
+                }
+            })
+            .is_break()
+    }
+
     /// The deepest contact between sphere A and this mesh B (mesh frame): over
     /// the triangles within the radius, the one whose closest point is nearest
     /// the centre. A centre lying on a triangle takes the face normal.
