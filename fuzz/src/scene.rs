@@ -113,6 +113,10 @@ impl World {
         let r = match shape {
             _ if ccd && !matches!(shape, ColliderShape::Sphere { .. }) => return Err(SceneError::CcdNeedsSphere),
             ColliderShape::Sphere { radius } => Sphere::try_new(c, *radius).map(|_| ()),
+            // A box under a rotated pose is that rotated box (an OBB).
+            ColliderShape::Aabb { half_extents } if !rotation_is_identity(&pose.rotation) => {
+                Obb::try_new(c, pose.rotation, *half_extents).map(|_| ())
+            }
             ColliderShape::Aabb { half_extents } => Aabb::try_from_center(c, *half_extents).and_then(|_| {
                 if c.iter().chain(half_extents.iter()).all(|x| x.abs() <= MAX_COORDINATE) {
                     Ok(())
@@ -655,6 +659,12 @@ fn finite(p: &Point) -> bool {
 /// The exact overlap of a box probe with a placed shape (the scene's
 /// documented tests: a box is an oriented box with identity rotation; a mesh
 /// is tested triangle by triangle in the probe's frame).
+/// The identity quaternion exactly (`w = ±1`): a box collider stays axis-aligned.
+fn rotation_is_identity(rotation: &Rotation) -> bool {
+    let q = rotation.as_ref();
+    q.i == 0.0 && q.j == 0.0 && q.k == 0.0 && q.w.abs() == 1.0
+}
+
 fn probe_aabb(a: &Aabb, shape: &WorldShape) -> bool {
     match shape {
         WorldShape::Sphere(s) => intersects_sphere_aabb(s, a),

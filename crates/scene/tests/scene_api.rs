@@ -86,3 +86,38 @@ fn capsule_from_end_points_has_those_end_points() {
     let far = Point::new(2.0 * MAX_COORDINATE, 0.0, 0.0);
     assert!(matches!(ColliderDesc::capsule(Point::origin(), far, 1.0), Err(ShapeError::TooLarge(_))));
 }
+
+/// An `Aabb` collider under a rotated pose is the rotated box: the same
+/// world shape as an `Obb` collider, hit where the rotated box is; without
+/// rotation (`w = ±1`) it stays axis-aligned; a non-unit rotation is
+/// refused as it is for an `Obb`, at insert and at `set_pose`.
+#[test]
+fn aabb_collider_under_a_rotated_pose_is_the_rotated_box() {
+    use proxima_narrowphase::{Obb, Rotation};
+    let h = Vector::new(2.0, 0.5, 0.5);
+    let turn = Rotation::from_axis_angle(&Vector::z_axis(), core::f32::consts::FRAC_PI_2);
+    let pose = Isometry::from_parts(Vector::new(10.0, 0.0, 0.0).into(), turn);
+    let mut scene = Scene::new();
+    let aabb = scene.insert(ColliderDesc::new(ColliderShape::Aabb { half_extents: h }, pose)).unwrap();
+    let WorldShape::Obb(o) = scene.get(aabb).unwrap().world_shape() else { panic!("a rotated box is an OBB") };
+    assert_eq!(*o, Obb::new(Point::new(10.0, 0.0, 0.0), turn, h));
+    // Turned a quarter about z, the box is 1 wide along x and 4 tall along y.
+    let ray = Ray::new(Point::origin(), Vector::x(), 100.0);
+    let hit = scene.cast_ray_closest(&ray, &QueryFilter::default()).unwrap();
+    assert!((hit.toi - 9.5).abs() < 1e-5, "entered at x = {}", hit.toi);
+    let high = Ray::new(Point::new(0.0, 1.5, 0.0), Vector::x(), 100.0);
+    assert_eq!(scene.cast_ray_closest(&high, &QueryFilter::default()).map(|h| h.collider), Some(aabb));
+    // Back to no rotation, then the negated identity quaternion: axis-aligned.
+    for w in [1.0, -1.0] {
+        let q = Rotation::new_unchecked(nalgebra::Quaternion::new(w, 0.0, 0.0, 0.0));
+        scene.set_pose(aabb, Isometry::from_parts(Vector::new(10.0, 0.0, 0.0).into(), q)).unwrap();
+        assert!(matches!(scene.get(aabb).unwrap().world_shape(), WorldShape::Aabb(_)), "w = {w}");
+        assert_eq!(scene.cast_ray_closest(&high, &QueryFilter::default()), None, "w = {w}: 1 tall along y");
+    }
+    let bad = Rotation::new_unchecked(nalgebra::Quaternion::new(1.0, 1.0, 0.0, 0.0));
+    let bad_pose = Isometry::from_parts(Vector::zeros().into(), bad);
+    let refused = Err(SceneError::InvalidShape(ShapeError::InvalidRotation));
+    assert_eq!(scene.set_pose(aabb, bad_pose), refused);
+    assert_eq!(scene.insert(ColliderDesc::new(ColliderShape::Aabb { half_extents: h }, bad_pose)).err(), refused.err());
+    scene.validate().unwrap();
+}
