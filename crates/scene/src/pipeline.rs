@@ -1,6 +1,6 @@
 //! The per-frame contact pipeline: broadphase pairs, exact contacts, events, CCD.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use proxima_broadphase::{sort_index_pairs, DynamicTreeOptions, PairTracker, ProxyId, ProxyOptions};
 use proxima_narrowphase::{Aabb, Contact, Sphere, SweepHit, Vector};
@@ -50,7 +50,8 @@ pub struct CcdImpact {
     pub hit: SweepHit,
 }
 
-/// Per-frame counts and times.
+/// Per-frame counts and times. The durations are measured with the `timing`
+/// feature (on by default) and are zero without it.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct FrameStats {
@@ -125,10 +126,10 @@ impl ContactPipeline {
     /// from their previous pose to their current one; afterwards every
     /// collider's previous pose is set to its current pose.
     pub fn update(&mut self, scene: &mut Scene) -> &[ContactEvent] {
-        let t0 = Instant::now();
+        let t0 = Stamp::now();
         scene.prepare();
         self.find_candidates(scene);
-        let t1 = Instant::now();
+        let t1 = Stamp::now();
         self.previous.clear();
         self.previous.extend(self.contacts.iter().map(|p| (p.a, p.b)));
         self.contacts.clear();
@@ -142,13 +143,13 @@ impl ContactPipeline {
         // contacts are already in `(a, b)` order.
         debug_assert!(self.contacts.windows(2).all(|w| (w[0].a, w[0].b) < (w[1].a, w[1].b)));
         self.diff_events();
-        let t2 = Instant::now();
+        let t2 = Stamp::now();
         self.sweep_ccd(scene);
-        let t3 = Instant::now();
+        let t3 = Stamp::now();
         self.stats = FrameStats {
-            broadphase: t1 - t0,
-            narrowphase: t2 - t1,
-            ccd: t3 - t2,
+            broadphase: t1.since(t0),
+            narrowphase: t2.since(t1),
+            ccd: t3.since(t2),
             candidate_pairs: self.candidates.len(),
             contacts: self.contacts.len(),
             ccd_impacts: self.ccd.len(),
@@ -293,6 +294,45 @@ impl ContactPipeline {
         for (_, collider) in scene.colliders.iter_mut() {
             collider.previous_pose = collider.desc.pose;
         }
+    }
+}
+
+/// A point in time for [`FrameStats`]: an `Instant` with the `timing`
+/// feature.
+#[cfg(feature = "timing")]
+#[derive(Clone, Copy)]
+struct Stamp(std::time::Instant);
+
+#[cfg(feature = "timing")]
+impl Stamp {
+    #[inline]
+    fn now() -> Self {
+        Self(std::time::Instant::now())
+    }
+
+    /// The time from `earlier` to `self`.
+    #[inline]
+    fn since(self, earlier: Self) -> Duration {
+        self.0 - earlier.0
+    }
+}
+
+/// Without the `timing` feature no clock is read (`Instant::now` panics on
+/// `wasm32-unknown-unknown`) and every duration is zero.
+#[cfg(not(feature = "timing"))]
+#[derive(Clone, Copy)]
+struct Stamp;
+
+#[cfg(not(feature = "timing"))]
+impl Stamp {
+    #[inline]
+    fn now() -> Self {
+        Self
+    }
+
+    #[inline]
+    fn since(self, _earlier: Self) -> Duration {
+        Duration::ZERO
     }
 }
 

@@ -224,3 +224,17 @@ fn set_groups_takes_effect_at_the_next_update() {
     scene.remove(a).unwrap();
     assert_eq!(scene.set_groups(a, CollisionGroups::NONE), Err(SceneError::StaleHandle));
 }
+
+/// Without the `timing` feature the pipeline reads no clock (`Instant::now`
+/// panics on `wasm32-unknown-unknown`): the durations are zero, the counts
+/// are still kept.
+#[cfg(not(feature = "timing"))]
+#[test]
+fn without_timing_durations_are_zero_and_counts_kept() {
+    let (mut scene, _) = common::mixed_scene(400, 8.0, 0x71);
+    let mut pipeline = ContactPipeline::new();
+    pipeline.update(&mut scene);
+    let s = *pipeline.stats();
+    assert_eq!((s.broadphase, s.narrowphase, s.ccd), (Default::default(), Default::default(), Default::default()));
+    assert!(s.contacts > 0 && s.candidate_pairs >= s.contacts, "{s:?}");
+}
