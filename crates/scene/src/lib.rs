@@ -9,6 +9,7 @@
 
 mod collider;
 mod contact;
+mod dynamic_set;
 mod error;
 mod filter;
 mod mesh_mesh;
@@ -19,7 +20,6 @@ mod scene;
 mod shape;
 mod slots;
 mod static_set;
-mod tree;
 mod trimesh;
 
 pub use collider::{BodyKind, Collider, ColliderDesc, ColliderHandle};

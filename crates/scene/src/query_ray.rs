@@ -152,7 +152,7 @@ impl Scene {
     ) -> Option<SceneRayHit> {
         let clipped = ray.with_max_toi(max_toi);
         let mut current = clipped;
-        self.dynamic_tree.visit_ray(&clipped, |slot, _entry| {
+        self.dynamic_set.visit_ray(&clipped, |slot, _entry| {
             let Some(hit) = self.exact_ray_hit(slot, &current, filter) else {
                 return RayControl::Continue;
             };

@@ -6,11 +6,11 @@ use proxima_broadphase::{CollisionGroups, RayControl, TreeStats, ValidationError
 use proxima_narrowphase::{Aabb, Isometry, Ray, Real, Vector};
 
 use crate::collider::{BodyKind, Collider, ColliderDesc, ColliderHandle, TreeKey};
+use crate::dynamic_set::DynamicSet;
 use crate::error::SceneError;
 use crate::shape::{ColliderShape, WorldShape};
 use crate::slots::Slots;
 use crate::static_set::StaticSet;
-use crate::tree::ColliderTree;
 
 /// A collection of posed colliders answering scene queries, and the source of
 /// a physics engine's contact pairs.
@@ -41,7 +41,7 @@ pub struct Scene {
     /// and the free list's order, both part of a snapshot.
     pub(crate) colliders: Slots<Collider>,
     pub(crate) static_set: StaticSet,
-    pub(crate) dynamic_tree: ColliderTree,
+    pub(crate) dynamic_set: DynamicSet,
     /// Dynamic inserts since the dynamic tree's last full rebuild.
     inserted_since_rebuild: usize,
     /// Dynamic colliders at that rebuild.
@@ -77,7 +77,7 @@ impl Scene {
             BodyKind::Static => TreeKey::Static(self.static_set.insert(aabb, slot)),
             BodyKind::Dynamic => {
                 self.inserted_since_rebuild += 1;
-                TreeKey::Dynamic(self.dynamic_tree.insert(aabb, slot))
+                TreeKey::Dynamic(self.dynamic_set.insert(aabb, slot))
             }
         };
         let previous_pose = desc.pose;
@@ -95,7 +95,7 @@ impl Scene {
                     self.colliders[moved].key = TreeKey::Static(pos);
                 }
             }
-            TreeKey::Dynamic(proxy) => self.dynamic_tree.remove(proxy),
+            TreeKey::Dynamic(proxy) => self.dynamic_set.remove(proxy),
         }
         Ok(collider)
     }
@@ -206,7 +206,7 @@ impl Scene {
         }
         match collider.key {
             TreeKey::Static(pos) => self.static_set.update(pos, aabb),
-            TreeKey::Dynamic(proxy) => self.dynamic_tree.update(proxy, aabb, displacement),
+            TreeKey::Dynamic(proxy) => self.dynamic_set.update(proxy, aabb, displacement),
         }
     }
 
@@ -232,16 +232,16 @@ impl Scene {
     pub fn prepare(&mut self) {
         self.static_set.prepare();
         if self.inserted_since_rebuild > self.dynamic_at_rebuild.max(16) {
-            self.dynamic_tree.rebuild();
+            self.dynamic_set.rebuild();
             self.inserted_since_rebuild = 0;
-            self.dynamic_at_rebuild = self.dynamic_tree.len();
+            self.dynamic_at_rebuild = self.dynamic_set.len();
         }
     }
 
     /// Visits the colliders whose box overlaps `aabb`: static ones, then dynamic ones.
     pub(crate) fn visit_candidates(&self, aabb: &Aabb, mut f: impl FnMut(u32) -> ControlFlow<()>) {
         if self.static_set.visit_overlaps(aabb, &mut f).is_continue() {
-            let _ = self.dynamic_tree.visit_overlaps(aabb, f);
+            let _ = self.dynamic_set.visit_overlaps(aabb, f);
         }
     }
 
@@ -261,7 +261,7 @@ impl Scene {
             c
         });
         if !stopped {
-            self.dynamic_tree.visit_ray(&ray.with_max_toi(max_toi), f);
+            self.dynamic_set.visit_ray(&ray.with_max_toi(max_toi), f);
         }
     }
 
@@ -270,7 +270,7 @@ impl Scene {
     /// tree's own invariants hold. Returns the (static, dynamic) tree stats.
     pub fn validate(&self) -> Result<(TreeStats, TreeStats), ValidationError> {
         let statics = self.static_set.validate()?;
-        let dynamics = self.dynamic_tree.validate()?;
+        let dynamics = self.dynamic_set.validate()?;
         let (s, d) = self.tree_sizes();
         let kinds = self.colliders.iter().fold((0, 0), |(s, d), (_, c)| match c.key {
             TreeKey::Static(_) => (s + 1, d),
@@ -285,6 +285,6 @@ impl Scene {
     /// Number of proxies in the (static, dynamic) trees; equals the number of
     /// (static, dynamic) colliders.
     pub fn tree_sizes(&self) -> (usize, usize) {
-        (self.static_set.len(), self.dynamic_tree.len())
+        (self.static_set.len(), self.dynamic_set.len())
     }
 }
