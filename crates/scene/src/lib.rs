@@ -12,7 +12,6 @@ mod contact;
 mod dynamic_set;
 mod error;
 mod filter;
-mod mesh_mesh;
 mod pipeline;
 mod query_ray;
 mod query_shape;

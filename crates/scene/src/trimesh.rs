@@ -1,5 +1,6 @@
 //! Triangle meshes with their own BVH (and a second one, over blocks of
-//! triangles, for rays: `trimesh/ray.rs`).
+//! triangles, for rays: `trimesh/ray.rs`); mesh-mesh contact in
+//! `trimesh/mesh_mesh.rs`.
 
 use core::ops::ControlFlow;
 
@@ -12,9 +13,11 @@ use proxima_narrowphase::{
 
 use crate::error::MeshError;
 
+mod mesh_mesh;
 mod ray;
 mod ray_block;
 
+pub(crate) use mesh_mesh::contact_mesh_mesh;
 use ray::RayTree;
 
 /// A triangle mesh: shared vertices, indexed triangles, and a [`StaticBvh`]
