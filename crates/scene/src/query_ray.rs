@@ -35,9 +35,10 @@ struct Best {
 }
 
 /// Static colliders from which [`Scene::cast_rays`] batches the static
-/// pass. Measured on the box scenes, one thread: batching is 8%
-/// slower at 100k colliders (the tree nearly fits in cache, and switching
-/// between rays costs), 1.15x faster at 300k and 1.5x at 1M.
+/// pass. Measured on sparse random box scenes (`proxima_test_support::scene::boxes`),
+/// one thread: batching is 8% slower at 100k colliders (the tree nearly fits
+/// in cache, and switching between rays costs), 1.15x faster at 300k and
+/// 1.5x at 1M.
 pub(crate) const BATCH_MIN_STATIC: usize = 200_000;
 
 /// The static pass of [`Scene::cast_ray_closest`] for one filter: the leaf
