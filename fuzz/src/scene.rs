@@ -40,7 +40,7 @@ struct World {
 #[derive(Debug, PartialEq)]
 struct Snapshot {
     colliders: Vec<(ColliderHandle, Isometry, Aabb, BodyKind, bool, u64)>,
-    trees: (usize, usize),
+    trees: TreeSizes,
 }
 
 /// Runs one operation sequence decoded from `data`.
@@ -584,16 +584,20 @@ impl World {
             (Some(g), Some(w)) => {
                 let shape = |h: ColliderHandle| self.scene.get(h).map(|c| (c.world_shape().clone(), *c.aabb()));
                 assert!(
-                    g.2 <= w.2,
+                    g.distance <= w.2,
                     "closest_point({p:?}, {max_distance}) {g:?} {:?} is farther than {w:?} {:?}",
-                    shape(g.0),
+                    shape(g.collider),
                     shape(w.0)
                 );
-                let c = self.scene.get(g.0).expect("live");
-                assert_eq!(c.world_shape().closest_point(&p), g.1, "closest_point is not the collider's closest point");
+                let c = self.scene.get(g.collider).expect("live");
+                assert_eq!(
+                    c.world_shape().closest_point(&p),
+                    g.point,
+                    "closest_point is not the collider's closest point"
+                );
             }
             (None, Some(w)) => panic!("closest_point missed {w:?}"),
-            (Some(g), None) => assert!(g.2 <= max_distance, "closest_point beyond max_distance"),
+            (Some(g), None) => assert!(g.distance <= max_distance, "closest_point beyond max_distance"),
             (None, None) => {}
         }
     }
@@ -619,8 +623,8 @@ impl World {
     fn verify(&self) {
         self.scene.validate().unwrap_or_else(|e| panic!("scene: {e}"));
         assert_eq!(self.scene.len(), self.live.len());
-        let (s, d) = self.scene.tree_sizes();
-        assert_eq!(s + d, self.live.len());
+        let sizes = self.scene.tree_sizes();
+        assert_eq!(sizes.statics + sizes.dynamics, self.live.len());
         for &h in &self.live {
             let c = self.scene.get(h).expect("live handle");
             assert_eq!(c.aabb(), &c.world_shape().aabb(), "stored box is not the shape's box");

@@ -22,6 +22,18 @@ pub struct SceneSweepHit {
     pub hit: SweepHit,
 }
 
+/// The collider closest to a point (see [`Scene::closest_point`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SceneClosestPoint {
+    /// The collider.
+    pub collider: ColliderHandle,
+    /// Its point closest to the query point (world frame; the query point
+    /// itself when it lies inside a solid).
+    pub point: Point,
+    /// The distance from the query point to `point`, `>= 0`.
+    pub distance: Real,
+}
+
 /// The shapes an overlap query can be made with.
 #[derive(Clone, Copy, Debug)]
 enum Probe<'a> {
@@ -117,23 +129,18 @@ impl Scene {
 
     /// The collider closest to `p` within `max_distance`, with its closest
     /// point and the distance (0 inside a solid). Ties keep the lower handle.
-    pub fn closest_point(
-        &self,
-        p: &Point,
-        max_distance: Real,
-        filter: &QueryFilter,
-    ) -> Option<(ColliderHandle, Point, Real)> {
+    pub fn closest_point(&self, p: &Point, max_distance: Real, filter: &QueryFilter) -> Option<SceneClosestPoint> {
         let probe = Aabb::try_from_center(*p, Vector::repeat(max_distance.max(0.0))).ok()?;
-        let mut best: Option<(ColliderHandle, Point, Real)> = None;
+        let mut best: Option<SceneClosestPoint> = None;
         self.visit_candidates(&probe, |slot| {
             let collider = &self.colliders[slot];
             let handle = self.handle_of(slot);
             if filter.accepts(handle, collider) {
                 let q = collider.world.closest_point(p);
                 let d = (q - p).norm();
-                let better = best.is_none_or(|(bh, _, bd)| d < bd || (d == bd && handle < bh));
+                let better = best.is_none_or(|b| d < b.distance || (d == b.distance && handle < b.collider));
                 if d <= max_distance && better {
-                    best = Some((handle, q, d));
+                    best = Some(SceneClosestPoint { collider: handle, point: q, distance: d });
                 }
             }
             ControlFlow::Continue(())

@@ -267,11 +267,11 @@ impl Scene {
 
     /// Walks both trees and checks them against the collider list: every
     /// collider's box is in the tree of its kind at the recorded place, and each
-    /// tree's own invariants hold. Returns the (static, dynamic) tree stats.
-    pub fn validate(&self) -> Result<(TreeStats, TreeStats), ValidationError> {
+    /// tree's own invariants hold. Returns both trees' stats.
+    pub fn validate(&self) -> Result<SceneTreeStats, ValidationError> {
         let statics = self.static_set.validate()?;
         let dynamics = self.dynamic_set.validate()?;
-        let (s, d) = self.tree_sizes();
+        let TreeSizes { statics: s, dynamics: d } = self.tree_sizes();
         let kinds = self.colliders.iter().fold((0, 0), |(s, d), (_, c)| match c.key {
             TreeKey::Static(_) => (s + 1, d),
             TreeKey::Dynamic(_) => (s, d + 1),
@@ -279,12 +279,30 @@ impl Scene {
         if kinds != (s, d) {
             return Err(ValidationError(format!("trees hold {s} + {d} proxies for {kinds:?} colliders")));
         }
-        Ok((statics, dynamics))
+        Ok(SceneTreeStats { statics, dynamics })
     }
 
-    /// Number of proxies in the (static, dynamic) trees; equals the number of
-    /// (static, dynamic) colliders.
-    pub fn tree_sizes(&self) -> (usize, usize) {
-        (self.static_set.len(), self.dynamic_set.len())
+    /// Number of proxies in the static and the dynamic tree; equal to the
+    /// numbers of static and dynamic colliders.
+    pub fn tree_sizes(&self) -> TreeSizes {
+        TreeSizes { statics: self.static_set.len(), dynamics: self.dynamic_set.len() }
     }
+}
+
+/// The stats of a scene's two trees (see [`Scene::validate`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SceneTreeStats {
+    /// The static colliders' BVH (all zero when there is none).
+    pub statics: TreeStats,
+    /// The dynamic colliders' tree.
+    pub dynamics: TreeStats,
+}
+
+/// The numbers of proxies in a scene's two trees (see [`Scene::tree_sizes`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TreeSizes {
+    /// Proxies in the static tree: the static colliders.
+    pub statics: usize,
+    /// Proxies in the dynamic tree: the dynamic colliders.
+    pub dynamics: usize,
 }

@@ -136,7 +136,7 @@ impl WorldShape {
             Self::Aabb(a) => cast_ray_aabb(ray, a),
             Self::Obb(o) => cast_ray_obb(ray, o),
             Self::Capsule(c) => cast_ray_capsule(ray, c),
-            Self::TriMesh(mesh, pose) => mesh.cast_ray_posed(ray, pose, false).map(|(_, hit)| hit),
+            Self::TriMesh(mesh, pose) => mesh.cast_ray_posed(ray, pose, false).map(|h| h.hit),
         }
     }
 
@@ -190,7 +190,7 @@ impl WorldShape {
             }
             Self::TriMesh(mesh, pose) => {
                 let local = pose.inverse_transform_point(p);
-                pose.transform_point(&mesh.closest_point(&local).map_or(local, |(_, q)| q))
+                pose.transform_point(&mesh.closest_point(&local).map_or(local, |c| c.point))
             }
         }
     }

@@ -20,6 +20,26 @@ mod ray_block;
 pub(crate) use mesh_mesh::contact_mesh_mesh;
 use ray::RayTree;
 
+/// A ray's hit on a mesh: the triangle and the hit (see [`TriMesh::cast_ray`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MeshRayHit {
+    /// The index of the triangle hit, in [`TriMesh::indices`] order.
+    pub triangle: u32,
+    /// The ray parameter and the unit normal (in the ray's frame: the mesh
+    /// frame for [`TriMesh::cast_ray`], world for [`TriMesh::cast_ray_posed`]),
+    /// facing the ray's origin.
+    pub hit: RayHit,
+}
+
+/// The point of a mesh closest to a query point (see [`TriMesh::closest_point`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MeshClosestPoint {
+    /// The index of the closest triangle, in [`TriMesh::indices`] order.
+    pub triangle: u32,
+    /// The closest point, on that triangle (mesh frame).
+    pub point: Point,
+}
+
 /// A triangle mesh: shared vertices, indexed triangles, and a [`StaticBvh`]
 /// over the triangles' boxes (ray casts use a second BVH, over blocks of 8
 /// triangles). Triangles are two-sided surfaces (a mesh has no inside): rays
@@ -101,7 +121,7 @@ impl TriMesh {
         Aabb::from_points(corners.iter()).unwrap_or(self.aabb)
     }
 
-    /// The closest hit of `ray` (mesh frame): the triangle index and the hit,
+    /// The closest hit of `ray` (mesh frame): the triangle and the hit,
     /// as [`cast_ray_triangle`](proxima_narrowphase::cast_ray_triangle) gives
     /// it (two-sided, closed edges, normal facing the ray's origin, the same
     /// bits). Ties in `toi` keep one of the tied triangles. With `any`, stops
@@ -110,20 +130,21 @@ impl TriMesh {
     /// Rays use their own BVH over blocks of 8 neighbouring triangles, each
     /// block tested at once (see `trimesh/ray.rs`); only the final hit gets
     /// its normal.
-    pub fn cast_ray(&self, ray: &Ray, any: bool) -> Option<(u32, RayHit)> {
+    pub fn cast_ray(&self, ray: &Ray, any: bool) -> Option<MeshRayHit> {
         self.ray_tree.cast(ray, any)
     }
 
     /// [`TriMesh::cast_ray`] for a world ray against the mesh placed by `pose`.
     /// An isometry preserves the ray parameter, so `toi` needs no rescaling.
-    pub fn cast_ray_posed(&self, ray: &Ray, pose: &Isometry, any: bool) -> Option<(u32, RayHit)> {
+    pub fn cast_ray_posed(&self, ray: &Ray, pose: &Isometry, any: bool) -> Option<MeshRayHit> {
         let local = Ray::try_new(
             pose.inverse_transform_point(ray.origin()),
             pose.inverse_transform_vector(ray.dir()),
             ray.max_toi(),
         )
         .ok()?;
-        self.cast_ray(&local, any).map(|(tri, hit)| (tri, RayHit { normal: pose.rotation * hit.normal, ..hit }))
+        self.cast_ray(&local, any)
+            .map(|h| MeshRayHit { hit: RayHit { normal: pose.rotation * h.hit.normal, ..h.hit }, ..h })
     }
 
     /// The first hit of a sphere moving by `motion` (all in the mesh frame).
@@ -152,7 +173,7 @@ impl TriMesh {
     ///
     /// Any triangle's distance `d` bounds the answer, and every triangle within
     /// `d` overlaps the box `p ± d`: one box query around the first estimate.
-    pub fn closest_point(&self, p: &Point) -> Option<(u32, Point)> {
+    pub fn closest_point(&self, p: &Point) -> Option<MeshClosestPoint> {
         let first = closest_point_triangle(p, &self.triangles[0]);
         let mut best = (0u32, first, (p - first).norm());
         let query = Aabb::try_from_center(*p, Vector::repeat(best.2)).ok()?;
@@ -164,7 +185,7 @@ impl TriMesh {
             }
             ControlFlow::Continue(())
         });
-        Some((best.0, best.1))
+        Some(MeshClosestPoint { triangle: best.0, point: best.1 })
     }
 
     /// True when `p` (mesh frame) lies on a triangle (within each triangle's

@@ -215,7 +215,7 @@ fn point_queries_match_brute_force() {
             .map(|&h| (h, (scene.get(h).unwrap().world_shape().closest_point(&p) - p).norm()))
             .filter(|&(_, d)| d <= max_d)
             .min_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
-        assert_eq!(closest.map(|c| (c.0, c.2)), brute, "closest point {i}");
+        assert_eq!(closest.map(|c| (c.collider, c.distance)), brute, "closest point {i}");
     }
 }
 
@@ -272,8 +272,8 @@ fn churn_keeps_queries_exact() {
         brute.sort_unstable();
         assert_eq!(ours, brute, "step {step}");
         assert_eq!(scene.len(), live.len());
-        let (s, d) = scene.tree_sizes();
-        assert_eq!(s + d, live.len(), "step {step}: trees out of sync");
+        let sizes = scene.tree_sizes();
+        assert_eq!(sizes.statics + sizes.dynamics, live.len(), "step {step}: trees out of sync");
         if let Some(&h) = dead.last() {
             assert_eq!(scene.get(h).map(|_| ()), None);
             assert_eq!(scene.set_pose(h, common::pose(&mut rng, side)), Err(SceneError::StaleHandle));
