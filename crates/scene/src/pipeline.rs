@@ -125,6 +125,21 @@ impl ContactPipeline {
     /// Runs one frame and returns its contact events. CCD spheres are swept
     /// from their previous pose to their current one; afterwards every
     /// collider's previous pose is set to its current pose.
+    ///
+    /// ```
+    /// use proxima_scene::*;
+    /// use proxima_narrowphase::Isometry;
+    /// let mut scene = Scene::new();
+    /// let ball = |x| ColliderDesc::new(ColliderShape::Sphere { radius: 1.0 }, Isometry::translation(x, 0.0, 0.0));
+    /// let a = scene.insert(ball(0.0)).unwrap();
+    /// let b = scene.insert(ball(3.0)).unwrap();
+    /// let mut pipeline = ContactPipeline::new();
+    /// assert!(pipeline.update(&mut scene).is_empty());
+    /// scene.set_pose(b, Isometry::translation(1.5, 0.0, 0.0)).unwrap();
+    /// assert!(matches!(pipeline.update(&mut scene), [ContactEvent::Started(p)] if (p.a, p.b) == (a, b)));
+    /// scene.remove(b).unwrap();
+    /// assert_eq!(pipeline.update(&mut scene), &[ContactEvent::Stopped { a, b }]);
+    /// ```
     pub fn update(&mut self, scene: &mut Scene) -> &[ContactEvent] {
         let t0 = Stamp::now();
         scene.prepare();
@@ -158,11 +173,45 @@ impl ContactPipeline {
     }
 
     /// The pairs in contact this frame, sorted by `(a, b)`.
+    ///
+    /// ```
+    /// use proxima_scene::*;
+    /// use proxima_narrowphase::{Isometry, Vector};
+    /// let mut scene = Scene::new();
+    /// let ground = ColliderShape::Aabb { half_extents: Vector::new(10.0, 0.5, 10.0) };
+    /// let g = scene.insert(ColliderDesc::new(ground, Isometry::identity()).fixed()).unwrap();
+    /// // A ball sunk 0.1 into the ground's top face (y = 0.5).
+    /// let ball = ColliderDesc::new(ColliderShape::Sphere { radius: 1.0 }, Isometry::translation(0.0, 1.4, 0.0));
+    /// let b = scene.insert(ball).unwrap();
+    /// let mut pipeline = ContactPipeline::new();
+    /// pipeline.update(&mut scene);
+    /// let [pair] = pipeline.contacts() else { panic!("one contact") };
+    /// assert_eq!((pair.a, pair.b), (g, b));
+    /// assert!((pair.contact.depth - 0.1).abs() < 1e-5);
+    /// assert_eq!(pair.contact.normal.into_inner(), Vector::y()); // from the ground to the ball
+    /// ```
     pub fn contacts(&self) -> &[ContactPair] {
         &self.contacts
     }
 
     /// This frame's events: `Stopped` and `Started` merged in `(a, b)` order.
+    ///
+    /// ```
+    /// use proxima_scene::*;
+    /// use proxima_narrowphase::Isometry;
+    /// let mut scene = Scene::new();
+    /// let ball = |x| ColliderDesc::new(ColliderShape::Sphere { radius: 1.0 }, Isometry::translation(x, 0.0, 0.0));
+    /// let a = scene.insert(ball(0.0)).unwrap();
+    /// let b = scene.insert(ball(1.0)).unwrap();
+    /// let mut pipeline = ContactPipeline::new();
+    /// pipeline.update(&mut scene);
+    /// assert_eq!(pipeline.events().len(), 1);
+    /// pipeline.update(&mut scene); // still touching: no new event
+    /// assert!(pipeline.events().is_empty());
+    /// scene.set_pose(b, Isometry::translation(5.0, 0.0, 0.0)).unwrap();
+    /// pipeline.update(&mut scene);
+    /// assert_eq!(pipeline.events(), &[ContactEvent::Stopped { a, b }]);
+    /// ```
     pub fn events(&self) -> &[ContactEvent] {
         &self.events
     }

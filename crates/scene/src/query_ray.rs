@@ -120,6 +120,22 @@ impl Scene {
     /// collider is accepted and hit without loading it (the BVH's entry `toi`
     /// is its exact `cast_ray_aabb` `toi`), and only the final hit's normal
     /// is computed. Other shapes get their exact test as before.
+    ///
+    /// ```
+    /// use proxima_scene::*;
+    /// use proxima_narrowphase::{Isometry, Point, Ray, Vector};
+    /// let mut scene = Scene::new();
+    /// let ball = |x| ColliderDesc::new(ColliderShape::Sphere { radius: 1.0 }, Isometry::translation(x, 0.0, 0.0));
+    /// let near = scene.insert(ball(5.0)).unwrap();
+    /// scene.insert(ball(10.0)).unwrap();
+    /// let ray = Ray::new(Point::origin(), Vector::x(), 100.0);
+    /// let hit = scene.cast_ray_closest(&ray, &QueryFilter::default()).unwrap();
+    /// assert_eq!((hit.collider, hit.toi), (near, 4.0));
+    /// assert_eq!(hit.normal.into_inner(), -Vector::x());
+    /// // Skip the near one.
+    /// let hit = scene.cast_ray_closest(&ray, &QueryFilter::excluding(&[near])).unwrap();
+    /// assert_eq!(hit.toi, 9.0);
+    /// ```
     pub fn cast_ray_closest(&self, ray: &Ray, filter: &QueryFilter) -> Option<SceneRayHit> {
         let mut best = None;
         let mut max_toi = ray.max_toi();
@@ -175,6 +191,17 @@ impl Scene {
 
     /// Some hit of `ray`, not necessarily the closest: the traversal stops at
     /// the first confirmed hit (shadow and line-of-sight rays).
+    ///
+    /// ```
+    /// use proxima_scene::*;
+    /// use proxima_narrowphase::{Isometry, Point, Ray, Vector};
+    /// let mut scene = Scene::new();
+    /// let wall = ColliderShape::Aabb { half_extents: Vector::new(0.1, 5.0, 5.0) };
+    /// scene.insert(ColliderDesc::new(wall, Isometry::translation(5.0, 0.0, 0.0)).fixed()).unwrap();
+    /// // Is the light at x = 10 visible from the origin?
+    /// let to_light = Ray::new(Point::origin(), Vector::new(10.0, 0.0, 0.0), 1.0);
+    /// assert!(scene.cast_ray_any(&to_light, &QueryFilter::default()).is_some());
+    /// ```
     pub fn cast_ray_any(&self, ray: &Ray, filter: &QueryFilter) -> Option<SceneRayHit> {
         let mut found = None;
         self.visit_ray_candidates(ray, |slot, _entry| {
@@ -211,6 +238,19 @@ impl Scene {
     /// Every hit of `ray` among the colliders the filter accepts, one per
     /// collider (its first hit), sorted by `toi` (ties by handle). The first
     /// element is [`Scene::cast_ray_closest`]'s hit, up to ties.
+    ///
+    /// ```
+    /// use proxima_scene::*;
+    /// use proxima_narrowphase::{Isometry, Point, Ray, Vector};
+    /// let mut scene = Scene::new();
+    /// for x in [9.0, 3.0, 6.0] {
+    ///     scene.insert(ColliderDesc::new(ColliderShape::Sphere { radius: 1.0 }, Isometry::translation(x, 0.0, 0.0)))
+    ///         .unwrap();
+    /// }
+    /// let ray = Ray::new(Point::origin(), Vector::x(), 100.0);
+    /// let tois: Vec<f32> = scene.cast_ray_all(&ray, &QueryFilter::default()).iter().map(|h| h.toi).collect();
+    /// assert_eq!(tois, [2.0, 5.0, 8.0]);
+    /// ```
     pub fn cast_ray_all(&self, ray: &Ray, filter: &QueryFilter) -> Vec<SceneRayHit> {
         let mut out = Vec::new();
         let _ = self.visit_ray_hits(ray, filter, |hit| {
@@ -231,6 +271,18 @@ impl Scene {
     /// ([`StaticBvh::visit_rays_leaves`]), which overlaps their cache misses;
     /// each ray still visits its leaves in the sequential order, so the
     /// results are the same.
+    ///
+    /// ```
+    /// use proxima_scene::*;
+    /// use proxima_narrowphase::{Isometry, Point, Ray, Vector};
+    /// let mut scene = Scene::new();
+    /// scene.insert(ColliderDesc::new(ColliderShape::Sphere { radius: 1.0 }, Isometry::translation(5.0, 0.0, 0.0)))
+    ///     .unwrap();
+    /// let rays = [Ray::new(Point::origin(), Vector::x(), 100.0), Ray::new(Point::origin(), Vector::y(), 100.0)];
+    /// let hits = scene.cast_rays(&rays, &QueryFilter::default());
+    /// assert_eq!(hits[0].map(|h| h.toi), Some(4.0));
+    /// assert!(hits[1].is_none());
+    /// ```
     pub fn cast_rays(&self, rays: &[Ray], filter: &QueryFilter) -> Vec<Option<SceneRayHit>> {
         let batch = self.static_set.len() >= BATCH_MIN_STATIC;
         let chunk = |rays: &[Ray]| -> Vec<Option<SceneRayHit>> {

@@ -47,6 +47,19 @@ impl Scene {
     /// The first hit of `sphere` moving by `motion` (toi in `[0, 1]`), culled
     /// by the swept box (start and end merged) and confirmed by the exact
     /// sweep of each candidate. Ties keep the first found.
+    ///
+    /// ```
+    /// use proxima_scene::*;
+    /// use proxima_narrowphase::{Isometry, Point, Sphere, Vector};
+    /// let mut scene = Scene::new();
+    /// let wall = ColliderShape::Aabb { half_extents: Vector::new(0.5, 5.0, 5.0) };
+    /// let h = scene.insert(ColliderDesc::new(wall, Isometry::translation(10.0, 0.0, 0.0)).fixed()).unwrap();
+    /// // A sphere of radius 1 from the origin, moving 20 along x, touches the face x = 9.5 at x = 8.5.
+    /// let sphere = Sphere::new(Point::origin(), 1.0);
+    /// let hit = scene.cast_sphere(&sphere, &Vector::new(20.0, 0.0, 0.0), &QueryFilter::default()).unwrap();
+    /// assert_eq!(hit.collider, h);
+    /// assert!((hit.hit.toi - 8.5 / 20.0).abs() < 1e-6);
+    /// ```
     pub fn cast_sphere(&self, sphere: &Sphere, motion: &Vector, filter: &QueryFilter) -> Option<SceneSweepHit> {
         let swept = sphere.swept_aabb(motion)?;
         let mut best: Option<SceneSweepHit> = None;
@@ -71,6 +84,21 @@ impl Scene {
     /// [`Scene::cast_sphere`]'s hit, up to ties. Colliders the sphere already
     /// overlaps at the start come first, with `toi = 0` and
     /// [`SweepStatus::Penetrating`](proxima_narrowphase::SweepStatus).
+    ///
+    /// ```
+    /// use proxima_scene::*;
+    /// use proxima_narrowphase::{Isometry, Point, Sphere, Vector};
+    /// let mut scene = Scene::new();
+    /// for x in [8.0, 4.0] {
+    ///     scene.insert(ColliderDesc::new(ColliderShape::Sphere { radius: 1.0 }, Isometry::translation(x, 0.0, 0.0)))
+    ///         .unwrap();
+    /// }
+    /// let sphere = Sphere::new(Point::origin(), 1.0);
+    /// let hits = scene.cast_sphere_all(&sphere, &Vector::new(10.0, 0.0, 0.0), &QueryFilter::default());
+    /// let tois: Vec<f32> = hits.iter().map(|h| h.hit.toi).collect();
+    /// assert_eq!(tois.len(), 2);
+    /// assert!((tois[0] - 0.2).abs() < 1e-6 && (tois[1] - 0.6).abs() < 1e-6);
+    /// ```
     pub fn cast_sphere_all(&self, sphere: &Sphere, motion: &Vector, filter: &QueryFilter) -> Vec<SceneSweepHit> {
         let mut out = Vec::new();
         let Some(swept) = sphere.swept_aabb(motion) else { return out };
@@ -89,27 +117,84 @@ impl Scene {
     }
 
     /// Colliders whose shape overlaps the box (exactly), sorted by handle.
+    ///
+    /// ```
+    /// use proxima_scene::*;
+    /// use proxima_narrowphase::{Aabb, Isometry, Point};
+    /// let mut scene = Scene::new();
+    /// let h = scene.insert(ColliderDesc::new(ColliderShape::Sphere { radius: 1.0 }, Isometry::identity())).unwrap();
+    /// // The box's corner (0.9, 0.9, 0.9) is outside the sphere, though inside its bounding box.
+    /// let corner = Aabb::new(Point::new(0.9, 0.9, 0.9), Point::new(2.0, 2.0, 2.0));
+    /// assert!(scene.overlaps_aabb(&corner, &QueryFilter::default()).is_empty());
+    /// let face = Aabb::new(Point::new(0.9, -0.1, -0.1), Point::new(2.0, 0.1, 0.1));
+    /// assert_eq!(scene.overlaps_aabb(&face, &QueryFilter::default()), vec![h]);
+    /// ```
     pub fn overlaps_aabb(&self, aabb: &Aabb, filter: &QueryFilter) -> Vec<ColliderHandle> {
         self.overlaps(Probe::Aabb(aabb), aabb, filter)
     }
 
     /// Colliders whose shape overlaps the sphere (exactly), sorted by handle.
+    ///
+    /// ```
+    /// use proxima_scene::*;
+    /// use proxima_narrowphase::{Isometry, Point, Sphere, Vector};
+    /// let mut scene = Scene::new();
+    /// let crate_box = ColliderShape::Aabb { half_extents: Vector::repeat(1.0) };
+    /// let h = scene.insert(ColliderDesc::new(crate_box, Isometry::identity())).unwrap();
+    /// let blast = Sphere::new(Point::new(2.5, 0.0, 0.0), 1.5);
+    /// assert_eq!(scene.overlaps_sphere(&blast, &QueryFilter::default()), vec![h]);
+    /// ```
     pub fn overlaps_sphere(&self, sphere: &Sphere, filter: &QueryFilter) -> Vec<ColliderHandle> {
         self.overlaps(Probe::Sphere(sphere), &sphere.aabb(), filter)
     }
 
     /// Colliders whose shape overlaps the oriented box (exactly), sorted by handle.
+    ///
+    /// ```
+    /// use proxima_scene::*;
+    /// use proxima_narrowphase::{Isometry, Obb, Point, Rotation, Vector};
+    /// let mut scene = Scene::new();
+    /// let ball = ColliderDesc::new(ColliderShape::Sphere { radius: 0.5 }, Isometry::translation(2.0, 2.0, 0.0));
+    /// let h = scene.insert(ball).unwrap();
+    /// // A long thin box along the diagonal x = y reaches the sphere; along x it does not.
+    /// let turn = Rotation::from_axis_angle(&Vector::z_axis(), core::f32::consts::FRAC_PI_4);
+    /// let diagonal = Obb::new(Point::origin(), turn, Vector::new(4.0, 0.1, 0.1));
+    /// assert_eq!(scene.overlaps_obb(&diagonal, &QueryFilter::default()), vec![h]);
+    /// let along_x = Obb::new(Point::origin(), Rotation::identity(), Vector::new(4.0, 0.1, 0.1));
+    /// assert!(scene.overlaps_obb(&along_x, &QueryFilter::default()).is_empty());
+    /// ```
     pub fn overlaps_obb(&self, obb: &Obb, filter: &QueryFilter) -> Vec<ColliderHandle> {
         self.overlaps(Probe::Obb(obb), &obb.aabb(), filter)
     }
 
     /// Colliders whose shape overlaps the capsule (exactly), sorted by handle.
     /// A mesh overlaps it when one of its triangles does.
+    ///
+    /// ```
+    /// use proxima_scene::*;
+    /// use proxima_narrowphase::{Capsule, Isometry, Point};
+    /// let mut scene = Scene::new();
+    /// let ball = ColliderDesc::new(ColliderShape::Sphere { radius: 1.0 }, Isometry::translation(0.0, 3.0, 0.0));
+    /// let h = scene.insert(ball).unwrap();
+    /// let standing = Capsule::new(Point::new(0.0, 0.0, 0.0), Point::new(0.0, 1.8, 0.0), 0.3);
+    /// assert_eq!(scene.overlaps_capsule(&standing, &QueryFilter::default()), vec![h]);
+    /// let crouching = Capsule::new(Point::new(0.0, 0.0, 0.0), Point::new(0.0, 1.0, 0.0), 0.3);
+    /// assert!(scene.overlaps_capsule(&crouching, &QueryFilter::default()).is_empty());
+    /// ```
     pub fn overlaps_capsule(&self, capsule: &Capsule, filter: &QueryFilter) -> Vec<ColliderHandle> {
         self.overlaps(Probe::Capsule(capsule), &capsule.aabb(), filter)
     }
 
     /// Colliders containing `p` (on the surface, for meshes), sorted by handle.
+    ///
+    /// ```
+    /// use proxima_scene::*;
+    /// use proxima_narrowphase::{Isometry, Point};
+    /// let mut scene = Scene::new();
+    /// let h = scene.insert(ColliderDesc::new(ColliderShape::Sphere { radius: 1.0 }, Isometry::identity())).unwrap();
+    /// assert_eq!(scene.contains_point(&Point::new(0.5, 0.0, 0.0), &QueryFilter::default()), vec![h]);
+    /// assert!(scene.contains_point(&Point::new(0.8, 0.8, 0.0), &QueryFilter::default()).is_empty());
+    /// ```
     pub fn contains_point(&self, p: &Point, filter: &QueryFilter) -> Vec<ColliderHandle> {
         let mut out = Vec::new();
         let Ok(probe) = Aabb::try_new(*p, *p) else {
@@ -129,6 +214,16 @@ impl Scene {
 
     /// The collider closest to `p` within `max_distance`, with its closest
     /// point and the distance (0 inside a solid). Ties keep the lower handle.
+    ///
+    /// ```
+    /// use proxima_scene::*;
+    /// use proxima_narrowphase::{Isometry, Point};
+    /// let mut scene = Scene::new();
+    /// let h = scene.insert(ColliderDesc::new(ColliderShape::Sphere { radius: 1.0 }, Isometry::identity())).unwrap();
+    /// let c = scene.closest_point(&Point::new(3.0, 0.0, 0.0), 5.0, &QueryFilter::default()).unwrap();
+    /// assert_eq!((c.collider, c.point, c.distance), (h, Point::new(1.0, 0.0, 0.0), 2.0));
+    /// assert!(scene.closest_point(&Point::new(3.0, 0.0, 0.0), 1.0, &QueryFilter::default()).is_none());
+    /// ```
     pub fn closest_point(&self, p: &Point, max_distance: Real, filter: &QueryFilter) -> Option<SceneClosestPoint> {
         let probe = Aabb::try_from_center(*p, Vector::repeat(max_distance.max(0.0))).ok()?;
         let mut best: Option<SceneClosestPoint> = None;

@@ -66,6 +66,18 @@ impl Scene {
 
     /// Adds a collider. Rejects an invalid shape or pose (NaN, infinity,
     /// negative size) and CCD on a non-sphere; the scene is unchanged then.
+    ///
+    /// ```
+    /// use proxima_scene::*;
+    /// use proxima_narrowphase::{Isometry, ShapeError};
+    /// let mut scene = Scene::new();
+    /// let ball = ColliderDesc::new(ColliderShape::Sphere { radius: 0.5 }, Isometry::translation(0.0, 2.0, 0.0));
+    /// let h = scene.insert(ball).unwrap();
+    /// assert_eq!(scene.get(h).unwrap().kind(), BodyKind::Dynamic);
+    /// let bad = ColliderDesc::new(ColliderShape::Sphere { radius: -1.0 }, Isometry::identity());
+    /// assert_eq!(scene.insert(bad).err(), Some(SceneError::InvalidShape(ShapeError::NegativeRadius)));
+    /// assert_eq!(scene.len(), 1);
+    /// ```
     pub fn insert(&mut self, desc: ColliderDesc) -> Result<ColliderHandle, SceneError> {
         if desc.ccd && !matches!(desc.shape, ColliderShape::Sphere { .. }) {
             return Err(SceneError::CcdNeedsSphere);
@@ -87,6 +99,20 @@ impl Scene {
     }
 
     /// Removes a collider and returns it; a stale handle is an error.
+    ///
+    /// ```
+    /// use proxima_scene::*;
+    /// use proxima_narrowphase::Isometry;
+    /// let mut scene = Scene::new();
+    /// let h = scene.insert(ColliderDesc::new(ColliderShape::Sphere { radius: 1.0 }, Isometry::identity())).unwrap();
+    /// assert!(scene.remove(h).is_ok());
+    /// assert_eq!(scene.remove(h).err(), Some(SceneError::StaleHandle));
+    /// // The slot is reused, but the old handle stays stale.
+    /// let desc = ColliderDesc::new(ColliderShape::Sphere { radius: 2.0 }, Isometry::identity());
+    /// let again = scene.insert(desc).unwrap();
+    /// assert_eq!(again.index(), h.index());
+    /// assert!(scene.get(h).is_none() && scene.get(again).is_some());
+    /// ```
     pub fn remove(&mut self, handle: ColliderHandle) -> Result<Collider, SceneError> {
         let collider = self.colliders.remove(handle).ok_or(SceneError::StaleHandle)?;
         match collider.key {
@@ -113,6 +139,16 @@ impl Scene {
     /// Moves a collider. The previous pose is kept as the start of this
     /// frame's CCD sweep. Rejects a stale handle or a non-finite pose, leaving
     /// the scene unchanged.
+    ///
+    /// ```
+    /// use proxima_scene::*;
+    /// use proxima_narrowphase::{Isometry, Point, Ray, Vector};
+    /// let mut scene = Scene::new();
+    /// let h = scene.insert(ColliderDesc::new(ColliderShape::Sphere { radius: 1.0 }, Isometry::identity())).unwrap();
+    /// scene.set_pose(h, Isometry::translation(5.0, 0.0, 0.0)).unwrap();
+    /// let ray = Ray::new(Point::origin(), Vector::x(), 100.0);
+    /// assert_eq!(scene.cast_ray_closest(&ray, &QueryFilter::default()).unwrap().toi, 4.0);
+    /// ```
     pub fn set_pose(&mut self, handle: ColliderHandle, pose: Isometry) -> Result<(), SceneError> {
         self.check(handle)?;
         let collider = &self.colliders[handle.index];
@@ -123,6 +159,22 @@ impl Scene {
 
     /// Moves a collider without a CCD sweep: the previous pose becomes the new
     /// pose too (respawns, or placing a CCD sphere at its time of impact).
+    ///
+    /// ```
+    /// use proxima_scene::*;
+    /// use proxima_narrowphase::{Isometry, Vector};
+    /// let mut scene = Scene::new();
+    /// let wall = ColliderShape::Aabb { half_extents: Vector::new(0.1, 5.0, 5.0) };
+    /// scene.insert(ColliderDesc::new(wall, Isometry::translation(5.0, 0.0, 0.0)).fixed()).unwrap();
+    /// let bullet = ColliderDesc::new(ColliderShape::Sphere { radius: 0.1 }, Isometry::identity()).with_ccd();
+    /// let h = scene.insert(bullet).unwrap();
+    /// let mut pipeline = ContactPipeline::new();
+    /// pipeline.update(&mut scene);
+    /// // Teleported through the wall: no sweep, no CCD impact.
+    /// scene.teleport(h, Isometry::translation(10.0, 0.0, 0.0)).unwrap();
+    /// pipeline.update(&mut scene);
+    /// assert!(pipeline.ccd_impacts().is_empty());
+    /// ```
     pub fn teleport(&mut self, handle: ColliderHandle, pose: Isometry) -> Result<(), SceneError> {
         self.set_pose(handle, pose)?;
         self.colliders[handle.index].previous_pose = pose;
@@ -130,6 +182,17 @@ impl Scene {
     }
 
     /// Changes a collider's shape (CCD colliders must stay spheres).
+    ///
+    /// ```
+    /// use proxima_scene::*;
+    /// use proxima_narrowphase::{Isometry, Point, Sphere, Vector};
+    /// let mut scene = Scene::new();
+    /// let h = scene.insert(ColliderDesc::new(ColliderShape::Sphere { radius: 1.0 }, Isometry::identity())).unwrap();
+    /// let probe = Sphere::new(Point::new(3.0, 0.0, 0.0), 0.5);
+    /// assert!(scene.overlaps_sphere(&probe, &QueryFilter::default()).is_empty());
+    /// scene.set_shape(h, ColliderShape::Obb { half_extents: Vector::new(3.0, 1.0, 1.0) }).unwrap();
+    /// assert_eq!(scene.overlaps_sphere(&probe, &QueryFilter::default()), vec![h]);
+    /// ```
     pub fn set_shape(&mut self, handle: ColliderHandle, shape: ColliderShape) -> Result<(), SceneError> {
         self.check(handle)?;
         let collider = &self.colliders[handle.index];

@@ -58,6 +58,17 @@ pub struct TriMesh {
 impl TriMesh {
     /// A mesh from vertices and index triples; rejects an empty mesh, an index
     /// out of range and non-finite vertices.
+    ///
+    /// ```
+    /// use proxima_scene::*;
+    /// use proxima_narrowphase::Point;
+    /// // A unit square in the z = 0 plane, two triangles.
+    /// let p = |x, y| Point::new(x, y, 0.0);
+    /// let v = vec![p(0.0, 0.0), p(1.0, 0.0), p(1.0, 1.0), p(0.0, 1.0)];
+    /// let mesh = TriMesh::new(v.clone(), vec![[0, 1, 2], [0, 2, 3]]).unwrap();
+    /// assert_eq!(mesh.triangles().len(), 2);
+    /// assert_eq!(TriMesh::new(v, vec![[0, 1, 4]]).err(), Some(MeshError::IndexOutOfRange { triangle: 0 }));
+    /// ```
     pub fn new(vertices: Vec<Point>, indices: Vec<[u32; 3]>) -> Result<Self, MeshError> {
         if indices.is_empty() {
             return Err(MeshError::Empty);
@@ -130,6 +141,19 @@ impl TriMesh {
     /// Rays use their own BVH over blocks of 8 neighbouring triangles, each
     /// block tested at once (see `trimesh/ray.rs`); only the final hit gets
     /// its normal.
+    ///
+    /// ```
+    /// use proxima_scene::*;
+    /// use proxima_narrowphase::{Point, Ray, Vector};
+    /// let p = |x, y| Point::new(x, y, 0.0);
+    /// let v = vec![p(0.0, 0.0), p(1.0, 0.0), p(1.0, 1.0), p(0.0, 1.0)];
+    /// let mesh = TriMesh::new(v, vec![[0, 1, 2], [0, 2, 3]]).unwrap();
+    /// // Down onto the upper-left half (x < y): triangle 1, normal facing the ray's origin.
+    /// let ray = Ray::new(Point::new(0.25, 0.75, 2.0), -Vector::z(), 10.0);
+    /// let hit = mesh.cast_ray(&ray, false).unwrap();
+    /// assert_eq!((hit.triangle, hit.hit.toi), (1, 2.0));
+    /// assert_eq!(hit.hit.normal.into_inner(), Vector::z());
+    /// ```
     pub fn cast_ray(&self, ray: &Ray, any: bool) -> Option<MeshRayHit> {
         self.ray_tree.cast(ray, any)
     }
