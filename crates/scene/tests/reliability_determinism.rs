@@ -257,13 +257,14 @@ mod serde_round_trip {
         assert_eq!(next, dynamic[2].index() as u64);
         let load = |v: &serde_json::Value| serde_json::from_value::<Scene>(v.clone());
         assert!(load(&json).is_ok(), "the untouched snapshot loads");
-        let tampered = |edit: &dyn Fn(&mut serde_json::Value)| {
+        type Edit<'a> = &'a dyn Fn(&mut serde_json::Value);
+        let tampered = |edit: Edit| {
             let mut v = json.clone();
             edit(&mut v["colliders"]);
             load(&v).expect_err("a tampered snapshot must be refused").to_string()
         };
         let live = dynamic[0].index() as u64;
-        let cases: [(&str, &dyn Fn(&mut serde_json::Value)); 5] = [
+        let cases: [(&str, Edit); 5] = [
             ("occupied", &|c| c["free_head"] = live.into()),
             ("names slot", &|c| c["free_head"] = 100_000.into()),
             ("reaches 2 of the 3", &|c| c["free_head"] = next.into()),
