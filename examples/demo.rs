@@ -159,7 +159,7 @@ fn main() {
     println!(
         "proxima demo: {} bodies, {} static colliders, {} bullets, {} frames",
         bodies.len(),
-        scene.tree_sizes().0,
+        scene.tree_sizes().statics,
         bullets.len(),
         opts.frames
     );

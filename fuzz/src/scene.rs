@@ -41,7 +41,7 @@ struct World {
 #[derive(Debug, PartialEq)]
 struct Snapshot {
     colliders: Vec<(ColliderHandle, Isometry, Aabb, BodyKind, bool, u64)>,
-    trees: (usize, usize),
+    trees: TreeSizes,
 }
 
 /// Runs one operation sequence decoded from `data`.
@@ -114,6 +114,10 @@ impl World {
         let r = match shape {
             _ if ccd && !matches!(shape, ColliderShape::Sphere { .. }) => return Err(SceneError::CcdNeedsSphere),
             ColliderShape::Sphere { radius } => Sphere::try_new(c, *radius).map(|_| ()),
+            // A box under a rotated pose is that rotated box (an OBB).
+            ColliderShape::Aabb { half_extents } if !rotation_is_identity(&pose.rotation) => {
+                Obb::try_new(c, pose.rotation, *half_extents).map(|_| ())
+            }
             ColliderShape::Aabb { half_extents } => Aabb::try_from_center(c, *half_extents).and_then(|_| {
                 if c.iter().chain(half_extents.iter()).all(|x| x.abs() <= MAX_COORDINATE) {
                     Ok(())
@@ -581,16 +585,20 @@ impl World {
             (Some(g), Some(w)) => {
                 let shape = |h: ColliderHandle| self.scene.get(h).map(|c| (c.world_shape().clone(), *c.aabb()));
                 assert!(
-                    g.2 <= w.2,
+                    g.distance <= w.2,
                     "closest_point({p:?}, {max_distance}) {g:?} {:?} is farther than {w:?} {:?}",
-                    shape(g.0),
+                    shape(g.collider),
                     shape(w.0)
                 );
-                let c = self.scene.get(g.0).expect("live");
-                assert_eq!(c.world_shape().closest_point(&p), g.1, "closest_point is not the collider's closest point");
+                let c = self.scene.get(g.collider).expect("live");
+                assert_eq!(
+                    c.world_shape().closest_point(&p),
+                    g.point,
+                    "closest_point is not the collider's closest point"
+                );
             }
             (None, Some(w)) => panic!("closest_point missed {w:?}"),
-            (Some(g), None) => assert!(g.2 <= max_distance, "closest_point beyond max_distance"),
+            (Some(g), None) => assert!(g.distance <= max_distance, "closest_point beyond max_distance"),
             (None, None) => {}
         }
     }
@@ -616,8 +624,8 @@ impl World {
     fn verify(&self) {
         self.scene.validate().unwrap_or_else(|e| panic!("scene: {e}"));
         assert_eq!(self.scene.len(), self.live.len());
-        let (s, d) = self.scene.tree_sizes();
-        assert_eq!(s + d, self.live.len());
+        let sizes = self.scene.tree_sizes();
+        assert_eq!(sizes.statics + sizes.dynamics, self.live.len());
         for &h in &self.live {
             let c = self.scene.get(h).expect("live handle");
             assert_eq!(c.aabb(), &c.world_shape().aabb(), "stored box is not the shape's box");
@@ -656,6 +664,12 @@ fn finite(p: &Point) -> bool {
 /// The exact overlap of a box probe with a placed shape (the scene's
 /// documented tests: a box is an oriented box with identity rotation; a mesh
 /// is tested triangle by triangle in the probe's frame).
+/// The identity quaternion exactly (`w = ±1`): a box collider stays axis-aligned.
+fn rotation_is_identity(rotation: &Rotation) -> bool {
+    let q = rotation.as_ref();
+    q.i == 0.0 && q.j == 0.0 && q.k == 0.0 && q.w.abs() == 1.0
+}
+
 fn probe_aabb(a: &Aabb, shape: &WorldShape) -> bool {
     match shape {
         WorldShape::Sphere(s) => intersects_sphere_aabb(s, a),

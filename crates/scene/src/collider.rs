@@ -10,7 +10,7 @@ pub(crate) enum TreeKey {
     Static(u32),
     Dynamic(ProxyId),
 }
-use proxima_narrowphase::{Aabb, Isometry};
+use proxima_narrowphase::{Aabb, Capsule, Isometry, Point, Real, Rotation, ShapeError, Vector};
 
 use crate::shape::{ColliderShape, WorldShape};
 
@@ -66,6 +66,41 @@ impl ColliderDesc {
     /// A dynamic collider with default groups, no CCD and `user_data = 0`.
     pub fn new(shape: ColliderShape, pose: Isometry) -> Self {
         Self { shape, pose, kind: BodyKind::Dynamic, groups: CollisionGroups::default(), ccd: false, user_data: 0 }
+    }
+
+    /// A dynamic capsule whose core segment runs from `a` to `b` (world
+    /// frame): a [`ColliderShape::Capsule`] of half-height `|b - a| / 2`
+    /// placed at the midpoint, its local y axis turned onto `b - a` (the
+    /// shortest rotation; a half turn about x when `b - a` points along -y,
+    /// none when `a == b`). Rejects what [`Capsule::try_new`] rejects
+    /// (non-finite points, a negative radius, coordinates beyond
+    /// [`MAX_COORDINATE`](proxima_narrowphase::MAX_COORDINATE)). The placed
+    /// end points equal `a` and `b` up to rounding (a few ulps of their size).
+    ///
+    /// ```
+    /// use proxima_scene::*;
+    /// use proxima_narrowphase::Point;
+    /// let desc = ColliderDesc::capsule(Point::new(0.0, 0.0, 0.0), Point::new(4.0, 0.0, 0.0), 0.5).unwrap();
+    /// let mut scene = Scene::new();
+    /// let h = scene.insert(desc).unwrap();
+    /// let WorldShape::Capsule(c) = scene.get(h).unwrap().world_shape() else { unreachable!() };
+    /// assert!((c.a() - Point::new(0.0, 0.0, 0.0)).norm() < 1e-6);
+    /// assert!((c.b() - Point::new(4.0, 0.0, 0.0)).norm() < 1e-6);
+    /// ```
+    pub fn capsule(a: Point, b: Point, radius: Real) -> Result<Self, ShapeError> {
+        Capsule::try_new(a, b, radius)?;
+        let d: Vector = b - a;
+        let length = d.norm();
+        let center = Point::from(a.coords + d * 0.5);
+        let rotation = if length == 0.0 {
+            Rotation::identity()
+        } else {
+            // `rotation_between` has no answer for opposite vectors.
+            Rotation::rotation_between(&Vector::y(), &d)
+                .unwrap_or_else(|| Rotation::from_axis_angle(&Vector::x_axis(), core::f32::consts::PI))
+        };
+        let shape = ColliderShape::Capsule { half_height: length * 0.5, radius };
+        Ok(Self::new(shape, Isometry::from_parts(center.coords.into(), rotation)))
     }
 
     /// The same description, static.

@@ -5,8 +5,8 @@ use proxima_narrowphase::{
     contact_sphere_obb, contact_sphere_sphere, Capsule, Contact, Isometry, Obb, Sphere,
 };
 
-use crate::mesh_mesh::contact_mesh_mesh;
 use crate::shape::WorldShape;
+use crate::trimesh::contact_mesh_mesh;
 
 /// The contact between A and B (normal from A to B, `depth >= 0`), `None`
 /// when they do not touch.

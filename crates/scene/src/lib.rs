@@ -9,16 +9,16 @@
 
 mod collider;
 mod contact;
+mod dynamic_set;
 mod error;
 mod filter;
-mod mesh_mesh;
 mod pipeline;
 mod query_ray;
 mod query_shape;
 mod scene;
 mod shape;
+mod slots;
 mod static_set;
-mod tree;
 mod trimesh;
 
 pub use collider::{BodyKind, Collider, ColliderDesc, ColliderHandle};
@@ -28,7 +28,7 @@ pub use filter::{ColliderPredicate, QueryFilter};
 pub use pipeline::{CcdImpact, ContactEvent, ContactPair, ContactPipeline, FrameStats};
 pub use proxima_broadphase::CollisionGroups;
 pub use query_ray::SceneRayHit;
-pub use query_shape::SceneSweepHit;
-pub use scene::Scene;
+pub use query_shape::{SceneClosestPoint, SceneSweepHit};
+pub use scene::{Scene, SceneTreeStats, TreeSizes};
 pub use shape::{ColliderShape, WorldShape};
-pub use trimesh::TriMesh;
+pub use trimesh::{MeshClosestPoint, MeshRayHit, TriMesh};

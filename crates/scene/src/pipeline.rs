@@ -1,6 +1,6 @@
 //! The per-frame contact pipeline: broadphase pairs, exact contacts, events, CCD.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use proxima_broadphase::{sort_index_pairs, DynamicTreeOptions, PairTracker, ProxyId, ProxyOptions};
 use proxima_narrowphase::{Aabb, Contact, Sphere, SweepHit, Vector};
@@ -50,7 +50,8 @@ pub struct CcdImpact {
     pub hit: SweepHit,
 }
 
-/// Per-frame counts and times.
+/// Per-frame counts and times. The durations are measured with the `timing`
+/// feature (on by default) and are zero without it.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct FrameStats {
@@ -124,16 +125,31 @@ impl ContactPipeline {
     /// Runs one frame and returns its contact events. CCD spheres are swept
     /// from their previous pose to their current one; afterwards every
     /// collider's previous pose is set to its current pose.
+    ///
+    /// ```
+    /// use proxima_scene::*;
+    /// use proxima_narrowphase::Isometry;
+    /// let mut scene = Scene::new();
+    /// let ball = |x| ColliderDesc::new(ColliderShape::Sphere { radius: 1.0 }, Isometry::translation(x, 0.0, 0.0));
+    /// let a = scene.insert(ball(0.0)).unwrap();
+    /// let b = scene.insert(ball(3.0)).unwrap();
+    /// let mut pipeline = ContactPipeline::new();
+    /// assert!(pipeline.update(&mut scene).is_empty());
+    /// scene.set_pose(b, Isometry::translation(1.5, 0.0, 0.0)).unwrap();
+    /// assert!(matches!(pipeline.update(&mut scene), [ContactEvent::Started(p)] if (p.a, p.b) == (a, b)));
+    /// scene.remove(b).unwrap();
+    /// assert_eq!(pipeline.update(&mut scene), &[ContactEvent::Stopped { a, b }]);
+    /// ```
     pub fn update(&mut self, scene: &mut Scene) -> &[ContactEvent] {
-        let t0 = Instant::now();
+        let t0 = Stamp::now();
         scene.prepare();
         self.find_candidates(scene);
-        let t1 = Instant::now();
+        let t1 = Stamp::now();
         self.previous.clear();
         self.previous.extend(self.contacts.iter().map(|p| (p.a, p.b)));
         self.contacts.clear();
         for &(sa, sb) in &self.candidates {
-            let (ca, cb) = (&scene.colliders[sa as usize], &scene.colliders[sb as usize]);
+            let (ca, cb) = (&scene.colliders[sa], &scene.colliders[sb]);
             if let Some(c) = contact(&ca.world, &cb.world) {
                 self.contacts.push(ContactPair { a: scene.handle_of(sa), b: scene.handle_of(sb), contact: c });
             }
@@ -142,13 +158,13 @@ impl ContactPipeline {
         // contacts are already in `(a, b)` order.
         debug_assert!(self.contacts.windows(2).all(|w| (w[0].a, w[0].b) < (w[1].a, w[1].b)));
         self.diff_events();
-        let t2 = Instant::now();
+        let t2 = Stamp::now();
         self.sweep_ccd(scene);
-        let t3 = Instant::now();
+        let t3 = Stamp::now();
         self.stats = FrameStats {
-            broadphase: t1 - t0,
-            narrowphase: t2 - t1,
-            ccd: t3 - t2,
+            broadphase: t1.since(t0),
+            narrowphase: t2.since(t1),
+            ccd: t3.since(t2),
             candidate_pairs: self.candidates.len(),
             contacts: self.contacts.len(),
             ccd_impacts: self.ccd.len(),
@@ -157,11 +173,45 @@ impl ContactPipeline {
     }
 
     /// The pairs in contact this frame, sorted by `(a, b)`.
+    ///
+    /// ```
+    /// use proxima_scene::*;
+    /// use proxima_narrowphase::{Isometry, Vector};
+    /// let mut scene = Scene::new();
+    /// let ground = ColliderShape::Aabb { half_extents: Vector::new(10.0, 0.5, 10.0) };
+    /// let g = scene.insert(ColliderDesc::new(ground, Isometry::identity()).fixed()).unwrap();
+    /// // A ball sunk 0.1 into the ground's top face (y = 0.5).
+    /// let ball = ColliderDesc::new(ColliderShape::Sphere { radius: 1.0 }, Isometry::translation(0.0, 1.4, 0.0));
+    /// let b = scene.insert(ball).unwrap();
+    /// let mut pipeline = ContactPipeline::new();
+    /// pipeline.update(&mut scene);
+    /// let [pair] = pipeline.contacts() else { panic!("one contact") };
+    /// assert_eq!((pair.a, pair.b), (g, b));
+    /// assert!((pair.contact.depth - 0.1).abs() < 1e-5);
+    /// assert_eq!(pair.contact.normal.into_inner(), Vector::y()); // from the ground to the ball
+    /// ```
     pub fn contacts(&self) -> &[ContactPair] {
         &self.contacts
     }
 
     /// This frame's events: `Stopped` and `Started` merged in `(a, b)` order.
+    ///
+    /// ```
+    /// use proxima_scene::*;
+    /// use proxima_narrowphase::Isometry;
+    /// let mut scene = Scene::new();
+    /// let ball = |x| ColliderDesc::new(ColliderShape::Sphere { radius: 1.0 }, Isometry::translation(x, 0.0, 0.0));
+    /// let a = scene.insert(ball(0.0)).unwrap();
+    /// let b = scene.insert(ball(1.0)).unwrap();
+    /// let mut pipeline = ContactPipeline::new();
+    /// pipeline.update(&mut scene);
+    /// assert_eq!(pipeline.events().len(), 1);
+    /// pipeline.update(&mut scene); // still touching: no new event
+    /// assert!(pipeline.events().is_empty());
+    /// scene.set_pose(b, Isometry::translation(5.0, 0.0, 0.0)).unwrap();
+    /// pipeline.update(&mut scene);
+    /// assert_eq!(pipeline.events(), &[ContactEvent::Stopped { a, b }]);
+    /// ```
     pub fn events(&self) -> &[ContactEvent] {
         &self.events
     }
@@ -181,9 +231,7 @@ impl ContactPipeline {
     fn find_candidates(&mut self, scene: &Scene) {
         self.sync(scene);
         let colliders = &scene.colliders;
-        self.tracker.update_with(|_, &a, _, &b| {
-            groups_interact(&colliders[a as usize].desc.groups, &colliders[b as usize].desc.groups)
-        });
+        self.tracker.update_with(|_, &a, _, &b| groups_interact(&colliders[a].desc.groups, &colliders[b].desc.groups));
         // The tracker's tight boxes carry the cull's slack (`with_slack`), so
         // its exact pairs are the pairs that may touch.
         self.candidates.clear();
@@ -200,9 +248,8 @@ impl ContactPipeline {
     /// enter it, and every other collider's tight box is passed to
     /// `move_proxy` (one containment test unless it left its fat box).
     fn sync(&mut self, scene: &Scene) {
-        let live = |slot: usize, generation: u32| {
-            scene.colliders.contains(slot) && scene.generations.get(slot) == Some(&generation)
-        };
+        let live =
+            |slot: usize, generation: u32| scene.colliders.contains(ColliderHandle { index: slot as u32, generation });
         for (slot, entry) in self.proxy_of.iter_mut().enumerate() {
             if let Some((generation, id, _)) = *entry {
                 if !live(slot, generation) {
@@ -212,6 +259,7 @@ impl ContactPipeline {
             }
         }
         for (slot, collider) in scene.colliders.iter() {
+            let slot = slot as usize;
             if self.proxy_of.len() <= slot {
                 self.proxy_of.resize(slot + 1, None);
             }
@@ -230,7 +278,7 @@ impl ContactPipeline {
                 }
                 None => {
                     let id = self.tracker.insert(with_slack(&collider.aabb), slot as u32, options);
-                    self.proxy_of[slot] = Some((scene.generations[slot], id, options.groups));
+                    self.proxy_of[slot] = Some((scene.handle_of(slot as u32).generation, id, options.groups));
                 }
             }
             if let Some((_, id, groups)) = &mut self.proxy_of[slot] {
@@ -286,7 +334,7 @@ impl ContactPipeline {
                 continue;
             }
             let Ok(from) = Sphere::try_new(start.into(), now.radius()) else { continue };
-            let me = [scene.handle_of(slot as u32)];
+            let me = [scene.handle_of(slot)];
             let filter = QueryFilter { groups: collider.desc.groups, ..QueryFilter::excluding(&me) };
             if let Some(hit) = scene.cast_sphere(&from, &motion, &filter) {
                 self.ccd.push(CcdImpact { collider: me[0], other: hit.collider, hit: hit.hit });
@@ -295,6 +343,45 @@ impl ContactPipeline {
         for (_, collider) in scene.colliders.iter_mut() {
             collider.previous_pose = collider.desc.pose;
         }
+    }
+}
+
+/// A point in time for [`FrameStats`]: an `Instant` with the `timing`
+/// feature.
+#[cfg(feature = "timing")]
+#[derive(Clone, Copy)]
+struct Stamp(std::time::Instant);
+
+#[cfg(feature = "timing")]
+impl Stamp {
+    #[inline]
+    fn now() -> Self {
+        Self(std::time::Instant::now())
+    }
+
+    /// The time from `earlier` to `self`.
+    #[inline]
+    fn since(self, earlier: Self) -> Duration {
+        self.0 - earlier.0
+    }
+}
+
+/// Without the `timing` feature no clock is read (`Instant::now` panics on
+/// `wasm32-unknown-unknown`) and every duration is zero.
+#[cfg(not(feature = "timing"))]
+#[derive(Clone, Copy)]
+struct Stamp;
+
+#[cfg(not(feature = "timing"))]
+impl Stamp {
+    #[inline]
+    fn now() -> Self {
+        Self
+    }
+
+    #[inline]
+    fn since(self, _earlier: Self) -> Duration {
+        Duration::ZERO
     }
 }
 

@@ -36,9 +36,10 @@ struct Best {
 }
 
 /// Static colliders from which [`Scene::cast_rays`] batches the static
-/// pass. Measured on the issue's box scenes, one thread: batching is 8%
-/// slower at 100k colliders (the tree nearly fits in cache, and switching
-/// between rays costs), 1.15x faster at 300k and 1.5x at 1M.
+/// pass. Measured on sparse random box scenes (`proxima_test_support::scene::boxes`),
+/// one thread: batching is 8% slower at 100k colliders (the tree nearly fits
+/// in cache, and switching between rays costs), 1.15x faster at 300k and
+/// 1.5x at 1M.
 pub(crate) const BATCH_MIN_STATIC: usize = 200_000;
 
 /// The static pass of [`Scene::cast_ray_closest`] for one filter: the leaf
@@ -83,7 +84,7 @@ impl StaticPass<'_> {
             if toi > *max_toi || !groups_interact(&self.filter.groups, &leaf.groups) {
                 continue;
             }
-            let collider = || &self.scene.colliders[leaf.slot as usize];
+            let collider = || &self.scene.colliders[leaf.slot];
             if !self.groups_only && !self.filter.accepts(self.scene.handle_of(leaf.slot), collider()) {
                 continue;
             }
@@ -120,6 +121,22 @@ impl Scene {
     /// collider is accepted and hit without loading it (the BVH's entry `toi`
     /// is its exact `cast_ray_aabb` `toi`), and only the final hit's normal
     /// is computed. Other shapes get their exact test as before.
+    ///
+    /// ```
+    /// use proxima_scene::*;
+    /// use proxima_narrowphase::{Isometry, Point, Ray, Vector};
+    /// let mut scene = Scene::new();
+    /// let ball = |x| ColliderDesc::new(ColliderShape::Sphere { radius: 1.0 }, Isometry::translation(x, 0.0, 0.0));
+    /// let near = scene.insert(ball(5.0)).unwrap();
+    /// scene.insert(ball(10.0)).unwrap();
+    /// let ray = Ray::new(Point::origin(), Vector::x(), 100.0);
+    /// let hit = scene.cast_ray_closest(&ray, &QueryFilter::default()).unwrap();
+    /// assert_eq!((hit.collider, hit.toi), (near, 4.0));
+    /// assert_eq!(hit.normal.into_inner(), -Vector::x());
+    /// // Skip the near one.
+    /// let hit = scene.cast_ray_closest(&ray, &QueryFilter::excluding(&[near])).unwrap();
+    /// assert_eq!(hit.toi, 9.0);
+    /// ```
     pub fn cast_ray_closest(&self, ray: &Ray, filter: &QueryFilter) -> Option<SceneRayHit> {
         let mut best = None;
         let mut max_toi = ray.max_toi();
@@ -133,7 +150,7 @@ impl Scene {
     /// The static set's tree and what its leaves need, `None` when it is empty.
     fn static_pass<'a>(&'a self, filter: &'a QueryFilter<'a>) -> Option<(&'a StaticBvh, StaticPass<'a>)> {
         let info = |slot: u32| {
-            let c = &self.colliders[slot as usize];
+            let c = &self.colliders[slot];
             (c.desc.groups, matches!(c.world, WorldShape::Aabb(_)))
         };
         let (tree, leaves) = self.static_set.ray_leaves(info)?;
@@ -153,7 +170,7 @@ impl Scene {
     ) -> Option<SceneRayHit> {
         let clipped = ray.with_max_toi(max_toi);
         let mut current = clipped;
-        self.dynamic_tree.visit_ray(&clipped, |slot, _entry| {
+        self.dynamic_set.visit_ray(&clipped, |slot, _entry| {
             let Some(hit) = self.exact_ray_hit(slot, &current, filter) else {
                 return RayControl::Continue;
             };
@@ -175,10 +192,21 @@ impl Scene {
 
     /// Some hit of `ray`, not necessarily the closest: the traversal stops at
     /// the first confirmed hit (shadow and line-of-sight rays).
+    ///
+    /// ```
+    /// use proxima_scene::*;
+    /// use proxima_narrowphase::{Isometry, Point, Ray, Vector};
+    /// let mut scene = Scene::new();
+    /// let wall = ColliderShape::Aabb { half_extents: Vector::new(0.1, 5.0, 5.0) };
+    /// scene.insert(ColliderDesc::new(wall, Isometry::translation(5.0, 0.0, 0.0)).fixed()).unwrap();
+    /// // Is the light at x = 10 visible from the origin?
+    /// let to_light = Ray::new(Point::origin(), Vector::new(10.0, 0.0, 0.0), 1.0);
+    /// assert!(scene.cast_ray_any(&to_light, &QueryFilter::default()).is_some());
+    /// ```
     pub fn cast_ray_any(&self, ray: &Ray, filter: &QueryFilter) -> Option<SceneRayHit> {
         let mut found = None;
         self.visit_ray_candidates(ray, |slot, _entry| {
-            let collider = &self.colliders[slot as usize];
+            let collider = &self.colliders[slot];
             let handle = self.handle_of(slot);
             if !filter.accepts(handle, collider) || !collider.world.intersects_ray(ray) {
                 return RayControl::Continue;
@@ -208,6 +236,32 @@ impl Scene {
         flow
     }
 
+    /// Every hit of `ray` among the colliders the filter accepts, one per
+    /// collider (its first hit), sorted by `toi` (ties by handle). The first
+    /// element is [`Scene::cast_ray_closest`]'s hit, up to ties.
+    ///
+    /// ```
+    /// use proxima_scene::*;
+    /// use proxima_narrowphase::{Isometry, Point, Ray, Vector};
+    /// let mut scene = Scene::new();
+    /// for x in [9.0, 3.0, 6.0] {
+    ///     scene.insert(ColliderDesc::new(ColliderShape::Sphere { radius: 1.0 }, Isometry::translation(x, 0.0, 0.0)))
+    ///         .unwrap();
+    /// }
+    /// let ray = Ray::new(Point::origin(), Vector::x(), 100.0);
+    /// let tois: Vec<f32> = scene.cast_ray_all(&ray, &QueryFilter::default()).iter().map(|h| h.toi).collect();
+    /// assert_eq!(tois, [2.0, 5.0, 8.0]);
+    /// ```
+    pub fn cast_ray_all(&self, ray: &Ray, filter: &QueryFilter) -> Vec<SceneRayHit> {
+        let mut out = Vec::new();
+        let _ = self.visit_ray_hits(ray, filter, |hit| {
+            out.push(hit);
+            ControlFlow::Continue(())
+        });
+        out.sort_unstable_by(|p, q| p.toi.total_cmp(&q.toi).then(p.collider.cmp(&q.collider)));
+        out
+    }
+
     /// [`Scene::cast_ray_closest`] for each ray, in input order. With the
     /// `parallel` feature the rays are spread over rayon's threads; each result
     /// is computed exactly as the sequential call would, so the output is
@@ -218,6 +272,18 @@ impl Scene {
     /// ([`StaticBvh::visit_rays_leaves`]), which overlaps their cache misses;
     /// each ray still visits its leaves in the sequential order, so the
     /// results are the same.
+    ///
+    /// ```
+    /// use proxima_scene::*;
+    /// use proxima_narrowphase::{Isometry, Point, Ray, Vector};
+    /// let mut scene = Scene::new();
+    /// scene.insert(ColliderDesc::new(ColliderShape::Sphere { radius: 1.0 }, Isometry::translation(5.0, 0.0, 0.0)))
+    ///     .unwrap();
+    /// let rays = [Ray::new(Point::origin(), Vector::x(), 100.0), Ray::new(Point::origin(), Vector::y(), 100.0)];
+    /// let hits = scene.cast_rays(&rays, &QueryFilter::default());
+    /// assert_eq!(hits[0].map(|h| h.toi), Some(4.0));
+    /// assert!(hits[1].is_none());
+    /// ```
     pub fn cast_rays(&self, rays: &[Ray], filter: &QueryFilter) -> Vec<Option<SceneRayHit>> {
         let batch = self.static_set.len() >= BATCH_MIN_STATIC;
         let chunk = |rays: &[Ray]| -> Vec<Option<SceneRayHit>> {
@@ -252,7 +318,7 @@ impl Scene {
     }
 
     fn exact_ray_hit(&self, slot: u32, ray: &Ray, filter: &QueryFilter) -> Option<SceneRayHit> {
-        let collider = &self.colliders[slot as usize];
+        let collider = &self.colliders[slot];
         let handle = self.handle_of(slot);
         if !filter.accepts(handle, collider) {
             return None;

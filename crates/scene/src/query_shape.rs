@@ -3,9 +3,9 @@
 use core::ops::ControlFlow;
 
 use proxima_narrowphase::{
-    intersects_aabb_aabb, intersects_aabb_obb, intersects_capsule_aabb, intersects_capsule_obb, intersects_obb_obb,
-    intersects_sphere_aabb, intersects_sphere_capsule, intersects_sphere_obb, intersects_sphere_sphere, Aabb, Obb,
-    Point, Real, Sphere, SweepHit, Vector,
+    intersects_aabb_aabb, intersects_aabb_obb, intersects_capsule_aabb, intersects_capsule_capsule,
+    intersects_capsule_obb, intersects_obb_obb, intersects_sphere_aabb, intersects_sphere_capsule,
+    intersects_sphere_obb, intersects_sphere_sphere, Aabb, Capsule, Obb, Point, Real, Sphere, SweepHit, Vector,
 };
 
 use crate::collider::ColliderHandle;
@@ -22,23 +22,49 @@ pub struct SceneSweepHit {
     pub hit: SweepHit,
 }
 
+/// The collider closest to a point (see [`Scene::closest_point`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SceneClosestPoint {
+    /// The collider.
+    pub collider: ColliderHandle,
+    /// Its point closest to the query point (world frame; the query point
+    /// itself when it lies inside a solid).
+    pub point: Point,
+    /// The distance from the query point to `point`, `>= 0`.
+    pub distance: Real,
+}
+
 /// The shapes an overlap query can be made with.
 #[derive(Clone, Copy, Debug)]
 enum Probe<'a> {
     Aabb(&'a Aabb),
     Sphere(&'a Sphere),
     Obb(&'a Obb),
+    Capsule(&'a Capsule),
 }
 
 impl Scene {
     /// The first hit of `sphere` moving by `motion` (toi in `[0, 1]`), culled
     /// by the swept box (start and end merged) and confirmed by the exact
     /// sweep of each candidate. Ties keep the first found.
+    ///
+    /// ```
+    /// use proxima_scene::*;
+    /// use proxima_narrowphase::{Isometry, Point, Sphere, Vector};
+    /// let mut scene = Scene::new();
+    /// let wall = ColliderShape::Aabb { half_extents: Vector::new(0.5, 5.0, 5.0) };
+    /// let h = scene.insert(ColliderDesc::new(wall, Isometry::translation(10.0, 0.0, 0.0)).fixed()).unwrap();
+    /// // A sphere of radius 1 from the origin, moving 20 along x, touches the face x = 9.5 at x = 8.5.
+    /// let sphere = Sphere::new(Point::origin(), 1.0);
+    /// let hit = scene.cast_sphere(&sphere, &Vector::new(20.0, 0.0, 0.0), &QueryFilter::default()).unwrap();
+    /// assert_eq!(hit.collider, h);
+    /// assert!((hit.hit.toi - 8.5 / 20.0).abs() < 1e-6);
+    /// ```
     pub fn cast_sphere(&self, sphere: &Sphere, motion: &Vector, filter: &QueryFilter) -> Option<SceneSweepHit> {
         let swept = sphere.swept_aabb(motion)?;
         let mut best: Option<SceneSweepHit> = None;
         self.visit_candidates(&swept, |slot| {
-            let collider = &self.colliders[slot as usize];
+            let collider = &self.colliders[slot];
             let handle = self.handle_of(slot);
             if filter.accepts(handle, collider) {
                 if let Some(hit) = collider.world.cast_sphere(sphere, motion) {
@@ -52,29 +78,130 @@ impl Scene {
         best
     }
 
+    /// Every hit of `sphere` moving by `motion` (toi in `[0, 1]`): each
+    /// collider the filter accepts and the sphere touches on its way, with
+    /// its first hit, sorted by `toi` (ties by handle). The first element is
+    /// [`Scene::cast_sphere`]'s hit, up to ties. Colliders the sphere already
+    /// overlaps at the start come first, with `toi = 0` and
+    /// [`SweepStatus::Penetrating`](proxima_narrowphase::SweepStatus).
+    ///
+    /// ```
+    /// use proxima_scene::*;
+    /// use proxima_narrowphase::{Isometry, Point, Sphere, Vector};
+    /// let mut scene = Scene::new();
+    /// for x in [8.0, 4.0] {
+    ///     scene.insert(ColliderDesc::new(ColliderShape::Sphere { radius: 1.0 }, Isometry::translation(x, 0.0, 0.0)))
+    ///         .unwrap();
+    /// }
+    /// let sphere = Sphere::new(Point::origin(), 1.0);
+    /// let hits = scene.cast_sphere_all(&sphere, &Vector::new(10.0, 0.0, 0.0), &QueryFilter::default());
+    /// let tois: Vec<f32> = hits.iter().map(|h| h.hit.toi).collect();
+    /// assert_eq!(tois.len(), 2);
+    /// assert!((tois[0] - 0.2).abs() < 1e-6 && (tois[1] - 0.6).abs() < 1e-6);
+    /// ```
+    pub fn cast_sphere_all(&self, sphere: &Sphere, motion: &Vector, filter: &QueryFilter) -> Vec<SceneSweepHit> {
+        let mut out = Vec::new();
+        let Some(swept) = sphere.swept_aabb(motion) else { return out };
+        self.visit_candidates(&swept, |slot| {
+            let collider = &self.colliders[slot];
+            let handle = self.handle_of(slot);
+            if filter.accepts(handle, collider) {
+                if let Some(hit) = collider.world.cast_sphere(sphere, motion) {
+                    out.push(SceneSweepHit { collider: handle, hit });
+                }
+            }
+            ControlFlow::Continue(())
+        });
+        out.sort_unstable_by(|p, q| p.hit.toi.total_cmp(&q.hit.toi).then(p.collider.cmp(&q.collider)));
+        out
+    }
+
     /// Colliders whose shape overlaps the box (exactly), sorted by handle.
+    ///
+    /// ```
+    /// use proxima_scene::*;
+    /// use proxima_narrowphase::{Aabb, Isometry, Point};
+    /// let mut scene = Scene::new();
+    /// let h = scene.insert(ColliderDesc::new(ColliderShape::Sphere { radius: 1.0 }, Isometry::identity())).unwrap();
+    /// // The box's corner (0.9, 0.9, 0.9) is outside the sphere, though inside its bounding box.
+    /// let corner = Aabb::new(Point::new(0.9, 0.9, 0.9), Point::new(2.0, 2.0, 2.0));
+    /// assert!(scene.overlaps_aabb(&corner, &QueryFilter::default()).is_empty());
+    /// let face = Aabb::new(Point::new(0.9, -0.1, -0.1), Point::new(2.0, 0.1, 0.1));
+    /// assert_eq!(scene.overlaps_aabb(&face, &QueryFilter::default()), vec![h]);
+    /// ```
     pub fn overlaps_aabb(&self, aabb: &Aabb, filter: &QueryFilter) -> Vec<ColliderHandle> {
         self.overlaps(Probe::Aabb(aabb), aabb, filter)
     }
 
     /// Colliders whose shape overlaps the sphere (exactly), sorted by handle.
+    ///
+    /// ```
+    /// use proxima_scene::*;
+    /// use proxima_narrowphase::{Isometry, Point, Sphere, Vector};
+    /// let mut scene = Scene::new();
+    /// let crate_box = ColliderShape::Aabb { half_extents: Vector::repeat(1.0) };
+    /// let h = scene.insert(ColliderDesc::new(crate_box, Isometry::identity())).unwrap();
+    /// let blast = Sphere::new(Point::new(2.5, 0.0, 0.0), 1.5);
+    /// assert_eq!(scene.overlaps_sphere(&blast, &QueryFilter::default()), vec![h]);
+    /// ```
     pub fn overlaps_sphere(&self, sphere: &Sphere, filter: &QueryFilter) -> Vec<ColliderHandle> {
         self.overlaps(Probe::Sphere(sphere), &sphere.aabb(), filter)
     }
 
     /// Colliders whose shape overlaps the oriented box (exactly), sorted by handle.
+    ///
+    /// ```
+    /// use proxima_scene::*;
+    /// use proxima_narrowphase::{Isometry, Obb, Point, Rotation, Vector};
+    /// let mut scene = Scene::new();
+    /// let ball = ColliderDesc::new(ColliderShape::Sphere { radius: 0.5 }, Isometry::translation(2.0, 2.0, 0.0));
+    /// let h = scene.insert(ball).unwrap();
+    /// // A long thin box along the diagonal x = y reaches the sphere; along x it does not.
+    /// let turn = Rotation::from_axis_angle(&Vector::z_axis(), core::f32::consts::FRAC_PI_4);
+    /// let diagonal = Obb::new(Point::origin(), turn, Vector::new(4.0, 0.1, 0.1));
+    /// assert_eq!(scene.overlaps_obb(&diagonal, &QueryFilter::default()), vec![h]);
+    /// let along_x = Obb::new(Point::origin(), Rotation::identity(), Vector::new(4.0, 0.1, 0.1));
+    /// assert!(scene.overlaps_obb(&along_x, &QueryFilter::default()).is_empty());
+    /// ```
     pub fn overlaps_obb(&self, obb: &Obb, filter: &QueryFilter) -> Vec<ColliderHandle> {
         self.overlaps(Probe::Obb(obb), &obb.aabb(), filter)
     }
 
+    /// Colliders whose shape overlaps the capsule (exactly), sorted by handle.
+    /// A mesh overlaps it when one of its triangles does.
+    ///
+    /// ```
+    /// use proxima_scene::*;
+    /// use proxima_narrowphase::{Capsule, Isometry, Point};
+    /// let mut scene = Scene::new();
+    /// let ball = ColliderDesc::new(ColliderShape::Sphere { radius: 1.0 }, Isometry::translation(0.0, 3.0, 0.0));
+    /// let h = scene.insert(ball).unwrap();
+    /// let standing = Capsule::new(Point::new(0.0, 0.0, 0.0), Point::new(0.0, 1.8, 0.0), 0.3);
+    /// assert_eq!(scene.overlaps_capsule(&standing, &QueryFilter::default()), vec![h]);
+    /// let crouching = Capsule::new(Point::new(0.0, 0.0, 0.0), Point::new(0.0, 1.0, 0.0), 0.3);
+    /// assert!(scene.overlaps_capsule(&crouching, &QueryFilter::default()).is_empty());
+    /// ```
+    pub fn overlaps_capsule(&self, capsule: &Capsule, filter: &QueryFilter) -> Vec<ColliderHandle> {
+        self.overlaps(Probe::Capsule(capsule), &capsule.aabb(), filter)
+    }
+
     /// Colliders containing `p` (on the surface, for meshes), sorted by handle.
+    ///
+    /// ```
+    /// use proxima_scene::*;
+    /// use proxima_narrowphase::{Isometry, Point};
+    /// let mut scene = Scene::new();
+    /// let h = scene.insert(ColliderDesc::new(ColliderShape::Sphere { radius: 1.0 }, Isometry::identity())).unwrap();
+    /// assert_eq!(scene.contains_point(&Point::new(0.5, 0.0, 0.0), &QueryFilter::default()), vec![h]);
+    /// assert!(scene.contains_point(&Point::new(0.8, 0.8, 0.0), &QueryFilter::default()).is_empty());
+    /// ```
     pub fn contains_point(&self, p: &Point, filter: &QueryFilter) -> Vec<ColliderHandle> {
         let mut out = Vec::new();
         let Ok(probe) = Aabb::try_new(*p, *p) else {
             return out; // a NaN or infinite point lies in nothing
         };
         self.visit_candidates(&probe, |slot| {
-            let collider = &self.colliders[slot as usize];
+            let collider = &self.colliders[slot];
             let handle = self.handle_of(slot);
             if filter.accepts(handle, collider) && collider.world.contains_point(p) {
                 out.push(handle);
@@ -87,23 +214,28 @@ impl Scene {
 
     /// The collider closest to `p` within `max_distance`, with its closest
     /// point and the distance (0 inside a solid). Ties keep the lower handle.
-    pub fn closest_point(
-        &self,
-        p: &Point,
-        max_distance: Real,
-        filter: &QueryFilter,
-    ) -> Option<(ColliderHandle, Point, Real)> {
+    ///
+    /// ```
+    /// use proxima_scene::*;
+    /// use proxima_narrowphase::{Isometry, Point};
+    /// let mut scene = Scene::new();
+    /// let h = scene.insert(ColliderDesc::new(ColliderShape::Sphere { radius: 1.0 }, Isometry::identity())).unwrap();
+    /// let c = scene.closest_point(&Point::new(3.0, 0.0, 0.0), 5.0, &QueryFilter::default()).unwrap();
+    /// assert_eq!((c.collider, c.point, c.distance), (h, Point::new(1.0, 0.0, 0.0), 2.0));
+    /// assert!(scene.closest_point(&Point::new(3.0, 0.0, 0.0), 1.0, &QueryFilter::default()).is_none());
+    /// ```
+    pub fn closest_point(&self, p: &Point, max_distance: Real, filter: &QueryFilter) -> Option<SceneClosestPoint> {
         let probe = Aabb::try_from_center(*p, Vector::repeat(max_distance.max(0.0))).ok()?;
-        let mut best: Option<(ColliderHandle, Point, Real)> = None;
+        let mut best: Option<SceneClosestPoint> = None;
         self.visit_candidates(&probe, |slot| {
-            let collider = &self.colliders[slot as usize];
+            let collider = &self.colliders[slot];
             let handle = self.handle_of(slot);
             if filter.accepts(handle, collider) {
                 let q = collider.world.closest_point(p);
                 let d = (q - p).norm();
-                let better = best.is_none_or(|(bh, _, bd)| d < bd || (d == bd && handle < bh));
+                let better = best.is_none_or(|b| d < b.distance || (d == b.distance && handle < b.collider));
                 if d <= max_distance && better {
-                    best = Some((handle, q, d));
+                    best = Some(SceneClosestPoint { collider: handle, point: q, distance: d });
                 }
             }
             ControlFlow::Continue(())
@@ -114,7 +246,7 @@ impl Scene {
     fn overlaps(&self, probe: Probe<'_>, cull: &Aabb, filter: &QueryFilter) -> Vec<ColliderHandle> {
         let mut out = Vec::new();
         self.visit_candidates(cull, |slot| {
-            let collider = &self.colliders[slot as usize];
+            let collider = &self.colliders[slot];
             let handle = self.handle_of(slot);
             if filter.accepts(handle, collider) && probe_overlaps(probe, &collider.world) {
                 out.push(handle);
@@ -153,6 +285,14 @@ fn probe_overlaps(probe: Probe<'_>, shape: &WorldShape) -> bool {
                 *o.half_extents(),
             );
             local.is_ok_and(|local| m.intersects_obb(&local))
+        }
+        (Probe::Capsule(c), WorldShape::Sphere(s)) => intersects_sphere_capsule(s, c),
+        (Probe::Capsule(c), WorldShape::Aabb(a)) => intersects_capsule_aabb(c, a),
+        (Probe::Capsule(c), WorldShape::Obb(o)) => intersects_capsule_obb(c, o),
+        (Probe::Capsule(c), WorldShape::Capsule(d)) => intersects_capsule_capsule(c, d),
+        (Probe::Capsule(c), WorldShape::TriMesh(m, pose)) => {
+            Capsule::try_new(pose.inverse_transform_point(c.a()), pose.inverse_transform_point(c.b()), c.radius())
+                .is_ok_and(|local| m.intersects_capsule(&local))
         }
     }
 }

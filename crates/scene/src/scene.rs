@@ -2,15 +2,15 @@
 
 use core::ops::ControlFlow;
 
-use proxima_broadphase::{RayControl, TreeStats, ValidationError};
+use proxima_broadphase::{CollisionGroups, RayControl, TreeStats, ValidationError};
 use proxima_narrowphase::{Aabb, Isometry, Ray, Real, Vector};
-use slab::Slab;
 
 use crate::collider::{BodyKind, Collider, ColliderDesc, ColliderHandle, TreeKey};
+use crate::dynamic_set::DynamicSet;
 use crate::error::SceneError;
 use crate::shape::{ColliderShape, WorldShape};
+use crate::slots::Slots;
 use crate::static_set::StaticSet;
-use crate::tree::ColliderTree;
 
 /// A collection of posed colliders answering scene queries, and the source of
 /// a physics engine's contact pairs.
@@ -37,11 +37,11 @@ use crate::tree::ColliderTree;
 #[derive(Clone, Debug, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Scene {
-    pub(crate) colliders: Slab<Collider>,
-    /// Per slot, the generation of the collider in it (bumped on removal).
-    pub(crate) generations: Vec<u32>,
+    /// The colliders by slot, with a generation per slot (bumped on removal)
+    /// and the free list's order, both part of a snapshot.
+    pub(crate) colliders: Slots<Collider>,
     pub(crate) static_set: StaticSet,
-    pub(crate) dynamic_tree: ColliderTree,
+    pub(crate) dynamic_set: DynamicSet,
     /// Dynamic inserts since the dynamic tree's last full rebuild.
     inserted_since_rebuild: usize,
     /// Dynamic colliders at that rebuild.
@@ -61,67 +61,97 @@ impl Scene {
 
     /// True when the scene holds no collider.
     pub fn is_empty(&self) -> bool {
-        self.colliders.is_empty()
+        self.colliders.len() == 0
     }
 
     /// Adds a collider. Rejects an invalid shape or pose (NaN, infinity,
     /// negative size) and CCD on a non-sphere; the scene is unchanged then.
+    ///
+    /// ```
+    /// use proxima_scene::*;
+    /// use proxima_narrowphase::{Isometry, ShapeError};
+    /// let mut scene = Scene::new();
+    /// let ball = ColliderDesc::new(ColliderShape::Sphere { radius: 0.5 }, Isometry::translation(0.0, 2.0, 0.0));
+    /// let h = scene.insert(ball).unwrap();
+    /// assert_eq!(scene.get(h).unwrap().kind(), BodyKind::Dynamic);
+    /// let bad = ColliderDesc::new(ColliderShape::Sphere { radius: -1.0 }, Isometry::identity());
+    /// assert_eq!(scene.insert(bad).err(), Some(SceneError::InvalidShape(ShapeError::NegativeRadius)));
+    /// assert_eq!(scene.len(), 1);
+    /// ```
     pub fn insert(&mut self, desc: ColliderDesc) -> Result<ColliderHandle, SceneError> {
         if desc.ccd && !matches!(desc.shape, ColliderShape::Sphere { .. }) {
             return Err(SceneError::CcdNeedsSphere);
         }
         let world = desc.shape.placed(&desc.pose)?;
         let aabb = world.aabb();
-        let entry = self.colliders.vacant_entry();
-        let slot = entry.key() as u32;
+        let slot = self.colliders.next_slot();
         let key = match desc.kind {
             BodyKind::Static => TreeKey::Static(self.static_set.insert(aabb, slot)),
             BodyKind::Dynamic => {
                 self.inserted_since_rebuild += 1;
-                TreeKey::Dynamic(self.dynamic_tree.insert(aabb, slot))
+                TreeKey::Dynamic(self.dynamic_set.insert(aabb, slot))
             }
         };
         let previous_pose = desc.pose;
-        entry.insert(Collider { desc, world, aabb, key, previous_pose });
-        if self.generations.len() <= slot as usize {
-            self.generations.resize(slot as usize + 1, 0);
-        }
-        Ok(ColliderHandle { index: slot, generation: self.generations[slot as usize] })
+        let handle = self.colliders.insert(Collider { desc, world, aabb, key, previous_pose });
+        debug_assert_eq!(handle.index, slot);
+        Ok(handle)
     }
 
     /// Removes a collider and returns it; a stale handle is an error.
+    ///
+    /// ```
+    /// use proxima_scene::*;
+    /// use proxima_narrowphase::Isometry;
+    /// let mut scene = Scene::new();
+    /// let h = scene.insert(ColliderDesc::new(ColliderShape::Sphere { radius: 1.0 }, Isometry::identity())).unwrap();
+    /// assert!(scene.remove(h).is_ok());
+    /// assert_eq!(scene.remove(h).err(), Some(SceneError::StaleHandle));
+    /// // The slot is reused, but the old handle stays stale.
+    /// let desc = ColliderDesc::new(ColliderShape::Sphere { radius: 2.0 }, Isometry::identity());
+    /// let again = scene.insert(desc).unwrap();
+    /// assert_eq!(again.index(), h.index());
+    /// assert!(scene.get(h).is_none() && scene.get(again).is_some());
+    /// ```
     pub fn remove(&mut self, handle: ColliderHandle) -> Result<Collider, SceneError> {
-        self.check(handle)?;
-        let collider = self.colliders.remove(handle.index as usize);
+        let collider = self.colliders.remove(handle).ok_or(SceneError::StaleHandle)?;
         match collider.key {
             TreeKey::Static(pos) => {
                 if let Some(moved) = self.static_set.remove(pos) {
-                    self.colliders[moved as usize].key = TreeKey::Static(pos);
+                    self.colliders[moved].key = TreeKey::Static(pos);
                 }
             }
-            TreeKey::Dynamic(proxy) => self.dynamic_tree.remove(proxy),
+            TreeKey::Dynamic(proxy) => self.dynamic_set.remove(proxy),
         }
-        self.generations[handle.index as usize] = self.generations[handle.index as usize].wrapping_add(1);
         Ok(collider)
     }
 
     /// The collider behind a handle, `None` when stale.
     pub fn get(&self, handle: ColliderHandle) -> Option<&Collider> {
-        self.check(handle).ok()?;
-        self.colliders.get(handle.index as usize)
+        self.colliders.get(handle)
     }
 
     /// Every live collider with its handle, in slot order.
     pub fn iter(&self) -> impl Iterator<Item = (ColliderHandle, &Collider)> {
-        self.colliders.iter().map(|(slot, c)| (self.handle_of(slot as u32), c))
+        self.colliders.iter().map(|(slot, c)| (self.handle_of(slot), c))
     }
 
     /// Moves a collider. The previous pose is kept as the start of this
     /// frame's CCD sweep. Rejects a stale handle or a non-finite pose, leaving
     /// the scene unchanged.
+    ///
+    /// ```
+    /// use proxima_scene::*;
+    /// use proxima_narrowphase::{Isometry, Point, Ray, Vector};
+    /// let mut scene = Scene::new();
+    /// let h = scene.insert(ColliderDesc::new(ColliderShape::Sphere { radius: 1.0 }, Isometry::identity())).unwrap();
+    /// scene.set_pose(h, Isometry::translation(5.0, 0.0, 0.0)).unwrap();
+    /// let ray = Ray::new(Point::origin(), Vector::x(), 100.0);
+    /// assert_eq!(scene.cast_ray_closest(&ray, &QueryFilter::default()).unwrap().toi, 4.0);
+    /// ```
     pub fn set_pose(&mut self, handle: ColliderHandle, pose: Isometry) -> Result<(), SceneError> {
         self.check(handle)?;
-        let collider = &self.colliders[handle.index as usize];
+        let collider = &self.colliders[handle.index];
         let world = collider.desc.shape.placed(&pose)?;
         self.replace(handle, world, Some(pose), None);
         Ok(())
@@ -129,21 +159,88 @@ impl Scene {
 
     /// Moves a collider without a CCD sweep: the previous pose becomes the new
     /// pose too (respawns, or placing a CCD sphere at its time of impact).
+    ///
+    /// ```
+    /// use proxima_scene::*;
+    /// use proxima_narrowphase::{Isometry, Vector};
+    /// let mut scene = Scene::new();
+    /// let wall = ColliderShape::Aabb { half_extents: Vector::new(0.1, 5.0, 5.0) };
+    /// scene.insert(ColliderDesc::new(wall, Isometry::translation(5.0, 0.0, 0.0)).fixed()).unwrap();
+    /// let bullet = ColliderDesc::new(ColliderShape::Sphere { radius: 0.1 }, Isometry::identity()).with_ccd();
+    /// let h = scene.insert(bullet).unwrap();
+    /// let mut pipeline = ContactPipeline::new();
+    /// pipeline.update(&mut scene);
+    /// // Teleported through the wall: no sweep, no CCD impact.
+    /// scene.teleport(h, Isometry::translation(10.0, 0.0, 0.0)).unwrap();
+    /// pipeline.update(&mut scene);
+    /// assert!(pipeline.ccd_impacts().is_empty());
+    /// ```
     pub fn teleport(&mut self, handle: ColliderHandle, pose: Isometry) -> Result<(), SceneError> {
         self.set_pose(handle, pose)?;
-        self.colliders[handle.index as usize].previous_pose = pose;
+        self.colliders[handle.index].previous_pose = pose;
         Ok(())
     }
 
     /// Changes a collider's shape (CCD colliders must stay spheres).
+    ///
+    /// ```
+    /// use proxima_scene::*;
+    /// use proxima_narrowphase::{Isometry, Point, Sphere, Vector};
+    /// let mut scene = Scene::new();
+    /// let h = scene.insert(ColliderDesc::new(ColliderShape::Sphere { radius: 1.0 }, Isometry::identity())).unwrap();
+    /// let probe = Sphere::new(Point::new(3.0, 0.0, 0.0), 0.5);
+    /// assert!(scene.overlaps_sphere(&probe, &QueryFilter::default()).is_empty());
+    /// scene.set_shape(h, ColliderShape::Obb { half_extents: Vector::new(3.0, 1.0, 1.0) }).unwrap();
+    /// assert_eq!(scene.overlaps_sphere(&probe, &QueryFilter::default()), vec![h]);
+    /// ```
     pub fn set_shape(&mut self, handle: ColliderHandle, shape: ColliderShape) -> Result<(), SceneError> {
         self.check(handle)?;
-        let collider = &self.colliders[handle.index as usize];
+        let collider = &self.colliders[handle.index];
         if collider.desc.ccd && !matches!(shape, ColliderShape::Sphere { .. }) {
             return Err(SceneError::CcdNeedsSphere);
         }
         let world = shape.placed(&collider.desc.pose)?;
         self.replace(handle, world, None, Some(shape));
+        Ok(())
+    }
+
+    /// Changes a collider's collision groups. Queries see the new groups at
+    /// once; the contact pipeline re-reads them at its next `update`, so a pair
+    /// that no longer interacts gets its `Stopped` event then (and `Started`
+    /// when it interacts again). Rejects a stale handle.
+    ///
+    /// ```
+    /// use proxima_scene::*;
+    /// use proxima_narrowphase::Isometry;
+    /// let mut scene = Scene::new();
+    /// let h = scene.insert(ColliderDesc::new(ColliderShape::Sphere { radius: 1.0 }, Isometry::identity())).unwrap();
+    /// scene.set_groups(h, CollisionGroups::new(0b10, 0b01)).unwrap();
+    /// assert_eq!(scene.get(h).unwrap().groups(), CollisionGroups::new(0b10, 0b01));
+    /// ```
+    pub fn set_groups(&mut self, handle: ColliderHandle, groups: CollisionGroups) -> Result<(), SceneError> {
+        self.check(handle)?;
+        let collider = &mut self.colliders[handle.index];
+        collider.desc.groups = groups;
+        if let TreeKey::Static(_) = collider.key {
+            // The static set's ray table caches each collider's groups.
+            self.static_set.groups_changed();
+        }
+        Ok(())
+    }
+
+    /// Changes a collider's user data. Rejects a stale handle.
+    ///
+    /// ```
+    /// use proxima_scene::*;
+    /// use proxima_narrowphase::Isometry;
+    /// let mut scene = Scene::new();
+    /// let h = scene.insert(ColliderDesc::new(ColliderShape::Sphere { radius: 1.0 }, Isometry::identity())).unwrap();
+    /// scene.set_user_data(h, 42).unwrap();
+    /// assert_eq!(scene.get(h).unwrap().user_data(), 42);
+    /// ```
+    pub fn set_user_data(&mut self, handle: ColliderHandle, user_data: u64) -> Result<(), SceneError> {
+        self.check(handle)?;
+        self.colliders[handle.index].desc.user_data = user_data;
         Ok(())
     }
 
@@ -155,7 +252,7 @@ impl Scene {
         pose: Option<Isometry>,
         shape: Option<ColliderShape>,
     ) {
-        let collider = &mut self.colliders[handle.index as usize];
+        let collider = &mut self.colliders[handle.index];
         let aabb = world.aabb();
         // The motion only stretches the fat box; a jump between boxes near
         // ±f32::MAX overflows it, and the tree would reject the move.
@@ -172,14 +269,12 @@ impl Scene {
         }
         match collider.key {
             TreeKey::Static(pos) => self.static_set.update(pos, aabb),
-            TreeKey::Dynamic(proxy) => self.dynamic_tree.update(proxy, aabb, displacement),
+            TreeKey::Dynamic(proxy) => self.dynamic_set.update(proxy, aabb, displacement),
         }
     }
 
     pub(crate) fn check(&self, handle: ColliderHandle) -> Result<(), SceneError> {
-        let live = self.colliders.contains(handle.index as usize)
-            && self.generations.get(handle.index as usize) == Some(&handle.generation);
-        if live {
+        if self.colliders.contains(handle) {
             Ok(())
         } else {
             Err(SceneError::StaleHandle)
@@ -187,7 +282,7 @@ impl Scene {
     }
 
     pub(crate) fn handle_of(&self, slot: u32) -> ColliderHandle {
-        ColliderHandle { index: slot, generation: self.generations[slot as usize] }
+        self.colliders.handle_of(slot)
     }
 
     /// Brings both trees to full quality: builds the static BVH if a change
@@ -200,16 +295,16 @@ impl Scene {
     pub fn prepare(&mut self) {
         self.static_set.prepare();
         if self.inserted_since_rebuild > self.dynamic_at_rebuild.max(16) {
-            self.dynamic_tree.rebuild();
+            self.dynamic_set.rebuild();
             self.inserted_since_rebuild = 0;
-            self.dynamic_at_rebuild = self.dynamic_tree.len();
+            self.dynamic_at_rebuild = self.dynamic_set.len();
         }
     }
 
     /// Visits the colliders whose box overlaps `aabb`: static ones, then dynamic ones.
     pub(crate) fn visit_candidates(&self, aabb: &Aabb, mut f: impl FnMut(u32) -> ControlFlow<()>) {
         if self.static_set.visit_overlaps(aabb, &mut f).is_continue() {
-            let _ = self.dynamic_tree.visit_overlaps(aabb, f);
+            let _ = self.dynamic_set.visit_overlaps(aabb, f);
         }
     }
 
@@ -229,17 +324,17 @@ impl Scene {
             c
         });
         if !stopped {
-            self.dynamic_tree.visit_ray(&ray.with_max_toi(max_toi), f);
+            self.dynamic_set.visit_ray(&ray.with_max_toi(max_toi), f);
         }
     }
 
     /// Walks both trees and checks them against the collider list: every
     /// collider's box is in the tree of its kind at the recorded place, and each
-    /// tree's own invariants hold. Returns the (static, dynamic) tree stats.
-    pub fn validate(&self) -> Result<(TreeStats, TreeStats), ValidationError> {
+    /// tree's own invariants hold. Returns both trees' stats.
+    pub fn validate(&self) -> Result<SceneTreeStats, ValidationError> {
         let statics = self.static_set.validate()?;
-        let dynamics = self.dynamic_tree.validate()?;
-        let (s, d) = self.tree_sizes();
+        let dynamics = self.dynamic_set.validate()?;
+        let TreeSizes { statics: s, dynamics: d } = self.tree_sizes();
         let kinds = self.colliders.iter().fold((0, 0), |(s, d), (_, c)| match c.key {
             TreeKey::Static(_) => (s + 1, d),
             TreeKey::Dynamic(_) => (s, d + 1),
@@ -247,12 +342,30 @@ impl Scene {
         if kinds != (s, d) {
             return Err(ValidationError(format!("trees hold {s} + {d} proxies for {kinds:?} colliders")));
         }
-        Ok((statics, dynamics))
+        Ok(SceneTreeStats { statics, dynamics })
     }
 
-    /// Number of proxies in the (static, dynamic) trees; equals the number of
-    /// (static, dynamic) colliders.
-    pub fn tree_sizes(&self) -> (usize, usize) {
-        (self.static_set.len(), self.dynamic_tree.len())
+    /// Number of proxies in the static and the dynamic tree; equal to the
+    /// numbers of static and dynamic colliders.
+    pub fn tree_sizes(&self) -> TreeSizes {
+        TreeSizes { statics: self.static_set.len(), dynamics: self.dynamic_set.len() }
     }
+}
+
+/// The stats of a scene's two trees (see [`Scene::validate`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SceneTreeStats {
+    /// The static colliders' BVH (all zero when there is none).
+    pub statics: TreeStats,
+    /// The dynamic colliders' tree.
+    pub dynamics: TreeStats,
+}
+
+/// The numbers of proxies in a scene's two trees (see [`Scene::tree_sizes`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TreeSizes {
+    /// Proxies in the static tree: the static colliders.
+    pub statics: usize,
+    /// Proxies in the dynamic tree: the dynamic colliders.
+    pub dynamics: usize,
 }

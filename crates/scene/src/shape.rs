@@ -3,7 +3,8 @@
 use std::sync::Arc;
 
 use proxima_narrowphase::{
-    Aabb, Capsule, Isometry, Obb, Point, Ray, RayHit, Real, ShapeError, Sphere, SweepHit, Vector, MAX_COORDINATE,
+    Aabb, Capsule, Isometry, Obb, Point, Ray, RayHit, Real, Rotation, ShapeError, Sphere, SweepHit, Vector,
+    MAX_COORDINATE,
 };
 
 use crate::trimesh::TriMesh;
@@ -17,8 +18,12 @@ pub enum ColliderShape {
         /// Radius, `>= 0`.
         radius: Real,
     },
-    /// An axis-aligned box centred on the pose's origin. It stays axis-aligned:
-    /// the pose's rotation is ignored (use [`ColliderShape::Obb`] for a rotated box).
+    /// A box centred on the pose's origin. Under a pose without rotation
+    /// (the identity quaternion, `w = ±1`) it is placed as an axis-aligned
+    /// box ([`WorldShape::Aabb`], whose tests are the cheapest); under any
+    /// other rotation it is the rotated box ([`WorldShape::Obb`]), exactly as
+    /// [`ColliderShape::Obb`] would be, so a box collider that starts to
+    /// rotate stays correct.
     Aabb {
         /// Half-extents, each `>= 0`.
         half_extents: Vector,
@@ -49,6 +54,9 @@ impl ColliderShape {
         let center = Point::from(pose.translation.vector);
         Ok(match self {
             Self::Sphere { radius } => WorldShape::Sphere(Sphere::try_new(center, *radius)?),
+            Self::Aabb { half_extents } if !is_identity(&pose.rotation) => {
+                WorldShape::Obb(Obb::try_new(center, pose.rotation, *half_extents)?)
+            }
             Self::Aabb { half_extents } => {
                 // `Aabb` is also the broadphase's bounding volume, valid up to
                 // f32::MAX; as a collider it is a shape, bounded like the others.
@@ -82,15 +90,23 @@ impl ColliderShape {
     }
 }
 
+/// True when `rotation` is exactly the identity (`w = ±1`, no vector part):
+/// a box under it stays axis-aligned. Anything else, including a non-unit or
+/// NaN quaternion, goes through [`Obb::try_new`]'s checks.
+fn is_identity(rotation: &Rotation) -> bool {
+    let q = rotation.as_ref();
+    q.i == 0.0 && q.j == 0.0 && q.k == 0.0 && q.w.abs() == 1.0
+}
+
 /// A collider's geometry in world space, ready for exact tests.
 #[derive(Clone, Debug)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum WorldShape {
     /// A sphere.
     Sphere(Sphere),
-    /// An axis-aligned box.
+    /// An axis-aligned box (a [`ColliderShape::Aabb`] under a pose without rotation).
     Aabb(Aabb),
-    /// An oriented box.
+    /// An oriented box (a [`ColliderShape::Obb`], or a [`ColliderShape::Aabb`] under a rotated pose).
     Obb(Obb),
     /// A capsule.
     Capsule(Capsule),
@@ -120,7 +136,7 @@ impl WorldShape {
             Self::Aabb(a) => cast_ray_aabb(ray, a),
             Self::Obb(o) => cast_ray_obb(ray, o),
             Self::Capsule(c) => cast_ray_capsule(ray, c),
-            Self::TriMesh(mesh, pose) => mesh.cast_ray_posed(ray, pose, false).map(|(_, hit)| hit),
+            Self::TriMesh(mesh, pose) => mesh.cast_ray_posed(ray, pose, false).map(|h| h.hit),
         }
     }
 
@@ -174,7 +190,7 @@ impl WorldShape {
             }
             Self::TriMesh(mesh, pose) => {
                 let local = pose.inverse_transform_point(p);
-                pose.transform_point(&mesh.closest_point(&local).map_or(local, |(_, q)| q))
+                pose.transform_point(&mesh.closest_point(&local).map_or(local, |c| c.point))
             }
         }
     }

@@ -32,7 +32,7 @@ pub(crate) struct StaticSet {
 pub(crate) struct StaticLeaf {
     /// The collider's slot.
     pub(crate) slot: u32,
-    /// Its collision groups (fixed while it is in the set).
+    /// Its collision groups (the table is dropped when they change).
     pub(crate) groups: CollisionGroups,
     /// True when its shape is its box (an axis-aligned box collider): the
     /// BVH's box test is then its exact ray test.
@@ -69,6 +69,12 @@ impl StaticSet {
     pub(crate) fn update(&mut self, pos: u32, aabb: Aabb) {
         self.aabbs[pos as usize] = aabb;
         self.invalidate();
+    }
+
+    /// A collider's groups changed: the leaf table, which caches them, is
+    /// rebuilt at the next ray query (the tree stays).
+    pub(crate) fn groups_changed(&mut self) {
+        self.leaves = OnceLock::new();
     }
 
     fn invalidate(&mut self) {

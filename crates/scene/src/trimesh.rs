@@ -1,5 +1,6 @@
 //! Triangle meshes with their own BVH (and a second one, over blocks of
-//! triangles, for rays: `trimesh/ray.rs`).
+//! triangles, for rays: `trimesh/ray.rs`); mesh-mesh contact in
+//! `trimesh/mesh_mesh.rs`.
 
 use core::ops::ControlFlow;
 
@@ -12,10 +13,32 @@ use proxima_narrowphase::{
 
 use crate::error::MeshError;
 
+mod mesh_mesh;
 mod ray;
 mod ray_block;
 
+pub(crate) use mesh_mesh::contact_mesh_mesh;
 use ray::RayTree;
+
+/// A ray's hit on a mesh: the triangle and the hit (see [`TriMesh::cast_ray`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MeshRayHit {
+    /// The index of the triangle hit, in [`TriMesh::indices`] order.
+    pub triangle: u32,
+    /// The ray parameter and the unit normal (in the ray's frame: the mesh
+    /// frame for [`TriMesh::cast_ray`], world for [`TriMesh::cast_ray_posed`]),
+    /// facing the ray's origin.
+    pub hit: RayHit,
+}
+
+/// The point of a mesh closest to a query point (see [`TriMesh::closest_point`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MeshClosestPoint {
+    /// The index of the closest triangle, in [`TriMesh::indices`] order.
+    pub triangle: u32,
+    /// The closest point, on that triangle (mesh frame).
+    pub point: Point,
+}
 
 /// A triangle mesh: shared vertices, indexed triangles, and a [`StaticBvh`]
 /// over the triangles' boxes (ray casts use a second BVH, over blocks of 8
@@ -35,6 +58,17 @@ pub struct TriMesh {
 impl TriMesh {
     /// A mesh from vertices and index triples; rejects an empty mesh, an index
     /// out of range and non-finite vertices.
+    ///
+    /// ```
+    /// use proxima_scene::*;
+    /// use proxima_narrowphase::Point;
+    /// // A unit square in the z = 0 plane, two triangles.
+    /// let p = |x, y| Point::new(x, y, 0.0);
+    /// let v = vec![p(0.0, 0.0), p(1.0, 0.0), p(1.0, 1.0), p(0.0, 1.0)];
+    /// let mesh = TriMesh::new(v.clone(), vec![[0, 1, 2], [0, 2, 3]]).unwrap();
+    /// assert_eq!(mesh.triangles().len(), 2);
+    /// assert_eq!(TriMesh::new(v, vec![[0, 1, 4]]).err(), Some(MeshError::IndexOutOfRange { triangle: 0 }));
+    /// ```
     pub fn new(vertices: Vec<Point>, indices: Vec<[u32; 3]>) -> Result<Self, MeshError> {
         if indices.is_empty() {
             return Err(MeshError::Empty);
@@ -98,7 +132,7 @@ impl TriMesh {
         Aabb::from_points(corners.iter()).unwrap_or(self.aabb)
     }
 
-    /// The closest hit of `ray` (mesh frame): the triangle index and the hit,
+    /// The closest hit of `ray` (mesh frame): the triangle and the hit,
     /// as [`cast_ray_triangle`](proxima_narrowphase::cast_ray_triangle) gives
     /// it (two-sided, closed edges, normal facing the ray's origin, the same
     /// bits). Ties in `toi` keep one of the tied triangles. With `any`, stops
@@ -107,20 +141,34 @@ impl TriMesh {
     /// Rays use their own BVH over blocks of 8 neighbouring triangles, each
     /// block tested at once (see `trimesh/ray.rs`); only the final hit gets
     /// its normal.
-    pub fn cast_ray(&self, ray: &Ray, any: bool) -> Option<(u32, RayHit)> {
+    ///
+    /// ```
+    /// use proxima_scene::*;
+    /// use proxima_narrowphase::{Point, Ray, Vector};
+    /// let p = |x, y| Point::new(x, y, 0.0);
+    /// let v = vec![p(0.0, 0.0), p(1.0, 0.0), p(1.0, 1.0), p(0.0, 1.0)];
+    /// let mesh = TriMesh::new(v, vec![[0, 1, 2], [0, 2, 3]]).unwrap();
+    /// // Down onto the upper-left half (x < y): triangle 1, normal facing the ray's origin.
+    /// let ray = Ray::new(Point::new(0.25, 0.75, 2.0), -Vector::z(), 10.0);
+    /// let hit = mesh.cast_ray(&ray, false).unwrap();
+    /// assert_eq!((hit.triangle, hit.hit.toi), (1, 2.0));
+    /// assert_eq!(hit.hit.normal.into_inner(), Vector::z());
+    /// ```
+    pub fn cast_ray(&self, ray: &Ray, any: bool) -> Option<MeshRayHit> {
         self.ray_tree.cast(ray, any)
     }
 
     /// [`TriMesh::cast_ray`] for a world ray against the mesh placed by `pose`.
     /// An isometry preserves the ray parameter, so `toi` needs no rescaling.
-    pub fn cast_ray_posed(&self, ray: &Ray, pose: &Isometry, any: bool) -> Option<(u32, RayHit)> {
+    pub fn cast_ray_posed(&self, ray: &Ray, pose: &Isometry, any: bool) -> Option<MeshRayHit> {
         let local = Ray::try_new(
             pose.inverse_transform_point(ray.origin()),
             pose.inverse_transform_vector(ray.dir()),
             ray.max_toi(),
         )
         .ok()?;
-        self.cast_ray(&local, any).map(|(tri, hit)| (tri, RayHit { normal: pose.rotation * hit.normal, ..hit }))
+        self.cast_ray(&local, any)
+            .map(|h| MeshRayHit { hit: RayHit { normal: pose.rotation * h.hit.normal, ..h.hit }, ..h })
     }
 
     /// The first hit of a sphere moving by `motion` (all in the mesh frame).
@@ -149,7 +197,7 @@ impl TriMesh {
     ///
     /// Any triangle's distance `d` bounds the answer, and every triangle within
     /// `d` overlaps the box `p ± d`: one box query around the first estimate.
-    pub fn closest_point(&self, p: &Point) -> Option<(u32, Point)> {
+    pub fn closest_point(&self, p: &Point) -> Option<MeshClosestPoint> {
         let first = closest_point_triangle(p, &self.triangles[0]);
         let mut best = (0u32, first, (p - first).norm());
         let query = Aabb::try_from_center(*p, Vector::repeat(best.2)).ok()?;
@@ -161,7 +209,7 @@ impl TriMesh {
             }
             ControlFlow::Continue(())
         });
-        Some((best.0, best.1))
+        Some(MeshClosestPoint { triangle: best.0, point: best.1 })
     }
 
     /// True when `p` (mesh frame) lies on a triangle (within each triangle's
@@ -206,6 +254,20 @@ impl TriMesh {
                 match Triangle::try_new(a, b, c) {
                     Ok(lt) if intersects_aabb_triangle(&local_box, &lt) => ControlFlow::Break(()),
                     _ => ControlFlow::Continue(()),
+                }
+            })
+            .is_break()
+    }
+
+    /// True when the capsule (mesh frame) touches a triangle
+    /// (`contact_capsule_triangle` on the triangles whose boxes overlap its box).
+    pub fn intersects_capsule(&self, capsule: &Capsule) -> bool {
+        self.bvh
+            .visit_overlaps(&capsule.aabb(), |tri| {
+                if contact_capsule_triangle(capsule, &self.triangles[tri as usize]).is_some() {
+                    ControlFlow::Break(())
+                } else {
+                    ControlFlow::Continue(())
                 }
             })
             .is_break()

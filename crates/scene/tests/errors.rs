@@ -19,7 +19,7 @@ fn stale_handle_after_remove_and_slot_reuse() {
     assert!(scene.get(a).is_none());
     // b is untouched.
     assert_eq!(scene.get(b).unwrap().pose().translation.vector.x, 3.0);
-    assert_eq!(scene.tree_sizes(), (0, 1));
+    assert_eq!(scene.tree_sizes(), TreeSizes { statics: 0, dynamics: 1 });
 }
 
 #[test]

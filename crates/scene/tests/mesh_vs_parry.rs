@@ -5,7 +5,7 @@
 use parry3d::query::{Ray as PRay, RayCast};
 use parry3d::shape::TriMesh as PTriMesh;
 use proxima_narrowphase::{Ray, Real, Vector};
-use proxima_scene::TriMesh;
+use proxima_scene::{MeshRayHit, TriMesh};
 use proxima_test_support::{convert, Rng};
 
 fn mesh_path(name: &str) -> String {
@@ -50,7 +50,7 @@ fn compare_camera_rays(name: &str, res: usize) {
         let t = theirs.cast_ray(&pose, &pray, Real::MAX, true);
         let o = mesh.cast_ray(ray, false);
         match (o, t) {
-            (Some((_, hit)), Some(t)) => {
+            (Some(MeshRayHit { hit, .. }), Some(t)) => {
                 hits += 1;
                 // Both intersect the same triangles in f32; toi agrees to a
                 // few ulps of the distance (~3 units here): 1e-5 relative.

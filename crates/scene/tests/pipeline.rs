@@ -198,3 +198,43 @@ fn mesh_contacts_match_all_triangles() {
     }
     assert!(with_mesh > 150, "only {with_mesh} mesh contacts");
 }
+
+/// Groups changed with `Scene::set_groups` take effect at the next update:
+/// two touching spheres stop interacting (a `Stopped` event), then interact
+/// again (a `Started` event); a static box's new groups hide it from rays.
+#[test]
+fn set_groups_takes_effect_at_the_next_update() {
+    let mut scene = Scene::new();
+    let sphere = |x: f32| ColliderDesc::new(ColliderShape::Sphere { radius: 1.0 }, Isometry::translation(x, 0.0, 0.0));
+    let a = scene.insert(sphere(0.0)).unwrap();
+    let b = scene.insert(sphere(1.5)).unwrap();
+    let mut pipeline = ContactPipeline::new();
+    let started = |e: &[ContactEvent]| matches!(e, [ContactEvent::Started(p)] if (p.a, p.b) == (a, b));
+    assert!(started(pipeline.update(&mut scene)), "the spheres touch");
+    assert!(pipeline.update(&mut scene).is_empty());
+    // Group 1 sees only group 1, group 2 only group 2.
+    scene.set_groups(a, CollisionGroups::new(1, 1)).unwrap();
+    scene.set_groups(b, CollisionGroups::new(2, 2)).unwrap();
+    assert_eq!(pipeline.update(&mut scene), &[ContactEvent::Stopped { a, b }]);
+    assert!(pipeline.contacts().is_empty());
+    assert!(pipeline.update(&mut scene).is_empty());
+    scene.set_groups(b, CollisionGroups::default()).unwrap();
+    assert!(started(pipeline.update(&mut scene)), "the spheres interact again");
+    assert_eq!(pipeline.contacts().len(), 1);
+    scene.remove(a).unwrap();
+    assert_eq!(scene.set_groups(a, CollisionGroups::NONE), Err(SceneError::StaleHandle));
+}
+
+/// Without the `timing` feature the pipeline reads no clock (`Instant::now`
+/// panics on `wasm32-unknown-unknown`): the durations are zero, the counts
+/// are still kept.
+#[cfg(not(feature = "timing"))]
+#[test]
+fn without_timing_durations_are_zero_and_counts_kept() {
+    let (mut scene, _) = common::mixed_scene(400, 8.0, 0x71);
+    let mut pipeline = ContactPipeline::new();
+    pipeline.update(&mut scene);
+    let s = *pipeline.stats();
+    assert_eq!((s.broadphase, s.narrowphase, s.ccd), (Default::default(), Default::default(), Default::default()));
+    assert!(s.contacts > 0 && s.candidate_pairs >= s.contacts, "{s:?}");
+}

@@ -5,7 +5,7 @@
 mod common;
 
 use parry3d::query;
-use proxima_narrowphase::{Aabb, Obb, Sphere, Vector};
+use proxima_narrowphase::{Aabb, Capsule, Obb, Ray, Sphere, Vector};
 use proxima_scene::{ColliderHandle, QueryFilter, Scene};
 use proxima_test_support::gen::{self, uniform};
 
@@ -80,6 +80,90 @@ fn overlap_sets_match_parry_intersection_tests() {
     assert!(in_band < 20, "{in_band} set differences in the tangency band");
 }
 
+/// `overlaps_capsule` equals parry's intersection test over every collider
+/// (outside parry's tangency band).
+#[test]
+fn overlap_capsule_sets_match_parry_intersection_tests() {
+    let side = 40.0;
+    let (scene, handles) = common::mixed_scene(3_000, side, 0x0C1);
+    let mut rng = proxima_test_support::rng(0x0C2);
+    let (mut nonempty, mut in_band) = (0, 0);
+    let n = QUERIES / 10;
+    for _ in 0..n {
+        let a = common::point_in(&mut rng, side);
+        let b = a + gen::unit_vector(&mut rng) * uniform(&mut rng, 0.0, 4.0);
+        let capsule = Capsule::new(a, b, uniform(&mut rng, 0.05, 1.5));
+        let probe = (
+            parry3d::math::Pose::identity(),
+            parry3d::shape::SharedShape::capsule(
+                proxima_test_support::convert::pt(&a),
+                proxima_test_support::convert::pt(&b),
+                capsule.radius(),
+            ),
+        );
+        let ours = scene.overlaps_capsule(&capsule, &QueryFilter::default());
+        in_band += assert_same_sets(&ours, &brute_overlaps(&scene, &handles, &probe), &scene, &probe, "capsule");
+        nonempty += !ours.is_empty() as usize;
+    }
+    let frac = nonempty as f64 / n as f64;
+    assert!((0.3..0.95).contains(&frac), "non-empty fraction {frac}");
+    assert!(in_band < 10, "{in_band} set differences in the tangency band");
+}
+
+/// `cast_sphere_all` is every collider's own sweep hit, sorted by toi then
+/// handle (brute force over every collider); its first hit has
+/// `cast_sphere`'s toi.
+#[test]
+fn swept_sphere_all_hits_match_brute_force() {
+    let side = 25.0;
+    let (scene, handles) = common::mixed_scene(3_000, side, 0x5A1);
+    let mut rng = proxima_test_support::rng(0x5A2);
+    let (mut several, mut none) = (0, 0);
+    let n = QUERIES / 4;
+    for i in 0..n {
+        let sphere = Sphere::new(common::point_in(&mut rng, side), uniform(&mut rng, 0.05, 0.5));
+        let motion = gen::unit_vector(&mut rng) * uniform(&mut rng, 0.0, 10.0);
+        let f = QueryFilter::default();
+        let ours: Vec<_> = scene.cast_sphere_all(&sphere, &motion, &f).iter().map(|h| (h.collider, h.hit)).collect();
+        let mut brute: Vec<_> = handles
+            .iter()
+            .filter_map(|&h| scene.get(h).unwrap().world_shape().cast_sphere(&sphere, &motion).map(|hit| (h, hit)))
+            .collect();
+        brute.sort_by(|a, b| a.1.toi.total_cmp(&b.1.toi).then(a.0.cmp(&b.0)));
+        assert_eq!(ours, brute, "query {i}");
+        assert_eq!(ours.first().map(|h| h.1.toi), scene.cast_sphere(&sphere, &motion, &f).map(|h| h.hit.toi));
+        several += (ours.len() > 1) as usize;
+        none += ours.is_empty() as usize;
+    }
+    assert!(several > n / 4 && none > n / 20, "{several} multi-hit and {none} empty sweeps of {n}");
+}
+
+/// `cast_ray_all` is every collider's own ray hit, sorted by toi then
+/// handle; its first hit has `cast_ray_closest`'s toi.
+#[test]
+fn ray_all_hits_match_brute_force() {
+    let side = 25.0;
+    let (scene, handles) = common::mixed_scene(3_000, side, 0x7A1);
+    let mut rng = proxima_test_support::rng(0x7A2);
+    let (mut several, mut none) = (0, 0);
+    let n = QUERIES / 4;
+    for i in 0..n {
+        let ray = Ray::new(common::point_in(&mut rng, side), gen::unit_vector(&mut rng), uniform(&mut rng, 0.0, 20.0));
+        let f = QueryFilter::default();
+        let ours: Vec<_> = scene.cast_ray_all(&ray, &f).iter().map(|h| (h.collider, h.toi, h.normal)).collect();
+        let mut brute: Vec<_> = handles
+            .iter()
+            .filter_map(|&h| scene.get(h).unwrap().world_shape().cast_ray(&ray).map(|hit| (h, hit.toi, hit.normal)))
+            .collect();
+        brute.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
+        assert_eq!(ours, brute, "ray {i}");
+        assert_eq!(ours.first().map(|h| h.1), scene.cast_ray_closest(&ray, &f).map(|h| h.toi), "ray {i}");
+        several += (ours.len() > 1) as usize;
+        none += ours.is_empty() as usize;
+    }
+    assert!(several > n / 4 && none > n / 20, "{several} multi-hit and {none} empty rays of {n}");
+}
+
 #[test]
 fn swept_sphere_matches_brute_force() {
     let side = 40.0;
@@ -131,7 +215,7 @@ fn point_queries_match_brute_force() {
             .map(|&h| (h, (scene.get(h).unwrap().world_shape().closest_point(&p) - p).norm()))
             .filter(|&(_, d)| d <= max_d)
             .min_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
-        assert_eq!(closest.map(|c| (c.0, c.2)), brute, "closest point {i}");
+        assert_eq!(closest.map(|c| (c.collider, c.distance)), brute, "closest point {i}");
     }
 }
 
@@ -188,8 +272,8 @@ fn churn_keeps_queries_exact() {
         brute.sort_unstable();
         assert_eq!(ours, brute, "step {step}");
         assert_eq!(scene.len(), live.len());
-        let (s, d) = scene.tree_sizes();
-        assert_eq!(s + d, live.len(), "step {step}: trees out of sync");
+        let sizes = scene.tree_sizes();
+        assert_eq!(sizes.statics + sizes.dynamics, live.len(), "step {step}: trees out of sync");
         if let Some(&h) = dead.last() {
             assert_eq!(scene.get(h).map(|_| ()), None);
             assert_eq!(scene.set_pose(h, common::pose(&mut rng, side)), Err(SceneError::StaleHandle));

@@ -166,7 +166,7 @@ fn batched_static_pass_equals_sequential() {
         }
         handles.push(scene.insert(desc).unwrap());
     }
-    assert!(scene.tree_sizes().0 >= 200_000);
+    assert!(scene.tree_sizes().statics >= 200_000);
     let excluded: Vec<ColliderHandle> = handles.iter().copied().step_by(7).collect();
     let odd = |_: ColliderHandle, c: &proxima_scene::Collider| c.user_data() % 2 == 1;
     let filters = [

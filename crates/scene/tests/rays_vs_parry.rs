@@ -98,7 +98,7 @@ fn closest_hits_match_parry() {
     eprintln!(
         "scene rays: {RAYS} rays, {frac:.3} hit, {tangent} tangent, {ties} ties, {parry_off} where parry's toi is off"
     );
-    // The 100k-box density over a 10k scene: about one ray in eight hits.
+    // The density of the 100k-box bench scene over a 10k scene: about one ray in eight hits.
     assert!(frac > 0.1 && frac < 0.95, "hit fraction {frac}");
     assert!(tangent <= RAYS / 10_000, "{tangent} hit/miss disagreements at tangency");
 }

@@ -225,7 +225,6 @@ mod serde_round_trip {
     /// With colliders removed just before the snapshot, the original and the
     /// restored scene must hand out the same handles to the same inserts.
     #[test]
-    #[ignore = "bug B12 (open on the scene side): the colliders live in a slab::Slab (scene.rs) whose serde drops the free-list order; handles diverge after a round trip"]
     fn scene_restored_with_free_slots_issues_the_same_handles() {
         let (mut scene, dynamic, _) = world(500, 33);
         for k in [40usize, 3, 250] {
@@ -236,6 +235,47 @@ mod serde_round_trip {
             let desc =
                 ColliderDesc::new(ColliderShape::Sphere { radius: 0.5 }, Isometry::translation(i as f32, 0.0, 0.0));
             assert_eq!(scene.insert(desc.clone()).unwrap(), restored.insert(desc).unwrap(), "insert {i}");
+        }
+        restored.validate().expect("restored scene is valid");
+    }
+
+    /// The colliders' slot map is validated on load: a snapshot whose free
+    /// list was tampered with (a head on a live slot, a cycle, a vacant slot
+    /// left out, generations of the wrong length) is an error, not a scene
+    /// that hands out a live collider's slot.
+    #[test]
+    fn tampered_collider_slots_are_rejected() {
+        let (mut scene, dynamic, _) = world(50, 34);
+        for k in [7usize, 2, 20] {
+            scene.remove(dynamic[k]).expect("live");
+        }
+        let json: serde_json::Value = serde_json::to_value(&scene).expect("serialize");
+        let slots = &json["colliders"];
+        let head = slots["free_head"].as_u64().expect("a free list head");
+        assert_eq!(head, dynamic[20].index() as u64, "the last freed slot heads the free list");
+        let next = slots["entries"][head as usize]["Vacant"].as_u64().expect("a vacant slot's link");
+        assert_eq!(next, dynamic[2].index() as u64);
+        let load = |v: &serde_json::Value| serde_json::from_value::<Scene>(v.clone());
+        assert!(load(&json).is_ok(), "the untouched snapshot loads");
+        type Edit<'a> = &'a dyn Fn(&mut serde_json::Value);
+        let tampered = |edit: Edit| {
+            let mut v = json.clone();
+            edit(&mut v["colliders"]);
+            load(&v).expect_err("a tampered snapshot must be refused").to_string()
+        };
+        let live = dynamic[0].index() as u64;
+        let cases: [(&str, Edit); 5] = [
+            ("occupied", &|c| c["free_head"] = live.into()),
+            ("names slot", &|c| c["free_head"] = 100_000.into()),
+            ("reaches 2 of the 3", &|c| c["free_head"] = next.into()),
+            ("cycle", &|c| c["entries"][next as usize]["Vacant"] = head.into()),
+            ("generations", &|c| {
+                c["generations"].as_array_mut().expect("an array").pop();
+            }),
+        ];
+        for (reason, edit) in cases {
+            let err = tampered(edit);
+            assert!(err.contains(reason), "expected {reason:?} in {err:?}");
         }
     }
 

@@ -105,7 +105,7 @@ fn rejected_inserts_leave_no_trace() {
     }
     let b = scene.insert(sphere_at(3.0)).unwrap();
     assert_eq!(b.index(), a.index() + 1);
-    assert_eq!(scene.tree_sizes(), (0, 2));
+    assert_eq!(scene.tree_sizes(), TreeSizes { statics: 0, dynamics: 2 });
     scene.validate().unwrap();
 }
 

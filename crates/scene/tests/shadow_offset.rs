@@ -3,7 +3,7 @@
 //! triangle it leaves), while the scale-aware `offset_ray_origin` does not.
 
 use proxima_narrowphase::{offset_ray_origin, Point, Ray, Real, Vector};
-use proxima_scene::TriMesh;
+use proxima_scene::{MeshRayHit, TriMesh};
 
 fn scaled_spot(scale: Real) -> TriMesh {
     let mesh = TriMesh::from_obj(format!("{}/../../assets/meshes/spot.obj", env!("CARGO_MANIFEST_DIR"))).unwrap();
@@ -26,7 +26,7 @@ fn self_hits(mesh: &TriMesh, offset: impl Fn(&Point, &Vector) -> Point) -> (usiz
             let target = c + Vector::new((i as Real / res as Real - 0.5) * r, (j as Real / res as Real - 0.5) * r, 0.0);
             let eye = c + Vector::new(0.3, 0.4, 1.0).normalize() * (3.0 * r);
             let ray = Ray::new(eye, target - eye, Real::INFINITY);
-            let Some((tri, hit)) = mesh.cast_ray(&ray, false) else { continue };
+            let Some(MeshRayHit { triangle: tri, hit }) = mesh.cast_ray(&ray, false) else { continue };
             let n = hit.normal.into_inner();
             if n.dot(&light) <= 0.0 {
                 continue;
@@ -34,8 +34,8 @@ fn self_hits(mesh: &TriMesh, offset: impl Fn(&Point, &Vector) -> Point) -> (usiz
             shadow_rays += 1;
             let p = ray.point_at(hit.toi);
             let shadow = Ray::new(offset(&p, &n), light, Real::INFINITY);
-            if let Some((t2, h2)) = mesh.cast_ray(&shadow, false) {
-                if t2 == tri && h2.toi < 1e-3 * r {
+            if let Some(h2) = mesh.cast_ray(&shadow, false) {
+                if h2.triangle == tri && h2.hit.toi < 1e-3 * r {
                     selfs += 1;
                 }
             }

@@ -14,6 +14,7 @@ use proxima_narrowphase::kernels::{SimdLevel, WatertightRay};
 use proxima_narrowphase::{Aabb, Ray, RayHit, Real, Triangle};
 
 use super::ray_block::{BlockHits, TriangleBlock, LANES};
+use super::MeshRayHit;
 
 /// The traversal is clipped this much (relative) beyond the best hit: the
 /// slab test's rounded entry `toi` of a block whose triangle is hit at a
@@ -72,7 +73,7 @@ impl RayTree {
     /// The closest hit of `ray` (ties in `toi`: the triangle found last), or
     /// with `any` the first hit found: the triangle index, and the hit as
     /// `cast_ray_triangle` gives it.
-    pub(super) fn cast(&self, ray: &Ray, any: bool) -> Option<(u32, RayHit)> {
+    pub(super) fn cast(&self, ray: &Ray, any: bool) -> Option<MeshRayHit> {
         #[cfg(target_arch = "x86_64")]
         if SimdLevel::Avx.is_available() {
             // SAFETY: this CPU has AVX (checked just above).
@@ -93,7 +94,7 @@ impl RayTree {
         ray: &Ray,
         any: bool,
         hits: impl Fn(&TriangleBlock, &WatertightRay, Real) -> BlockHits,
-    ) -> Option<(u32, RayHit)> {
+    ) -> Option<MeshRayHit> {
         let sheared = WatertightRay::new(ray);
         let mut best: Option<(u32, usize)> = None;
         let mut max_toi = ray.max_toi();
@@ -124,13 +125,13 @@ impl RayTree {
         });
         let (slot, lane) = best?;
         let normal = self.blocks[slot as usize].facing_normal(lane, ray.dir());
-        Some((self.ids[slot as usize][lane], RayHit { toi: max_toi, normal }))
+        Some(MeshRayHit { triangle: self.ids[slot as usize][lane], hit: RayHit { toi: max_toi, normal } })
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use crate::TriMesh;
+    use crate::{MeshRayHit, TriMesh};
     use proxima_narrowphase::{cast_ray_triangle, Ray, Real};
     use proxima_test_support::gen::{self, Placement};
     use proxima_test_support::Rng;
@@ -162,14 +163,14 @@ mod tests {
             let scan =
                 mesh.triangles().iter().filter_map(|t| cast_ray_triangle(&ray, t)).map(|h| h.toi).reduce(Real::min);
             let got = mesh.cast_ray(&ray, false);
-            assert_eq!(got.map(|(_, h)| h.toi.to_bits()), scan.map(Real::to_bits), "ray {i}: {ray:?}");
-            if let Some((tri, hit)) = got {
+            assert_eq!(got.map(|h| h.hit.toi.to_bits()), scan.map(Real::to_bits), "ray {i}: {ray:?}");
+            if let Some(MeshRayHit { triangle: tri, hit }) = got {
                 hits += 1;
                 assert_eq!(cast_ray_triangle(&ray, &mesh.triangles()[tri as usize]), Some(hit), "ray {i}");
             }
             let any = mesh.cast_ray(&ray, true);
             assert_eq!(any.is_some(), scan.is_some(), "ray {i}: any-hit");
-            if let Some((tri, hit)) = any {
+            if let Some(MeshRayHit { triangle: tri, hit }) = any {
                 assert_eq!(cast_ray_triangle(&ray, &mesh.triangles()[tri as usize]), Some(hit), "ray {i}: any-hit");
             }
         }

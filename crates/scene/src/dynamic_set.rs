@@ -1,18 +1,20 @@
-//! The scene's view of a broadphase tree: proxies carry collider slots.
+//! The dynamic colliders: a broadphase `DynamicTree` whose proxies carry
+//! collider slots (the static ones are in `static_set.rs`).
 
 use core::ops::ControlFlow;
 
 use proxima_broadphase::{BroadPhase, DynamicTree, ProxyId, RayControl, TreeStats, ValidationError};
 use proxima_narrowphase::{Aabb, Ray, Real, Vector};
 
-/// A dynamic AABB tree whose proxies carry the collider's slot index.
+/// The dynamic colliders: a dynamic AABB tree whose proxies carry the
+/// collider's slot index.
 #[derive(Clone, Debug, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-pub(crate) struct ColliderTree {
+pub(crate) struct DynamicSet {
     tree: DynamicTree<u32>,
 }
 
-impl ColliderTree {
+impl DynamicSet {
     pub(crate) fn insert(&mut self, aabb: Aabb, slot: u32) -> ProxyId {
         self.tree.insert(aabb, slot)
     }

@@ -6,7 +6,7 @@ use core::ops::ControlFlow;
 use proxima_broadphase::BroadPhase;
 use proxima_narrowphase::{contact_triangle_triangle, Aabb, Contact, Isometry, Point, Real, Triangle};
 
-use crate::trimesh::TriMesh;
+use super::TriMesh;
 
 /// Query boxes grow by this fraction of the largest coordinate in A's frame:
 /// more than the triangle test's touching band (`1e-6` of a pair's extent,
