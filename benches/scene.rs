@@ -133,7 +133,7 @@ fn mesh_rays(c: &mut Criterion) {
         g.throughput(Throughput::Elements(rays.len() as u64));
         g.sample_size(10);
         g.bench_function("proxima", |b| {
-            b.iter(|| rays.iter().filter_map(|r| mesh.cast_ray(r, false)).map(|(_, h)| h.toi).sum::<f32>())
+            b.iter(|| rays.iter().filter_map(|r| mesh.cast_ray(r, false)).map(|h| h.hit.toi).sum::<f32>())
         });
         g.bench_function("parry3d", |b| {
             b.iter(|| prays.iter().filter_map(|r| theirs.cast_ray(&pose, r, Real::MAX, true)).sum::<f32>())
@@ -144,7 +144,7 @@ fn mesh_rays(c: &mut Criterion) {
         let light = Vector::new(-0.5, 1.0, 0.4).normalize();
         let shadow: Vec<Ray> = rays
             .iter()
-            .filter_map(|r| mesh.cast_ray(r, false).map(|(_, h)| (r, h)))
+            .filter_map(|r| mesh.cast_ray(r, false).map(|h| (r, h.hit)))
             .map(|(r, h)| {
                 Ray::new(proxima::narrowphase::offset_ray_origin(&r.point_at(h.toi), &h.normal), light, Real::INFINITY)
             })
