@@ -51,7 +51,8 @@ pub use closest::{
 pub use contact::{
     contact_capsule_capsule, contact_capsule_obb, contact_capsule_triangle, contact_manifold_obb_obb, contact_obb_obb,
     contact_obb_triangle, contact_sphere_aabb, contact_sphere_capsule, contact_sphere_obb, contact_sphere_sphere,
-    contact_triangle_triangle, intersects_triangle_triangle, Contact, ContactManifold, ManifoldPoint,
+    contact_sphere_triangle, contact_triangle_triangle, intersects_triangle_triangle, Contact, ContactManifold,
+    ManifoldPoint,
 };
 pub use error::ShapeError;
 pub use intersect::{

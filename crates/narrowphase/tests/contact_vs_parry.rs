@@ -229,6 +229,30 @@ fn sphere_capsule_vs_parry() {
     assert!(t.compared_normals > t.parry_some * 8 / 10);
 }
 
+#[test]
+fn sphere_triangle_vs_parry() {
+    let p = near(0.8);
+    let t = run(
+        "contact_sphere_triangle",
+        25,
+        |r| (gen::sphere(r, &p), gen::triangle(r, &p)),
+        |(s, tri)| contact_sphere_triangle(s, tri),
+        |(s, tri), f| {
+            let ((ps, bs), (pt, tt)) = (cv::ball(s), cv::triangle(tri));
+            f(Pair { p1: ps, g1: &bs, p2: pt, g2: &tt })
+        },
+        |(s, tri), oc, p| {
+            // The normal joins the centre to its closest triangle point:
+            // defined when the centre is further than 1e-2 from the triangle
+            // (on it, either face normal is right). Skinny triangles whose
+            // closest feature is ambiguous are excluded by the same distance.
+            let d = distance_point_triangle(s.center(), tri);
+            compare_closed_form(oc, p, d > 1e-2)
+        },
+    );
+    assert!(t.compared_normals > t.parry_some * 8 / 10);
+}
+
 /// Signed distance of `p` to the box's surface (f64): positive outside.
 fn obb_surface_distance(p: &Point, b: &Obb) -> f64 {
     point_box_signed_distance_f64(&obb_local_f64(p, b), &b.half_extents().cast())

@@ -7,8 +7,8 @@ use core::ops::ControlFlow;
 use proxima_broadphase::{BroadPhase, StaticBvh};
 use proxima_narrowphase::{
     cast_sphere_triangle, closest_point_triangle, contact_capsule_triangle, contact_obb_triangle,
-    intersects_aabb_triangle, intersects_sphere_triangle, Aabb, Capsule, Contact, Isometry, Obb, Point, Ray, RayHit,
-    Sphere, SweepHit, Triangle, UnitVector, Vector,
+    contact_sphere_triangle, intersects_aabb_triangle, intersects_sphere_triangle, Aabb, Capsule, Contact, Isometry,
+    Obb, Point, Ray, RayHit, Sphere, SweepHit, Triangle, Vector,
 };
 
 use crate::error::MeshError;
@@ -273,28 +273,11 @@ impl TriMesh {
             .is_break()
     }
 
-    /// The deepest contact between sphere A and this mesh B (mesh frame): over
-    /// the triangles within the radius, the one whose closest point is nearest
-    /// the centre. A centre lying on a triangle takes the face normal.
+    /// The deepest contact between sphere A and this mesh B (mesh frame)
+    /// (see `contact_sphere_triangle`): the triangle whose closest point is
+    /// nearest the centre.
     pub fn contact_sphere(&self, sphere: &Sphere) -> Option<Contact> {
-        let c = sphere.center();
-        let r = sphere.radius();
-        let mut best: Option<(Point, f32, u32)> = None;
-        let _ = self.bvh.visit_overlaps(&sphere.aabb(), |tri| {
-            let q = closest_point_triangle(c, &self.triangles[tri as usize]);
-            let d = (q - c).norm();
-            if d <= r && best.is_none_or(|(_, bd, _)| d < bd) {
-                best = Some((q, d, tri));
-            }
-            ControlFlow::Continue(())
-        });
-        let (q, d, tri) = best?;
-        let normal = UnitVector::try_new(q - c, 0.0).unwrap_or_else(|| {
-            let n = self.triangles[tri as usize].scaled_normal();
-            UnitVector::try_new(-n, 0.0).unwrap_or(UnitVector::new_unchecked(Vector::y()))
-        });
-        let depth = r - d;
-        Some(Contact { point_a: c + normal.into_inner() * r, point_b: q, normal, depth })
+        self.deepest(&sphere.aabb(), |t| contact_sphere_triangle(sphere, t))
     }
 
     /// The deepest contact between box A and this mesh B (mesh frame): the

@@ -13,6 +13,7 @@ mod sphere_aabb;
 mod sphere_capsule;
 mod sphere_obb;
 mod sphere_sphere;
+mod sphere_triangle;
 mod triangle_triangle;
 pub use manifold_obb_obb::{contact_manifold_obb_obb, ContactManifold, ManifoldPoint};
 pub use obb_obb::{contact_obb_obb, OBB_EDGE_AXIS_MIN_SINE, OBB_EDGE_AXIS_REL_TOL};
@@ -21,6 +22,7 @@ pub use sphere_aabb::contact_sphere_aabb;
 pub use sphere_capsule::contact_sphere_capsule;
 pub use sphere_obb::contact_sphere_obb;
 pub use sphere_sphere::contact_sphere_sphere;
+pub use sphere_triangle::contact_sphere_triangle;
 pub use triangle_triangle::{contact_triangle_triangle, intersects_triangle_triangle};
 
 use crate::math::{Point, Real, UnitVector};
