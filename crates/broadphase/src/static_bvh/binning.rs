@@ -22,8 +22,10 @@ use proxima_narrowphase::{Aabb, Point};
 pub(crate) const MAX_BINS: usize = 64;
 
 /// A primitive during the build: its box as two 4-float rows so merges are
-/// one SIMD min/max each. Lane 3 of `lo` holds the primitive's id (its bits),
-/// lane 3 of `hi` is 0; every merge ignores lane 3.
+/// one SIMD min/max each. Lane 3 of `lo` and of `hi` hold the low and high 16
+/// bits of the primitive's id as whole floats (exact below 2^24: never a NaN
+/// payload that an arithmetic or a move through a float register could
+/// change); every merge ignores lane 3.
 #[derive(Clone, Copy, Debug)]
 #[repr(C, align(32))]
 pub(crate) struct PrimRef {
@@ -34,12 +36,13 @@ pub(crate) struct PrimRef {
 impl PrimRef {
     pub(crate) fn new(id: u32, aabb: &Aabb) -> Self {
         let (min, max) = (aabb.min(), aabb.max());
-        Self { lo: [min.x, min.y, min.z, f32::from_bits(id)], hi: [max.x, max.y, max.z, 0.0] }
+        let (low, high) = ((id & 0xffff) as f32, (id >> 16) as f32);
+        Self { lo: [min.x, min.y, min.z, low], hi: [max.x, max.y, max.z, high] }
     }
 
     /// The input index of the primitive.
     pub(crate) fn id(&self) -> u32 {
-        self.lo[3].to_bits()
+        self.lo[3] as u32 | (self.hi[3] as u32) << 16
     }
 
     /// The primitive's box.

@@ -104,10 +104,13 @@ impl StaticBvh {
     where
         L: FnMut(usize, &PrecomputedRay, &mut Real, RayEntry) -> bool,
     {
-        match self.simd {
+        // The stored level is a request, checked against the CPU at every
+        // dispatch (`detect` is cached): a tree built or restored elsewhere
+        // never runs a kernel this CPU lacks.
+        match self.simd.min(SimdLevel::detect()) {
             #[cfg(target_arch = "x86_64")]
-            // SAFETY: `self.simd` never exceeds `SimdLevel::detect()` (see
-            // `set_simd_level`), so this CPU has AVX.
+            // SAFETY: the level is at most `SimdLevel::detect()`, which
+            // reports AVX only when this CPU has it.
             SimdLevel::Avx => unsafe { visit_ray_avx(self, ray, leaf) },
             #[cfg(target_arch = "x86_64")]
             SimdLevel::Sse2 => self.visit_ray_with(ray, proxima_narrowphase::kernels::cast_ray_aabb_x8_sse2, leaf),
@@ -295,6 +298,8 @@ where
 /// dependent chain of cache misses.
 #[inline(always)]
 pub(super) fn prefetch_node(nodes: &[WideNode], index: u32) {
+    // The four prefetched lines must lie inside one node.
+    const _: () = assert!(core::mem::size_of::<WideNode>() >= 256);
     #[cfg(target_arch = "x86_64")]
     if let Some(node) = nodes.get(index as usize) {
         use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};

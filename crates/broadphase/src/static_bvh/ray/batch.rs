@@ -74,10 +74,13 @@ impl StaticBvh {
     where
         L: FnMut(usize, &PrecomputedRay, &mut Real, RayEntry) -> bool,
     {
-        match self.simd {
+        // The stored level is a request, checked against the CPU at every
+        // dispatch (`detect` is cached): a tree built or restored elsewhere
+        // never runs a kernel this CPU lacks.
+        match self.simd.min(SimdLevel::detect()) {
             #[cfg(target_arch = "x86_64")]
-            // SAFETY: `self.simd` never exceeds `SimdLevel::detect()` (see
-            // `set_simd_level`), so this CPU has AVX.
+            // SAFETY: the level is at most `SimdLevel::detect()`, which
+            // reports AVX only when this CPU has it.
             SimdLevel::Avx => unsafe { visit_rays_avx(self, rays, leaf) },
             #[cfg(target_arch = "x86_64")]
             SimdLevel::Sse2 => self.visit_rays_with(rays, proxima_narrowphase::kernels::cast_ray_aabb_x8_sse2, leaf),
