@@ -180,7 +180,15 @@ impl Scene {
         let mut max_toi = ray.max_toi();
         if let Some((tree, pass)) = self.static_pass(filter) {
             let pre = PrecomputedRay::new(ray);
-            tree.visit_ray_leaves(ray, |slots, entry| pass.leaf(ray, &pre, slots, entry, &mut best, &mut max_toi));
+            if let [only] = pass.boxes {
+                // One static collider: its box test alone is the traversal
+                // (the same entry toi, bit for bit), without its setup.
+                if let Some(RayInterval { toi_enter, .. }) = ray_aabb_interval(&pre, only) {
+                    pass.leaf(ray, &pre, 0..1, toi_enter, &mut best, &mut max_toi);
+                }
+            } else {
+                tree.visit_ray_leaves(ray, |slots, entry| pass.leaf(ray, &pre, slots, entry, &mut best, &mut max_toi));
+            }
         }
         self.finish_closest(ray, filter, best, max_toi)
     }
@@ -255,14 +263,21 @@ impl Scene {
         let mut found = None;
         if let Some((tree, pass)) = self.static_pass(filter) {
             let pre = PrecomputedRay::new(ray);
-            tree.visit_ray_leaves(ray, |slots, entry| {
-                found = pass.leaf_any(ray, &pre, slots, entry);
-                if found.is_some() {
-                    RayControl::Stop
-                } else {
-                    RayControl::Continue
+            if let [only] = pass.boxes {
+                // One static collider: its box test alone is the traversal.
+                if let Some(RayInterval { toi_enter, .. }) = ray_aabb_interval(&pre, only) {
+                    found = pass.leaf_any(ray, &pre, 0..1, toi_enter);
                 }
-            });
+            } else {
+                tree.visit_ray_leaves(ray, |slots, entry| {
+                    found = pass.leaf_any(ray, &pre, slots, entry);
+                    if found.is_some() {
+                        RayControl::Stop
+                    } else {
+                        RayControl::Continue
+                    }
+                });
+            }
         }
         if found.is_none() {
             self.dynamic_set.visit_ray(ray, |slot, _entry| {

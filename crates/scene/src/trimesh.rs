@@ -180,6 +180,13 @@ impl TriMesh {
     /// [`TriMesh::cast_ray`] for a world ray against the mesh placed by `pose`.
     /// An isometry preserves the ray parameter, so `toi` needs no rescaling.
     pub fn cast_ray_posed(&self, ray: &Ray, pose: &Isometry, any: bool) -> Option<MeshRayHit> {
+        let q = pose.rotation.as_ref();
+        if q.i == 0.0 && q.j == 0.0 && q.k == 0.0 && q.w == 1.0 {
+            // A translation: the direction and the normal are unchanged (the
+            // same bits as the rotation by the identity would give).
+            let local = Ray::try_new(ray.origin() - pose.translation.vector, *ray.dir(), ray.max_toi()).ok()?;
+            return self.cast_ray(&local, any);
+        }
         let local = Ray::try_new(
             pose.inverse_transform_point(ray.origin()),
             pose.inverse_transform_vector(ray.dir()),
