@@ -331,6 +331,17 @@ fn one_collider(c: &mut Criterion) {
         }
         g.finish();
     }
+    // The batches on one thread against the loop of single rays.
+    let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+    let mut g = c.benchmark_group("scene/batch_one_thread_10k");
+    quick(&mut g, rays.len());
+    g.bench_function("loop_closest", |b| {
+        b.iter(|| rays.iter().filter(|r| scene.cast_ray_closest(r, &all).is_some()).count())
+    });
+    g.bench_function("cast_rays", |b| b.iter(|| one.install(|| black_box(scene.cast_rays(&rays, &all)))));
+    g.bench_function("loop_any", |b| b.iter(|| rays.iter().filter(|r| scene.cast_ray_any(r, &all).is_some()).count()));
+    g.bench_function("cast_rays_any", |b| b.iter(|| one.install(|| black_box(scene.cast_rays_any(&rays, &all)))));
+    g.finish();
 }
 
 criterion_group!(benches, box_rays, mesh_rays, pipeline_pile, one_collider);

@@ -214,6 +214,9 @@ impl Scene {
         mut best: Option<Best>,
         max_toi: Real,
     ) -> Option<SceneRayHit> {
+        if self.dynamic_set.len() == 0 {
+            return best.map(|b| self.scene_hit(ray, b));
+        }
         let clipped = ray.with_max_toi(max_toi);
         let mut current = clipped;
         self.dynamic_set.visit_ray(&clipped, |slot, _entry| {
@@ -279,7 +282,7 @@ impl Scene {
                 });
             }
         }
-        if found.is_none() {
+        if found.is_none() && self.dynamic_set.len() > 0 {
             self.dynamic_set.visit_ray(ray, |slot, _entry| {
                 found = self.exact_ray_hit(slot, ray, filter, true);
                 if found.is_some() {
@@ -338,9 +341,11 @@ impl Scene {
     }
 
     /// [`Scene::cast_ray_closest`] for each ray, in input order. With the
-    /// `parallel` feature the rays are spread over rayon's threads; each result
-    /// is computed exactly as the sequential call would, so the output is
-    /// identical whatever the thread count.
+    /// `parallel` feature the rays are spread over the threads of the current
+    /// rayon pool (run it inside `rayon::ThreadPool::install` to choose the
+    /// pool, one thread included); each result is computed exactly as the
+    /// sequential call would, so the output is identical whatever the thread
+    /// count.
     ///
     /// With 200,000 static colliders or more, the static pass
     /// runs on chunks of rays with several traversals in flight
@@ -368,6 +373,37 @@ impl Scene {
                 rays.iter().map(|r| self.cast_ray_closest(r, filter)).collect()
             }
         };
+        #[cfg(feature = "parallel")]
+        {
+            use rayon::prelude::*;
+            rays.par_chunks(64).flat_map_iter(chunk).collect()
+        }
+        #[cfg(not(feature = "parallel"))]
+        {
+            chunk(rays)
+        }
+    }
+
+    /// [`Scene::cast_ray_any`] for each ray, in input order: with the
+    /// `parallel` feature spread over the threads of the current rayon pool
+    /// (run it inside `rayon::ThreadPool::install` to choose the pool, one
+    /// thread included); each result is the sequential call's, so the output
+    /// is identical whatever the thread count. Chunks of 64 rays amortise
+    /// the scheduling, so one thread costs what the loop of single rays does.
+    ///
+    /// ```
+    /// use proxima_scene::*;
+    /// use proxima_narrowphase::{Isometry, Point, Ray, Vector};
+    /// let mut scene = Scene::new();
+    /// scene.insert(ColliderDesc::new(ColliderShape::Sphere { radius: 1.0 }, Isometry::translation(5.0, 0.0, 0.0)))
+    ///     .unwrap();
+    /// let rays = [Ray::new(Point::origin(), Vector::x(), 100.0), Ray::new(Point::origin(), Vector::y(), 100.0)];
+    /// let hits = scene.cast_rays_any(&rays, &QueryFilter::default());
+    /// assert!(hits[0].is_some() && hits[1].is_none());
+    /// ```
+    pub fn cast_rays_any(&self, rays: &[Ray], filter: &QueryFilter) -> Vec<Option<SceneRayHit>> {
+        let chunk =
+            |rays: &[Ray]| -> Vec<Option<SceneRayHit>> { rays.iter().map(|r| self.cast_ray_any(r, filter)).collect() };
         #[cfg(feature = "parallel")]
         {
             use rayon::prelude::*;

@@ -115,6 +115,7 @@ fn closest_hits_match_a_scan_under_every_filter() {
         ("exclude", QueryFilter::excluding(&excluded)),
         ("predicate", QueryFilter { predicate: Some(&odd), ..QueryFilter::default() }),
     ];
+    let pools = [1, 2].map(|n| rayon::ThreadPoolBuilder::new().num_threads(n).build().unwrap());
     let mut hits = 0;
     let mut total = 0;
     for round in 0..3 {
@@ -159,6 +160,15 @@ fn closest_hits_match_a_scan_under_every_filter() {
             let batch = scene.cast_rays(&rays, filter);
             for (ray, b) in rays.iter().zip(&batch) {
                 assert_eq!(*b, scene.cast_ray_closest(ray, filter), "{label}: batch");
+            }
+            // The batches run in the caller's pool: 1 and 2 threads give the
+            // sequential results.
+            for pool in &pools {
+                assert_eq!(pool.install(|| scene.cast_rays(&rays, filter)), batch, "{label}: batch in a pool");
+                let any = pool.install(|| scene.cast_rays_any(&rays, filter));
+                for (ray, a) in rays.iter().zip(&any) {
+                    assert_eq!(*a, scene.cast_ray_any(ray, filter), "{label}: batch any-hit");
+                }
             }
         }
     }
