@@ -217,5 +217,132 @@ fn pipeline_pile(c: &mut Criterion) {
     let _ = Rotation::identity();
 }
 
-criterion_group!(benches, box_rays, mesh_rays, pipeline_pile);
+/// Rays through a one-structure `Scene` against the bare structure: one
+/// static mesh collider (identity pose) against its `TriMesh`, and a static
+/// box scene against a `StaticBvh` over the same boxes. The difference is
+/// what the scene layer costs (filter, pose, dispatch).
+fn one_collider(c: &mut Criterion) {
+    let quick = |g: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>, n: usize| {
+        g.throughput(Throughput::Elements(n as u64));
+        g.sample_size(10);
+        g.warm_up_time(std::time::Duration::from_secs(1));
+        g.measurement_time(std::time::Duration::from_secs(2));
+    };
+    let all = QueryFilter::default();
+    let path = format!("{}/assets/meshes/spot.obj", env!("CARGO_MANIFEST_DIR"));
+    let mesh = Arc::new(TriMesh::from_obj(&path).unwrap());
+    let theirs =
+        parry3d::shape::TriMesh::new(mesh.vertices().iter().map(convert::pt).collect(), mesh.indices().to_vec())
+            .unwrap();
+    let pose = parry3d::math::Pose::identity();
+    let mut scene = Scene::new();
+    scene.insert(ColliderDesc::new(ColliderShape::TriMesh(Arc::clone(&mesh)), Isometry::identity()).fixed()).unwrap();
+    black_box(scene.cast_ray_closest(&Ray::new(Point::origin(), Vector::x(), 1.0), &all));
+    let camera = camera_rays(&mesh, 128);
+    let light = Vector::new(-0.5, 1.0, 0.4).normalize();
+    let shadow: Vec<Ray> = camera
+        .iter()
+        .filter_map(|r| mesh.cast_ray(r, false).map(|h| (r, h.hit)))
+        .map(|(r, h)| {
+            Ray::new(proxima::narrowphase::offset_ray_origin(&r.point_at(h.toi), &h.normal), light, Real::INFINITY)
+        })
+        .collect();
+    for (kind, rays, any) in [("closest", &camera, false), ("any", &shadow, true)] {
+        let prays: Vec<_> = rays.iter().map(|r| PRay::new(convert::pt(r.origin()), convert::vec(r.dir()))).collect();
+        let mut g = c.benchmark_group(format!("scene/one_mesh_{kind}_spot"));
+        quick(&mut g, rays.len());
+        g.bench_function("trimesh", |b| b.iter(|| rays.iter().filter(|r| mesh.cast_ray(r, any).is_some()).count()));
+        g.bench_function("scene", |b| {
+            b.iter(|| {
+                let cast = |r| if any { scene.cast_ray_any(r, &all) } else { scene.cast_ray_closest(r, &all) };
+                rays.iter().filter(|r| cast(r).is_some()).count()
+            })
+        });
+        g.bench_function("parry3d", |b| {
+            b.iter(|| {
+                let cast = |r| {
+                    if any {
+                        theirs.intersects_ray(&pose, r, Real::MAX)
+                    } else {
+                        theirs.cast_ray(&pose, r, Real::MAX, true).is_some()
+                    }
+                };
+                prays.iter().filter(|r| cast(r)).count()
+            })
+        });
+        g.finish();
+    }
+
+    let n = 10_000;
+    let boxes = scenes::boxes(n, false, 7);
+    let rays = box_scene_rays(n, 8);
+    let mut scene = Scene::new();
+    for b in &boxes {
+        let desc = ColliderDesc::new(
+            ColliderShape::Aabb { half_extents: b.half_extents() },
+            Isometry::translation(b.center().x, b.center().y, b.center().z),
+        );
+        scene.insert(desc.fixed()).unwrap();
+    }
+    black_box(scene.cast_ray_closest(&rays[0], &all));
+    let bvh = proxima::broadphase::StaticBvh::build(&boxes);
+    let leaves: Vec<_> = boxes.iter().map(convert::aabb).collect();
+    let pbvh = Bvh::from_leaves(BvhBuildStrategy::Binned, &leaves);
+    let prays: Vec<_> = rays.iter().map(|r| PRay::new(convert::pt(r.origin()), convert::vec(r.dir()))).collect();
+    for (kind, any) in [("closest", false), ("any", true)] {
+        let mut g = c.benchmark_group(format!("scene/one_static_{kind}_10k"));
+        quick(&mut g, rays.len());
+        g.bench_function("static_bvh", |b| {
+            b.iter(|| {
+                rays.iter()
+                    .filter(|r| {
+                        if any {
+                            let mut hit = false;
+                            proxima::broadphase::BroadPhase::visit_ray(&bvh, r, |_, _| {
+                                hit = true;
+                                proxima::broadphase::RayControl::Stop
+                            });
+                            hit
+                        } else {
+                            bvh.cast_ray_closest(r).is_some()
+                        }
+                    })
+                    .count()
+            })
+        });
+        g.bench_function("scene", |b| {
+            b.iter(|| {
+                let cast = |r| if any { scene.cast_ray_any(r, &all) } else { scene.cast_ray_closest(r, &all) };
+                rays.iter().filter(|r| cast(r).is_some()).count()
+            })
+        });
+        if !any {
+            g.bench_function("parry3d", |b| {
+                b.iter(|| {
+                    let cast = |(r, ray): (&PRay, &Ray)| {
+                        pbvh.cast_ray(r, ray.max_toi(), |leaf, best| {
+                            leaves[leaf as usize].cast_local_ray(r, best, true)
+                        })
+                        .is_some()
+                    };
+                    prays.iter().zip(&rays).filter(|&p| cast(p)).count()
+                })
+            });
+        }
+        g.finish();
+    }
+    // The batches on one thread against the loop of single rays.
+    let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+    let mut g = c.benchmark_group("scene/batch_one_thread_10k");
+    quick(&mut g, rays.len());
+    g.bench_function("loop_closest", |b| {
+        b.iter(|| rays.iter().filter(|r| scene.cast_ray_closest(r, &all).is_some()).count())
+    });
+    g.bench_function("cast_rays", |b| b.iter(|| one.install(|| black_box(scene.cast_rays(&rays, &all)))));
+    g.bench_function("loop_any", |b| b.iter(|| rays.iter().filter(|r| scene.cast_ray_any(r, &all).is_some()).count()));
+    g.bench_function("cast_rays_any", |b| b.iter(|| one.install(|| black_box(scene.cast_rays_any(&rays, &all)))));
+    g.finish();
+}
+
+criterion_group!(benches, box_rays, mesh_rays, pipeline_pile, one_collider);
 criterion_main!(benches);

@@ -13,6 +13,7 @@ use crate::filter::{groups_interact, QueryFilter};
 use crate::scene::Scene;
 use crate::shape::WorldShape;
 use crate::static_set::StaticLeaf;
+use crate::trimesh::TriangleHit;
 
 /// A ray's hit on a collider.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -23,6 +24,10 @@ pub struct SceneRayHit {
     pub toi: Real,
     /// Unit surface normal at the hit, out of the collider.
     pub normal: UnitVector,
+    /// For a mesh collider, the triangle hit and the hit point's barycentric
+    /// coordinates on it (mesh frame: the pose carries them to world);
+    /// `None` for the other shapes.
+    pub triangle: Option<TriangleHit>,
 }
 
 /// The best hit so far of [`Scene::cast_ray_closest`]: the collider's slot,
@@ -33,6 +38,7 @@ struct Best {
     slot: u32,
     toi: Real,
     normal: Result<UnitVector, Aabb>,
+    triangle: Option<TriangleHit>,
 }
 
 /// Static colliders from which [`Scene::cast_rays`] batches the static
@@ -80,25 +86,13 @@ impl StaticPass<'_> {
                     None => continue,
                 }
             };
-            let leaf = self.leaves[s];
-            if toi > *max_toi || !groups_interact(&self.filter.groups, &leaf.groups) {
+            if toi > *max_toi {
                 continue;
             }
-            let collider = || &self.scene.colliders[leaf.slot];
-            if !self.groups_only && !self.filter.accepts(self.scene.handle_of(leaf.slot), collider()) {
-                continue;
-            }
-            let (toi, normal) = if leaf.is_box {
-                (toi, Err(self.boxes[s]))
-            } else {
-                match collider().world.cast_ray(&ray.with_max_toi(*max_toi)) {
-                    Some(hit) => (hit.toi, Ok(hit.normal)),
-                    None => continue,
-                }
-            };
-            if best.is_none_or(|b| toi < b.toi) {
-                *best = Some(Best { slot: leaf.slot, toi, normal });
-                *max_toi = toi;
+            let Some(hit) = self.exact(ray.with_max_toi(*max_toi), s, toi, false) else { continue };
+            if best.is_none_or(|b| hit.toi < b.toi) {
+                *best = Some(hit);
+                *max_toi = hit.toi;
             }
         }
         if *max_toi < before {
@@ -106,6 +100,50 @@ impl StaticPass<'_> {
         } else {
             RayControl::Continue
         }
+    }
+}
+
+impl StaticPass<'_> {
+    /// The exact test of leaf slot `s`, entered at `entry_toi`, for `ray`
+    /// (clipped to the best so far): `None` when the filter rejects the
+    /// collider or the ray misses it. A box collider is hit at the entry, its
+    /// normal left for later; with `any`, a mesh stops at its first hit.
+    #[inline]
+    fn exact(&self, ray: Ray, s: usize, entry_toi: Real, any: bool) -> Option<Best> {
+        let leaf = self.leaves[s];
+        if !groups_interact(&self.filter.groups, &leaf.groups) {
+            return None;
+        }
+        let collider = || &self.scene.colliders[leaf.slot];
+        if !self.groups_only && !self.filter.accepts(self.scene.handle_of(leaf.slot), collider()) {
+            return None;
+        }
+        if leaf.is_box {
+            return Some(Best { slot: leaf.slot, toi: entry_toi, normal: Err(self.boxes[s]), triangle: None });
+        }
+        let h = collider().world.ray_hit(&ray, any)?;
+        Some(Best { slot: leaf.slot, toi: h.hit.toi, normal: Ok(h.hit.normal), triangle: h.triangle })
+    }
+
+    /// One leaf of the static tree for [`Scene::cast_ray_any`]: the first
+    /// collider of the leaf that the ray hits, then `Stop`.
+    #[inline]
+    fn leaf_any(&self, ray: &Ray, pre: &PrecomputedRay, slots: Range<u32>, entry_toi: Real) -> Option<Best> {
+        let single = slots.len() == 1;
+        for s in slots.map(|s| s as usize) {
+            let toi = if single {
+                entry_toi
+            } else {
+                match ray_aabb_interval(pre, &self.boxes[s]) {
+                    Some(RayInterval { toi_enter, .. }) if toi_enter <= ray.max_toi() => toi_enter,
+                    _ => continue,
+                }
+            };
+            if let Some(hit) = self.exact(*ray, s, toi, true) {
+                return Some(hit);
+            }
+        }
+        None
     }
 }
 
@@ -142,7 +180,15 @@ impl Scene {
         let mut max_toi = ray.max_toi();
         if let Some((tree, pass)) = self.static_pass(filter) {
             let pre = PrecomputedRay::new(ray);
-            tree.visit_ray_leaves(ray, |slots, entry| pass.leaf(ray, &pre, slots, entry, &mut best, &mut max_toi));
+            if let [only] = pass.boxes {
+                // One static collider: its box test alone is the traversal
+                // (the same entry toi, bit for bit), without its setup.
+                if let Some(RayInterval { toi_enter, .. }) = ray_aabb_interval(&pre, only) {
+                    pass.leaf(ray, &pre, 0..1, toi_enter, &mut best, &mut max_toi);
+                }
+            } else {
+                tree.visit_ray_leaves(ray, |slots, entry| pass.leaf(ray, &pre, slots, entry, &mut best, &mut max_toi));
+            }
         }
         self.finish_closest(ray, filter, best, max_toi)
     }
@@ -168,30 +214,43 @@ impl Scene {
         mut best: Option<Best>,
         max_toi: Real,
     ) -> Option<SceneRayHit> {
+        if self.dynamic_set.len() == 0 {
+            return best.map(|b| self.scene_hit(ray, b));
+        }
         let clipped = ray.with_max_toi(max_toi);
         let mut current = clipped;
         self.dynamic_set.visit_ray(&clipped, |slot, _entry| {
-            let Some(hit) = self.exact_ray_hit(slot, &current, filter) else {
+            let Some(hit) = self.exact_ray_hit(slot, &current, filter, false) else {
                 return RayControl::Continue;
             };
             if best.is_none_or(|b| hit.toi < b.toi) {
-                best = Some(Best { slot, toi: hit.toi, normal: Ok(hit.normal) });
+                best = Some(hit);
                 current = current.with_max_toi(hit.toi);
             }
             RayControl::Clip(current.max_toi())
         });
-        let Best { slot, toi, normal } = best?;
+        Some(self.scene_hit(ray, best?))
+    }
+
+    /// The public hit of `best`; a box collider's normal is computed here.
+    fn scene_hit(&self, ray: &Ray, Best { slot, toi, normal, triangle }: Best) -> SceneRayHit {
         let normal = normal.unwrap_or_else(|aabb| {
             // A box collider: its exact test again, for the normal of the face
             // entered (its toi is the BVH's entry toi, bit for bit).
             cast_ray_aabb(&ray.with_max_toi(toi), &aabb)
                 .map_or_else(|| UnitVector::new_normalize(-ray.dir()), |h| h.normal)
         });
-        Some(SceneRayHit { collider: self.handle_of(slot), toi, normal })
+        SceneRayHit { collider: self.handle_of(slot), toi, normal, triangle }
     }
 
     /// Some hit of `ray`, not necessarily the closest: the traversal stops at
-    /// the first confirmed hit (shadow and line-of-sight rays).
+    /// the first confirmed hit (shadow and line-of-sight rays). It finds a
+    /// hit exactly when [`Scene::cast_ray_closest`] does.
+    ///
+    /// Each candidate gets one exact test: a box collider is hit at the
+    /// static tree's entry `toi` (its normal computed only for the hit
+    /// returned), a mesh stops at the first triangle it finds, and the
+    /// static pass reads the leaf table as the closest-hit pass does.
     ///
     /// ```
     /// use proxima_scene::*;
@@ -205,16 +264,35 @@ impl Scene {
     /// ```
     pub fn cast_ray_any(&self, ray: &Ray, filter: &QueryFilter) -> Option<SceneRayHit> {
         let mut found = None;
-        self.visit_ray_candidates(ray, |slot, _entry| {
-            let collider = &self.colliders[slot];
-            let handle = self.handle_of(slot);
-            if !filter.accepts(handle, collider) || !collider.world.intersects_ray(ray) {
-                return RayControl::Continue;
+        if let Some((tree, pass)) = self.static_pass(filter) {
+            let pre = PrecomputedRay::new(ray);
+            if let [only] = pass.boxes {
+                // One static collider: its box test alone is the traversal.
+                if let Some(RayInterval { toi_enter, .. }) = ray_aabb_interval(&pre, only) {
+                    found = pass.leaf_any(ray, &pre, 0..1, toi_enter);
+                }
+            } else {
+                tree.visit_ray_leaves(ray, |slots, entry| {
+                    found = pass.leaf_any(ray, &pre, slots, entry);
+                    if found.is_some() {
+                        RayControl::Stop
+                    } else {
+                        RayControl::Continue
+                    }
+                });
             }
-            found = self.exact_ray_hit(slot, ray, filter);
-            RayControl::Stop
-        });
-        found
+        }
+        if found.is_none() && self.dynamic_set.len() > 0 {
+            self.dynamic_set.visit_ray(ray, |slot, _entry| {
+                found = self.exact_ray_hit(slot, ray, filter, true);
+                if found.is_some() {
+                    RayControl::Stop
+                } else {
+                    RayControl::Continue
+                }
+            });
+        }
+        Some(self.scene_hit(ray, found?))
     }
 
     /// Calls `visitor` with every hit of `ray` (in no particular order) until
@@ -226,8 +304,8 @@ impl Scene {
         mut visitor: impl FnMut(SceneRayHit) -> ControlFlow<()>,
     ) -> ControlFlow<()> {
         let mut flow = ControlFlow::Continue(());
-        self.visit_ray_candidates(ray, |slot, _entry| match self.exact_ray_hit(slot, ray, filter) {
-            Some(hit) if visitor(hit).is_break() => {
+        self.visit_ray_candidates(ray, |slot, _entry| match self.exact_ray_hit(slot, ray, filter, false) {
+            Some(hit) if visitor(self.scene_hit(ray, hit)).is_break() => {
                 flow = ControlFlow::Break(());
                 RayControl::Stop
             }
@@ -263,9 +341,11 @@ impl Scene {
     }
 
     /// [`Scene::cast_ray_closest`] for each ray, in input order. With the
-    /// `parallel` feature the rays are spread over rayon's threads; each result
-    /// is computed exactly as the sequential call would, so the output is
-    /// identical whatever the thread count.
+    /// `parallel` feature the rays are spread over the threads of the current
+    /// rayon pool (run it inside `rayon::ThreadPool::install` to choose the
+    /// pool, one thread included); each result is computed exactly as the
+    /// sequential call would, so the output is identical whatever the thread
+    /// count.
     ///
     /// With 200,000 static colliders or more, the static pass
     /// runs on chunks of rays with several traversals in flight
@@ -304,6 +384,37 @@ impl Scene {
         }
     }
 
+    /// [`Scene::cast_ray_any`] for each ray, in input order: with the
+    /// `parallel` feature spread over the threads of the current rayon pool
+    /// (run it inside `rayon::ThreadPool::install` to choose the pool, one
+    /// thread included); each result is the sequential call's, so the output
+    /// is identical whatever the thread count. Chunks of 64 rays amortise
+    /// the scheduling, so one thread costs what the loop of single rays does.
+    ///
+    /// ```
+    /// use proxima_scene::*;
+    /// use proxima_narrowphase::{Isometry, Point, Ray, Vector};
+    /// let mut scene = Scene::new();
+    /// scene.insert(ColliderDesc::new(ColliderShape::Sphere { radius: 1.0 }, Isometry::translation(5.0, 0.0, 0.0)))
+    ///     .unwrap();
+    /// let rays = [Ray::new(Point::origin(), Vector::x(), 100.0), Ray::new(Point::origin(), Vector::y(), 100.0)];
+    /// let hits = scene.cast_rays_any(&rays, &QueryFilter::default());
+    /// assert!(hits[0].is_some() && hits[1].is_none());
+    /// ```
+    pub fn cast_rays_any(&self, rays: &[Ray], filter: &QueryFilter) -> Vec<Option<SceneRayHit>> {
+        let chunk =
+            |rays: &[Ray]| -> Vec<Option<SceneRayHit>> { rays.iter().map(|r| self.cast_ray_any(r, filter)).collect() };
+        #[cfg(feature = "parallel")]
+        {
+            use rayon::prelude::*;
+            rays.par_chunks(64).flat_map_iter(chunk).collect()
+        }
+        #[cfg(not(feature = "parallel"))]
+        {
+            chunk(rays)
+        }
+    }
+
     /// [`Scene::cast_ray_closest`] for a chunk of rays, the static pass batched.
     fn cast_rays_batched(&self, rays: &[Ray], filter: &QueryFilter) -> Vec<Option<SceneRayHit>> {
         let mut best: Vec<Option<Best>> = vec![None; rays.len()];
@@ -317,13 +428,14 @@ impl Scene {
         rays.iter().enumerate().map(|(i, r)| self.finish_closest(r, filter, best[i], max_toi[i])).collect()
     }
 
-    fn exact_ray_hit(&self, slot: u32, ray: &Ray, filter: &QueryFilter) -> Option<SceneRayHit> {
+    /// The exact test of the collider in `slot` (`any`: a mesh stops at its
+    /// first triangle hit), `None` when the filter rejects it.
+    fn exact_ray_hit(&self, slot: u32, ray: &Ray, filter: &QueryFilter, any: bool) -> Option<Best> {
         let collider = &self.colliders[slot];
-        let handle = self.handle_of(slot);
-        if !filter.accepts(handle, collider) {
+        if !filter.accepts(self.handle_of(slot), collider) {
             return None;
         }
-        let hit = collider.world.cast_ray(ray)?;
-        Some(SceneRayHit { collider: handle, toi: hit.toi, normal: hit.normal })
+        let h = collider.world.ray_hit(ray, any)?;
+        Some(Best { slot, toi: h.hit.toi, normal: Ok(h.hit.normal), triangle: h.triangle })
     }
 }

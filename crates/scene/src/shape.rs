@@ -7,7 +7,7 @@ use proxima_narrowphase::{
     MAX_COORDINATE,
 };
 
-use crate::trimesh::TriMesh;
+use crate::trimesh::{TriMesh, TriangleHit};
 
 /// A collider's geometry in its own frame; a pose places it in the world.
 #[derive(Clone, Debug)]
@@ -98,6 +98,14 @@ fn is_identity(rotation: &Rotation) -> bool {
     q.i == 0.0 && q.j == 0.0 && q.k == 0.0 && q.w.abs() == 1.0
 }
 
+/// A ray's hit on a [`WorldShape`]: the hit (world frame), and for a mesh
+/// the triangle and barycentrics (mesh frame).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ShapeRayHit {
+    pub(crate) hit: RayHit,
+    pub(crate) triangle: Option<TriangleHit>,
+}
+
 /// A collider's geometry in world space, ready for exact tests.
 #[derive(Clone, Debug)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -130,22 +138,31 @@ impl WorldShape {
     /// The first hit of `ray` on this shape (solid shapes report `toi = 0`
     /// for an origin inside; meshes are surfaces, hit from both sides).
     pub fn cast_ray(&self, ray: &Ray) -> Option<RayHit> {
-        use proxima_narrowphase::{cast_ray_aabb, cast_ray_capsule, cast_ray_obb, cast_ray_sphere};
-        match self {
-            Self::Sphere(s) => cast_ray_sphere(ray, s),
-            Self::Aabb(a) => cast_ray_aabb(ray, a),
-            Self::Obb(o) => cast_ray_obb(ray, o),
-            Self::Capsule(c) => cast_ray_capsule(ray, c),
-            Self::TriMesh(mesh, pose) => mesh.cast_ray_posed(ray, pose, false).map(|h| h.hit),
-        }
+        self.ray_hit(ray, false).map(|h| h.hit)
     }
 
     /// True when `ray` hits the shape; meshes stop at their first hit found.
     pub fn intersects_ray(&self, ray: &Ray) -> bool {
-        match self {
-            Self::TriMesh(mesh, pose) => mesh.cast_ray_posed(ray, pose, true).is_some(),
-            _ => self.cast_ray(ray).is_some(),
-        }
+        self.ray_hit(ray, true).is_some()
+    }
+
+    /// The first hit of `ray`, or with `any` some hit (a mesh stops at the
+    /// first triangle hit it finds; the other shapes have one candidate, so
+    /// their first hit), and for a mesh the triangle hit.
+    #[inline]
+    pub(crate) fn ray_hit(&self, ray: &Ray, any: bool) -> Option<ShapeRayHit> {
+        use proxima_narrowphase::{cast_ray_aabb, cast_ray_capsule, cast_ray_obb, cast_ray_sphere};
+        let hit = match self {
+            Self::Sphere(s) => cast_ray_sphere(ray, s),
+            Self::Aabb(a) => cast_ray_aabb(ray, a),
+            Self::Obb(o) => cast_ray_obb(ray, o),
+            Self::Capsule(c) => cast_ray_capsule(ray, c),
+            Self::TriMesh(mesh, pose) => {
+                let h = mesh.cast_ray_posed(ray, pose, any)?;
+                return Some(ShapeRayHit { hit: h.hit, triangle: Some(h.triangle) });
+            }
+        };
+        hit.map(|hit| ShapeRayHit { hit, triangle: None })
     }
 
     /// The first hit of a sphere moving by `motion` on this shape.

@@ -8,7 +8,7 @@ use proxima_broadphase::{BroadPhase, StaticBvh};
 use proxima_narrowphase::{
     cast_sphere_triangle, closest_point_triangle, contact_capsule_triangle, contact_obb_triangle,
     contact_sphere_triangle, intersects_aabb_triangle, intersects_sphere_triangle, Aabb, Capsule, Contact, Isometry,
-    Obb, Point, Ray, RayHit, Sphere, SweepHit, Triangle, Vector,
+    Obb, Point, Ray, RayHit, Real, Sphere, SweepHit, Triangle, Vector,
 };
 
 use crate::error::MeshError;
@@ -20,11 +20,26 @@ mod ray_block;
 pub(crate) use mesh_mesh::contact_mesh_mesh;
 use ray::RayTree;
 
+/// Where a ray crossed a mesh's triangle: the triangle, and the hit point's
+/// barycentric coordinates, `point = a + u (b - a) + v (c - a)` with
+/// `[a, b, c]` the triangle's vertices in [`TriMesh::indices`] order (mesh
+/// frame). `u, v >= 0`, `u + v <= 1` up to rounding (see
+/// [`WatertightRay::barycentrics`](proxima_narrowphase::kernels::WatertightRay::barycentrics)).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TriangleHit {
+    /// The index of the triangle hit, in [`TriMesh::indices`] order.
+    pub index: u32,
+    /// The weight of vertex `b`.
+    pub u: Real,
+    /// The weight of vertex `c`.
+    pub v: Real,
+}
+
 /// A ray's hit on a mesh: the triangle and the hit (see [`TriMesh::cast_ray`]).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct MeshRayHit {
-    /// The index of the triangle hit, in [`TriMesh::indices`] order.
-    pub triangle: u32,
+    /// The triangle hit and the barycentric coordinates of the hit point.
+    pub triangle: TriangleHit,
     /// The ray parameter and the unit normal (in the ray's frame: the mesh
     /// frame for [`TriMesh::cast_ray`], world for [`TriMesh::cast_ray_posed`]),
     /// facing the ray's origin.
@@ -135,8 +150,10 @@ impl TriMesh {
     /// The closest hit of `ray` (mesh frame): the triangle and the hit,
     /// as [`cast_ray_triangle`](proxima_narrowphase::cast_ray_triangle) gives
     /// it (two-sided, closed edges, normal facing the ray's origin, the same
-    /// bits). Ties in `toi` keep one of the tied triangles. With `any`, stops
-    /// at the first hit found (shadow rays): not the closest.
+    /// bits), and the hit point's barycentric coordinates on it. Ties in
+    /// `toi` keep one of the tied triangles. With `any`, stops at the first
+    /// triangle hit found (shadow rays): a hit exactly when the closest-hit
+    /// cast has one, but not necessarily the closest.
     ///
     /// Rays use their own BVH over blocks of 8 neighbouring triangles, each
     /// block tested at once (see `trimesh/ray.rs`); only the final hit gets
@@ -151,7 +168,9 @@ impl TriMesh {
     /// // Down onto the upper-left half (x < y): triangle 1, normal facing the ray's origin.
     /// let ray = Ray::new(Point::new(0.25, 0.75, 2.0), -Vector::z(), 10.0);
     /// let hit = mesh.cast_ray(&ray, false).unwrap();
-    /// assert_eq!((hit.triangle, hit.hit.toi), (1, 2.0));
+    /// assert_eq!((hit.triangle.index, hit.hit.toi), (1, 2.0));
+    /// // The point is a + 0.25 (b - a) + 0.5 (c - a), triangle [0, 2, 3].
+    /// assert!((hit.triangle.u - 0.25).abs() < 1e-6 && (hit.triangle.v - 0.5).abs() < 1e-6);
     /// assert_eq!(hit.hit.normal.into_inner(), Vector::z());
     /// ```
     pub fn cast_ray(&self, ray: &Ray, any: bool) -> Option<MeshRayHit> {
@@ -161,6 +180,13 @@ impl TriMesh {
     /// [`TriMesh::cast_ray`] for a world ray against the mesh placed by `pose`.
     /// An isometry preserves the ray parameter, so `toi` needs no rescaling.
     pub fn cast_ray_posed(&self, ray: &Ray, pose: &Isometry, any: bool) -> Option<MeshRayHit> {
+        let q = pose.rotation.as_ref();
+        if q.i == 0.0 && q.j == 0.0 && q.k == 0.0 && q.w == 1.0 {
+            // A translation: the direction and the normal are unchanged (the
+            // same bits as the rotation by the identity would give).
+            let local = Ray::try_new(ray.origin() - pose.translation.vector, *ray.dir(), ray.max_toi()).ok()?;
+            return self.cast_ray(&local, any);
+        }
         let local = Ray::try_new(
             pose.inverse_transform_point(ray.origin()),
             pose.inverse_transform_vector(ray.dir()),

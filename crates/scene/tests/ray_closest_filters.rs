@@ -3,6 +3,8 @@
 //! colliders take the static pass's fast path, the others their exact
 //! test), under every kind of filter, and again after the static set
 //! changes. The batch `cast_rays` must equal the sequential calls.
+//! `cast_ray_any` must find a hit exactly when `cast_ray_closest` does, and
+//! a genuine one.
 
 use std::sync::Arc;
 
@@ -66,13 +68,30 @@ fn scan(scene: &Scene, ray: &Ray, filter: &QueryFilter) -> Option<(ColliderHandl
         .min_by(|a, b| a.1.total_cmp(&b.1))
 }
 
+/// `cast_ray_any` agrees with the closest hit on hit or miss, and its hit is
+/// one: an accepted collider whose own exact test hits at or before the
+/// reported `toi` (a mesh's any-hit may be a farther triangle), never before
+/// the closest hit.
+fn check_any(scene: &Scene, ray: &Ray, filter: &QueryFilter, closest: Option<SceneRayHit>, label: &str) {
+    let any = scene.cast_ray_any(ray, filter);
+    assert_eq!(any.is_some(), closest.is_some(), "{label}: any-hit vs closest-hit on {ray:?}");
+    let (Some(any), Some(closest)) = (any, closest) else { return };
+    assert!(any.toi >= closest.toi, "{label}: any-hit before the closest hit");
+    let c = scene.get(any.collider).unwrap();
+    assert!(filter.accepts(any.collider, c), "{label}: any-hit on a filtered-out collider");
+    let own = c.world_shape().cast_ray(ray).expect("the any-hit collider is hit");
+    assert!(own.toi <= any.toi, "{label}");
+    let is_mesh = matches!(c.shape(), ColliderShape::TriMesh(_));
+    assert_eq!(any.triangle.is_some(), is_mesh, "{label}: triangle detail exactly on meshes");
+}
+
 /// Ours equals the scan: the same toi bits, and the collider reported is
 /// one the scan hits there, with its own exact normal (ties may pick either).
 fn check(scene: &Scene, ray: &Ray, filter: &QueryFilter, label: &str) -> bool {
     let ours = scene.cast_ray_closest(ray, filter);
     let theirs = scan(scene, ray, filter);
     assert_eq!(ours.map(|h| h.toi.to_bits()), theirs.map(|t| t.1.to_bits()), "{label}: {ray:?}");
-    if let Some(SceneRayHit { collider, toi, normal }) = ours {
+    if let Some(SceneRayHit { collider, toi, normal, .. }) = ours {
         let c = scene.get(collider).unwrap();
         assert!(filter.accepts(collider, c), "{label}: a filtered-out collider was hit");
         let own = c.world_shape().cast_ray(ray).expect("the reported collider is hit");
@@ -96,6 +115,7 @@ fn closest_hits_match_a_scan_under_every_filter() {
         ("exclude", QueryFilter::excluding(&excluded)),
         ("predicate", QueryFilter { predicate: Some(&odd), ..QueryFilter::default() }),
     ];
+    let pools = [1, 2].map(|n| rayon::ThreadPoolBuilder::new().num_threads(n).build().unwrap());
     let mut hits = 0;
     let mut total = 0;
     for round in 0..3 {
@@ -134,11 +154,21 @@ fn closest_hits_match_a_scan_under_every_filter() {
         for (label, filter) in &filters {
             for ray in &rays {
                 hits += usize::from(check(&scene, ray, filter, label));
+                check_any(&scene, ray, filter, scene.cast_ray_closest(ray, filter), label);
                 total += 1;
             }
             let batch = scene.cast_rays(&rays, filter);
             for (ray, b) in rays.iter().zip(&batch) {
                 assert_eq!(*b, scene.cast_ray_closest(ray, filter), "{label}: batch");
+            }
+            // The batches run in the caller's pool: 1 and 2 threads give the
+            // sequential results.
+            for pool in &pools {
+                assert_eq!(pool.install(|| scene.cast_rays(&rays, filter)), batch, "{label}: batch in a pool");
+                let any = pool.install(|| scene.cast_rays_any(&rays, filter));
+                for (ray, a) in rays.iter().zip(&any) {
+                    assert_eq!(*a, scene.cast_ray_any(ray, filter), "{label}: batch any-hit");
+                }
             }
         }
     }
@@ -189,6 +219,7 @@ fn batched_static_pass_equals_sequential() {
         let batch_one_thread = one.install(|| scene.cast_rays(&rays, filter));
         for (i, ray) in rays.iter().enumerate() {
             let seq = scene.cast_ray_closest(ray, filter);
+            check_any(&scene, ray, filter, seq, "batched scene");
             assert_eq!(batch[i], seq, "filter {k} ray {i}");
             assert_eq!(batch_one_thread[i], seq, "filter {k} ray {i}");
             hits += usize::from(seq.is_some());

@@ -35,7 +35,7 @@ fn self_hits(mesh: &TriMesh, offset: impl Fn(&Point, &Vector) -> Point) -> (usiz
             let p = ray.point_at(hit.toi);
             let shadow = Ray::new(offset(&p, &n), light, Real::INFINITY);
             if let Some(h2) = mesh.cast_ray(&shadow, false) {
-                if h2.triangle == tri && h2.hit.toi < 1e-3 * r {
+                if h2.triangle.index == tri.index && h2.hit.toi < 1e-3 * r {
                     selfs += 1;
                 }
             }

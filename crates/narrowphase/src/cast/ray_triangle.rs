@@ -53,9 +53,39 @@ impl WatertightRay {
     /// `[0, max_toi]` (the test of [`cast_ray_triangle`], without the normal).
     #[inline]
     #[must_use]
-    pub fn toi(&self, [a, b, c]: &[Point; 3], max_toi: Real) -> Option<Real> {
+    pub fn toi(&self, tri: &[Point; 3], max_toi: Real) -> Option<Real> {
+        let ([u, v, w], [az, bz, cz]) = self.edge_functions(tri)?;
+        let sz = self.shear[2];
+        let det = u + v + w;
+        let t = (u * sz * az + v * sz * bz + w * sz * cz) / det;
+        (0.0..=max_toi).contains(&t).then_some(t)
+    }
+
+    /// The barycentric coordinates `[u, v]` of the point where the ray
+    /// crosses the triangle's plane, when the ray crosses the triangle
+    /// (ignoring `max_toi`): that point is `a + u (b - a) + v (c - a)`, with
+    /// `u, v >= 0`, `u + v <= 1`.
+    ///
+    /// The edge functions of [`WatertightRay::toi`] are the point's weights
+    /// up to their sum: `point = (U a + V b + W c) / (U + V + W)`, so
+    /// `u = V / det`, `v = W / det` (Woop, Benthin and Wald, section 3). Each
+    /// is a quotient of rounded products: within a few ulps of 1 (relative to
+    /// the triangle), not bit-exact against another formula.
+    #[inline]
+    #[must_use]
+    pub fn barycentrics(&self, tri: &[Point; 3]) -> Option<[Real; 2]> {
+        let ([u, v, w], _) = self.edge_functions(tri)?;
+        let det = u + v + w;
+        Some([v / det, w / det])
+    }
+
+    /// The edge functions `[U, V, W]` of the triangle in the ray's sheared
+    /// frame and its vertices' `z` (relative to the origin), or `None` when
+    /// the ray misses the triangle or lies parallel to its plane (`det = 0`).
+    #[inline(always)]
+    fn edge_functions(&self, [a, b, c]: &[Point; 3]) -> Option<([Real; 3], [Real; 3])> {
         let [kx, ky, kz] = self.axes;
-        let [sx, sy, sz] = self.shear;
+        let [sx, sy, _] = self.shear;
         let (a, b, c) = (a - self.origin, b - self.origin, c - self.origin);
         let shear = |v: &Vector| (v[kx] - sx * v[kz], v[ky] - sy * v[kz]);
         let ((ax, ay), (bx, by), (cx, cy)) = (shear(&a), shear(&b), shear(&c));
@@ -73,12 +103,10 @@ impl WatertightRay {
         if (u < 0.0 || v < 0.0 || w < 0.0) && (u > 0.0 || v > 0.0 || w > 0.0) {
             return None;
         }
-        let det = u + v + w;
-        if det == 0.0 {
+        if u + v + w == 0.0 {
             return None; // parallel to the plane, or degenerate
         }
-        let t = (u * sz * a[kz] + v * sz * b[kz] + w * sz * c[kz]) / det;
-        (0.0..=max_toi).contains(&t).then_some(t)
+        Some(([u, v, w], [a[kz], b[kz], c[kz]]))
     }
 }
 

@@ -14,7 +14,7 @@ use proxima_narrowphase::kernels::{SimdLevel, WatertightRay};
 use proxima_narrowphase::{Aabb, Ray, RayHit, Real, Triangle};
 
 use super::ray_block::{BlockHits, TriangleBlock, LANES};
-use super::MeshRayHit;
+use super::{MeshRayHit, TriangleHit};
 
 /// The traversal is clipped this much (relative) beyond the best hit: the
 /// slab test's rounded entry `toi` of a block whose triangle is hit at a
@@ -71,7 +71,8 @@ impl RayTree {
     }
 
     /// The closest hit of `ray` (ties in `toi`: the triangle found last), or
-    /// with `any` the first hit found: the triangle index, and the hit as
+    /// with `any` the first hit found (the traversal stops there): the
+    /// triangle index and the hit point's barycentrics, and the hit as
     /// `cast_ray_triangle` gives it.
     pub(super) fn cast(&self, ray: &Ray, any: bool) -> Option<MeshRayHit> {
         #[cfg(target_arch = "x86_64")]
@@ -124,8 +125,12 @@ impl RayTree {
             }
         });
         let (slot, lane) = best?;
-        let normal = self.blocks[slot as usize].facing_normal(lane, ray.dir());
-        Some(MeshRayHit { triangle: self.ids[slot as usize][lane], hit: RayHit { toi: max_toi, normal } })
+        let block = &self.blocks[slot as usize];
+        let normal = block.facing_normal(lane, ray.dir());
+        // The lane is hit, so its edge functions share a sign and det != 0.
+        let [u, v] = sheared.barycentrics(&block.vertices(lane)).unwrap_or([0.0; 2]);
+        let triangle = TriangleHit { index: self.ids[slot as usize][lane], u, v };
+        Some(MeshRayHit { triangle, hit: RayHit { toi: max_toi, normal } })
     }
 }
 
@@ -152,6 +157,8 @@ mod tests {
         let mut rng = proxima_test_support::rng(0x5CA7);
         let mut hits = 0;
         let n = 5_000;
+        let scale = b.min().coords.amax().max(b.max().coords.amax());
+        let mut max_err: Real = 0.0;
         for i in 0..n {
             let origin = gen::point(&mut rng, &around);
             let target = match rng.random_range(0..2) {
@@ -166,14 +173,31 @@ mod tests {
             assert_eq!(got.map(|h| h.hit.toi.to_bits()), scan.map(Real::to_bits), "ray {i}: {ray:?}");
             if let Some(MeshRayHit { triangle: tri, hit }) = got {
                 hits += 1;
-                assert_eq!(cast_ray_triangle(&ray, &mesh.triangles()[tri as usize]), Some(hit), "ray {i}");
+                let t = &mesh.triangles()[tri.index as usize];
+                assert_eq!(cast_ray_triangle(&ray, t), Some(hit), "ray {i}");
+                // The barycentrics rebuild the hit point: within 1e-5 of the
+                // mesh's size (the watertight toi and the weights are each
+                // rounded on their own).
+                let [a, b, c] = t.vertices();
+                let rebuilt = a + (b - a) * tri.u + (c - a) * tri.v;
+                let err = (rebuilt - ray.point_at(hit.toi)).norm();
+                assert!(err <= 1e-5 * scale, "ray {i}: barycentric point off by {err}");
+                let tol = 1e-5;
+                assert!(tri.u >= -tol && tri.v >= -tol && tri.u + tri.v <= 1.0 + tol, "ray {i}: {tri:?}");
+                max_err = max_err.max(err / scale);
             }
             let any = mesh.cast_ray(&ray, true);
             assert_eq!(any.is_some(), scan.is_some(), "ray {i}: any-hit");
             if let Some(MeshRayHit { triangle: tri, hit }) = any {
-                assert_eq!(cast_ray_triangle(&ray, &mesh.triangles()[tri as usize]), Some(hit), "ray {i}: any-hit");
+                let t = &mesh.triangles()[tri.index as usize];
+                assert_eq!(cast_ray_triangle(&ray, t), Some(hit), "ray {i}: any-hit");
+                let [a, b, c] = t.vertices();
+                let err = (a + (b - a) * tri.u + (c - a) * tri.v - ray.point_at(hit.toi)).norm();
+                assert!(err <= 1e-5 * scale, "ray {i}: any-hit barycentric point off by {err}");
             }
         }
         assert!((3 * n / 10..7 * n / 10).contains(&hits), "{hits} hits of {n}");
+        // The bound is not loose by orders of magnitude (the check could fail).
+        assert!(max_err > 1e-9, "largest relative error {max_err}");
     }
 }

@@ -64,7 +64,7 @@ impl TriangleBlock {
     }
 
     /// Lane `lane`'s vertices.
-    fn vertices(&self, lane: usize) -> [Point; 3] {
+    pub(super) fn vertices(&self, lane: usize) -> [Point; 3] {
         core::array::from_fn(|k| Point::new(self.v[k][0][lane], self.v[k][1][lane], self.v[k][2][lane]))
     }
 

@@ -1,0 +1,97 @@
+//! Rays through scenes of one posed mesh collider (the shipped meshes):
+//! `cast_ray_closest` equals the bare `TriMesh::cast_ray_posed` (toi, normal,
+//! triangle and barycentrics), `cast_ray_any` finds a hit exactly when the
+//! closest-hit cast does, and the barycentrics rebuild the hit point.
+
+use std::sync::Arc;
+
+use proxima_narrowphase::{Isometry, Ray, Real, Vector};
+use proxima_scene::{
+    ColliderDesc, ColliderShape, CollisionGroups, QueryFilter, Scene, SceneRayHit, TriMesh, TriangleHit,
+};
+use proxima_test_support::gen::{self, Placement};
+use proxima_test_support::Rng;
+
+/// The world point of a triangle hit: `a + u (b - a) + v (c - a)` posed.
+fn rebuilt(mesh: &TriMesh, pose: &Isometry, t: TriangleHit) -> proxima_narrowphase::Point {
+    let [a, b, c] = mesh.triangles()[t.index as usize].vertices();
+    pose.transform_point(&(a + (b - a) * t.u + (c - a) * t.v))
+}
+
+fn check_mesh(name: &str, seed: u64, dynamic: bool) {
+    let path = format!("{}/../../assets/meshes/{name}.obj", env!("CARGO_MANIFEST_DIR"));
+    let mesh = Arc::new(TriMesh::from_obj(path).unwrap());
+    let mut rng = proxima_test_support::rng(seed);
+    let pose = Isometry::from_parts(Vector::new(3.0, -2.0, 5.0).into(), gen::rotation(&mut rng));
+    let groups = CollisionGroups { memberships: 0b01, filter: 0b11 };
+    let mut scene = Scene::new();
+    let mut desc = ColliderDesc::new(ColliderShape::TriMesh(Arc::clone(&mesh)), pose).with_groups(groups);
+    if !dynamic {
+        desc = desc.fixed();
+    }
+    let handle = scene.insert(desc).unwrap();
+    let excluded = [handle];
+    let accept_all = |_: proxima_scene::ColliderHandle, _: &proxima_scene::Collider| true;
+    let reject_all = |_: proxima_scene::ColliderHandle, _: &proxima_scene::Collider| false;
+    // (filter, whether it accepts the mesh)
+    let filters = [
+        (QueryFilter::default(), true),
+        (QueryFilter { groups: CollisionGroups { memberships: 0b10, filter: 0b01 }, ..QueryFilter::default() }, true),
+        (QueryFilter { groups: CollisionGroups { memberships: 0b10, filter: 0b10 }, ..QueryFilter::default() }, false),
+        (QueryFilter::excluding(&excluded), false),
+        (QueryFilter { predicate: Some(&accept_all), ..QueryFilter::default() }, true),
+        (QueryFilter { predicate: Some(&reject_all), ..QueryFilter::default() }, false),
+    ];
+    let world = mesh.world_aabb(&pose);
+    let scale = world.min().coords.amax().max(world.max().coords.amax());
+    let around = Placement::new(2.0 * world.half_extents().norm(), 0.0, 0.0).at(world.center());
+    let inside = Placement::new(world.half_extents().max(), 0.0, 0.0).at(world.center());
+    let (mut hits, n) = (0, 3_000);
+    for i in 0..n {
+        let origin = gen::point(&mut rng, &around);
+        let target = match rng.random_range(0..2) {
+            0 => pose.transform_point(&mesh.vertices()[rng.random_range(0..mesh.vertices().len())]),
+            _ => gen::point(&mut rng, &inside),
+        };
+        let max_toi = if i % 4 == 0 { gen::uniform(&mut rng, 0.0, 1.0) } else { Real::INFINITY };
+        let ray = Ray::new(origin, target - origin, max_toi);
+        let bare = mesh.cast_ray_posed(&ray, &pose, false);
+        let bare_any = mesh.cast_ray_posed(&ray, &pose, true);
+        assert_eq!(bare_any.is_some(), bare.is_some(), "{name} ray {i}: bare any-hit vs closest");
+        hits += usize::from(bare.is_some());
+        for (k, (filter, accepts)) in filters.iter().enumerate() {
+            let closest = scene.cast_ray_closest(&ray, filter);
+            let any = scene.cast_ray_any(&ray, filter);
+            let expected = bare.filter(|_| *accepts);
+            let as_scene = |h: proxima_scene::MeshRayHit| SceneRayHit {
+                collider: handle,
+                toi: h.hit.toi,
+                normal: h.hit.normal,
+                triangle: Some(h.triangle),
+            };
+            assert_eq!(closest, expected.map(as_scene), "{name} ray {i} filter {k}: closest");
+            assert_eq!(any, bare_any.filter(|_| *accepts).map(as_scene), "{name} ray {i} filter {k}: any");
+            assert_eq!(any.is_some(), closest.is_some(), "{name} ray {i} filter {k}: any vs closest");
+            for hit in [closest, any].into_iter().flatten() {
+                let t = hit.triangle.expect("a mesh hit has its triangle");
+                let err = (rebuilt(&mesh, &pose, t) - ray.point_at(hit.toi)).norm();
+                // f32: the toi and the weights are rounded on their own; the
+                // pose adds its own rounding of the mesh's coordinates.
+                assert!(err <= 2e-5 * scale, "{name} ray {i}: barycentric point off by {err} ({t:?})");
+            }
+        }
+    }
+    assert!((3 * n / 10..7 * n / 10).contains(&hits), "{name}: {hits} hits of {n}");
+}
+
+#[test]
+fn static_mesh_collider_any_and_closest_match_the_bare_mesh() {
+    check_mesh("spot", 0xA1, false);
+    check_mesh("nefertiti-lowres", 0xA2, false);
+}
+
+#[test]
+fn dynamic_mesh_collider_any_and_closest_match_the_bare_mesh() {
+    check_mesh("spot", 0xA3, true);
+    check_mesh("nefertiti-lowres", 0xA4, true);
+}
