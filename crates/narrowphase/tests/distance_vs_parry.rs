@@ -400,3 +400,172 @@ fn distance_triangle_triangle_vs_parry() {
     };
     run("distance_triangle_triangle", 114, gen, distance_triangle_triangle, MAXDIFF_TRIANGLE_TRIANGLE);
 }
+
+// Edge cases. Each checks the conventions and parry's distance (`check`).
+
+/// Checks one pair: conventions within `tol`, and the distance against
+/// `expected` within `tol`.
+fn check<A: ToParry, B: ToParry>(a: &A, b: &B, d: ShapeDistance, expected: Real, tol: Real) {
+    let (ea, eb, eg) = convention_errors(a, b, &d);
+    assert!(ea <= tol && eb <= tol && eg <= tol, "conventions {ea:e} {eb:e} {eg:e}: {d:?} {a:?} {b:?}");
+    assert!((d.distance - expected).abs() <= tol, "distance {} expected {expected}: {a:?} {b:?}", d.distance);
+    if d.distance == 0.0 {
+        assert_eq!(d.point_a, d.point_b);
+    }
+}
+
+fn unit_box(c: Point) -> Aabb {
+    Aabb::try_from_center(c, Vector::new(1.0, 1.0, 1.0)).unwrap()
+}
+
+#[test]
+fn touching_shapes_are_at_distance_zero() {
+    let s = Sphere::new(Point::origin(), 1.0);
+    let b = unit_box(Point::new(2.0, 0.3, -0.2));
+    check(&s, &b, distance_sphere_aabb(&s, &b), 0.0, 1e-6);
+    check(&s, &Sphere::new(Point::new(0.0, 3.0, 0.0), 2.0), distance_sphere_sphere(&s, &Sphere::new(Point::new(0.0, 3.0, 0.0), 2.0)), 0.0, 1e-6);
+    // Boxes sharing a face, an edge, a corner.
+    let a = unit_box(Point::origin());
+    for c in [Point::new(2.0, 0.5, 0.5), Point::new(2.0, 2.0, 0.0), Point::new(2.0, 2.0, 2.0)] {
+        let b = unit_box(c);
+        assert_eq!(distance_aabb_aabb(&a, &b).distance, 0.0);
+        assert_eq!(distance_aabb_obb(&a, &Obb::from_aabb(&b)).distance, 0.0);
+        assert_eq!(distance_obb_obb(&Obb::from_aabb(&a), &Obb::from_aabb(&b)).distance, 0.0);
+    }
+    // A triangle lying on a box face, and two triangles sharing an edge.
+    let t = Triangle::new(Point::new(-0.5, -0.5, 1.0), Point::new(0.5, -0.5, 1.0), Point::new(0.0, 0.5, 1.0));
+    assert_eq!(distance_aabb_triangle(&a, &t).distance, 0.0);
+    let u = Triangle::new(Point::new(-0.5, -0.5, 1.0), Point::new(0.5, -0.5, 1.0), Point::new(0.0, -1.0, 2.0));
+    assert_eq!(distance_triangle_triangle(&t, &u).distance, 0.0);
+    let c = Capsule::new(Point::new(0.0, 0.0, 2.0), Point::new(0.0, 0.0, 3.0), 1.0);
+    check(&c, &t, distance_capsule_triangle(&c, &t), 0.0, 1e-6);
+}
+
+#[test]
+fn parallel_faces_and_edges() {
+    // Parallel faces 0.5 apart, offset sideways: a whole patch of closest
+    // pairs; any one of them.
+    let a = Obb::from_aabb(&unit_box(Point::origin()));
+    let b = Obb::new(Point::new(2.5, 0.7, -0.4), Rotation::identity(), Vector::new(1.0, 1.0, 1.0));
+    check(&a, &b, distance_obb_obb(&a, &b), 0.5, 1e-5);
+    let rot = Rotation::from_euler_angles(0.3, 0.0, 0.0); // about x: the x faces stay parallel
+    let b = Obb::new(Point::new(2.5, 0.2, 0.1), rot, Vector::new(1.0, 0.5, 0.5));
+    check(&a, &b, distance_obb_obb(&a, &b), 0.5, 1e-5);
+    check(&a.aabb(), &b, distance_aabb_obb(&a.aabb(), &b), 0.5, 1e-5);
+    // Parallel capsules, overlapping in extent.
+    let c1 = Capsule::new(Point::new(0.0, 0.0, 0.0), Point::new(2.0, 0.0, 0.0), 0.25);
+    let c2 = Capsule::new(Point::new(1.0, 1.0, 0.0), Point::new(3.0, 1.0, 0.0), 0.25);
+    check(&c1, &c2, distance_capsule_capsule(&c1, &c2), 0.5, 1e-6);
+    // A capsule parallel to a box face, and to a triangle.
+    let c3 = Capsule::new(Point::new(-0.5, 0.2, 1.5), Point::new(0.5, -0.2, 1.5), 0.25);
+    check(&c3, &a, distance_capsule_obb(&c3, &a), 0.25, 1e-6);
+    let t = Triangle::new(Point::new(-2.0, -2.0, 0.0), Point::new(2.0, -2.0, 0.0), Point::new(0.0, 2.0, 0.0));
+    let c4 = Capsule::new(Point::new(-0.5, 0.0, 1.0), Point::new(0.5, 0.0, 1.0), 0.25);
+    check(&c4, &t, distance_capsule_triangle(&c4, &t), 0.75, 1e-6);
+    // A triangle parallel to a box face, and parallel triangles.
+    let t2 = Triangle::new(Point::new(-0.5, -0.5, 1.5), Point::new(0.5, -0.5, 1.5), Point::new(0.0, 0.5, 1.5));
+    check(&a, &t2, distance_obb_triangle(&a, &t2), 0.5, 1e-6);
+    check(&a.aabb(), &t2, distance_aabb_triangle(&a.aabb(), &t2), 0.5, 1e-6);
+    let t3 = Triangle::new(Point::new(-0.5, -0.5, 0.0), Point::new(0.5, -0.5, 0.0), Point::new(0.0, 0.5, 0.0));
+    check(&t3, &t2, distance_triangle_triangle(&t3, &t2), 1.5, 1e-6);
+}
+
+#[test]
+fn degenerate_triangles_and_zero_size_boxes() {
+    // A triangle collapsed to a segment, and to a point.
+    let seg = Triangle::new(Point::new(2.0, -1.0, 0.0), Point::new(2.0, 1.0, 0.0), Point::new(2.0, 0.0, 0.0));
+    let pt = Triangle::new(Point::new(0.0, 3.0, 0.0), Point::new(0.0, 3.0, 0.0), Point::new(0.0, 3.0, 0.0));
+    let a = unit_box(Point::origin());
+    let o = Obb::from_aabb(&a);
+    check(&a, &seg, distance_aabb_triangle(&a, &seg), 1.0, 1e-6);
+    check(&o, &pt, distance_obb_triangle(&o, &pt), 2.0, 1e-6);
+    check(&seg, &pt, distance_triangle_triangle(&seg, &pt), (4.0f32 + 4.0).sqrt(), 1e-6);
+    let s = Sphere::new(Point::new(4.0, 0.0, 0.0), 1.0);
+    check(&s, &seg, distance_sphere_triangle(&s, &seg), 1.0, 1e-6);
+    let c = Capsule::new(Point::new(2.0, 0.0, -1.0), Point::new(2.0, 0.0, 1.0), 0.5);
+    check(&c, &seg, distance_capsule_triangle(&c, &seg), 0.0, 1e-6); // crossing segments
+    // Zero-size boxes are points.
+    let p = Aabb::try_from_center(Point::new(3.0, 0.0, 0.0), Vector::zeros()).unwrap();
+    let q = Obb::new(Point::new(0.0, 0.0, 4.0), Rotation::identity(), Vector::zeros());
+    check(&a, &p, distance_aabb_aabb(&a, &p), 2.0, 1e-6);
+    check(&p, &q, distance_aabb_obb(&p, &q), 5.0, 1e-6);
+    check(&o, &q, distance_obb_obb(&o, &q), 3.0, 1e-6);
+    check(&q, &seg, distance_obb_triangle(&q, &seg), (16.0f32 + 4.0).sqrt(), 1e-5);
+    check(&c, &p, distance_capsule_aabb(&c, &p), 0.5, 1e-6);
+    check(&c, &q, distance_capsule_obb(&c, &q), (4.0f32 + 9.0).sqrt() - 0.5, 1e-6);
+    // A zero-radius sphere is a point, a zero-length capsule a sphere.
+    let z = Sphere::new(Point::new(0.0, 0.0, 3.0), 0.0);
+    check(&z, &o, distance_sphere_obb(&z, &o), 2.0, 1e-6);
+    let k = Capsule::new(Point::new(0.0, 5.0, 0.0), Point::new(0.0, 5.0, 0.0), 1.0);
+    check(&z, &k, distance_sphere_capsule(&z, &k), 34.0f32.sqrt() - 1.0, 1e-6);
+}
+
+#[test]
+fn one_shape_inside_the_other() {
+    let big = Obb::new(Point::new(0.1, 0.2, 0.3), gen_rotation(7), Vector::new(3.0, 3.0, 3.0));
+    let small = Obb::new(Point::new(0.0, 0.0, 0.0), gen_rotation(8), Vector::new(0.2, 0.3, 0.1));
+    // No edge of the big box meets the small one: the small box's edges do.
+    for d in [distance_obb_obb(&big, &small), distance_obb_obb(&small, &big)] {
+        assert_eq!(d.distance, 0.0);
+        assert!(big.contains_point(&d.point_a) && small.aabb().loosened(1e-5).contains_point(&d.point_a));
+    }
+    let t = Triangle::new(Point::new(-0.1, 0.0, 0.0), Point::new(0.1, 0.0, 0.0), Point::new(0.0, 0.1, 0.05));
+    check(&big, &t, distance_obb_triangle(&big, &t), 0.0, 1e-6);
+    let s = Sphere::new(Point::origin(), 10.0);
+    for d in [distance_sphere_obb(&s, &small), distance_sphere_triangle(&s, &t)] {
+        assert_eq!(d.distance, 0.0);
+    }
+    let c = Capsule::new(Point::new(-0.1, 0.0, 0.0), Point::new(0.1, 0.0, 0.0), 0.05);
+    check(&c, &big, distance_capsule_obb(&c, &big), 0.0, 1e-6);
+    check(&c, &Sphere::new(Point::origin(), 5.0), distance_capsule_capsule(&c, &Capsule::new(Point::origin(), Point::origin(), 5.0)), 0.0, 1e-6);
+    check(&Sphere::new(Point::origin(), 5.0), &c, distance_sphere_capsule(&Sphere::new(Point::origin(), 5.0), &c), 0.0, 1e-6);
+}
+
+fn gen_rotation(seed: u64) -> Rotation {
+    gen::rotation(&mut proxima_test_support::rng(seed))
+}
+
+/// Far-apart pairs: conventions within `tol`, the slab certificate within
+/// `tol`, at most `tol` above parry and at most `5e-3` of the distance below it
+/// (parry's GJK stops when its bounds agree to `sqrt(100 eps) ~ 3.5e-3` relative: 1e-3 measured; the certificate is the tight check).
+fn check_far<A: ToParry, B: ToParry>(a: &A, b: &B, d: ShapeDistance, tol: Real) {
+    let pd = parry_distance(a, b);
+    let (ea, eb, eg) = convention_errors(a, b, &d);
+    assert!(ea <= tol && eb <= tol && eg <= tol, "conventions {ea:e} {eb:e} {eg:e}: {d:?} {a:?} {b:?}");
+    let cert = d.distance as f64 - certified_lower_bound(a, b, &d);
+    assert!(cert <= tol as f64, "certificate off by {cert:e}: {d:?} {a:?} {b:?}");
+    assert!(d.distance <= pd + tol && d.distance >= pd * (1.0 - 5e-3) - tol, "{} vs parry {pd}: {a:?} {b:?}", d.distance);
+}
+
+/// Every pair about 1e3 apart, placed near `(1e3, -5e2, 2e2)` and the origin:
+/// `tol = 2e-3`, 1e-6 of the distance (f32 at 1e3 rounds by 6e-5, and the
+/// points are in world space).
+#[test]
+fn far_apart() {
+    let mut r = proxima_test_support::rng(9);
+    let near = pl(0.5);
+    let far = pl(0.5).at(Point::new(1e3, -5e2, 2e2));
+    let tol = 1e3 * 2e-6;
+    for _ in 0..200 {
+        let (s1, s2) = (gen::sphere(&mut r, &near), gen::sphere(&mut r, &far));
+        let (c1, c2) = (gen::capsule(&mut r, &near), gen::capsule(&mut r, &far));
+        let (a1, a2) = (gen::aabb(&mut r, &near), gen::aabb(&mut r, &far));
+        let (o1, o2) = (gen::obb(&mut r, &near), gen::obb(&mut r, &far));
+        let (t1, t2) = (gen::triangle(&mut r, &near), gen::triangle(&mut r, &far));
+        check_far(&s1, &s2, distance_sphere_sphere(&s1, &s2), tol);
+        check_far(&s1, &c2, distance_sphere_capsule(&s1, &c2), tol);
+        check_far(&s1, &a2, distance_sphere_aabb(&s1, &a2), tol);
+        check_far(&s1, &o2, distance_sphere_obb(&s1, &o2), tol);
+        check_far(&s1, &t2, distance_sphere_triangle(&s1, &t2), tol);
+        check_far(&c1, &c2, distance_capsule_capsule(&c1, &c2), tol);
+        check_far(&c1, &a2, distance_capsule_aabb(&c1, &a2), tol);
+        check_far(&c1, &o2, distance_capsule_obb(&c1, &o2), tol);
+        check_far(&c1, &t2, distance_capsule_triangle(&c1, &t2), tol);
+        check_far(&a1, &a2, distance_aabb_aabb(&a1, &a2), tol);
+        check_far(&a1, &o2, distance_aabb_obb(&a1, &o2), tol);
+        check_far(&o1, &o2, distance_obb_obb(&o1, &o2), tol);
+        check_far(&a1, &t2, distance_aabb_triangle(&a1, &t2), tol);
+        check_far(&o1, &t2, distance_obb_triangle(&o1, &t2), tol);
+        check_far(&t1, &t2, distance_triangle_triangle(&t1, &t2), tol);
+    }
+}
