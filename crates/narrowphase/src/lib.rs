@@ -48,9 +48,8 @@ pub use cast::{
 pub use closest::{
     closest_point_aabb, closest_point_obb, closest_point_segment, closest_point_sphere, closest_point_triangle,
     closest_points_segment_aabb, closest_points_segment_obb, closest_points_segment_segment,
-    closest_points_segment_triangle, distance_point_aabb,
-    distance_point_obb, distance_point_segment, distance_point_sphere, distance_point_triangle,
-    distance_squared_point_aabb, ClosestPoints,
+    closest_points_segment_triangle, distance_point_aabb, distance_point_obb, distance_point_segment,
+    distance_point_sphere, distance_point_triangle, distance_squared_point_aabb, ClosestPoints,
 };
 pub use contact::{
     contact_capsule_capsule, contact_capsule_obb, contact_capsule_triangle, contact_manifold_obb_obb, contact_obb_obb,

@@ -79,7 +79,10 @@ impl ToParry for Aabb {
 }
 impl ToParry for Obb {
     fn support(&self, n: &V64) -> f64 {
-        v64(self.center()).dot(n) + (0..3).map(|i| self.half_extents()[i] as f64 * self.axes().column(i).into_owned().cast::<f64>().dot(n).abs()).sum::<f64>()
+        v64(self.center()).dot(n)
+            + (0..3)
+                .map(|i| self.half_extents()[i] as f64 * self.axes().column(i).into_owned().cast::<f64>().dot(n).abs())
+                .sum::<f64>()
     }
     fn parry(&self) -> (Pose, Box<dyn Shape>) {
         let (p, s) = cv::cuboid(self);
@@ -212,11 +215,8 @@ fn run<A: ToParry, B: ToParry>(
         let (ea, eb, eg) = convention_errors(&a, &b, &d);
         // Below CERT_MIN_DISTANCE the slab's direction is too noisy to certify
         // anything, and parry's answer (within TOL there) is the check.
-        let cert = if d.distance >= CERT_MIN_DISTANCE {
-            d.distance as f64 - certified_lower_bound(&a, &b, &d)
-        } else {
-            0.0
-        };
+        let cert =
+            if d.distance >= CERT_MIN_DISTANCE { d.distance as f64 - certified_lower_bound(&a, &b, &d) } else { 0.0 };
         rep.vs_parry = rep.vs_parry.max((d.distance - pd).abs());
         if pd > 0.0 {
             rep.vs_parry_short = rep.vs_parry_short.max(pd - d.distance);
@@ -225,7 +225,8 @@ fn run<A: ToParry, B: ToParry>(
         rep.on_a = rep.on_a.max(ea);
         rep.on_b = rep.on_b.max(eb);
         rep.gap = rep.gap.max(eg);
-        let mut bad = !(d.distance >= 0.0) || ea > TOL || eb > TOL || eg > TOL || cert > CERT_TOL as f64;
+        let mut bad =
+            d.distance.is_nan() || d.distance < 0.0 || ea > TOL || eb > TOL || eg > TOL || cert > CERT_TOL as f64;
         if pd == 0.0 && d.distance > TOL {
             // parry calls them intersecting (its GJK stops within a tolerance
             // of contact) and has no points: the slab must prove them apart.
@@ -307,19 +308,37 @@ const MAXDIFF_TRIANGLE_TRIANGLE: Parry = GJK;
 #[test]
 fn distance_sphere_sphere_vs_parry() {
     let p = pl(SPREAD_SPHERE_SPHERE);
-    run("distance_sphere_sphere", 100, |r| (gen::sphere(r, &p), gen::sphere(r, &p)), distance_sphere_sphere, MAXDIFF_SPHERE_SPHERE);
+    run(
+        "distance_sphere_sphere",
+        100,
+        |r| (gen::sphere(r, &p), gen::sphere(r, &p)),
+        distance_sphere_sphere,
+        MAXDIFF_SPHERE_SPHERE,
+    );
 }
 
 #[test]
 fn distance_sphere_capsule_vs_parry() {
     let p = pl(SPREAD_SPHERE_CAPSULE);
-    run("distance_sphere_capsule", 101, |r| (gen::sphere(r, &p), gen::capsule(r, &p)), distance_sphere_capsule, MAXDIFF_SPHERE_CAPSULE);
+    run(
+        "distance_sphere_capsule",
+        101,
+        |r| (gen::sphere(r, &p), gen::capsule(r, &p)),
+        distance_sphere_capsule,
+        MAXDIFF_SPHERE_CAPSULE,
+    );
 }
 
 #[test]
 fn distance_sphere_aabb_vs_parry() {
     let p = pl(SPREAD_SPHERE_AABB);
-    run("distance_sphere_aabb", 102, |r| (gen::sphere(r, &p), gen::aabb(r, &p)), distance_sphere_aabb, MAXDIFF_SPHERE_AABB);
+    run(
+        "distance_sphere_aabb",
+        102,
+        |r| (gen::sphere(r, &p), gen::aabb(r, &p)),
+        distance_sphere_aabb,
+        MAXDIFF_SPHERE_AABB,
+    );
 }
 
 #[test]
@@ -331,31 +350,61 @@ fn distance_sphere_obb_vs_parry() {
 #[test]
 fn distance_sphere_triangle_vs_parry() {
     let p = pl(SPREAD_SPHERE_TRIANGLE);
-    run("distance_sphere_triangle", 104, |r| (gen::sphere(r, &p), gen::triangle(r, &p)), distance_sphere_triangle, MAXDIFF_SPHERE_TRIANGLE);
+    run(
+        "distance_sphere_triangle",
+        104,
+        |r| (gen::sphere(r, &p), gen::triangle(r, &p)),
+        distance_sphere_triangle,
+        MAXDIFF_SPHERE_TRIANGLE,
+    );
 }
 
 #[test]
 fn distance_capsule_capsule_vs_parry() {
     let p = pl(SPREAD_CAPSULE_CAPSULE);
-    run("distance_capsule_capsule", 105, |r| (gen::capsule(r, &p), gen::capsule(r, &p)), distance_capsule_capsule, MAXDIFF_CAPSULE_CAPSULE);
+    run(
+        "distance_capsule_capsule",
+        105,
+        |r| (gen::capsule(r, &p), gen::capsule(r, &p)),
+        distance_capsule_capsule,
+        MAXDIFF_CAPSULE_CAPSULE,
+    );
 }
 
 #[test]
 fn distance_capsule_aabb_vs_parry() {
     let p = pl(SPREAD_CAPSULE_AABB);
-    run("distance_capsule_aabb", 106, |r| (gen::capsule(r, &p), gen::aabb(r, &p)), distance_capsule_aabb, MAXDIFF_CAPSULE_AABB);
+    run(
+        "distance_capsule_aabb",
+        106,
+        |r| (gen::capsule(r, &p), gen::aabb(r, &p)),
+        distance_capsule_aabb,
+        MAXDIFF_CAPSULE_AABB,
+    );
 }
 
 #[test]
 fn distance_capsule_obb_vs_parry() {
     let p = pl(SPREAD_CAPSULE_OBB);
-    run("distance_capsule_obb", 107, |r| (gen::capsule(r, &p), gen::obb(r, &p)), distance_capsule_obb, MAXDIFF_CAPSULE_OBB);
+    run(
+        "distance_capsule_obb",
+        107,
+        |r| (gen::capsule(r, &p), gen::obb(r, &p)),
+        distance_capsule_obb,
+        MAXDIFF_CAPSULE_OBB,
+    );
 }
 
 #[test]
 fn distance_capsule_triangle_vs_parry() {
     let p = pl(SPREAD_CAPSULE_TRIANGLE);
-    run("distance_capsule_triangle", 108, |r| (gen::capsule(r, &p), gen::triangle(r, &p)), distance_capsule_triangle, MAXDIFF_CAPSULE_TRIANGLE);
+    run(
+        "distance_capsule_triangle",
+        108,
+        |r| (gen::capsule(r, &p), gen::triangle(r, &p)),
+        distance_capsule_triangle,
+        MAXDIFF_CAPSULE_TRIANGLE,
+    );
 }
 
 #[test]
@@ -379,13 +428,25 @@ fn distance_obb_obb_vs_parry() {
 #[test]
 fn distance_aabb_triangle_vs_parry() {
     let p = pl(SPREAD_AABB_TRIANGLE);
-    run("distance_aabb_triangle", 112, |r| (gen::aabb(r, &p), gen::triangle(r, &p)), distance_aabb_triangle, MAXDIFF_AABB_TRIANGLE);
+    run(
+        "distance_aabb_triangle",
+        112,
+        |r| (gen::aabb(r, &p), gen::triangle(r, &p)),
+        distance_aabb_triangle,
+        MAXDIFF_AABB_TRIANGLE,
+    );
 }
 
 #[test]
 fn distance_obb_triangle_vs_parry() {
     let p = pl(SPREAD_OBB_TRIANGLE);
-    run("distance_obb_triangle", 113, |r| (gen::obb(r, &p), gen::triangle(r, &p)), distance_obb_triangle, MAXDIFF_OBB_TRIANGLE);
+    run(
+        "distance_obb_triangle",
+        113,
+        |r| (gen::obb(r, &p), gen::triangle(r, &p)),
+        distance_obb_triangle,
+        MAXDIFF_OBB_TRIANGLE,
+    );
 }
 
 #[test]
@@ -423,7 +484,13 @@ fn touching_shapes_are_at_distance_zero() {
     let s = Sphere::new(Point::origin(), 1.0);
     let b = unit_box(Point::new(2.0, 0.3, -0.2));
     check(&s, &b, distance_sphere_aabb(&s, &b), 0.0, 1e-6);
-    check(&s, &Sphere::new(Point::new(0.0, 3.0, 0.0), 2.0), distance_sphere_sphere(&s, &Sphere::new(Point::new(0.0, 3.0, 0.0), 2.0)), 0.0, 1e-6);
+    check(
+        &s,
+        &Sphere::new(Point::new(0.0, 3.0, 0.0), 2.0),
+        distance_sphere_sphere(&s, &Sphere::new(Point::new(0.0, 3.0, 0.0), 2.0)),
+        0.0,
+        1e-6,
+    );
     // Boxes sharing a face, an edge, a corner.
     let a = unit_box(Point::origin());
     for c in [Point::new(2.0, 0.5, 0.5), Point::new(2.0, 2.0, 0.0), Point::new(2.0, 2.0, 2.0)] {
@@ -484,7 +551,7 @@ fn degenerate_triangles_and_zero_size_boxes() {
     check(&s, &seg, distance_sphere_triangle(&s, &seg), 1.0, 1e-6);
     let c = Capsule::new(Point::new(2.0, 0.0, -1.0), Point::new(2.0, 0.0, 1.0), 0.5);
     check(&c, &seg, distance_capsule_triangle(&c, &seg), 0.0, 1e-6); // crossing segments
-    // Zero-size boxes are points.
+                                                                     // Zero-size boxes are points.
     let p = Aabb::try_from_center(Point::new(3.0, 0.0, 0.0), Vector::zeros()).unwrap();
     let q = Obb::new(Point::new(0.0, 0.0, 4.0), Rotation::identity(), Vector::zeros());
     check(&a, &p, distance_aabb_aabb(&a, &p), 2.0, 1e-6);
@@ -517,8 +584,20 @@ fn one_shape_inside_the_other() {
     }
     let c = Capsule::new(Point::new(-0.1, 0.0, 0.0), Point::new(0.1, 0.0, 0.0), 0.05);
     check(&c, &big, distance_capsule_obb(&c, &big), 0.0, 1e-6);
-    check(&c, &Sphere::new(Point::origin(), 5.0), distance_capsule_capsule(&c, &Capsule::new(Point::origin(), Point::origin(), 5.0)), 0.0, 1e-6);
-    check(&Sphere::new(Point::origin(), 5.0), &c, distance_sphere_capsule(&Sphere::new(Point::origin(), 5.0), &c), 0.0, 1e-6);
+    check(
+        &c,
+        &Sphere::new(Point::origin(), 5.0),
+        distance_capsule_capsule(&c, &Capsule::new(Point::origin(), Point::origin(), 5.0)),
+        0.0,
+        1e-6,
+    );
+    check(
+        &Sphere::new(Point::origin(), 5.0),
+        &c,
+        distance_sphere_capsule(&Sphere::new(Point::origin(), 5.0), &c),
+        0.0,
+        1e-6,
+    );
 }
 
 fn gen_rotation(seed: u64) -> Rotation {
@@ -534,7 +613,11 @@ fn check_far<A: ToParry, B: ToParry>(a: &A, b: &B, d: ShapeDistance, tol: Real) 
     assert!(ea <= tol && eb <= tol && eg <= tol, "conventions {ea:e} {eb:e} {eg:e}: {d:?} {a:?} {b:?}");
     let cert = d.distance as f64 - certified_lower_bound(a, b, &d);
     assert!(cert <= tol as f64, "certificate off by {cert:e}: {d:?} {a:?} {b:?}");
-    assert!(d.distance <= pd + tol && d.distance >= pd * (1.0 - 5e-3) - tol, "{} vs parry {pd}: {a:?} {b:?}", d.distance);
+    assert!(
+        d.distance <= pd + tol && d.distance >= pd * (1.0 - 5e-3) - tol,
+        "{} vs parry {pd}: {a:?} {b:?}",
+        d.distance
+    );
 }
 
 /// Every pair about 1e3 apart, placed near `(1e3, -5e2, 2e2)` and the origin:
