@@ -2,7 +2,9 @@
 //!
 //! - shapes: [`Aabb`], [`Sphere`], [`Obb`], [`Capsule`], [`Triangle`], [`Plane`],
 //!   each validated at construction (`try_new` returns a [`ShapeError`]);
-//! - `closest_point_*` / `distance_*`: point queries;
+//! - `closest_point_*` / `distance_point_*`: point queries;
+//! - `distance_*` between two shapes: [`ShapeDistance`], the distance and a
+//!   closest pair (0 and a common point when they overlap);
 //! - `intersects_*`: boolean overlap, inclusive (touching shapes intersect);
 //! - `contact_*`: [`Contact`] with a unit normal from A to B and `depth >= 0`;
 //! - `cast_ray_*`: [`Ray`] casts returning a [`RayHit`];
@@ -27,6 +29,7 @@
 mod cast;
 mod closest;
 mod contact;
+mod distance;
 mod error;
 #[cfg(feature = "glam")]
 pub mod glam_convert;
@@ -44,15 +47,21 @@ pub use cast::{
 };
 pub use closest::{
     closest_point_aabb, closest_point_obb, closest_point_segment, closest_point_sphere, closest_point_triangle,
-    closest_points_segment_aabb, closest_points_segment_obb, closest_points_segment_segment, distance_point_aabb,
-    distance_point_obb, distance_point_segment, distance_point_sphere, distance_point_triangle,
-    distance_squared_point_aabb, ClosestPoints,
+    closest_points_segment_aabb, closest_points_segment_obb, closest_points_segment_segment,
+    closest_points_segment_triangle, distance_point_aabb, distance_point_obb, distance_point_segment,
+    distance_point_sphere, distance_point_triangle, distance_squared_point_aabb, ClosestPoints,
 };
 pub use contact::{
     contact_capsule_capsule, contact_capsule_obb, contact_capsule_triangle, contact_manifold_obb_obb, contact_obb_obb,
     contact_obb_triangle, contact_sphere_aabb, contact_sphere_capsule, contact_sphere_obb, contact_sphere_sphere,
     contact_sphere_triangle, contact_triangle_triangle, intersects_triangle_triangle, Contact, ContactManifold,
     ManifoldPoint,
+};
+pub use distance::{
+    distance_aabb_aabb, distance_aabb_obb, distance_aabb_triangle, distance_capsule_aabb, distance_capsule_capsule,
+    distance_capsule_obb, distance_capsule_triangle, distance_obb_obb, distance_obb_triangle, distance_sphere_aabb,
+    distance_sphere_capsule, distance_sphere_obb, distance_sphere_sphere, distance_sphere_triangle,
+    distance_triangle_triangle, ShapeDistance,
 };
 pub use error::ShapeError;
 pub use intersect::{

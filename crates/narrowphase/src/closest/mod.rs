@@ -4,6 +4,7 @@ mod aabb;
 mod obb;
 mod segment;
 mod segment_box;
+mod segment_triangle;
 mod sphere;
 mod triangle;
 
@@ -12,6 +13,8 @@ pub use obb::{closest_point_obb, distance_point_obb};
 pub use segment::{closest_point_segment, closest_points_segment_segment, distance_point_segment};
 pub(crate) use segment_box::closest_points_segment_box_local;
 pub use segment_box::{closest_points_segment_aabb, closest_points_segment_obb};
+pub use segment_triangle::closest_points_segment_triangle;
+pub(crate) use segment_triangle::closest_points_segment_triangle_boundary;
 pub use sphere::{closest_point_sphere, distance_point_sphere};
 pub(crate) use triangle::face_normal;
 pub use triangle::{closest_point_triangle, distance_point_triangle};

@@ -2,7 +2,7 @@
 
 use super::Contact;
 use crate::cast::{cast_ray_triangle, Ray};
-use crate::closest::{closest_point_triangle, closest_points_segment_segment, ClosestPoints};
+use crate::closest::{closest_points_segment_triangle_boundary, ClosestPoints};
 use crate::math::{Point, Real, UnitVector, Vector};
 use crate::shape::{Capsule, Triangle};
 
@@ -27,7 +27,7 @@ pub fn contact_capsule_triangle(capsule: &Capsule, tri: &Triangle) -> Option<Con
     // A crossing segment's closest points are the crossing, which the
     // feature pairs below do not list: test it first.
     let crossing = crosses(&p, &q, tri);
-    let (s, t) = closest_segment_triangle(&p, &q, tri);
+    let ClosestPoints { point_a: s, point_b: t } = closest_points_segment_triangle_boundary(&p, &q, tri);
     let gap = t - s;
     let dist2 = gap.norm_squared();
     if !crossing && dist2 > r * r {
@@ -56,28 +56,6 @@ pub fn contact_capsule_triangle(capsule: &Capsule, tri: &Triangle) -> Option<Con
 /// True when the segment `[p, q]` crosses the triangle (watertight ray test).
 fn crosses(p: &Point, q: &Point, tri: &Triangle) -> bool {
     Ray::try_new(*p, q - p, 1.0).is_ok_and(|ray| cast_ray_triangle(&ray, tri).is_some())
-}
-
-/// The closest pair `(on_segment, on_triangle)` of a segment that does not
-/// cross the triangle: the best of the endpoints' projections and the
-/// segment against each edge.
-fn closest_segment_triangle(p: &Point, q: &Point, tri: &Triangle) -> (Point, Point) {
-    let mut best = (*p, closest_point_triangle(p, tri));
-    let mut best_d = (best.1 - best.0).norm_squared();
-    let mut take = |s: Point, t: Point| {
-        let d = (t - s).norm_squared();
-        if d < best_d {
-            best_d = d;
-            best = (s, t);
-        }
-    };
-    take(*q, closest_point_triangle(q, tri));
-    let [a, b, c] = tri.vertices();
-    for (e0, e1) in [(a, b), (b, c), (c, a)] {
-        let ClosestPoints { point_a: s, point_b: t } = closest_points_segment_segment(p, q, &e0, &e1);
-        take(s, t);
-    }
-    best
 }
 
 /// The axis of least overlap between the segment `[p, q]` and the triangle

@@ -1,0 +1,61 @@
+//! Closest points between a segment and a triangle.
+
+use super::{closest_point_triangle, closest_points_segment_segment, ClosestPoints};
+use crate::cast::{Ray, WatertightRay};
+use crate::math::Point;
+use crate::shape::Triangle;
+
+/// The closest points between the segment `[a, b]` and the triangle (a
+/// surface), `point_a` on the segment and `point_b` on the triangle.
+///
+/// - A segment that crosses the triangle (the watertight ray test of
+///   [`cast_ray_triangle`](crate::cast_ray_triangle) from `a` along `b - a`,
+///   `toi` in `[0, 1]`) returns the crossing point twice (distance 0).
+/// - Otherwise the squared distance `|x(s) - y|^2` is convex on the product
+///   of segment and triangle, and a minimiser can be taken on its boundary:
+///   at an interior pair with a positive gap, the gap is normal to the
+///   triangle and to the segment, so the segment is parallel to the plane and
+///   sliding along it keeps the distance until an endpoint or a triangle edge
+///   is reached. The candidates are the segment's endpoints against the
+///   triangle and the segment against each triangle edge
+///   ([`closest_points_segment_segment`]); the least of the five is returned.
+/// - Degenerate cases: a zero-length segment is its point; a degenerate
+///   triangle (its crossing test misses) is the segment or point it collapses
+///   to, which its edges cover; a segment lying in the triangle's plane (its
+///   crossing test misses too) and overlapping it crosses an edge or has an
+///   endpoint inside, at distance 0 up to rounding.
+#[must_use]
+pub fn closest_points_segment_triangle(a: &Point, b: &Point, tri: &Triangle) -> ClosestPoints {
+    if let Ok(ray) = Ray::try_new(*a, b - a, 1.0) {
+        if let Some(toi) = WatertightRay::new(&ray).toi(&tri.vertices(), 1.0) {
+            let x = a + (b - a) * toi;
+            return ClosestPoints { point_a: x, point_b: x };
+        }
+    }
+    closest_points_segment_triangle_boundary(a, b, tri)
+}
+
+/// The closest pair between the segment `[p, q]` and the triangle's
+/// boundary features, exact for a segment that does not cross the triangle:
+/// the better of the endpoints projected onto the triangle and the segment
+/// against each edge (the minimum of the convex distance lies on one of
+/// them). A crossing segment gets a pair on an edge or endpoint instead of
+/// the crossing.
+#[must_use]
+pub(crate) fn closest_points_segment_triangle_boundary(p: &Point, q: &Point, tri: &Triangle) -> ClosestPoints {
+    let mut best = ClosestPoints { point_a: *p, point_b: closest_point_triangle(p, tri) };
+    let mut best_d = (best.point_b - best.point_a).norm_squared();
+    let mut take = |c: ClosestPoints| {
+        let d = (c.point_b - c.point_a).norm_squared();
+        if d < best_d {
+            best_d = d;
+            best = c;
+        }
+    };
+    take(ClosestPoints { point_a: *q, point_b: closest_point_triangle(q, tri) });
+    let [a, b, c] = tri.vertices();
+    for (e0, e1) in [(a, b), (b, c), (c, a)] {
+        take(closest_points_segment_segment(p, q, &e0, &e1));
+    }
+    best
+}

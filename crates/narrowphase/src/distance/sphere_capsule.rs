@@ -1,0 +1,19 @@
+//! Distance between a sphere and a capsule.
+
+use super::{from_cores, ShapeDistance};
+use crate::closest::closest_point_segment;
+use crate::shape::{Capsule, Sphere};
+
+/// The distance between sphere A and capsule B and their closest points:
+/// the centre against the capsule's segment ([`closest_point_segment`]),
+/// minus both radii, clamped to 0.
+///
+/// - Overlapping: distance 0 at a point of the line from the centre to its
+///   closest segment point, inside both (see [`ShapeDistance`]).
+/// - A zero-length capsule is a sphere.
+#[inline]
+#[must_use]
+pub fn distance_sphere_capsule(a: &Sphere, b: &Capsule) -> ShapeDistance {
+    let t = closest_point_segment(a.center(), b.a(), b.b());
+    from_cores(*a.center(), a.radius(), t, b.radius())
+}
