@@ -370,6 +370,34 @@ mod serde_round_trip {
         assert!(lengths.contains("generations"), "{lengths}");
     }
 
+    /// A tree whose nodes were tampered with is refused (its structure is
+    /// validated on load): a broken parent link, a child out of range, an
+    /// internal box that is not its children's union, a negative margin, a
+    /// root with no nodes.
+    #[test]
+    fn tampered_tree_nodes_are_refused() {
+        let tree = build_tree(50, 23);
+        let good = serde_json::to_value(&tree).expect("serialize");
+        let restored: DynamicTree<u32> = serde_json::from_value(good.clone()).expect("untampered");
+        restored.validate().expect("valid");
+        let tamper = |f: &dyn Fn(&mut serde_json::Value)| {
+            let mut v = good.clone();
+            f(&mut v);
+            serde_json::from_value::<DynamicTree<u32>>(v).map(|_| ()).expect_err("tampered tree accepted").to_string()
+        };
+        // Slot 2 is the first child of the root (pair 1).
+        let parent = tamper(&|v| v["nodes"][1][0]["parent"] = 7.into());
+        assert!(parent.contains("parent link"), "{parent}");
+        let child = tamper(&|v| v["nodes"][0][0]["child"] = 10_000.into());
+        assert!(child.contains("out of range"), "{child}");
+        let union = tamper(&|v| v["nodes"][0][0]["aabb"]["max"][0] = 1.0e6.into());
+        assert!(union.contains("union"), "{union}");
+        let margin = tamper(&|v| v["options"]["margin"] = (-1.0).into());
+        assert!(margin.contains("margin"), "{margin}");
+        let empty = tamper(&|v| v["nodes"] = serde_json::json!([]));
+        assert!(!empty.is_empty());
+    }
+
     #[test]
     fn proxy_ids_and_options_round_trip() {
         let id = ProxyId::new(7, 3);

@@ -33,6 +33,11 @@ impl DynamicSet {
         self.tree.len()
     }
 
+    /// The collider slot of a live proxy and its fat box; `None` for a stale id.
+    pub(crate) fn entry(&self, id: ProxyId) -> Option<(u32, Aabb)> {
+        Some((*self.tree.get(id)?, self.tree.fat_aabb(id)?))
+    }
+
     pub(crate) fn visit_overlaps(&self, aabb: &Aabb, mut f: impl FnMut(u32) -> ControlFlow<()>) -> ControlFlow<()> {
         self.tree.visit_overlaps(aabb, |id| match self.tree.get(id) {
             Some(&slot) => f(slot),

@@ -36,6 +36,7 @@ use crate::static_set::StaticSet;
 /// ```
 #[derive(Clone, Debug, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(try_from = "StoredScene"))]
 pub struct Scene {
     /// The colliders by slot, with a generation per slot (bumped on removal)
     /// and the free list's order, both part of a snapshot.
@@ -46,6 +47,37 @@ pub struct Scene {
     inserted_since_rebuild: usize,
     /// Dynamic colliders at that rebuild.
     dynamic_at_rebuild: usize,
+}
+
+/// A [`Scene`] as a payload holds it, before validation: accepted only if
+/// [`Scene::validate`] passes (every collider in its kind's tree, named back
+/// by it, its box and shape consistent with its description), so a corrupt
+/// snapshot is an error, never a scene that answers wrongly.
+#[cfg(feature = "serde")]
+#[derive(serde::Deserialize)]
+struct StoredScene {
+    colliders: Slots<Collider>,
+    static_set: StaticSet,
+    dynamic_set: DynamicSet,
+    inserted_since_rebuild: usize,
+    dynamic_at_rebuild: usize,
+}
+
+#[cfg(feature = "serde")]
+impl TryFrom<StoredScene> for Scene {
+    type Error = String;
+
+    fn try_from(s: StoredScene) -> Result<Self, String> {
+        let scene = Self {
+            colliders: s.colliders,
+            static_set: s.static_set,
+            dynamic_set: s.dynamic_set,
+            inserted_since_rebuild: s.inserted_since_rebuild,
+            dynamic_at_rebuild: s.dynamic_at_rebuild,
+        };
+        scene.validate().map_err(|e| format!("invalid scene: {}", e.0))?;
+        Ok(scene)
+    }
 }
 
 impl Scene {
@@ -341,6 +373,33 @@ impl Scene {
         });
         if kinds != (s, d) {
             return Err(ValidationError(format!("trees hold {s} + {d} proxies for {kinds:?} colliders")));
+        }
+        // Each collider: its tree entry names it back and holds its box; its
+        // placed shape is its description at its pose.
+        for (slot, c) in self.colliders.iter() {
+            let fail = |what: &str| Err(ValidationError(format!("collider {slot}: {what}")));
+            let (back, stored) = match c.key {
+                TreeKey::Static(pos) => self.static_set.entry(pos),
+                TreeKey::Dynamic(id) => self.dynamic_set.entry(id),
+            }
+            .map_or((u32::MAX, c.aabb), |e| e);
+            if back != slot {
+                return fail("its tree entry names another collider or none");
+            }
+            if !stored.contains_aabb(&c.aabb) {
+                return fail("its tree box does not contain its box");
+            }
+            let kind_matches = matches!(
+                (c.key, c.desc.kind),
+                (TreeKey::Static(_), BodyKind::Static) | (TreeKey::Dynamic(_), BodyKind::Dynamic)
+            );
+            if !kind_matches {
+                return fail("it is in the other kind's tree");
+            }
+            match c.desc.shape.placed(&c.desc.pose) {
+                Ok(world) if world.aabb() == c.aabb => {}
+                _ => return fail("its shape and box disagree with its description and pose"),
+            }
         }
         Ok(SceneTreeStats { statics, dynamics })
     }

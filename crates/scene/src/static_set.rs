@@ -65,6 +65,11 @@ impl StaticSet {
         self.slots.get(pos).copied()
     }
 
+    /// The collider slot and box at `pos`; `None` out of range.
+    pub(crate) fn entry(&self, pos: u32) -> Option<(u32, Aabb)> {
+        Some((*self.slots.get(pos as usize)?, *self.aabbs.get(pos as usize)?))
+    }
+
     /// Replaces the box at `pos` (the collider's shape or pose changed).
     pub(crate) fn update(&mut self, pos: u32, aabb: Aabb) {
         self.aabbs[pos as usize] = aabb;

@@ -279,6 +279,46 @@ mod serde_round_trip {
         }
     }
 
+    /// A snapshot whose colliders disagree with the trees is refused: a
+    /// collider whose box was moved without its tree entry, a pose that no
+    /// longer gives its box, a tree entry that names another collider.
+    #[test]
+    fn tampered_colliders_and_trees_are_rejected() {
+        let (scene, dynamic, _) = world(30, 35);
+        let json: serde_json::Value = serde_json::to_value(&scene).expect("serialize");
+        let load = |v: &serde_json::Value| serde_json::from_value::<Scene>(v.clone());
+        assert!(load(&json).is_ok(), "the untouched snapshot loads");
+        let slot = dynamic[3].index() as usize;
+        let collider =
+            |v: &mut serde_json::Value| -> serde_json::Value { v["colliders"]["entries"][slot]["Occupied"].take() };
+        let tampered = |edit: &dyn Fn(&mut serde_json::Value)| {
+            let mut v = json.clone();
+            edit(&mut v);
+            load(&v).expect_err("a tampered snapshot must be refused").to_string()
+        };
+        // The collider's cached box moved far away (its tree box no longer contains it).
+        let moved = tampered(&|v| {
+            let mut c = collider(v);
+            c["aabb"]["min"][0] = 1.0e5.into();
+            c["aabb"]["max"][0] = 1.0e5.into();
+            v["colliders"]["entries"][slot]["Occupied"] = c;
+        });
+        assert!(moved.contains("collider"), "{moved}");
+        // The pose moved but not the cached shape and box.
+        let pose = tampered(&|v| {
+            let mut c = collider(v);
+            let t = &mut c["desc"]["pose"]["translation"];
+            let x = t[0].as_f64().or_else(|| t["vector"][0].as_f64()).unwrap_or(0.0);
+            if t[0].is_number() {
+                t[0] = (x + 50.0).into();
+            } else {
+                t["vector"][0] = (x + 50.0).into();
+            }
+            v["colliders"]["entries"][slot]["Occupied"] = c;
+        });
+        assert!(pose.contains("disagree"), "{pose}");
+    }
+
     /// Meshes are not serializable (their BVH is not): a clear error, no panic.
     #[test]
     fn mesh_colliders_fail_to_serialize_cleanly() {

@@ -112,6 +112,7 @@ pub(crate) fn fat_box(options: &DynamicTreeOptions, aabb: &Aabb, displacement: &
 /// ```
 #[derive(Clone, Debug)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(try_from = "Stored<T>"))]
 pub struct DynamicTree<T = ()> {
     /// Node slots, two per pair: slot `s` is `nodes[s / 2].0[s % 2]`.
     nodes: Vec<NodePair>,
@@ -124,6 +125,44 @@ pub struct DynamicTree<T = ()> {
     /// The proxies (a `Slots` slot map): slot index = leaf key, with generations.
     leaves: Slots<Leaf<T>>,
     options: DynamicTreeOptions,
+}
+
+/// A [`DynamicTree`] as a payload holds it, before validation: deserialized
+/// into this, then accepted only if [`DynamicTree::validate`](BroadPhase::validate)
+/// passes and the options are valid, so a corrupt payload (a broken parent
+/// link, a box that does not contain its children, an index out of range)
+/// is an error, never a tree that answers wrongly or panics later.
+#[cfg(feature = "serde")]
+#[derive(serde::Deserialize)]
+struct Stored<T> {
+    nodes: Vec<NodePair>,
+    free_pair: u32,
+    free_pairs: u32,
+    has_root: bool,
+    leaves: Slots<Leaf<T>>,
+    options: DynamicTreeOptions,
+}
+
+#[cfg(feature = "serde")]
+impl<T> TryFrom<Stored<T>> for DynamicTree<T> {
+    type Error = String;
+
+    fn try_from(s: Stored<T>) -> Result<Self, String> {
+        check_options(&s.options).map_err(|e| e.to_string())?;
+        if s.has_root && s.nodes.is_empty() {
+            return Err("a root but no nodes".into());
+        }
+        let tree = Self {
+            nodes: s.nodes,
+            free_pair: s.free_pair,
+            free_pairs: s.free_pairs,
+            has_root: s.has_root,
+            leaves: s.leaves,
+            options: s.options,
+        };
+        tree.validate_impl().map_err(|e| format!("invalid dynamic tree: {}", e.0))?;
+        Ok(tree)
+    }
 }
 
 impl<T> Default for DynamicTree<T> {
