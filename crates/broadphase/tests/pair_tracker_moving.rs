@@ -193,7 +193,7 @@ fn larger_world_with_bursts_against_brute_force() {
 
 #[test]
 fn dense_world_against_brute_force() {
-    // Enough pairs (> 8,192) for the parallel update to merge in slices.
+    // A dense world: many persistent pairs per proxy, most kept by the merge.
     let most = run(7, 4_000, 12, 1.5);
-    assert!(most > 8_192, "only {most} pairs: the sliced merge was not exercised");
+    assert!(most > 8_192, "only {most} pairs: the world is not dense");
 }

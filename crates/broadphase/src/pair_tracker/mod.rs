@@ -164,10 +164,8 @@ pub struct PairTracker<T = ()> {
     scratch: Vec<Pair>,
     queries: Vec<(u32, u32)>,
     events: Vec<PairEvent>,
-    /// Per-slice output of the parallel update's queries, and of its merge
-    /// (next pairs, exact pairs, events).
+    /// Per-slice output of the parallel update's queries.
     chunks: Vec<Vec<Pair>>,
-    merges: Vec<(Vec<Pair>, Vec<Pair>, Vec<PairEvent>)>,
     stats: UpdateStats,
 }
 
@@ -206,7 +204,6 @@ impl<T> PairTracker<T> {
             queries: Vec::new(),
             events: Vec::new(),
             chunks: Vec::new(),
-            merges: Vec::new(),
             stats: UpdateStats::default(),
         }
     }
@@ -560,13 +557,6 @@ impl<T> PairTracker<T> {
             + self.queries.capacity() * 8
             + self.events.capacity() * core::mem::size_of::<PairEvent>()
             + self.chunks.iter().map(|o| o.capacity() * pair).sum::<usize>()
-            + self
-                .merges
-                .iter()
-                .map(|(n, x, e)| {
-                    (n.capacity() + x.capacity()) * pair + e.capacity() * core::mem::size_of::<PairEvent>()
-                })
-                .sum::<usize>()
     }
 
     /// [`memory_bytes`](Self::memory_bytes) per live proxy (0 when empty).

@@ -108,14 +108,13 @@ const PAR_CHUNKS: usize = 16;
 /// Below this many queries the parallel update queries sequentially.
 #[cfg(feature = "parallel")]
 const PAR_MIN_QUERIES: usize = 256;
-/// Below this many pairs the parallel update merges sequentially.
-#[cfg(feature = "parallel")]
-const PAR_MIN_PAIRS: usize = 8192;
 
 #[cfg(feature = "parallel")]
 impl<T: Sync> PairTracker<T> {
     /// [`update`](Self::update), with the queries of the changed proxies run
-    /// on rayon's pool: the pool of the caller's
+    /// on rayon's pool (a merge cut into slices was tried and dropped: on
+    /// ~40k pairs its extra copies cost more than the second core saved):
+    /// the pool of the caller's
     /// [`ThreadPool::install`](rayon::ThreadPool::install) if there is one,
     /// the global pool otherwise (the tree upkeep, sort and merge stay
     /// sequential). Same events, in the same order, for any number of
@@ -141,7 +140,7 @@ impl<T: Sync> PairTracker<T> {
             for &(_, change) in queries {
                 view.query(change as usize, &mut keep, found);
             }
-            return self.finish_parallel();
+            return self.finish();
         }
         if chunks.len() != PAR_CHUNKS {
             chunks.resize_with(PAR_CHUNKS, Vec::new);
@@ -158,66 +157,7 @@ impl<T: Sync> PairTracker<T> {
         for out in chunks.iter() {
             found.extend_from_slice(out);
         }
-        self.finish_parallel()
-    }
-
-    /// [`finish`](Self::finish) with the merge cut into slices of the old
-    /// pair set (and the found pairs of the same key ranges), merged on
-    /// rayon's pool and concatenated in order: the same set and events.
-    fn finish_parallel(&mut self) -> &[PairEvent] {
-        use rayon::prelude::*;
-        if self.pairs.len() < PAR_MIN_PAIRS {
-            return self.finish();
-        }
-        self.stats.found = self.found.len();
-        sort_pairs(&mut self.found, &mut self.scratch);
-        if self.merges.len() != PAR_CHUNKS {
-            self.merges.resize_with(PAR_CHUNKS, Default::default);
-        }
-        let Self {
-            proxies,
-            records,
-            changes,
-            epoch,
-            dynamic,
-            fixed,
-            pairs,
-            exact,
-            found,
-            next_pairs,
-            events,
-            merges,
-            ..
-        } = self;
-        let view = View { proxies, records, changes, epoch: *epoch, dynamic, fixed };
-        let (old, found) = (&pairs[..], &found[..]);
-        let per = old.len().div_ceil(PAR_CHUNKS);
-        // Slice `c` holds the old pairs `c * per..` and the found pairs whose
-        // key lies in `[bound(c), bound(c + 1))`: a found pair equal in key to
-        // an old one is merged beside it.
-        let bound = |c: usize| match c {
-            0 => 0,
-            _ if c * per < old.len() => pair_key(&old[c * per]),
-            _ => u64::MAX,
-        };
-        let found_at = |c: usize| found.partition_point(|f| pair_key(f) < bound(c));
-        merges.par_iter_mut().enumerate().for_each(|(c, (next, exact, events))| {
-            let old = &old[(c * per).min(old.len())..((c + 1) * per).min(old.len())];
-            let found = &found[found_at(c)..if c + 1 == PAR_CHUNKS { found.len() } else { found_at(c + 1) }];
-            merge(&view, old, found, next, exact, events);
-        });
-        next_pairs.clear();
-        exact.clear();
-        events.clear();
-        for (n, x, e) in merges.iter() {
-            next_pairs.extend_from_slice(n);
-            exact.extend_from_slice(x);
-            events.extend_from_slice(e);
-        }
-        core::mem::swap(&mut self.pairs, &mut self.next_pairs);
-        self.changes.clear();
-        self.advance_epoch();
-        &self.events
+        self.finish()
     }
 }
 
