@@ -518,7 +518,10 @@ fn check_ray_surface(
     // A distance error `tol` across the plane moves the crossing along the
     // ray by `tol |n| / |n . d|` (the angle makes toi ill-conditioned).
     let slack = slack.max(tol * n.norm() / denom.abs());
-    if t > slack && t < ray.max_toi() as f64 - slack && inner(&q) < -tol {
+    // A toi is an f32: a ray reaches `min(max_toi, f32::MAX)` (a crossing
+    // further away, in units of a tiny direction, is out of its reach).
+    let reach = (ray.max_toi() as f64).min(f32::MAX as f64);
+    if t > slack && t < reach - slack && inner(&q) < -tol {
         let Some(h) = hit else { panic!("{what}: missed a crossing at toi {t}") };
         assert!((h.toi as f64 - t).abs() <= slack, "{what}: toi {} but the crossing is at {t}", h.toi);
     }

@@ -8,6 +8,9 @@ use crate::math::{is_finite_point, is_finite_vec, normalize_any, Point, Real, Un
 /// `dir` is not normalised: `toi` is measured in multiples of `dir`, so with
 /// a unit `dir` it is a distance. Invariant: finite origin, finite non-zero
 /// `dir`, `max_toi >= 0` (may be `+inf` for an unbounded ray, never NaN).
+/// A hit's `toi` is an `f32`, so a ray reaches `toi <= min(max_toi,
+/// f32::MAX)`: with a tiny `dir` (say `1e-40`) a surface at distance 1 is
+/// `1e40` multiples of `dir` away, out of its reach, and is not reported.
 ///
 /// ```
 /// use proxima_narrowphase::{Point, Ray, Vector, ShapeError};
