@@ -414,3 +414,24 @@ fn b21_grazing_ray_hits_the_plane_on_it() {
     let tol = 1e-5 * (1.0 + 145.66895);
     assert!(off.abs() <= tol, "hit at toi {} is {off} off the plane (tol {tol})", hit.toi);
 }
+
+/// Found by cargo-fuzz (third session): a ray of direction `1e-40` (each
+/// component subnormal) crosses a triangle 0.6 units away, at toi 6.3e39:
+/// beyond `f32::MAX`, the largest toi a hit can carry. Not a wrong answer
+/// but the ray's documented reach (`toi <= min(max_toi, f32::MAX)`): the
+/// kernel reports no hit, never an infinite or wrapped toi; the same ray with
+/// a unit direction hits at the same point.
+#[test]
+fn ray_reach_ends_at_f32_max() {
+    let t = Triangle::try_new(
+        Point::new(1.2548828, 1.2695313, 1e-40),
+        Point::new(1.2548828, 1e-40, 1e-40),
+        Point::new(1e-40, 1e-40, 1.2548828),
+    )
+    .unwrap();
+    let tiny = Ray::new(Point::new(1e-40, 1e-40, 1e-40), v(1e-40, 1e-40, 1e-40), f32::INFINITY);
+    assert_eq!(cast_ray_triangle(&tiny, &t), None, "a hit at toi 6e39 is out of an f32 toi's reach");
+    let unit = Ray::new(Point::new(1e-40, 1e-40, 1e-40), v(1.0, 1.0, 1.0), f32::INFINITY);
+    let hit = cast_ray_triangle(&unit, &t).expect("the unit ray crosses the triangle");
+    assert!(hit.toi.is_finite() && hit.toi > 0.3 && hit.toi < 0.7, "toi {}", hit.toi);
+}
