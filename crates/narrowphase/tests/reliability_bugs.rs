@@ -435,3 +435,25 @@ fn ray_reach_ends_at_f32_max() {
     let hit = cast_ray_triangle(&unit, &t).expect("the unit ray crosses the triangle");
     assert!(hit.toi.is_finite() && hit.toi > 0.3 && hit.toi < 0.7, "toi {}", hit.toi);
 }
+
+/// B23, found by cargo-fuzz (third session): `cast_ray_aabb` reported a hit
+/// at `toi = inf` for an unbounded ray whose direction component `1e-40`
+/// turns the slab times into infinities (`1 / 1e-40` overflows), because the
+/// entry test `t_enter <= max_toi` held with both infinite. A ray's reach is
+/// now `f32::MAX` (`Ray::try_new` stores an infinite `max_toi` as `f32::MAX`),
+/// so every kernel misses there instead; a reachable hit is unchanged.
+#[test]
+fn b23_no_ray_hit_at_infinity() {
+    let unit = Aabb::new(Point::new(0.0, 0.0, 0.0), Point::new(1.0, 1.0, 1.0));
+    let ray = Ray::new(Point::new(-1.0, 0.5, 0.5), v(1e-40, 0.0, 0.0), f32::INFINITY);
+    assert_eq!(ray.max_toi(), f32::MAX);
+    if let Some(h) = cast_ray_aabb(&ray, &unit) {
+        panic!("a hit at toi {} (must be finite, or none)", h.toi);
+    }
+    let wide = AabbX8::from_boxes(&[unit; 8]);
+    let lanes = cast_ray_aabb_x8(&PrecomputedRay::new(&ray), &wide, ray.max_toi());
+    assert_eq!(lanes.mask, 0, "the SIMD kernel agrees: no lane is hit at infinity");
+    let slow = Ray::new(Point::new(-1.0, 0.5, 0.5), v(1e-30, 0.0, 0.0), f32::INFINITY);
+    let h = cast_ray_aabb(&slow, &unit).expect("1e30 multiples of 1e-30 are within reach");
+    assert!((h.toi - 1e30).abs() <= 1e24, "toi {}", h.toi);
+}

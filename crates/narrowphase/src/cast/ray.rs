@@ -7,10 +7,11 @@ use crate::math::{is_finite_point, is_finite_vec, normalize_any, Point, Real, Un
 ///
 /// `dir` is not normalised: `toi` is measured in multiples of `dir`, so with
 /// a unit `dir` it is a distance. Invariant: finite origin, finite non-zero
-/// `dir`, `max_toi >= 0` (may be `+inf` for an unbounded ray, never NaN).
-/// A hit's `toi` is an `f32`, so a ray reaches `toi <= min(max_toi,
-/// f32::MAX)`: with a tiny `dir` (say `1e-40`) a surface at distance 1 is
-/// `1e40` multiples of `dir` away, out of its reach, and is not reported.
+/// `dir`, `0 <= max_toi <= f32::MAX` (a `max_toi` of `+inf`, an unbounded
+/// ray, is stored as `f32::MAX`: a hit's `toi` is an `f32`, so that is the
+/// reach of any ray). With a tiny `dir` (say `1e-40`) a surface at distance 1
+/// is `1e40` multiples of `dir` away, out of that reach, and is not reported;
+/// no kernel reports a hit at `toi = inf`.
 ///
 /// ```
 /// use proxima_narrowphase::{Point, Ray, Vector, ShapeError};
@@ -32,7 +33,7 @@ pub struct Ray {
 
 impl Ray {
     /// A ray; rejects a non-finite origin or direction, a zero direction and a
-    /// negative or NaN `max_toi`.
+    /// negative or NaN `max_toi` (`+inf` is kept as `f32::MAX`).
     pub fn try_new(origin: Point, dir: Vector, max_toi: Real) -> Result<Self, ShapeError> {
         if !is_finite_point(&origin) || !is_finite_vec(&dir) {
             return Err(ShapeError::NonFinite("ray origin or direction"));
@@ -46,7 +47,10 @@ impl Ray {
         if max_toi < 0.0 {
             return Err(ShapeError::NegativeMaxToi);
         }
-        Ok(Self { origin, dir, max_toi })
+        // An f32 toi reaches f32::MAX: an unbounded ray stops there, so no
+        // kernel reports a hit at toi = inf (a tiny direction component
+        // overflows the slab times to infinity).
+        Ok(Self { origin, dir, max_toi: max_toi.min(Real::MAX) })
     }
 
     /// A ray.
@@ -76,11 +80,11 @@ impl Ray {
         self.max_toi
     }
 
-    /// The same ray with another `max_toi` (clamped to `>= 0`; NaN gives 0).
+    /// The same ray with another `max_toi` (clamped to `[0, f32::MAX]`; NaN gives 0).
     #[inline]
     #[must_use]
     pub fn with_max_toi(&self, max_toi: Real) -> Self {
-        Self { max_toi: max_toi.max(0.0), ..*self }
+        Self { max_toi: max_toi.max(0.0).min(Real::MAX), ..*self }
     }
 
     /// `origin + toi * dir`.
