@@ -457,3 +457,22 @@ fn b23_no_ray_hit_at_infinity() {
     let h = cast_ray_aabb(&slow, &unit).expect("1e30 multiples of 1e-30 are within reach");
     assert!((h.toi - 1e30).abs() <= 1e24, "toi {}", h.toi);
 }
+
+/// B24, found by cargo-fuzz (third session): a ray along `+x` from near the
+/// origin onto a sphere of radius `1e-40` at `x = 1.28` got the normal `+x`,
+/// facing away from the ray: in the f64 path the hit point minus the centre
+/// is the rounding residue of `1.28 - 1.28` (~1e-16), whose direction means
+/// nothing. A radius below `1e-12` of the centre's distance is now a point
+/// (the zero-radius rule of B15: normal `-dir / |dir|`).
+#[test]
+fn b24_tiny_sphere_normal_faces_the_ray() {
+    let s = Sphere::try_new(Point::new(1.2807617, 1e-40, 1e-40), 1e-40).unwrap();
+    let ray = Ray::new(Point::new(1e-40, 1e-40, 1e-40), v(5.8046876e-20, 0.0, 0.0), f32::INFINITY);
+    let hit = cast_ray_sphere(&ray, &s).expect("the ray goes through the sphere's centre");
+    assert!(hit.normal.dot(ray.dir()) <= 0.0, "normal {:?} faces away from the ray", hit.normal);
+    assert_eq!(hit.normal.into_inner(), -Vector::x());
+    // A sphere that resolves keeps its geometric normal.
+    let big = Sphere::try_new(Point::new(1.2807617, 0.0, 0.0), 0.25).unwrap();
+    let hit = cast_ray_sphere(&ray, &big).expect("hit");
+    assert!((hit.normal.into_inner() + Vector::x()).norm() < 1e-6);
+}

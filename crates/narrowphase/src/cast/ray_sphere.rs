@@ -204,6 +204,10 @@ fn cast_ray_sphere_f64(ray: &Ray, sphere: &Sphere) -> Option<RayHit> {
     if toi > f64::from(ray.max_toi()) {
         return None;
     }
-    let normal = if toi > 0.0 && r > 0.0 { unit_f64(&(m + d * toi)) } else { None };
+    // `m + d toi` carries the f64 rounding of `|m|` (~1e-16 |m|): a radius
+    // below 1e-12 |m| is a point at that resolution (its residue's direction
+    // means nothing, B24), and takes the zero-radius normal `-dir / |dir|`.
+    let resolved = r > 1e-12 * m.norm();
+    let normal = if toi > 0.0 && resolved { unit_f64(&(m + d * toi)) } else { None };
     Some(RayHit { toi: (toi as Real).min(ray.max_toi()), normal: normal.unwrap_or_else(|| ray.back_normal()) })
 }
