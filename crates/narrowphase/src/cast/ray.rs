@@ -84,7 +84,8 @@ impl Ray {
     #[inline]
     #[must_use]
     pub fn with_max_toi(&self, max_toi: Real) -> Self {
-        Self { max_toi: max_toi.max(0.0).min(Real::MAX), ..*self }
+        let max_toi = if max_toi.is_nan() { 0.0 } else { max_toi.clamp(0.0, Real::MAX) };
+        Self { max_toi, ..*self }
     }
 
     /// `origin + toi * dir`.
