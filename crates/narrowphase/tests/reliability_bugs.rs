@@ -476,3 +476,23 @@ fn b24_tiny_sphere_normal_faces_the_ray() {
     let hit = cast_ray_sphere(&ray, &big).expect("hit");
     assert!((hit.normal.into_inner() + Vector::x()).norm() < 1e-6);
 }
+
+/// B25 (open), found by cargo-fuzz (third session): a ray of subnormal reach
+/// (`max_toi = 1e-40`) whose direction lies in the plane of a triangle with
+/// all `y = 1e-40` (coplanar, grazing) gets a hit at `toi = -0` though its
+/// origin is 0.072 from the triangle. Replay:
+/// `cargo fuzz run narrowphase -O regressions/narrowphase/b25-ray-triangle-subnormal-max-toi`.
+#[test]
+#[ignore = "open bug B25 (RELIABILITY.md): coplanar ray with a subnormal max_toi"]
+fn b25_coplanar_ray_with_subnormal_reach_does_not_hit() {
+    let t = Triangle::try_new(
+        Point::new(1e-40, 1e-40, 1e-40),
+        Point::new(1.2548828, 1e-40, 1e-40),
+        Point::new(1.2548828, 1e-40, -0.00048828125),
+    )
+    .unwrap();
+    let ray = Ray::new(Point::new(1.3266602, 1e-40, 1e-40), v(1e-40, 1e-40, -13.370117), 1e-40);
+    if let Some(h) = cast_ray_triangle(&ray, &t) {
+        panic!("hit at toi {} though the origin is 0.072 from the triangle", h.toi);
+    }
+}
