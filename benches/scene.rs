@@ -31,18 +31,24 @@ fn box_scene_rays(n: usize, seed: u64) -> Vec<Ray> {
         .collect()
 }
 
+/// A scene of one static box collider per box.
+fn static_box_scene(boxes: &[proxima::narrowphase::Aabb]) -> Scene {
+    let mut scene = Scene::new();
+    for b in boxes {
+        let desc = ColliderDesc::new(
+            ColliderShape::Aabb { half_extents: b.half_extents() },
+            Isometry::translation(b.center().x, b.center().y, b.center().z),
+        );
+        scene.insert(desc.fixed()).unwrap();
+    }
+    scene
+}
+
 fn box_rays(c: &mut Criterion) {
     for (n, label) in [(10_000, "10k"), (100_000, "100k")] {
         let boxes = scenes::boxes(n, false, 7);
         let rays = box_scene_rays(n, 8);
-        let mut scene = Scene::new();
-        for b in &boxes {
-            let desc = ColliderDesc::new(
-                ColliderShape::Aabb { half_extents: b.half_extents() },
-                Isometry::translation(b.center().x, b.center().y, b.center().z),
-            );
-            scene.insert(desc.fixed()).unwrap();
-        }
+        let scene = static_box_scene(&boxes);
         // Warm: the first query may build lazily.
         black_box(scene.cast_ray_closest(&rays[0], &QueryFilter::default()));
         let leaves: Vec<_> = boxes.iter().map(convert::aabb).collect();
@@ -276,14 +282,7 @@ fn one_collider(c: &mut Criterion) {
     let n = 10_000;
     let boxes = scenes::boxes(n, false, 7);
     let rays = box_scene_rays(n, 8);
-    let mut scene = Scene::new();
-    for b in &boxes {
-        let desc = ColliderDesc::new(
-            ColliderShape::Aabb { half_extents: b.half_extents() },
-            Isometry::translation(b.center().x, b.center().y, b.center().z),
-        );
-        scene.insert(desc.fixed()).unwrap();
-    }
+    let scene = static_box_scene(&boxes);
     black_box(scene.cast_ray_closest(&rays[0], &all));
     let bvh = proxima::broadphase::StaticBvh::build(&boxes);
     let leaves: Vec<_> = boxes.iter().map(convert::aabb).collect();
