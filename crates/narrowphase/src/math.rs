@@ -63,6 +63,25 @@ pub(crate) fn is_finite_point(p: &Point) -> bool {
     is_finite_vec(&p.coords)
 }
 
+/// `|d| <= r`: the touch test of every "closest points within the radius"
+/// overlap (sphere, capsule).
+///
+/// In f32, `|d|^2` and `r^2` underflow to 0 below `~1e-19` (and overflow
+/// above `~1.8e19`), where `0 <= 0` would report two points `1e-38` apart
+/// as touching a sphere of radius 0 that a box cull rightly rejects (B26).
+/// Out of f32's normal range the squares are taken in f64, where the
+/// square of any finite f32 is exact to rounding and in range.
+#[inline]
+pub(crate) fn within_distance(d: &Vector, r: Real) -> bool {
+    let (d2, r2) = (d.norm_squared(), r * r);
+    let normal = |x: Real| (Real::MIN_POSITIVE..=Real::MAX).contains(&x);
+    if normal(d2) && normal(r2) {
+        return d2 <= r2;
+    }
+    let d64 = d.iter().map(|&x| f64::from(x) * f64::from(x)).sum::<f64>();
+    d64 <= f64::from(r) * f64::from(r)
+}
+
 /// `v / |v|` for any finite non-zero `v`, `None` for zero.
 ///
 /// In f32, `|v|^2` overflows for `|v| > ~1.8e19` (a zero normal), underflows

@@ -483,7 +483,6 @@ fn b24_tiny_sphere_normal_faces_the_ray() {
 /// origin is 0.072 from the triangle. Replay:
 /// `cargo fuzz run narrowphase -O regressions/narrowphase/b25-ray-triangle-subnormal-max-toi`.
 #[test]
-#[ignore = "open bug B25 (RELIABILITY.md): coplanar ray with a subnormal max_toi"]
 fn b25_coplanar_ray_with_subnormal_reach_does_not_hit() {
     let t = Triangle::try_new(
         Point::new(1e-40, 1e-40, 1e-40),
@@ -494,5 +493,38 @@ fn b25_coplanar_ray_with_subnormal_reach_does_not_hit() {
     let ray = Ray::new(Point::new(1.3266602, 1e-40, 1e-40), v(1e-40, 1e-40, -13.370117), 1e-40);
     if let Some(h) = cast_ray_triangle(&ray, &t) {
         panic!("hit at toi {} though the origin is 0.072 from the triangle", h.toi);
+    }
+}
+
+/// B26 (the narrowphase half; found through the scene fuzz target): every
+/// "within the radius" touch test squared the distance and the radius in
+/// f32, so both underflowed to 0 below `~1e-19` and two points `1e-38`
+/// apart touched a sphere of radius 0. Each test, at distances and radii
+/// around f32's smallest normal, against the f64 comparison.
+#[test]
+fn b26_touch_tests_do_not_underflow() {
+    let m = f32::MIN_POSITIVE;
+    for (gap, radius) in [(m, 0.0), (m, 0.4 * m), (m, 0.6 * m), (4.0 * m, 2.0 * m), (1e-30, 4e-31), (1e-30, 6e-31)] {
+        let touch = 2.0 * f64::from(radius) >= f64::from(gap);
+        let a = Sphere::new(Point::origin(), radius);
+        let b = Sphere::new(Point::new(gap, 0.0, 0.0), radius);
+        assert_eq!(intersects_sphere_sphere(&a, &b), touch, "spheres, gap {gap:e}, radius {radius:e}");
+        let cap = Capsule::new(Point::new(gap, -1.0, 0.0), Point::new(gap, 1.0, 0.0), radius);
+        assert_eq!(intersects_sphere_capsule(&a, &cap), touch, "sphere-capsule, gap {gap:e}");
+        let cap_a = Capsule::new(Point::new(0.0, 0.0, -1.0), Point::new(0.0, 0.0, 1.0), radius);
+        assert_eq!(intersects_capsule_capsule(&cap_a, &cap), touch, "capsules, gap {gap:e}");
+        // Solids whose face is the plane x = gap, against a sphere (a
+        // capsule) of radius 2r at the origin. The box spans x in
+        // [gap, 3 gap], so the oriented box's centre and half-extent are exact.
+        let big = Sphere::new(Point::origin(), 2.0 * radius);
+        let aabb = Aabb::new(Point::new(gap, -1.0, -1.0), Point::new(3.0 * gap, 1.0, 1.0));
+        assert_eq!(intersects_sphere_aabb(&big, &aabb), touch, "sphere-aabb, gap {gap:e}");
+        let obb = Obb::from_aabb(&aabb);
+        assert_eq!(intersects_sphere_obb(&big, &obb), touch, "sphere-obb, gap {gap:e}");
+        let tri = Triangle::new(Point::new(gap, -1.0, -1.0), Point::new(gap, 1.0, -1.0), Point::new(gap, 0.0, 1.0));
+        assert_eq!(intersects_sphere_triangle(&big, &tri), touch, "sphere-triangle, gap {gap:e}");
+        let seg = Capsule::new(Point::new(0.0, 0.0, -0.5), Point::new(0.0, 0.0, 0.5), 2.0 * radius);
+        assert_eq!(intersects_capsule_obb(&seg, &obb), touch, "capsule-obb, gap {gap:e}");
+        assert_eq!(intersects_capsule_aabb(&seg, &aabb), touch, "capsule-aabb, gap {gap:e}");
     }
 }

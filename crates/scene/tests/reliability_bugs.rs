@@ -103,3 +103,33 @@ fn b22_sizes_beyond_the_bound_are_rejected() {
     assert_eq!(hit.collider, ok);
     assert_eq!(hit.toi, 9.0);
 }
+
+/// B26, found by cargo-fuzz (third session): a mesh whose vertices are all
+/// the point `(1e-38; 3)` (f32::MIN_POSITIVE), placed at `(3.6391602; 3)`,
+/// and a sphere of radius 0 at that placement. In the mesh frame the sphere's
+/// centre is the origin, `1.2e-38 * sqrt 3` from the mesh: the box cull
+/// rightly rejects the mesh, but the exact test squared that distance to 0
+/// (underflow) and said "touching", so `overlaps_sphere` disagreed with the
+/// exact test run over every triangle. The touch tests now square out of
+/// f32's normal range in f64. Replay:
+/// `cargo fuzz run scene_ops -O regressions/scene_ops/b26-point-mesh-overlaps-sphere`.
+#[test]
+fn b26_overlaps_sphere_agrees_with_the_exact_test_on_a_point_mesh() {
+    use proxima_narrowphase::{intersects_sphere_triangle, Sphere};
+    let p = Point::new(f32::MIN_POSITIVE, f32::MIN_POSITIVE, f32::MIN_POSITIVE);
+    let mesh = std::sync::Arc::new(TriMesh::new(vec![p, p, p], vec![[2, 2, 2]; 4]).unwrap());
+    let place = 3.6391602;
+    let mut scene = Scene::new();
+    scene
+        .insert(ColliderDesc::new(ColliderShape::TriMesh(mesh.clone()), Isometry::translation(place, place, place)))
+        .unwrap();
+    for radius in [0.0, 1e-39, 1e-38, 2.5e-38, 1e-30, 1e-7] {
+        let query = Sphere::new(Point::new(place, place, place), radius);
+        let local = Sphere::new(Point::origin(), radius);
+        let exact = mesh.triangles().iter().any(|t| intersects_sphere_triangle(&local, t));
+        // The mesh is |p| = 2.04e-38 from the local centre.
+        assert_eq!(exact, radius >= 2.5e-38, "radius {radius:e}: exact test");
+        let got = scene.overlaps_sphere(&query, &QueryFilter::default());
+        assert_eq!(got.len() == 1, exact, "radius {radius:e}: scene {got:?}, exact test {exact}");
+    }
+}

@@ -90,17 +90,23 @@ impl WatertightRay {
         let shear = |v: &Vector| (v[kx] - sx * v[kz], v[ky] - sy * v[kz]);
         let ((ax, ay), (bx, by), (cx, cy)) = (shear(&a), shear(&b), shear(&c));
 
+        // Two-sided: all edge functions of one sign (zeros allowed: closed edges).
+        let mixed = |u: f64, v: f64, w: f64| (u < 0.0 || v < 0.0 || w < 0.0) && (u > 0.0 || v > 0.0 || w > 0.0);
         let mut u = cx * by - cy * bx;
         let mut v = ax * cy - ay * cx;
         let mut w = bx * ay - by * ax;
         if u == 0.0 || v == 0.0 || w == 0.0 {
-            let f = |p: Real, q: Real, r: Real, s: Real| (p as f64 * q as f64 - r as f64 * s as f64) as Real;
-            u = f(cx, by, cy, bx);
-            v = f(ax, cy, ay, cx);
-            w = f(bx, ay, by, ax);
-        }
-        // Two-sided: all edge functions of one sign (zeros allowed: closed edges).
-        if (u < 0.0 || v < 0.0 || w < 0.0) && (u > 0.0 || v > 0.0 || w > 0.0) {
+            // The products of two f32 are exact in f64, so these signs are
+            // exact. The sign test runs on them before they are rounded back:
+            // a value below f32's subnormal range would round to -0 or +0 and
+            // pass any sign (B25: a ray nearly in the triangle's plane).
+            let f = |p: Real, q: Real, r: Real, s: Real| p as f64 * q as f64 - r as f64 * s as f64;
+            let (u64, v64, w64) = (f(cx, by, cy, bx), f(ax, cy, ay, cx), f(bx, ay, by, ax));
+            if mixed(u64, v64, w64) {
+                return None;
+            }
+            (u, v, w) = (u64 as Real, v64 as Real, w64 as Real);
+        } else if mixed(u as f64, v as f64, w as f64) {
             return None;
         }
         if u + v + w == 0.0 {

@@ -1,6 +1,7 @@
 //! Capsule against capsule.
 
 use crate::closest::{closest_points_segment_segment, ClosestPoints};
+use crate::math::within_distance;
 use crate::shape::Capsule;
 
 /// True when the capsules share a point: their segments come within
@@ -10,5 +11,5 @@ use crate::shape::Capsule;
 pub fn intersects_capsule_capsule(a: &Capsule, b: &Capsule) -> bool {
     let ClosestPoints { point_a: pa, point_b: pb } = closest_points_segment_segment(a.a(), a.b(), b.a(), b.b());
     let r = a.radius() + b.radius();
-    (pa - pb).norm_squared() <= r * r
+    within_distance(&(pa - pb), r)
 }

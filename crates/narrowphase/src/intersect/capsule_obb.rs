@@ -1,6 +1,7 @@
 //! Capsule against box.
 
 use crate::closest::{closest_points_segment_aabb, closest_points_segment_obb, ClosestPoints};
+use crate::math::within_distance;
 use crate::shape::{Aabb, Capsule, Obb};
 
 /// True when the capsule and the solid oriented box share a point: the
@@ -10,7 +11,7 @@ use crate::shape::{Aabb, Capsule, Obb};
 #[must_use]
 pub fn intersects_capsule_obb(capsule: &Capsule, obb: &Obb) -> bool {
     let ClosestPoints { point_a: s, point_b: x } = closest_points_segment_obb(capsule.a(), capsule.b(), obb);
-    (s - x).norm_squared() <= capsule.radius() * capsule.radius()
+    within_distance(&(s - x), capsule.radius())
 }
 
 /// True when the capsule and the solid axis-aligned box share a point.
@@ -18,5 +19,5 @@ pub fn intersects_capsule_obb(capsule: &Capsule, obb: &Obb) -> bool {
 #[must_use]
 pub fn intersects_capsule_aabb(capsule: &Capsule, aabb: &Aabb) -> bool {
     let ClosestPoints { point_a: s, point_b: x } = closest_points_segment_aabb(capsule.a(), capsule.b(), aabb);
-    (s - x).norm_squared() <= capsule.radius() * capsule.radius()
+    within_distance(&(s - x), capsule.radius())
 }

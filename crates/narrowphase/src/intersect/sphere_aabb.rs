@@ -1,6 +1,7 @@
 //! Sphere against axis-aligned box.
 
-use crate::closest::distance_squared_point_aabb;
+use crate::closest::closest_point_aabb;
+use crate::math::within_distance;
 use crate::shape::{Aabb, Sphere};
 
 /// True when the solid sphere and box share a point: the centre clamped to the
@@ -8,5 +9,6 @@ use crate::shape::{Aabb, Sphere};
 #[inline]
 #[must_use]
 pub fn intersects_sphere_aabb(sphere: &Sphere, aabb: &Aabb) -> bool {
-    distance_squared_point_aabb(sphere.center(), aabb) <= sphere.radius() * sphere.radius()
+    let c = sphere.center();
+    within_distance(&(c - closest_point_aabb(c, aabb)), sphere.radius())
 }

@@ -1,5 +1,6 @@
 //! Sphere against oriented box.
 
+use crate::math::within_distance;
 use crate::shape::{Obb, Sphere};
 
 /// True when the solid sphere and box share a point: the centre, taken into
@@ -10,5 +11,5 @@ pub fn intersects_sphere_obb(sphere: &Sphere, obb: &Obb) -> bool {
     let local = obb.to_local(sphere.center());
     let h = obb.half_extents();
     let d = local.zip_map(h, |x, h| (x.abs() - h).max(0.0));
-    d.norm_squared() <= sphere.radius() * sphere.radius()
+    within_distance(&d, sphere.radius())
 }

@@ -1,6 +1,7 @@
 //! Sphere against triangle.
 
 use crate::closest::closest_point_triangle;
+use crate::math::within_distance;
 use crate::shape::{Sphere, Triangle};
 
 /// True when the solid sphere touches the triangle: the triangle's point
@@ -9,5 +10,5 @@ use crate::shape::{Sphere, Triangle};
 #[must_use]
 pub fn intersects_sphere_triangle(sphere: &Sphere, tri: &Triangle) -> bool {
     let q = closest_point_triangle(sphere.center(), tri);
-    (sphere.center() - q).norm_squared() <= sphere.radius() * sphere.radius()
+    within_distance(&(sphere.center() - q), sphere.radius())
 }
