@@ -184,7 +184,7 @@ fn contact(c: &mut Criterion) {
     g.bench_function("proxima", |bench| {
         bench.iter(|| {
             black_box(&v).iter().fold(0u32, |acc, (a, b)| {
-                acc.wrapping_add(contact_manifold_obb_obb(a, b).map_or(0, |m| m.len() as u32))
+                acc.wrapping_add(contact_manifold_obb_obb(a, b, 0.0).map_or(0, |m| m.len() as u32))
             })
         })
     });

@@ -837,7 +837,7 @@ fn obb_obb(g: &mut Gen) {
     let (Some(a), Some(b), Some(c)) = (g.obb(), g.obb(), g.aabb()) else { return };
     let (ab, ba) = (intersects_obb_obb(&a, &b), intersects_obb_obb(&b, &a));
     let (cab, cba) = (contact_obb_obb(&a, &b), contact_obb_obb(&b, &a));
-    let manifold = contact_manifold_obb_obb(&a, &b);
+    let manifold = contact_manifold_obb_obb(&a, &b, 0.0);
     let ca = intersects_aabb_obb(&c, &b);
     let ca_obb = intersects_obb_obb(&Obb::from_aabb(&c), &b);
     assert_eq!(cab.is_some(), manifold.is_some(), "contact_manifold_obb_obb is None exactly when contact_obb_obb is");

@@ -390,7 +390,7 @@ fn obb_manifold_properties() {
     let mut failures = Vec::new();
     for k in 0..CASES {
         let (a, b) = (gen::obb(&mut rng, &p), gen::obb(&mut rng, &p));
-        let (m, c) = (contact_manifold_obb_obb(&a, &b), contact_obb_obb(&a, &b));
+        let (m, c) = (contact_manifold_obb_obb(&a, &b, 0.0), contact_obb_obb(&a, &b));
         let (m, c) = match (m, c) {
             (None, None) => continue,
             (Some(m), Some(c)) => (m, c),

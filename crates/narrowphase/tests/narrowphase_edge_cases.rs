@@ -500,7 +500,7 @@ fn manifold_box_on_table() {
     // bottom corners, depth 0.1 each, normal +z.
     let table = Obb::new(p(0.0, 0.0, -0.5), Rotation::identity(), v(5.0, 5.0, 0.5));
     let bx = Obb::new(p(1.0, 2.0, 0.4), Rotation::identity(), Vector::repeat(0.5));
-    let m = contact_manifold_obb_obb(&table, &bx).expect("resting");
+    let m = contact_manifold_obb_obb(&table, &bx, 0.0).expect("resting");
     assert_eq!(m.len(), 4);
     assert_vec_close(&m.normal.into_inner(), &v(0.0, 0.0, 1.0), 1e-6, "normal");
     assert_eq!(footprint(&m), vec![(5000, 15000), (5000, 25000), (15000, 15000), (15000, 25000)]);
@@ -510,7 +510,7 @@ fn manifold_box_on_table() {
         assert_close(q.point_b.z, -0.1, 1e-6, "point_b on the box bottom");
     }
     // The same seen from the box: normal -z, same points swapped.
-    let m2 = contact_manifold_obb_obb(&bx, &table).expect("resting");
+    let m2 = contact_manifold_obb_obb(&bx, &table, 0.0).expect("resting");
     assert_eq!(m2.len(), 4);
     assert_vec_close(&m2.normal.into_inner(), &v(0.0, 0.0, -1.0), 1e-6, "normal");
 }
@@ -521,7 +521,7 @@ fn manifold_box_over_table_edge() {
     // the clipped footprint is x in [0.5, 1], y in [-0.5, 0.5].
     let table = Obb::new(p(0.0, 0.0, -0.5), Rotation::identity(), v(1.0, 5.0, 0.5));
     let bx = Obb::new(p(1.0, 0.0, 0.45), Rotation::identity(), Vector::repeat(0.5));
-    let m = contact_manifold_obb_obb(&table, &bx).expect("resting");
+    let m = contact_manifold_obb_obb(&table, &bx, 0.0).expect("resting");
     assert_eq!(m.len(), 4);
     assert_eq!(footprint(&m), vec![(5000, -5000), (5000, 5000), (10000, -5000), (10000, 5000)]);
     m.points().iter().for_each(|q| assert_close(q.depth, 0.05, 1e-5, "depth"));
@@ -535,7 +535,7 @@ fn manifold_tilted_box_rests_on_an_edge() {
     let rot = Rotation::from_axis_angle(&Vector::x_axis(), 0.2);
     let lowest = 0.5 * (0.2f32.cos() + 0.2f32.sin()); // centre height of the lowest edge's top
     let bx = Obb::new(p(0.0, 0.0, lowest - 0.01), rot, Vector::repeat(0.5));
-    let m = contact_manifold_obb_obb(&table, &bx).expect("resting");
+    let m = contact_manifold_obb_obb(&table, &bx, 0.0).expect("resting");
     assert_eq!(m.len(), 2, "{m:?}");
     for q in m.points() {
         assert_close(q.depth, 0.01, 1e-5, "depth");
@@ -551,7 +551,7 @@ fn manifold_rotated_box_on_small_table_is_reduced_to_four() {
     let table = Obb::new(p(0.0, 0.0, -0.5), Rotation::identity(), v(0.6, 0.6, 0.5));
     let rot = Rotation::from_axis_angle(&Vector::z_axis(), FRAC_PI_4);
     let bx = Obb::new(p(0.0, 0.0, 0.45), rot, Vector::repeat(0.5));
-    let m = contact_manifold_obb_obb(&table, &bx).expect("resting");
+    let m = contact_manifold_obb_obb(&table, &bx, 0.0).expect("resting");
     assert_eq!(m.len(), 4);
     for q in m.points() {
         assert_close(q.depth, 0.05, 1e-5, "depth");
@@ -563,8 +563,8 @@ fn manifold_rotated_box_on_small_table_is_reduced_to_four() {
 fn manifold_edge_edge_is_one_point() {
     let a = cube(Point::origin(), Rotation::from_axis_angle(&Vector::z_axis(), FRAC_PI_4), 1.0);
     let b = cube(p(2.0 * SQRT_2 - 0.1, 0.0, 0.0), Rotation::from_axis_angle(&Vector::y_axis(), FRAC_PI_4), 1.0);
-    let m = contact_manifold_obb_obb(&a, &b).expect("penetrating");
+    let m = contact_manifold_obb_obb(&a, &b, 0.0).expect("penetrating");
     assert_eq!(m.len(), 1);
     assert_close(m.points()[0].depth, 0.1, 1e-5, "depth");
-    assert!(contact_manifold_obb_obb(&a, &cube(p(2.0 * SQRT_2 + 1e-3, 0.0, 0.0), *b.rotation(), 1.0)).is_none());
+    assert!(contact_manifold_obb_obb(&a, &cube(p(2.0 * SQRT_2 + 1e-3, 0.0, 0.0), *b.rotation(), 1.0), 0.0).is_none());
 }

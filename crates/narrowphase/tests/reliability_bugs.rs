@@ -241,7 +241,7 @@ fn b16_obb_witness_points_are_depth_times_normal_apart() {
         let c = contact_obb_obb(x, y).expect("touching");
         let gap = c.point_a - c.point_b - c.normal.into_inner() * c.depth;
         assert!(gap.norm() < 1e-5, "{c:?}: point_a - point_b - depth n = {gap:?}");
-        let m = contact_manifold_obb_obb(x, y).expect("touching");
+        let m = contact_manifold_obb_obb(x, y, 0.0).expect("touching");
         for p in m.points() {
             let gap = p.point_a - p.point_b - m.normal.into_inner() * p.depth;
             assert!(gap.norm() < 1e-5, "manifold {p:?}: point_a - point_b - depth n = {gap:?}");

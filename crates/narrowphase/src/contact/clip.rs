@@ -1,0 +1,86 @@
+//! Sutherland-Hodgman clipping of an incident polygon against the side
+//! planes of a reference face, keeping track of which features each clipped
+//! vertex comes from (the manifold points' ids).
+
+use crate::math::{Real, Vector};
+
+/// A vertex of a polygon being clipped.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct ClipVertex {
+    /// Position, in the frame of the reference face.
+    pub x: Vector,
+    /// The features it comes from: an incident vertex `v < 8` is `v`; the
+    /// crossing of the line labelled `l` with the side plane labelled `p`
+    /// is `8 + 8 l + p` (< 72, so 7 bits).
+    pub key: u8,
+    /// The label of the line from this vertex to the next: incident edge `e`
+    /// (from vertex `e` to `e + 1`) is `e`, side plane `p` is `p`. Incident
+    /// edges and side planes use disjoint labels (edges `0..4`, planes `4..8`).
+    edge: u8,
+}
+
+/// At most eight vertices (a quadrilateral clipped by four planes; each
+/// pass adds at most one vertex).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Polygon {
+    items: [ClipVertex; 8],
+    len: usize,
+}
+
+impl Polygon {
+    /// The polygon with these vertices, keyed `0, 1, ...` in order.
+    pub fn new(vertices: &[Vector]) -> Self {
+        let mut p = Self::empty();
+        for (k, x) in vertices.iter().enumerate() {
+            p.push(ClipVertex { x: *x, key: k as u8, edge: k as u8 });
+        }
+        p
+    }
+
+    fn empty() -> Self {
+        Self { items: [ClipVertex { x: Vector::zeros(), key: 0, edge: 0 }; 8], len: 0 }
+    }
+
+    fn push(&mut self, v: ClipVertex) {
+        if self.len < 8 {
+            self.items[self.len] = v;
+            self.len += 1;
+        }
+    }
+
+    /// The vertices.
+    pub fn vertices(&self) -> &[ClipVertex] {
+        &self.items[..self.len]
+    }
+
+    /// The part of the polygon with `normal . x <= offset`, the side plane
+    /// labelled `label` (`4..8`). A segment (two vertices) is clipped as a
+    /// segment, not as a closed polygon.
+    #[must_use]
+    pub fn clip(&self, normal: &Vector, offset: Real, label: u8) -> Self {
+        let mut out = Self::empty();
+        let pts = self.vertices();
+        let n = pts.len();
+        let edges = if n == 2 { 1 } else { n };
+        for (idx, p) in pts.iter().enumerate() {
+            let dp = normal.dot(&p.x) - offset;
+            if dp <= 0.0 {
+                out.push(*p);
+            }
+            if idx >= edges {
+                continue;
+            }
+            let q = &pts[(idx + 1) % n];
+            let dq = normal.dot(&q.x) - offset;
+            if (dp < 0.0 && dq > 0.0) || (dp > 0.0 && dq < 0.0) {
+                let x = p.x + (q.x - p.x) * (dp / (dp - dq));
+                let key = 8 + 8 * p.edge + label;
+                // Leaving: the boundary continues along the side plane;
+                // entering: along the incident edge.
+                let edge = if dp < 0.0 { label } else { p.edge };
+                out.push(ClipVertex { x, key, edge });
+            }
+        }
+        out
+    }
+}

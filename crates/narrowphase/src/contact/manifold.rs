@@ -1,0 +1,142 @@
+//! The contact manifold: up to four points sharing one normal, the shape a
+//! constraint solver consumes.
+
+use crate::math::{Point, Real, UnitVector};
+
+/// One point of a [`ContactManifold`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct ManifoldPoint {
+    /// Witness point on A's surface (world frame).
+    pub point_a: Point,
+    /// Witness point on B's surface (world frame).
+    pub point_b: Point,
+    /// Penetration depth along the manifold normal:
+    /// `point_a - point_b ≈ depth * normal`. Positive when the shapes
+    /// overlap there, negative for a speculative point (the shapes are
+    /// `-depth` apart along the normal, at most the prediction distance).
+    pub depth: Real,
+    /// The pair of features (vertex, edge, face of each shape) this point
+    /// comes from: it stays the same from frame to frame while the same
+    /// features touch, so a solver can match last frame's point and warm
+    /// start its impulse. Distinct within one manifold; meaningful only
+    /// between manifolds of the same pair of shapes from the same function.
+    pub id: u32,
+}
+
+/// Up to four contact points sharing one normal: what a solver needs for a
+/// resting contact (a single deepest point lets a box on a table rock).
+///
+/// Returned by the `contact_manifold_*` functions, which all take a
+/// `prediction` distance: shapes closer than it get a manifold whose points
+/// may have negative depth (speculative contacts, which keep fast bodies
+/// from overshooting), farther ones `None`. With `prediction = 0` a manifold
+/// exists exactly when the matching `contact_*` function returns a contact.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct ContactManifold {
+    /// Unit normal from A to B (world frame), as in [`Contact`](crate::Contact).
+    pub normal: UnitVector,
+    points: [ManifoldPoint; 4],
+    len: usize,
+}
+
+/// Storage filler for unused manifold slots (never exposed by `points()`).
+pub(super) const NO_POINT: ManifoldPoint =
+    ManifoldPoint { point_a: Point::new(0.0, 0.0, 0.0), point_b: Point::new(0.0, 0.0, 0.0), depth: 0.0, id: 0 };
+
+impl ContactManifold {
+    /// The manifold of the points (at most 4 kept: see [`ContactManifold::reduced`]).
+    pub(crate) fn from_points(normal: UnitVector, all: &[ManifoldPoint]) -> Self {
+        let mut m = ContactManifold { normal, points: [NO_POINT; 4], len: 0 };
+        if all.len() <= 4 {
+            m.points[..all.len()].copy_from_slice(all);
+            m.len = all.len();
+            return m;
+        }
+        for idx in Self::reduced(&normal, all).into_iter().flatten() {
+            m.points[m.len] = all[idx];
+            m.len += 1;
+        }
+        m
+    }
+
+    /// The indices of at most four of `all` (more than four points): the
+    /// deepest, the farthest from it, and the two spanning the largest signed
+    /// areas on each side of the line through those (measured in the plane
+    /// of `normal`), the reduction of Box2D, Bullet and Jolt: it keeps the
+    /// deepest point and the widest support polygon.
+    fn reduced(normal: &UnitVector, all: &[ManifoldPoint]) -> [Option<usize>; 4] {
+        let argmax = |f: &dyn Fn(&ManifoldPoint) -> Real| {
+            let mut best = 0;
+            for (idx, p) in all.iter().enumerate() {
+                if f(p) > f(&all[best]) {
+                    best = idx;
+                }
+            }
+            best
+        };
+        let i0 = argmax(&|p| p.depth);
+        let p0 = all[i0].point_b;
+        let i1 = argmax(&|p| (p.point_b - p0).norm_squared());
+        let e = all[i1].point_b - p0;
+        let area = |p: &ManifoldPoint| e.cross(&(p.point_b - p0)).dot(normal);
+        let i2 = argmax(&|p| area(p));
+        let i3 = argmax(&|p| -area(p));
+        let mut chosen = [i0, i1, i2, i3];
+        chosen.sort_unstable();
+        let mut out = [None; 4];
+        for (slot, &idx) in chosen.iter().enumerate() {
+            if slot == 0 || idx != chosen[slot - 1] {
+                out[slot] = Some(idx);
+            }
+        }
+        out
+    }
+
+    /// The contact points, between 1 and 4.
+    #[inline]
+    pub fn points(&self) -> &[ManifoldPoint] {
+        &self.points[..self.len]
+    }
+
+    /// The number of points, between 1 and 4.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Always false: a manifold holds at least one point.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The deepest point.
+    pub fn deepest(&self) -> &ManifoldPoint {
+        let mut best = &self.points[0];
+        for p in self.points() {
+            if p.depth > best.depth {
+                best = p;
+            }
+        }
+        best
+    }
+
+    /// The same manifold seen from B: the points' sides swapped and the
+    /// normal negated; depths and ids unchanged.
+    #[must_use]
+    pub fn flipped(&self) -> ContactManifold {
+        let mut m = *self;
+        m.normal = -self.normal;
+        for p in &mut m.points[..m.len] {
+            core::mem::swap(&mut p.point_a, &mut p.point_b);
+        }
+        m
+    }
+}
+
+/// A manifold of one point (round shapes, edge contacts) with id `id`.
+pub(super) fn single(normal: UnitVector, point_a: Point, point_b: Point, depth: Real, id: u32) -> ContactManifold {
+    ContactManifold::from_points(normal, &[ManifoldPoint { point_a, point_b, depth, id }])
+}
