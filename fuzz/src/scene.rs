@@ -144,6 +144,7 @@ impl World {
                     Ok(())
                 }
             }
+            other => unreachable!("the fuzzer builds no {other:?}"),
         };
         r.map_err(SceneError::InvalidShape)
     }

@@ -6,6 +6,7 @@ use proxima_narrowphase::ShapeError;
 
 /// Why a mesh could not be built.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum MeshError {
     /// No triangles.
     Empty,
@@ -40,6 +41,7 @@ impl std::error::Error for MeshError {}
 
 /// Why a scene operation was rejected. A rejected call leaves the scene unchanged.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum SceneError {
     /// The handle names no collider: removed, or from another scene (its
     /// generation does not match the slot's).
@@ -48,6 +50,8 @@ pub enum SceneError {
     InvalidShape(ShapeError),
     /// Only spheres can be flagged for continuous collision.
     CcdNeedsSphere,
+    /// A prediction distance must be finite and `>= 0`.
+    InvalidPrediction,
 }
 
 impl fmt::Display for SceneError {
@@ -56,6 +60,7 @@ impl fmt::Display for SceneError {
             Self::StaleHandle => f.write_str("stale or foreign collider handle"),
             Self::InvalidShape(e) => write!(f, "invalid collider: {e}"),
             Self::CcdNeedsSphere => f.write_str("continuous collision is supported for spheres only"),
+            Self::InvalidPrediction => f.write_str("the prediction distance must be finite and non-negative"),
         }
     }
 }

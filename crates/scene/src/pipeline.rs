@@ -3,11 +3,13 @@
 use std::time::Duration;
 
 use proxima_broadphase::{sort_index_pairs, DynamicTreeOptions, PairTracker, ProxyId, ProxyOptions};
-use proxima_narrowphase::{Aabb, Contact, Sphere, SweepHit, Vector};
+use proxima_narrowphase::{Aabb, Contact, ContactManifold, Real, Sphere, SweepHit, Vector};
 
 use crate::collider::{BodyKind, ColliderHandle};
 use crate::contact::contact;
+use crate::error::SceneError;
 use crate::filter::{groups_interact, QueryFilter};
+use crate::manifold::contact_manifolds;
 use crate::scene::Scene;
 use crate::shape::WorldShape;
 
@@ -21,6 +23,19 @@ pub struct ContactPair {
     pub b: ColliderHandle,
     /// Normal from `a` to `b`, depth, witness points.
     pub contact: Contact,
+}
+
+/// A contact manifold between two colliders, `a < b` (normal from `a` to `b`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct ManifoldPair {
+    /// The lower handle (shape A of the manifold).
+    pub a: ColliderHandle,
+    /// The higher handle (shape B).
+    pub b: ColliderHandle,
+    /// Up to four points with one normal; their ids persist from frame to
+    /// frame while the same features touch.
+    pub manifold: ContactManifold,
 }
 
 /// A change in contact state between two colliders (`a < b`).
@@ -92,6 +107,10 @@ pub struct ContactPipeline {
     candidates: Vec<(u32, u32)>,
     sort_scratch: Vec<(u32, u32)>,
     contacts: Vec<ContactPair>,
+    /// `Some(prediction)` when the pipeline computes manifolds.
+    prediction: Option<Real>,
+    manifolds: Vec<ManifoldPair>,
+    manifold_scratch: Vec<ContactManifold>,
     previous: Vec<(ColliderHandle, ColliderHandle)>,
     events: Vec<ContactEvent>,
     ccd: Vec<CcdImpact>,
@@ -115,11 +134,51 @@ impl ContactPipeline {
             candidates: Vec::new(),
             sort_scratch: Vec::new(),
             contacts: Vec::new(),
+            prediction: None,
+            manifolds: Vec::new(),
+            manifold_scratch: Vec::new(),
             previous: Vec::new(),
             events: Vec::new(),
             ccd: Vec::new(),
             stats: FrameStats::default(),
         }
+    }
+
+    /// A pipeline that also computes contact manifolds (for a solver): every
+    /// candidate pair at most `prediction` apart gets its manifolds
+    /// ([`contact_manifolds`](crate::contact_manifolds)), listed by
+    /// [`ContactPipeline::manifolds`]; points of pairs that do not touch
+    /// yet have negative depth (speculative contacts). A pair is in contact
+    /// (in [`ContactPipeline::contacts`] and the events) when its deepest
+    /// manifold point has `depth >= 0`, and its `Contact` is that point; a
+    /// pair of convex shapes then touches exactly as [`contact`] says.
+    ///
+    /// # Errors
+    /// [`SceneError::InvalidPrediction`] for a negative, NaN or infinite
+    /// `prediction`.
+    ///
+    /// ```
+    /// use proxima_scene::*;
+    /// use proxima_narrowphase::{Isometry, Vector};
+    /// let mut scene = Scene::new();
+    /// let floor = ColliderShape::Obb { half_extents: Vector::new(5.0, 0.5, 5.0) };
+    /// scene.insert(ColliderDesc::new(floor, Isometry::identity()).fixed()).unwrap();
+    /// let cube = ColliderShape::Obb { half_extents: Vector::repeat(0.5) };
+    /// // 0.01 above the floor: not touching, but within the prediction.
+    /// scene.insert(ColliderDesc::new(cube, Isometry::translation(0.0, 1.01, 0.0))).unwrap();
+    /// let mut pipeline = ContactPipeline::with_manifolds(0.05).unwrap();
+    /// pipeline.update(&mut scene);
+    /// assert!(pipeline.contacts().is_empty());
+    /// let [pair] = pipeline.manifolds() else { panic!("one manifold") };
+    /// assert_eq!(pair.manifold.len(), 4);
+    /// assert!(pair.manifold.points().iter().all(|p| (p.depth + 0.01).abs() < 1e-5));
+    /// assert!(ContactPipeline::with_manifolds(-1.0).is_err());
+    /// ```
+    pub fn with_manifolds(prediction: Real) -> Result<Self, SceneError> {
+        if !(prediction.is_finite() && prediction >= 0.0) {
+            return Err(SceneError::InvalidPrediction);
+        }
+        Ok(Self { prediction: Some(prediction), ..Self::new() })
     }
 
     /// Runs one frame and returns its contact events. CCD spheres are swept
@@ -148,10 +207,29 @@ impl ContactPipeline {
         self.previous.clear();
         self.previous.extend(self.contacts.iter().map(|p| (p.a, p.b)));
         self.contacts.clear();
+        self.manifolds.clear();
         for &(sa, sb) in &self.candidates {
             let (ca, cb) = (&scene.colliders[sa], &scene.colliders[sb]);
-            if let Some(c) = contact(&ca.world, &cb.world) {
-                self.contacts.push(ContactPair { a: scene.handle_of(sa), b: scene.handle_of(sb), contact: c });
+            let (a, b) = (scene.handle_of(sa), scene.handle_of(sb));
+            let Some(prediction) = self.prediction else {
+                if let Some(c) = contact(&ca.world, &cb.world) {
+                    self.contacts.push(ContactPair { a, b, contact: c });
+                }
+                continue;
+            };
+            self.manifold_scratch.clear();
+            contact_manifolds(&ca.world, &cb.world, prediction, &mut self.manifold_scratch);
+            let mut deepest: Option<Contact> = None;
+            for m in &self.manifold_scratch {
+                let p = m.deepest();
+                if p.depth >= 0.0 && deepest.is_none_or(|d| p.depth > d.depth) {
+                    deepest =
+                        Some(Contact { point_a: p.point_a, point_b: p.point_b, normal: m.normal, depth: p.depth });
+                }
+                self.manifolds.push(ManifoldPair { a, b, manifold: *m });
+            }
+            if let Some(contact) = deepest {
+                self.contacts.push(ContactPair { a, b, contact });
             }
         }
         // Candidates are sorted by slot, and slots order like handles: the
@@ -192,6 +270,19 @@ impl ContactPipeline {
     /// ```
     pub fn contacts(&self) -> &[ContactPair] {
         &self.contacts
+    }
+
+    /// This frame's contact manifolds, sorted by `(a, b)` (a pair with a
+    /// mesh may have several); empty unless the pipeline was made by
+    /// [`ContactPipeline::with_manifolds`].
+    pub fn manifolds(&self) -> &[ManifoldPair] {
+        &self.manifolds
+    }
+
+    /// The prediction distance of [`ContactPipeline::with_manifolds`], `None`
+    /// for a pipeline without manifolds.
+    pub fn prediction(&self) -> Option<Real> {
+        self.prediction
     }
 
     /// This frame's events: `Stopped` and `Started` merged in `(a, b)` order.
@@ -258,6 +349,9 @@ impl ContactPipeline {
                 }
             }
         }
+        // Boxes grown by half the prediction overlap when the shapes are
+        // within it (the gap between two boxes is at most the shapes' distance).
+        let half_prediction = self.prediction.unwrap_or(0.0) * 0.5;
         for (slot, collider) in scene.colliders.iter() {
             let slot = slot as usize;
             if self.proxy_of.len() <= slot {
@@ -270,14 +364,14 @@ impl ContactPipeline {
                     if groups != options.groups {
                         let _ = self.tracker.set_options(id, options);
                     }
-                    let tight = with_slack(&collider.aabb);
+                    let tight = with_slack(&collider.aabb, half_prediction);
                     let old = self.tracker.tight_aabb(id).unwrap_or(tight);
                     let motion: Vector = tight.center() - old.center();
                     let motion = if motion.iter().all(|d| d.is_finite()) { motion } else { Vector::zeros() };
                     let _ = self.tracker.move_proxy(id, tight, motion);
                 }
                 None => {
-                    let id = self.tracker.insert(with_slack(&collider.aabb), slot as u32, options);
+                    let id = self.tracker.insert(with_slack(&collider.aabb, half_prediction), slot as u32, options);
                     self.proxy_of[slot] = Some((scene.handle_of(slot as u32).generation, id, options.groups));
                 }
             }
@@ -391,10 +485,11 @@ impl Stamp {
 /// overlapping tight boxes; the slack covers the rounding of the boxes
 /// themselves and the exact tests' touching bands (which accept shapes apart
 /// by ~`1e-6` of their size), so the cull never drops a pair that
-/// [`contact`] would report. Saturates at `±f32::MAX`.
+/// [`contact`] would report. It is grown by `extra` more on each side (half
+/// the manifolds' prediction distance). Saturates at `±f32::MAX`.
 #[inline]
-fn with_slack(a: &Aabb) -> Aabb {
-    let slack = (a.min().coords.abs() + a.max().coords.abs()) * 1e-5;
+fn with_slack(a: &Aabb, extra: Real) -> Aabb {
+    let slack = (a.min().coords.abs() + a.max().coords.abs()) * 1e-5 + Vector::repeat(extra);
     let lo = (a.min() - slack).map(|v| v.max(-f32::MAX));
     let hi = (a.max() + slack).map(|v| v.min(f32::MAX));
     Aabb::try_new(lo, hi).unwrap_or(*a)

@@ -12,6 +12,7 @@ use crate::trimesh::{TriMesh, TriangleHit};
 /// A collider's geometry in its own frame; a pose places it in the world.
 #[derive(Clone, Debug)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
 pub enum ColliderShape {
     /// A sphere of this radius centred on the pose's origin.
     Sphere {

@@ -46,7 +46,27 @@ pub(super) const NO_POINT: ManifoldPoint =
     ManifoldPoint { point_a: Point::new(0.0, 0.0, 0.0), point_b: Point::new(0.0, 0.0, 0.0), depth: 0.0, id: 0 };
 
 impl ContactManifold {
-    /// The manifold of the points (at most 4 kept: see [`ContactManifold::reduced`]).
+    /// The manifold of `points` sharing `normal`, `None` when there are no
+    /// points. More than four are reduced to four: the deepest, the farthest
+    /// from it, and the two spanning the largest areas on either side of the
+    /// line through those two (the reduction of Box2D, Bullet and Jolt: it
+    /// keeps the deepest point and the widest support polygon).
+    ///
+    /// ```
+    /// use proxima_narrowphase::{ContactManifold, ManifoldPoint, Point, UnitVector, Vector};
+    /// let p = |x: f32, y: f32, id| ManifoldPoint { point_a: Point::new(x, y, 0.0), point_b: Point::new(x, y, -0.1), depth: 0.1, id };
+    /// // Five points of a square's outline: the middle of an edge is dropped.
+    /// let pts = [p(0.0, 0.0, 0), p(1.0, 0.0, 1), p(1.0, 1.0, 2), p(0.0, 1.0, 3), p(0.5, 0.0, 4)];
+    /// let m = ContactManifold::new(UnitVector::new_normalize(Vector::z()), &pts).unwrap();
+    /// assert_eq!(m.len(), 4);
+    /// assert!(m.points().iter().all(|q| q.id != 4));
+    /// ```
+    #[must_use]
+    pub fn new(normal: UnitVector, points: &[ManifoldPoint]) -> Option<Self> {
+        (!points.is_empty()).then(|| Self::from_points(normal, points))
+    }
+
+    /// [`ContactManifold::new`] for a non-empty `all`.
     pub(crate) fn from_points(normal: UnitVector, all: &[ManifoldPoint]) -> Self {
         let mut m = ContactManifold { normal, points: [NO_POINT; 4], len: 0 };
         if all.len() <= 4 {
@@ -61,11 +81,8 @@ impl ContactManifold {
         m
     }
 
-    /// The indices of at most four of `all` (more than four points): the
-    /// deepest, the farthest from it, and the two spanning the largest signed
-    /// areas on each side of the line through those (measured in the plane
-    /// of `normal`), the reduction of Box2D, Bullet and Jolt: it keeps the
-    /// deepest point and the widest support polygon.
+    /// The indices of the four points [`ContactManifold::new`] keeps of
+    /// `all` (more than four points; areas measured in the plane of `normal`).
     fn reduced(normal: &UnitVector, all: &[ManifoldPoint]) -> [Option<usize>; 4] {
         let argmax = |f: &dyn Fn(&ManifoldPoint) -> Real| {
             let mut best = 0;
