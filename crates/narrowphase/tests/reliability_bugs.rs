@@ -528,3 +528,36 @@ fn b26_touch_tests_do_not_underflow() {
         assert_eq!(intersects_capsule_aabb(&seg, &aabb), touch, "capsule-aabb, gap {gap:e}");
     }
 }
+
+/// B27, found by cargo-fuzz (this session): a ray grazing the end of a
+/// capsule of subnormal radius (`1e-40`, a segment at any resolution) got
+/// the normal `-x`, facing away from the ray: the normal was the direction
+/// of the hit's rounding residue (as B15 for a zero radius, B24 for a
+/// sphere). Radii below `1e-12` of the positions' size now take the
+/// segment's normal `-dir / |dir|`, and radii below `1e-5` of it, whose f32
+/// residue would tilt the normal, are recomputed in f64. Replay:
+/// `cargo fuzz run narrowphase -O regressions/narrowphase/b27-ray-capsule-subnormal-radius`.
+#[test]
+fn b27_ray_normal_of_a_thin_capsule_faces_the_ray() {
+    let c = Capsule::try_new(p(-6.023926, -6.023926, -6.023926), p(-12.302246, 1e-40, 1e-40), 1e-40).unwrap();
+    let ray = Ray::new(p(1e-40, 1e-40, 1e-40), v(-6.0317383, -6.023926, -6.023926), 24.095703);
+    if let Some(hit) = cast_ray_capsule(&ray, &c) {
+        assert!(hit.normal.dot(ray.dir()) <= 0.0, "normal {:?} faces away from the ray", hit.normal);
+        assert_eq!(hit.normal.into_inner(), -ray.dir().normalize());
+    }
+    // Thin but resolvable capsules (radius 1e-6 to 1e-4 at distance 10):
+    // the f32 residue of the hit point is ~1e-6, the f64 one far below; the
+    // normal is the closed form (0, y, z0) / r for a ray along -y at lateral
+    // offset z0 from the axis (the x axis).
+    for r in [1e-6f32, 3e-6, 1e-5, 1e-4] {
+        let c = Capsule::try_new(p(0.0, 0.0, 0.0), p(1.0, 0.0, 0.0), r).unwrap();
+        for frac in [0.0f32, 0.3, -0.6, 0.9] {
+            let z0 = frac * r;
+            let ray = Ray::new(p(0.5, 10.0, z0), v(0.0, -1.0, 0.0), 20.0);
+            let hit = cast_ray_capsule(&ray, &c).expect("through the capsule");
+            let y = (f64::from(r).powi(2) - f64::from(z0).powi(2)).sqrt();
+            let expect = Vector::new(0.0, (y / f64::from(r)) as f32, z0 / r);
+            assert!((hit.normal.into_inner() - expect).norm() < 1e-3, "r {r:e}, z0 {z0:e}: {:?}", hit.normal);
+        }
+    }
+}

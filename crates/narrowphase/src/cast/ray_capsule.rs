@@ -165,9 +165,25 @@ pub fn cast_ray_capsule(ray: &Ray, capsule: &Capsule) -> Option<RayHit> {
     if toi > ray.max_toi() {
         return None;
     }
-    // A zero-radius capsule is a segment: `n` (hit point minus its closest
-    // axis point) is only the rounding residue of the hit, whose direction
-    // means nothing (B15); the documented normal is `-dir / |dir|`.
-    let normal = if toi == 0.0 || capsule.radius() == 0.0 { None } else { normalize_any(&n) };
+    // `n` (hit point minus its closest axis point, `|n| = r`) is a
+    // difference of positions of size `|o - a| + |b - a|` (taken as the
+    // largest components, which cannot overflow), computed in f64
+    // (rounding ~1e-16 of that) when the quadratic leaves f32's range, in
+    // f32 otherwise. A radius below 1e-12 of that size (a zero radius
+    // included) is a segment at that resolution: `n` is only the rounding
+    // residue of the hit, whose direction means nothing (B15, B27); the
+    // documented normal is `-dir / |dir|`. In f32, a radius below
+    // 1e-5 of that size (where f32 rounding, ~1e-7 of it, would tilt the
+    // normal by more than 1e-2) is recomputed in f64.
+    let r = capsule.radius();
+    let (o, a, b) = (&ray.origin().coords, &capsule.a().coords, &capsule.b().coords);
+    let size = (o - a).amax() + (b - a).amax();
+    let normal = if toi == 0.0 || r <= 1e-12 * size {
+        None
+    } else if r < 1e-5 * size {
+        ray_capsule_toi_f64(o, ray.dir(), a, b, r).and_then(|(_, n)| normalize_any(&n))
+    } else {
+        normalize_any(&n)
+    };
     Some(RayHit { toi, normal: normal.unwrap_or_else(|| ray.back_normal()) })
 }
