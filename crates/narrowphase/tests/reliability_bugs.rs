@@ -561,3 +561,25 @@ fn b27_ray_normal_of_a_thin_capsule_faces_the_ray() {
         }
     }
 }
+
+/// B28, found by cargo-fuzz (this session): `contact_capsule_capsule` of two
+/// capsules whose core segments pass `1e-20` apart returned a normal of
+/// length 0.99: `UnitVector::try_new` divides by `sqrt(|d|^2)`, and `|d|^2`
+/// (~1e-40) is subnormal, with few significant bits. The normals of the
+/// contact functions now come from `normalize_any`, which rescales first.
+/// Input: `fuzz/regressions/narrowphase/b28-capsule-normal-length`.
+#[test]
+fn b28_contact_normals_are_unit_for_tiny_gaps() {
+    for gap in [1e-20f32, 3e-21, 1e-25, 1e-30, 1e-38, 1e-44] {
+        let a = Capsule::try_new(p(0.0, 0.0, 0.0), p(1.0, 0.0, 0.0), 0.1).unwrap();
+        let b = Capsule::try_new(p(0.5, gap, -1.0), p(0.5, gap, 1.0), 0.1).unwrap();
+        let c = contact_capsule_capsule(&a, &b).expect("crossing capsules");
+        assert!((c.normal.norm() - 1.0).abs() < 1e-6, "gap {gap:e}: |normal| = {}", c.normal.norm());
+        assert!((c.normal.into_inner() - Vector::y()).norm() < 1e-6, "gap {gap:e}: normal {:?}", c.normal);
+        let s = Sphere::try_new(p(0.25, -0.05, 0.25), 0.1).unwrap();
+        let t = Triangle::new(p(0.0, -0.05 + gap, 0.0), p(1.0, -0.05 + gap, 0.0), p(0.0, -0.05 + gap, 1.0));
+        if let Some(c) = contact_sphere_triangle(&s, &t) {
+            assert!((c.normal.norm() - 1.0).abs() < 1e-6, "gap {gap:e}: sphere-triangle |normal| = {}", c.normal.norm());
+        }
+    }
+}

@@ -2,7 +2,7 @@
 
 use super::Contact;
 use crate::closest::{closest_points_segment_segment, ClosestPoints};
-use crate::math::{UnitVector, Vector};
+use crate::math::{normalize_any, within_distance, UnitVector, Vector};
 use crate::shape::Capsule;
 
 /// The contact between capsules A and B, `None` when apart: the closest points
@@ -16,15 +16,17 @@ pub fn contact_capsule_capsule(a: &Capsule, b: &Capsule) -> Option<Contact> {
     let d = sb - sa;
     let dist2 = d.norm_squared();
     let r = a.radius() + b.radius();
-    if dist2 > r * r {
+    if !within_distance(&d, r) {
         return None;
     }
     let dist = dist2.sqrt();
-    let normal = UnitVector::try_new(d, 0.0).unwrap_or_else(|| {
+    // `normalize_any`: `|d|` is exact to rounding even when `|d|^2` is
+    // subnormal (B28: a normal of length 0.99).
+    let normal = normalize_any(&d).unwrap_or_else(|| {
         let n = (a.b() - a.a()).cross(&(b.b() - b.a()));
         let towards_b = nalgebra::center(b.a(), b.b()) - nalgebra::center(a.a(), a.b());
         let n = if n.dot(&towards_b) < 0.0 { -n } else { n };
-        UnitVector::try_new(n, 0.0).unwrap_or(UnitVector::new_unchecked(Vector::x()))
+        normalize_any(&n).unwrap_or(UnitVector::new_unchecked(Vector::x()))
     });
     let point_a = sa + normal.into_inner() * a.radius();
     let point_b = sb - normal.into_inner() * b.radius();

@@ -2,7 +2,7 @@
 
 use super::Contact;
 use crate::closest::closest_points_segment_box_local;
-use crate::math::{Real, UnitVector, Vector};
+use crate::math::{within_distance, Real, UnitVector, Vector};
 use crate::shape::{Capsule, Obb};
 
 /// The contact between capsule A and box B, `None` when they are apart.
@@ -38,7 +38,7 @@ pub fn contact_capsule_obb(capsule: &Capsule, obb: &Obb) -> Option<Contact> {
         let (s, x) = closest_points_segment_box_local(&p, &q, h);
         let gap = x - s;
         let dist2 = gap.norm_squared();
-        if dist2 > r * r {
+        if !within_distance(&gap, r) {
             return None;
         }
         let tiny = 1e-4 * ((q - p).norm() + h.norm());

@@ -3,7 +3,7 @@
 use super::Contact;
 use crate::cast::{cast_ray_triangle, Ray};
 use crate::closest::{closest_points_segment_triangle_boundary, ClosestPoints};
-use crate::math::{Point, Real, UnitVector, Vector};
+use crate::math::{within_distance, Point, Real, UnitVector, Vector};
 use crate::shape::{Capsule, Triangle};
 
 /// The contact between capsule A and triangle B (a two-sided surface),
@@ -30,7 +30,7 @@ pub fn contact_capsule_triangle(capsule: &Capsule, tri: &Triangle) -> Option<Con
     let ClosestPoints { point_a: s, point_b: t } = closest_points_segment_triangle_boundary(&p, &q, tri);
     let gap = t - s;
     let dist2 = gap.norm_squared();
-    if !crossing && dist2 > r * r {
+    if !crossing && !within_distance(&gap, r) {
         return None;
     }
     // Below this distance the direction of `t - s` is rounding noise: decide

@@ -1,7 +1,7 @@
 //! Contact between a sphere and an axis-aligned box.
 
 use super::Contact;
-use crate::math::{Real, UnitVector, Vector};
+use crate::math::{within_distance, Real, UnitVector, Vector};
 use crate::shape::{Aabb, Sphere};
 
 /// A sphere-box contact in the box's frame (world axes for an [`Aabb`], the
@@ -34,7 +34,7 @@ pub(crate) fn sphere_box_local(c: &Vector, r: Real, min: &Vector, max: &Vector) 
     let q = c.sup(min).inf(max);
     let d = q - c;
     let dist2 = d.norm_squared();
-    if dist2 > r * r {
+    if !within_distance(&d, r) {
         return None;
     }
     if dist2 >= Real::MIN_POSITIVE {

@@ -3,7 +3,7 @@
 use super::sphere_sphere::COINCIDENT_FALLBACK_NORMAL;
 use super::Contact;
 use crate::closest::closest_point_segment;
-use crate::math::{Real, UnitVector, Vector};
+use crate::math::{within_distance, Real, UnitVector, Vector};
 use crate::shape::{Capsule, Sphere};
 
 /// The contact between a solid sphere (A) and a solid capsule (B); `None`
@@ -39,7 +39,7 @@ pub fn contact_sphere_capsule(sphere: &Sphere, capsule: &Capsule) -> Option<Cont
     let d = q - c;
     let dist2 = d.norm_squared();
     let r = sphere.radius() + capsule.radius();
-    if dist2 > r * r {
+    if !within_distance(&d, r) {
         return None;
     }
     let (normal, dist) = if dist2 >= Real::MIN_POSITIVE {

@@ -1,7 +1,7 @@
 //! Contact between two spheres.
 
 use super::Contact;
-use crate::math::{Real, UnitVector, Vector};
+use crate::math::{within_distance, Real, UnitVector, Vector};
 use crate::shape::Sphere;
 
 /// The contact normal used when two centres coincide (no direction joins
@@ -39,7 +39,7 @@ pub fn contact_sphere_sphere(a: &Sphere, b: &Sphere) -> Option<Contact> {
     let d = b.center() - a.center();
     let dist2 = d.norm_squared();
     let r = a.radius() + b.radius();
-    if dist2 > r * r {
+    if !within_distance(&d, r) {
         return None;
     }
     let (normal, dist) = if dist2 >= Real::MIN_POSITIVE {

@@ -2,7 +2,7 @@
 
 use super::Contact;
 use crate::closest::{closest_point_triangle, face_normal};
-use crate::math::{UnitVector, Vector};
+use crate::math::{normalize_any, within_distance, UnitVector, Vector};
 use crate::shape::{Sphere, Triangle};
 
 /// The contact between sphere A and triangle B (both sides of the triangle
@@ -29,13 +29,13 @@ pub fn contact_sphere_triangle(sphere: &Sphere, tri: &Triangle) -> Option<Contac
     let q = closest_point_triangle(c, tri);
     let gap = q - c;
     let d2 = gap.norm_squared();
-    if d2 > r * r {
+    if !within_distance(&gap, r) {
         return None;
     }
     let d = d2.sqrt();
-    let normal = UnitVector::try_new(gap, 0.0).unwrap_or_else(|| {
+    let normal = normalize_any(&gap).unwrap_or_else(|| {
         let face = face_normal(tri).map_or(Vector::y(), |(n, _, _)| n);
-        UnitVector::try_new(-face, 0.0).unwrap_or(UnitVector::new_unchecked(-Vector::y()))
+        normalize_any(&-face).unwrap_or(UnitVector::new_unchecked(-Vector::y()))
     });
     let depth = (r - d).max(0.0);
     Some(Contact { point_a: c + normal.into_inner() * r, point_b: q, normal, depth })
