@@ -579,7 +579,11 @@ fn b28_contact_normals_are_unit_for_tiny_gaps() {
         let s = Sphere::try_new(p(0.25, -0.05, 0.25), 0.1).unwrap();
         let t = Triangle::new(p(0.0, -0.05 + gap, 0.0), p(1.0, -0.05 + gap, 0.0), p(0.0, -0.05 + gap, 1.0));
         if let Some(c) = contact_sphere_triangle(&s, &t) {
-            assert!((c.normal.norm() - 1.0).abs() < 1e-6, "gap {gap:e}: sphere-triangle |normal| = {}", c.normal.norm());
+            assert!(
+                (c.normal.norm() - 1.0).abs() < 1e-6,
+                "gap {gap:e}: sphere-triangle |normal| = {}",
+                c.normal.norm()
+            );
         }
     }
 }

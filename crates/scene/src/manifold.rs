@@ -1,10 +1,14 @@
 //! Contact manifolds between any two placed shapes: the dispatch a solver
 //! uses.
 
-use proxima_narrowphase::{contact_manifold_obb_obb, ContactManifold, ManifoldPoint, Obb, Real};
+use proxima_narrowphase::{
+    contact_manifold_capsule_capsule, contact_manifold_capsule_obb, contact_manifold_obb_obb,
+    contact_manifold_sphere_capsule, contact_manifold_sphere_obb, contact_manifold_sphere_sphere, Capsule,
+    ContactManifold, Obb, Real, Sphere,
+};
 
-use crate::contact::contact;
 use crate::shape::WorldShape;
+use crate::trimesh::{mesh_mesh_manifolds, Convex};
 
 /// Appends to `out` the contact manifolds of A and B (normals from A to B)
 /// for shapes that touch or are at most `prediction` apart (speculative
@@ -24,20 +28,63 @@ use crate::shape::WorldShape;
 /// assert_eq!(out[0].len(), 4);
 /// ```
 pub fn contact_manifolds(a: &WorldShape, b: &WorldShape, prediction: Real, out: &mut Vec<ContactManifold>) {
-    use WorldShape as S;
-    match (a, b) {
-        (S::Aabb(_) | S::Obb(_), S::Aabb(_) | S::Obb(_)) => {
-            if let (Some(a), Some(b)) = (as_obb(a), as_obb(b)) {
-                out.extend(contact_manifold_obb_obb(&a, &b, prediction));
-            }
-        }
-        _ => out.extend(contact(a, b).map(|c| single_point(&c))),
-    }
+    let _ = append(a, b, prediction.max(0.0), out);
 }
 
-fn single_point(c: &proxima_narrowphase::Contact) -> ContactManifold {
-    let p = ManifoldPoint { point_a: c.point_a, point_b: c.point_b, depth: c.depth, id: 0 };
-    ContactManifold::new(c.normal, &[p]).expect("one point")
+/// [`contact_manifolds`]; `None` when a shape brought into a mesh's frame
+/// fails validation (a pose at the edge of the coordinate bound).
+fn append(a: &WorldShape, b: &WorldShape, p: Real, out: &mut Vec<ContactManifold>) -> Option<()> {
+    use WorldShape as S;
+    let single = match (a, b) {
+        (S::Sphere(s), S::Sphere(t)) => contact_manifold_sphere_sphere(s, t, p),
+        (S::Sphere(s), S::Aabb(_) | S::Obb(_)) => contact_manifold_sphere_obb(s, &as_obb(b)?, p),
+        (S::Sphere(s), S::Capsule(c)) => contact_manifold_sphere_capsule(s, c, p),
+        (S::Aabb(_) | S::Obb(_), S::Aabb(_) | S::Obb(_)) => contact_manifold_obb_obb(&as_obb(a)?, &as_obb(b)?, p),
+        (S::Capsule(c), S::Capsule(d)) => contact_manifold_capsule_capsule(c, d, p),
+        (S::Capsule(c), S::Aabb(_) | S::Obb(_)) => contact_manifold_capsule_obb(c, &as_obb(b)?, p),
+        (S::Sphere(_) | S::Aabb(_) | S::Obb(_) | S::Capsule(_), S::TriMesh(mesh, pose)) => {
+            let start = out.len();
+            match a {
+                S::Sphere(s) => {
+                    let local = Sphere::try_new(pose.inverse_transform_point(s.center()), s.radius()).ok()?;
+                    mesh.manifolds(Convex::Sphere(&local), p, out);
+                }
+                S::Capsule(c) => {
+                    let (ca, cb) = (pose.inverse_transform_point(c.a()), pose.inverse_transform_point(c.b()));
+                    let local = Capsule::try_new(ca, cb, c.radius()).ok()?;
+                    mesh.manifolds(Convex::Capsule(&local), p, out);
+                }
+                _ => {
+                    let o = as_obb(a)?;
+                    let rotation = pose.rotation.inverse() * o.rotation();
+                    let centre = pose.inverse_transform_point(o.center());
+                    let local = Obb::try_new(centre, rotation, *o.half_extents()).ok()?;
+                    mesh.manifolds(Convex::Obb(&local), p, out);
+                }
+            }
+            for m in &mut out[start..] {
+                *m = m.transformed(pose);
+            }
+            None
+        }
+        (S::TriMesh(mesh_a, pose_a), S::TriMesh(mesh_b, pose_b)) => {
+            mesh_mesh_manifolds(mesh_a, pose_a, mesh_b, pose_b, out);
+            None
+        }
+        // The mirrored pairs: computed the other way round, then flipped.
+        (S::Aabb(_) | S::Obb(_) | S::Capsule(_) | S::TriMesh(..), S::Sphere(_))
+        | (S::Aabb(_) | S::Obb(_), S::Capsule(_))
+        | (S::TriMesh(..), S::Aabb(_) | S::Obb(_) | S::Capsule(_)) => {
+            let start = out.len();
+            let _ = append(b, a, p, out);
+            for m in &mut out[start..] {
+                *m = m.flipped();
+            }
+            None
+        }
+    };
+    out.extend(single);
+    Some(())
 }
 
 fn as_obb(shape: &WorldShape) -> Option<Obb> {

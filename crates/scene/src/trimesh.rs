@@ -13,10 +13,12 @@ use proxima_narrowphase::{
 
 use crate::error::MeshError;
 
+mod manifold;
 mod mesh_mesh;
 mod ray;
 mod ray_block;
 
+pub(crate) use manifold::{mesh_mesh_manifolds, Convex};
 pub(crate) use mesh_mesh::contact_mesh_mesh;
 use ray::RayTree;
 
@@ -68,6 +70,10 @@ pub struct TriMesh {
     /// Blocks of 8 triangles and their own BVH, for rays.
     ray_tree: RayTree,
     aabb: Aabb,
+    /// Per triangle, bit `k` set when edge `k` (from vertex `k` to `k + 1`)
+    /// is active for contacts (see `manifold.rs`); computed on the first
+    /// manifold query, so meshes used only for rays do not pay for it.
+    active_edges: std::sync::OnceLock<Vec<u8>>,
 }
 
 impl TriMesh {
@@ -98,7 +104,7 @@ impl TriMesh {
         let aabb = boxes.iter().skip(1).fold(boxes[0], |acc, b| acc.merged(b));
         let bvh = StaticBvh::build(&boxes);
         let ray_tree = RayTree::new(&triangles, bvh.leaf_ids());
-        Ok(Self { vertices, indices, triangles, bvh, ray_tree, aabb })
+        Ok(Self { vertices, indices, triangles, bvh, ray_tree, aabb, active_edges: std::sync::OnceLock::new() })
     }
 
     /// Loads every model of an OBJ file (triangulated) into one mesh.

@@ -84,3 +84,21 @@ impl Polygon {
         out
     }
 }
+
+/// `poly` clipped by the side planes `normal . x <= offset` of a reference
+/// face (labels `4, 5, ...` in order; at most four planes).
+pub(super) fn clip_to_sides(poly: Polygon, sides: &[(Vector, Real)]) -> Polygon {
+    sides.iter().enumerate().fold(poly, |p, (i, (n, o))| p.clip(n, *o, 4 + i as u8))
+}
+
+/// The side planes of a triangle face with unit normal `f`: for each edge
+/// `v_i v_(i+1)`, the plane through it perpendicular to the face, its normal
+/// pointing away from the opposite vertex.
+pub(super) fn triangle_sides(v: &[crate::math::Point; 3], f: &Vector) -> [(Vector, Real); 3] {
+    core::array::from_fn(|i| {
+        let (p, q, r) = (&v[i], &v[(i + 1) % 3], &v[(i + 2) % 3]);
+        let s = (q - p).cross(f);
+        let s = if s.dot(&(r - p)) > 0.0 { -s } else { s };
+        (s, s.dot(&p.coords))
+    })
+}

@@ -1,7 +1,7 @@
 //! The contact manifold: up to four points sharing one normal, the shape a
 //! constraint solver consumes.
 
-use crate::math::{Point, Real, UnitVector};
+use crate::math::{Isometry, Point, Real, UnitVector};
 
 /// One point of a [`ContactManifold`].
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -138,6 +138,19 @@ impl ContactManifold {
             }
         }
         best
+    }
+
+    /// The manifold moved by `pose` (from the frame it was computed in, a
+    /// mesh's say, to world space): points transformed, normal rotated.
+    #[must_use]
+    pub fn transformed(&self, pose: &Isometry) -> ContactManifold {
+        let mut m = *self;
+        m.normal = pose.rotation * self.normal;
+        for p in &mut m.points[..m.len] {
+            p.point_a = pose.transform_point(&p.point_a);
+            p.point_b = pose.transform_point(&p.point_b);
+        }
+        m
     }
 
     /// The same manifold seen from B: the points' sides swapped and the

@@ -99,10 +99,18 @@ pub fn contact_manifold_obb_obb(a: &Obb, b: &Obb, prediction: Real) -> Option<Co
         }
         Axis::Edge(i, j) => EDGE_EDGE_ID | (4 * i + j) as u32,
     };
-    if points.len == 0 {
+    // A manifold has a point of depth >= 0 exactly when the boxes touch:
+    // touching boxes whose clipping left only speculative points (or none)
+    // get the SAT's witness point too.
+    let shallow = points.items[..points.len].iter().all(|p| p.depth < 0.0);
+    if points.len == 0 || (limits.touching && shallow) {
         let (pa, pb) = witness_points(a, b, &sat);
         let id = if face & EDGE_EDGE_ID != 0 { face } else { FACE_FALLBACK_ID | face };
-        return Some(single(normal, a.to_world(&pa), a.to_world(&pb), sat.depth, id));
+        let witness = ManifoldPoint { point_a: a.to_world(&pa), point_b: a.to_world(&pb), depth: sat.depth, id };
+        if points.len == 0 {
+            return Some(single(normal, witness.point_a, witness.point_b, witness.depth, id));
+        }
+        points.push(witness);
     }
     Some(ContactManifold::from_points(normal, &points.items[..points.len]))
 }
@@ -126,6 +134,15 @@ struct Limits {
 struct Points {
     items: [ManifoldPoint; 8],
     len: usize,
+}
+
+impl Points {
+    fn push(&mut self, p: ManifoldPoint) {
+        if self.len < 8 {
+            self.items[self.len] = p;
+            self.len += 1;
+        }
+    }
 }
 
 impl Default for Points {
@@ -180,9 +197,6 @@ fn clip_incident(
         let depth = if limits.touching && d >= -limits.slack { d.max(0.0) } else { d };
         let (point_a, point_b) = to_world(&v.x, depth);
         let id = (face << 10) | (incident << 7) | u32::from(v.key);
-        if out.len < 8 {
-            out.items[out.len] = ManifoldPoint { point_a, point_b, depth, id };
-            out.len += 1;
-        }
+        out.push(ManifoldPoint { point_a, point_b, depth, id });
     }
 }

@@ -8,7 +8,9 @@ pub use capsule_obb::contact_capsule_obb;
 pub use capsule_triangle::contact_capsule_triangle;
 mod clip;
 mod manifold;
+mod manifold_face;
 mod manifold_obb_obb;
+mod manifold_round;
 mod obb_obb;
 mod obb_triangle;
 mod sphere_aabb;
@@ -18,7 +20,14 @@ mod sphere_sphere;
 mod sphere_triangle;
 mod triangle_triangle;
 pub use manifold::{ContactManifold, ManifoldPoint};
+pub use manifold_face::{
+    contact_manifold_capsule_obb, contact_manifold_capsule_triangle, contact_manifold_obb_triangle,
+};
 pub use manifold_obb_obb::contact_manifold_obb_obb;
+pub use manifold_round::{
+    contact_manifold_capsule_capsule, contact_manifold_sphere_capsule, contact_manifold_sphere_obb,
+    contact_manifold_sphere_sphere, contact_manifold_sphere_triangle,
+};
 pub use obb_obb::{contact_obb_obb, OBB_EDGE_AXIS_MIN_SINE, OBB_EDGE_AXIS_REL_TOL};
 pub use obb_triangle::contact_obb_triangle;
 pub use sphere_aabb::contact_sphere_aabb;

@@ -124,7 +124,7 @@ pub(super) fn sat_boxes(a: &Obb, b: &Obb) -> Option<SatBoxes> {
 /// (equal for face and edge-edge configurations).
 pub(super) fn sat_boxes_within(a: &Obb, b: &Obb, prediction: Real) -> Option<SatBoxes> {
     let touching = intersects_obb_obb(a, b);
-    if !touching && !(prediction > 0.0) {
+    if !touching && (prediction.is_nan() || prediction <= 0.0) {
         return None;
     }
     let r = a.axes().tr_mul(b.axes());

@@ -31,28 +31,33 @@ const CULL_MARGIN_REL: Real = 1e-5;
 ///
 /// Ties keep the first pair found (the traversal is deterministic).
 pub(crate) fn contact_mesh_mesh(a: &TriMesh, pose_a: &Isometry, b: &TriMesh, pose_b: &Isometry) -> Option<Contact> {
-    let rel = pose_a.inv_mul(pose_b);
-    let to_b = rel.inverse();
-    let b_box = b.world_aabb(&rel);
-    let margin = CULL_MARGIN_REL * largest_coordinate(a.local_aabb()).max(largest_coordinate(&b_box));
-    let region = clip(&a.local_aabb().loosened(margin), &b_box.loosened(margin))?;
-    let region_in_b = box_under(&region, &to_b);
-    let b_in_a = |id: u32| transformed(&b.triangles()[id as usize], &rel);
     let mut best: Option<Contact> = None;
-    let mut keep = |c: Option<Contact>| {
-        if let Some(c) = c {
-            if best.is_none_or(|b| c.depth > b.depth) {
-                best = Some(c);
-            }
+    visit_mesh_mesh_contacts(a, b, &pose_a.inv_mul(pose_b), |_, _, c| {
+        if best.is_none_or(|b| c.depth > b.depth) {
+            best = Some(c);
         }
-    };
+    });
+    best.map(|c| to_world(&c, pose_a))
+}
+
+/// Calls `f(i, j, contact)` for every pair of A's triangle `i` and B's
+/// triangle `j` that touch, with the contact in A's frame (`rel` = the pose
+/// of B's frame in A's), in a deterministic order: the culling of
+/// [`contact_mesh_mesh`].
+pub(crate) fn visit_mesh_mesh_contacts(a: &TriMesh, b: &TriMesh, rel: &Isometry, mut f: impl FnMut(u32, u32, Contact)) {
+    let to_b = rel.inverse();
+    let b_box = b.world_aabb(rel);
+    let margin = CULL_MARGIN_REL * largest_coordinate(a.local_aabb()).max(largest_coordinate(&b_box));
+    let Some(region) = clip(&a.local_aabb().loosened(margin), &b_box.loosened(margin)) else { return };
+    let region_in_b = box_under(&region, &to_b);
+    let b_in_a = |id: u32| transformed(&b.triangles()[id as usize], rel);
     if a.bvh().overlaps(&region).count() <= b.bvh().overlaps(&region_in_b).count() {
         for i in a.bvh().overlaps(&region) {
             let ta = &a.triangles()[i as usize];
             let Some(query) = clip(&ta.aabb().loosened(margin), &region) else { continue };
             let _ = b.bvh().visit_overlaps(&box_under(&query, &to_b), |j| {
-                if let Some(tb) = b_in_a(j) {
-                    keep(contact_triangle_triangle(ta, &tb));
+                if let Some(c) = b_in_a(j).and_then(|tb| contact_triangle_triangle(ta, &tb)) {
+                    f(i, j, c);
                 }
                 ControlFlow::Continue(())
             });
@@ -62,17 +67,23 @@ pub(crate) fn contact_mesh_mesh(a: &TriMesh, pose_a: &Isometry, b: &TriMesh, pos
             let Some(tb) = b_in_a(j) else { continue };
             let Some(query) = clip(&tb.aabb().loosened(margin), &region) else { continue };
             let _ = a.bvh().visit_overlaps(&query, |i| {
-                keep(contact_triangle_triangle(&a.triangles()[i as usize], &tb));
+                if let Some(c) = contact_triangle_triangle(&a.triangles()[i as usize], &tb) {
+                    f(i, j, c);
+                }
                 ControlFlow::Continue(())
             });
         }
     }
-    best.map(|c| Contact {
-        point_a: pose_a.transform_point(&c.point_a),
-        point_b: pose_a.transform_point(&c.point_b),
-        normal: pose_a.rotation * c.normal,
+}
+
+/// A contact in a frame placed by `pose`, in world space.
+fn to_world(c: &Contact, pose: &Isometry) -> Contact {
+    Contact {
+        point_a: pose.transform_point(&c.point_a),
+        point_b: pose.transform_point(&c.point_b),
+        normal: pose.rotation * c.normal,
         depth: c.depth,
-    })
+    }
 }
 
 /// The overlap of two boxes, `None` when they are apart.

@@ -1,0 +1,251 @@
+//! Manifolds whose points come from clipping against a face: capsule
+//! against box or triangle, box against triangle.
+
+use super::clip::{clip_to_sides, triangle_sides, Polygon};
+use super::manifold::{single, ContactManifold, ManifoldPoint, NO_POINT};
+use super::manifold_round::contact_within;
+use super::{contact_capsule_obb, contact_capsule_triangle, contact_obb_triangle, Contact};
+use crate::closest::face_normal;
+use crate::distance::{distance_capsule_obb, distance_capsule_triangle, distance_obb_triangle};
+use crate::math::{Point, Real, UnitVector, Vector};
+use crate::shape::{Capsule, Obb, Triangle};
+
+/// A contact normal within this cosine of a face normal is that face's
+/// normal: the face is the reference face (about 1.4 degrees).
+const FACE_COSINE: Real = 0.9997;
+
+/// Up to eight points gathered before the reduction to four.
+struct Gathered {
+    items: [ManifoldPoint; 8],
+    len: usize,
+}
+
+impl Gathered {
+    fn new() -> Self {
+        Self { items: [NO_POINT; 8], len: 0 }
+    }
+
+    fn push(&mut self, p: ManifoldPoint) {
+        if self.len < 8 {
+            self.items[self.len] = p;
+            self.len += 1;
+        }
+    }
+
+    /// The manifold of the gathered points with the reference face's normal
+    /// `normal` (from A to B), with the single contact `c` (id 0) added when
+    /// clipping left none, or left only speculative points of shapes that
+    /// touch: a manifold has a point of depth `>= 0` exactly when the shapes
+    /// touch. `c`'s normal is within 1.4 degrees of `normal`; its point is
+    /// re-expressed along `normal` (`depth = (point_a - point_b) . normal`,
+    /// `point_a = point_b + depth normal`, moving `point_a` by at most
+    /// `0.025 depth`) so every point keeps `point_a - point_b = depth normal`.
+    fn finish(mut self, normal: UnitVector, c: &Contact) -> ContactManifold {
+        let points = &self.items[..self.len];
+        if points.is_empty() || (c.depth >= 0.0 && points.iter().all(|p| p.depth < 0.0)) {
+            let depth = (c.point_a - c.point_b).dot(&normal);
+            let depth = if c.depth >= 0.0 { depth.max(0.0) } else { depth };
+            let point_a = c.point_b + normal.into_inner() * depth;
+            self.push(ManifoldPoint { point_a, point_b: c.point_b, depth, id: 0 });
+        }
+        ContactManifold::from_points(normal, &self.items[..self.len])
+    }
+}
+
+/// The manifold of a capsule A and an oriented box B within `prediction`
+/// (negative or NaN counts as 0): `None` exactly when
+/// [`contact_capsule_obb`] is `None` and the shapes are farther apart than
+/// `prediction`.
+///
+/// The normal is that of [`contact_capsule_obb`] (or of the closest points
+/// when apart). When it is within 1.4 degrees of a face normal of the box,
+/// that face is the reference face and its normal the manifold's; the
+/// capsule's core segment is clipped to that face's side planes and
+/// each end `s` of the clipped segment, at height `h` over the face, is a
+/// point of depth `r - h` (kept when `>= -prediction`): `point_a = s - r n`,
+/// `point_b` its projection on the face. A capsule lying on a box thus gets
+/// two points; otherwise the one contact point (id 0).
+///
+/// ```
+/// use proxima_narrowphase::{contact_manifold_capsule_obb, Capsule, Obb, Point, Rotation, Vector};
+/// let table = Obb::new(Point::origin(), Rotation::identity(), Vector::new(1.0, 1.0, 0.5));
+/// let rod = Capsule::new(Point::new(-3.0, 0.0, 0.7), Point::new(0.5, 0.0, 0.7), 0.25);
+/// let m = contact_manifold_capsule_obb(&rod, &table, 0.0).unwrap();
+/// assert_eq!(m.len(), 2); // clipped at the table's edge x = -1, and at the rod's end x = 0.5
+/// assert!(m.points().iter().all(|p| (p.depth - 0.05).abs() < 1e-5));
+/// ```
+#[must_use]
+pub fn contact_manifold_capsule_obb(a: &Capsule, b: &Obb, prediction: Real) -> Option<ContactManifold> {
+    let prediction = prediction.max(0.0);
+    let c = contact_within(contact_capsule_obb(a, b), prediction, || distance_capsule_obb(a, b))?;
+    // The box face facing the capsule has outward normal -n (box frame).
+    let f = -b.to_local_vector(&c.normal);
+    let k = f.iamax();
+    if f[k].abs() < FACE_COSINE {
+        return Some(single(c.normal, c.point_a, c.point_b, c.depth, 0));
+    }
+    let (e, h) = (box_face_normal(k, f[k]), b.half_extents());
+    let seg = Polygon::new(&[b.to_local(a.a()), b.to_local(a.b())]);
+    let seg = clip_to_sides(seg, &box_sides(k, h));
+    let r = a.radius();
+    let mut out = Gathered::new();
+    for v in seg.vertices() {
+        let height = e.dot(&v.x) - h[k];
+        let depth = r - height;
+        if depth >= -prediction {
+            let point_a = b.to_world(&(v.x - e * r));
+            let point_b = b.to_world(&(v.x - e * height));
+            out.push(ManifoldPoint { point_a, point_b, depth, id: 1 + u32::from(v.key) });
+        }
+    }
+    Some(out.finish(UnitVector::new_normalize(-(b.axes() * e)), &c))
+}
+
+/// The manifold of a capsule A and a triangle B (a two-sided surface) within
+/// `prediction`, as [`contact_manifold_capsule_obb`] with the triangle's
+/// face: a normal within 1.4 degrees of the face normal (which becomes the
+/// manifold's normal) clips the core segment to the triangle's three side
+/// planes (two points for a capsule
+/// lying on it); otherwise the one point of [`contact_capsule_triangle`].
+#[must_use]
+pub fn contact_manifold_capsule_triangle(a: &Capsule, b: &Triangle, prediction: Real) -> Option<ContactManifold> {
+    let prediction = prediction.max(0.0);
+    let c = contact_within(contact_capsule_triangle(a, b), prediction, || distance_capsule_triangle(a, b))?;
+    let Some(f) = facing_normal(b, &c.normal) else {
+        return Some(single(c.normal, c.point_a, c.point_b, c.depth, 0));
+    };
+    let v = b.vertices();
+    let seg = clip_to_sides(Polygon::new(&[a.a().coords, a.b().coords]), &triangle_sides(&v, &f));
+    let r = a.radius();
+    let mut out = Gathered::new();
+    for x in seg.vertices() {
+        let height = f.dot(&(x.x - v[0].coords));
+        let depth = r - height;
+        if depth >= -prediction {
+            let point_a = Point::from(x.x - f * r);
+            let point_b = Point::from(x.x - f * height);
+            out.push(ManifoldPoint { point_a, point_b, depth, id: 1 + u32::from(x.key) });
+        }
+    }
+    Some(out.finish(UnitVector::new_unchecked(-f), &c))
+}
+
+/// Id base of points clipped on the triangle's face (box face incident).
+const TRIANGLE_REFERENCE: u32 = 1 << 8;
+/// Id base of points clipped on a box face (triangle incident).
+const BOX_REFERENCE: u32 = 2 << 8;
+
+/// The manifold of an oriented box A and a triangle B (a two-sided surface)
+/// within `prediction` (negative or NaN counts as 0): `None` exactly when
+/// [`contact_obb_triangle`] is `None` and the shapes are farther apart than
+/// `prediction`.
+///
+/// The normal is that of [`contact_obb_triangle`] (or of the closest points
+/// when apart), replaced by the reference face's normal when clipping.
+/// Reference/incident clipping as for two boxes:
+/// - normal within 1.4 degrees of the triangle's normal: the box face most
+///   anti-parallel to the triangle's facing normal is clipped to the
+///   triangle's side planes; each clipped vertex at height `h` over the
+///   triangle is a point of depth `-h` (the box resting on a triangle of a
+///   floor: up to 4 points);
+/// - else within 1.4 degrees of a box face normal: the triangle is clipped
+///   to that face's side planes, each clipped vertex a point of depth its
+///   distance below the face (a triangle's corner or edge poking a box);
+/// - else (edge contacts) the one point of [`contact_obb_triangle`] (id 0).
+///
+/// Points more than `prediction` above the reference face are dropped; more
+/// than four are reduced to four (see [`ContactManifold::new`]). Ids name
+/// the reference face, the incident face and the clipped feature.
+///
+/// ```
+/// use proxima_narrowphase::{contact_manifold_obb_triangle, Obb, Point, Rotation, Triangle, Vector};
+/// let floor = Triangle::new(Point::new(-5.0, 0.0, -5.0), Point::new(5.0, 0.0, -5.0), Point::new(0.0, 0.0, 5.0));
+/// let cube = Obb::new(Point::new(0.0, 0.49, 0.0), Rotation::identity(), Vector::repeat(0.5));
+/// let m = contact_manifold_obb_triangle(&cube, &floor, 0.0).unwrap();
+/// assert_eq!(m.len(), 4);
+/// assert!(m.points().iter().all(|p| (p.depth - 0.01).abs() < 1e-5));
+/// ```
+#[must_use]
+pub fn contact_manifold_obb_triangle(a: &Obb, b: &Triangle, prediction: Real) -> Option<ContactManifold> {
+    let prediction = prediction.max(0.0);
+    let c = contact_within(contact_obb_triangle(a, b), prediction, || distance_obb_triangle(a, b))?;
+    let (h, v) = (a.half_extents(), b.vertices());
+    let slack = 1e-5 * (h.sum() + (v[1] - v[0]).abs().sum() + (v[2] - v[0]).abs().sum());
+    let depth_of = |d: Real| if c.depth >= 0.0 && d >= -slack { d.max(0.0) } else { d };
+    let mut out = Gathered::new();
+    if let Some(f) = facing_normal(b, &c.normal) {
+        // Incident: the box face whose outward normal is most along n.
+        let nl = a.to_local_vector(&c.normal);
+        let k = nl.iamax();
+        let (sign, (k1, k2)) = (nl[k].signum(), ((k + 1) % 3, (k + 2) % 3));
+        let axes = a.axes();
+        let centre = a.center().coords + axes.column(k) * (sign * h[k]);
+        let (u, w) = (axes.column(k1) * h[k1], axes.column(k2) * h[k2]);
+        let quad = Polygon::new(&[centre + u + w, centre - u + w, centre - u - w, centre + u - w]);
+        let face = (k as u32) << 1 | u32::from(sign < 0.0);
+        for x in clip_to_sides(quad, &triangle_sides(&v, &f)).vertices() {
+            let height = f.dot(&(x.x - v[0].coords));
+            if -height >= -(prediction + slack) {
+                let id = TRIANGLE_REFERENCE | face << 7 | u32::from(x.key);
+                let p = ManifoldPoint {
+                    point_a: Point::from(x.x),
+                    point_b: Point::from(x.x - f * height),
+                    depth: depth_of(-height),
+                    id,
+                };
+                out.push(p);
+            }
+        }
+        return Some(out.finish(UnitVector::new_unchecked(-f), &c));
+    }
+    let nl = a.to_local_vector(&c.normal);
+    let k = nl.iamax();
+    if nl[k].abs() < FACE_COSINE {
+        return Some(single(c.normal, c.point_a, c.point_b, c.depth, 0));
+    }
+    let e = box_face_normal(k, nl[k]);
+    let tri = Polygon::new(&v.map(|p| a.to_local(&p)));
+    let face = (k as u32) << 1 | u32::from(nl[k] < 0.0);
+    for x in clip_to_sides(tri, &box_sides(k, h)).vertices() {
+        let d = h[k] - e.dot(&x.x);
+        if d >= -(prediction + slack) {
+            let depth = depth_of(d);
+            let p = ManifoldPoint {
+                point_a: a.to_world(&(x.x + e * d)),
+                point_b: a.to_world(&x.x),
+                depth,
+                id: BOX_REFERENCE | face << 7 | u32::from(x.key),
+            };
+            out.push(p);
+        }
+    }
+    Some(out.finish(UnitVector::new_normalize(a.axes() * e), &c))
+}
+
+/// The triangle's unit normal on the side facing A (`f . normal < 0`, the
+/// contact normal pointing from A to the triangle), when the contact normal
+/// is within [`FACE_COSINE`] of it.
+fn facing_normal(tri: &Triangle, normal: &UnitVector) -> Option<Vector> {
+    let (n, _, _) = face_normal(tri)?;
+    let f = n.normalize();
+    let cos = f.dot(normal);
+    (cos.abs() >= FACE_COSINE).then(|| if cos > 0.0 { -f } else { f })
+}
+
+/// `±e_k`, the outward normal of the box face on axis `k` on the side of `s`.
+fn box_face_normal(k: usize, s: Real) -> Vector {
+    let mut e = Vector::zeros();
+    e[k] = s.signum();
+    e
+}
+
+/// The four side planes `±x_m <= h_m` (`m != k`) of the box faces on axis `k`.
+fn box_sides(k: usize, h: &Vector) -> [(Vector, Real); 4] {
+    let (m1, m2) = ((k + 1) % 3, (k + 2) % 3);
+    let plane = |m: usize, s: Real| {
+        let mut n = Vector::zeros();
+        n[m] = s;
+        (n, h[m])
+    };
+    [plane(m1, 1.0), plane(m1, -1.0), plane(m2, 1.0), plane(m2, -1.0)]
+}

@@ -1,0 +1,127 @@
+//! Manifolds of pairs with a sphere, and of two capsules: one point, or two
+//! for parallel capsules.
+
+use super::manifold::{single, ContactManifold, ManifoldPoint};
+use super::{
+    contact_capsule_capsule, contact_sphere_capsule, contact_sphere_obb, contact_sphere_sphere,
+    contact_sphere_triangle, Contact,
+};
+use crate::closest::closest_point_segment;
+use crate::distance::{
+    distance_capsule_capsule, distance_sphere_capsule, distance_sphere_obb, distance_sphere_sphere,
+    distance_sphere_triangle, ShapeDistance,
+};
+use crate::math::{normalize_any, Real};
+use crate::shape::{Capsule, Obb, Sphere, Triangle};
+
+/// `contact`, or for shapes at most `prediction` apart their speculative
+/// contact: the closest points, the normal along them, `depth = -distance`.
+pub(super) fn contact_within(
+    contact: Option<Contact>,
+    prediction: Real,
+    distance: impl FnOnce() -> ShapeDistance,
+) -> Option<Contact> {
+    if contact.is_some() || prediction.is_nan() || prediction <= 0.0 {
+        return contact;
+    }
+    let d = distance();
+    if d.distance.is_nan() || d.distance <= 0.0 || d.distance > prediction {
+        return None;
+    }
+    let normal = normalize_any(&(d.point_b - d.point_a))?;
+    Some(Contact { point_a: d.point_a, point_b: d.point_b, normal, depth: -d.distance })
+}
+
+/// The one-point manifold of `contact_within` (id 0).
+fn one_point(c: Option<Contact>) -> Option<ContactManifold> {
+    c.map(|c| single(c.normal, c.point_a, c.point_b, c.depth, 0))
+}
+
+/// The manifold of two spheres within `prediction` (negative or NaN counts
+/// as 0): the one point of [`contact_sphere_sphere`], or the speculative
+/// point of [`distance_sphere_sphere`] (negative depth). Id 0.
+#[must_use]
+pub fn contact_manifold_sphere_sphere(a: &Sphere, b: &Sphere, prediction: Real) -> Option<ContactManifold> {
+    one_point(contact_within(contact_sphere_sphere(a, b), prediction, || distance_sphere_sphere(a, b)))
+}
+
+/// The manifold of a sphere and an oriented box within `prediction`: one
+/// point, as [`contact_manifold_sphere_sphere`].
+#[must_use]
+pub fn contact_manifold_sphere_obb(a: &Sphere, b: &Obb, prediction: Real) -> Option<ContactManifold> {
+    one_point(contact_within(contact_sphere_obb(a, b), prediction, || distance_sphere_obb(a, b)))
+}
+
+/// The manifold of a sphere and a capsule within `prediction`: one point, as
+/// [`contact_manifold_sphere_sphere`].
+#[must_use]
+pub fn contact_manifold_sphere_capsule(a: &Sphere, b: &Capsule, prediction: Real) -> Option<ContactManifold> {
+    one_point(contact_within(contact_sphere_capsule(a, b), prediction, || distance_sphere_capsule(a, b)))
+}
+
+/// The manifold of a sphere and a triangle within `prediction`: one point,
+/// as [`contact_manifold_sphere_sphere`].
+#[must_use]
+pub fn contact_manifold_sphere_triangle(a: &Sphere, b: &Triangle, prediction: Real) -> Option<ContactManifold> {
+    one_point(contact_within(contact_sphere_triangle(a, b), prediction, || distance_sphere_triangle(a, b)))
+}
+
+/// Segments whose directions' sine is below this are parallel for
+/// [`contact_manifold_capsule_capsule`] (about 1.1 degrees).
+const PARALLEL_SINE: Real = 0.02;
+
+/// The manifold of two capsules within `prediction` (negative or NaN counts
+/// as 0).
+///
+/// The normal is that of [`contact_capsule_capsule`] (or of the closest
+/// points when apart). Parallel core segments (sine below 0.02) that
+/// overlap along their length get two points, at the two ends of the
+/// overlap of B's projection on A's segment: for each end `s_a` on A's
+/// axis, `s_b` its closest point on B's axis, `depth = r_a + r_b - (s_b -
+/// s_a) . normal`, points `s_a + r_a normal` and `s_b - r_b normal` (ids 1
+/// and 2); the ends lying more than `prediction` apart are dropped. Other
+/// configurations get the one closest-point contact (id 0).
+///
+/// ```
+/// use proxima_narrowphase::{contact_manifold_capsule_capsule, Capsule, Point};
+/// let log = Capsule::new(Point::new(-1.0, 0.0, 0.0), Point::new(1.0, 0.0, 0.0), 0.5);
+/// let on_top = Capsule::new(Point::new(0.0, 0.9, 0.0), Point::new(3.0, 0.9, 0.0), 0.5);
+/// let m = contact_manifold_capsule_capsule(&log, &on_top, 0.0).unwrap();
+/// assert_eq!(m.len(), 2); // x = 0 and x = 1: the overlap of the two logs
+/// assert!(m.points().iter().all(|p| (p.depth - 0.1).abs() < 1e-5));
+/// ```
+#[must_use]
+pub fn contact_manifold_capsule_capsule(a: &Capsule, b: &Capsule, prediction: Real) -> Option<ContactManifold> {
+    let prediction = prediction.max(0.0);
+    let c = contact_within(contact_capsule_capsule(a, b), prediction, || distance_capsule_capsule(a, b))?;
+    let (ua, ub) = (a.b() - a.a(), b.b() - b.a());
+    let (la2, lb2) = (ua.norm_squared(), ub.norm_squared());
+    let parallel = ua.cross(&ub).norm_squared() <= PARALLEL_SINE * PARALLEL_SINE * la2 * lb2;
+    if la2 > 0.0 && lb2 > 0.0 && parallel {
+        let s0 = (b.a() - a.a()).dot(&ua) / la2;
+        let s1 = (b.b() - a.a()).dot(&ua) / la2;
+        let (lo, hi) = (s0.min(s1).max(0.0), s0.max(s1).min(1.0));
+        if hi - lo > 1e-4 {
+            let n = c.normal.into_inner();
+            let (ra, rb) = (a.radius(), b.radius());
+            let mut pts = [super::manifold::NO_POINT; 2];
+            let mut len = 0;
+            for (id, s) in [(1, lo), (2, hi)] {
+                let sa = a.a() + ua * s;
+                let sb = closest_point_segment(&sa, b.a(), b.b());
+                let depth = ra + rb - (sb - sa).dot(&n);
+                if depth >= -prediction {
+                    pts[len] = ManifoldPoint { point_a: sa + n * ra, point_b: sb - n * rb, depth, id };
+                    len += 1;
+                }
+            }
+            // Touching capsules keep a point of depth >= 0 (see `finish` in
+            // manifold_face.rs): slightly crossed axes touch between the ends.
+            let touch_kept = c.depth < 0.0 || pts[..len].iter().any(|p| p.depth >= 0.0);
+            if len > 0 && touch_kept {
+                return ContactManifold::new(c.normal, &pts[..len]);
+            }
+        }
+    }
+    one_point(Some(c))
+}

@@ -1,0 +1,289 @@
+//! Contact manifolds of a convex shape, or another mesh, against a triangle
+//! mesh: per-triangle manifolds, internal edges removed, grouped by normal.
+
+use core::ops::ControlFlow;
+
+use proxima_broadphase::BroadPhase;
+use proxima_narrowphase::{
+    contact_manifold_capsule_triangle, contact_manifold_obb_triangle, contact_manifold_sphere_triangle, Capsule,
+    ContactManifold, Isometry, ManifoldPoint, Obb, Point, Real, Sphere, Triangle, UnitVector, Vector,
+};
+use smallvec::SmallVec;
+
+use super::mesh_mesh::visit_mesh_mesh_contacts;
+use super::TriMesh;
+
+/// A convex shape in a mesh's frame.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Convex<'a> {
+    Sphere(&'a Sphere),
+    Obb(&'a Obb),
+    Capsule(&'a Capsule),
+}
+
+impl Convex<'_> {
+    fn aabb(&self) -> proxima_narrowphase::Aabb {
+        match self {
+            Convex::Sphere(s) => s.aabb(),
+            Convex::Obb(o) => o.aabb(),
+            Convex::Capsule(c) => c.aabb(),
+        }
+    }
+
+    fn manifold(&self, tri: &Triangle, prediction: Real) -> Option<ContactManifold> {
+        match self {
+            Convex::Sphere(s) => contact_manifold_sphere_triangle(s, tri, prediction),
+            Convex::Obb(o) => contact_manifold_obb_triangle(o, tri, prediction),
+            Convex::Capsule(c) => contact_manifold_capsule_triangle(c, tri, prediction),
+        }
+    }
+}
+
+/// Manifold normals closer than this cosine are merged into one manifold
+/// (about 2.6 degrees): the triangles of a flat or gently curved patch
+/// support the shape together.
+const SAME_NORMAL_COSINE: Real = 0.999;
+
+/// A contact normal within this cosine of its triangle's normal is a face
+/// contact (about 1.4 degrees, as the narrowphase's reference-face test).
+const FACE_COSINE: Real = 0.9997;
+
+/// Two triangles sharing an edge whose normals are within this cosine (5
+/// degrees) make the edge flat: inactive for contacts.
+const FLAT_EDGE_COSINE: Real = 0.996_194_7;
+
+/// A barycentric weight below this (of 1) puts a point on the opposite edge.
+const ON_EDGE: Real = 1e-4;
+
+/// Meshes up to `2^21` triangles get distinct point ids: a point's id is
+/// its triangle's index shifted by 11 bits, xor'ed with the narrowphase id
+/// (below `2^11`). Larger meshes wrap, and two points of one manifold may
+/// then share an id (as, rarely, two mesh-mesh points, whose narrowphase id
+/// is a hash of the other mesh's triangle).
+const TRIANGLE_ID_SHIFT: u32 = 11;
+
+/// One triangle's manifold, before grouping.
+#[derive(Clone, Copy)]
+struct TriangleManifold {
+    triangle: u32,
+    manifold: ContactManifold,
+}
+
+impl TriMesh {
+    /// The manifolds of convex shape A against this mesh B (both in the
+    /// mesh frame), appended to `out`: see [`contact_manifolds`](crate::contact_manifolds).
+    pub(crate) fn manifolds(&self, shape: Convex<'_>, prediction: Real, out: &mut Vec<ContactManifold>) {
+        let mut found: SmallVec<[TriangleManifold; 16]> = SmallVec::new();
+        let _ = self.bvh().visit_overlaps(&shape.aabb().loosened(prediction), |t| {
+            if let Some(manifold) = shape.manifold(&self.triangles()[t as usize], prediction) {
+                found.push(TriangleManifold { triangle: t, manifold });
+            }
+            ControlFlow::Continue(())
+        });
+        self.remove_internal_edges(&mut found);
+        group_by_normal(&mut found, out);
+    }
+
+    /// Internal-edge removal: a shape sliding over a flat mesh touches the
+    /// shared edges of its triangles, and a triangle it is beside or leaving
+    /// reports an edge or vertex contact whose normal leans sideways: the
+    /// shape would catch on an edge that is not there. Face contacts (normal
+    /// within 1.4 degrees of the triangle's) are always kept. An edge or
+    /// vertex contact (its feature: the triangle's vertices with a non-zero
+    /// weight at its deepest point) is dropped when
+    /// - its feature is inactive and it is speculative (depth < 0): an
+    ///   inactive edge, or a vertex whose two edges in this triangle are
+    ///   inactive (an edge is active when it is on the boundary, shared by
+    ///   more than two triangles, or its two faces meet at more than 5
+    ///   degrees: a real ridge or valley; the rule of Jolt's active edges);
+    ///   a penetrating contact on an inactive feature is kept with the
+    ///   triangle's face normal instead (see [`face_contact`]); or
+    /// - every vertex of its feature belongs to a triangle with a face
+    ///   contact (the idea of Jolt's internal edge removing collector): that
+    ///   neighbour's face already supports the shape there.
+    fn remove_internal_edges(&self, found: &mut SmallVec<[TriangleManifold; 16]>) {
+        let is_face = |m: &TriangleManifold| {
+            let n = self.triangles()[m.triangle as usize].scaled_normal();
+            let len = n.norm();
+            len > 0.0 && m.manifold.normal.dot(&n).abs() >= FACE_COSINE * len
+        };
+        if found.iter().all(is_face) {
+            return;
+        }
+        // Vertices of the face contacts, and of the touching ones: a touching
+        // edge contact is only dropped for a touching face, so a pair that
+        // touches keeps a point of depth >= 0.
+        let (mut voided, mut voided_touching): (SmallVec<[u32; 24]>, SmallVec<[u32; 24]>) = Default::default();
+        for m in found.iter().filter(|m| is_face(m)) {
+            let idx = &self.indices()[m.triangle as usize];
+            voided.extend_from_slice(idx);
+            if m.manifold.deepest().depth >= 0.0 {
+                voided_touching.extend_from_slice(idx);
+            }
+        }
+        let active = self.active_edges();
+        found.retain_mut(|m| {
+            if is_face(m) {
+                return true;
+            }
+            let t = m.triangle as usize;
+            let w = barycentric(&self.triangles()[t], &m.manifold.deepest().point_b);
+            let on = |k: usize| w[k] > ON_EDGE;
+            let edge_active = |e: usize| active[t] & (1 << e) != 0;
+            let inactive = match (on(0), on(1), on(2)) {
+                (true, true, true) => false, // inside the face
+                // Edge k joins vertices k and k + 1; vertex k lies on edges k - 1 and k.
+                (true, true, false) => !edge_active(0),
+                (false, true, true) => !edge_active(1),
+                (true, false, true) => !edge_active(2),
+                (true, false, false) => !edge_active(2) && !edge_active(0),
+                (false, true, false) => !edge_active(0) && !edge_active(1),
+                (false, false, true) => !edge_active(1) && !edge_active(2),
+                (false, false, false) => false,
+            };
+            let idx = self.indices()[t];
+            let deep = m.manifold.deepest().depth >= 0.0;
+            let voided = if deep { &voided_touching } else { &voided };
+            let supported = !voided.is_empty() && (0..3).filter(|&k| on(k)).all(|k| voided.contains(&idx[k]));
+            if supported || (inactive && !deep) {
+                return false;
+            }
+            if inactive {
+                m.manifold = face_contact(&self.triangles()[t], &m.manifold);
+            }
+            true
+        });
+    }
+
+    /// The active-edge bits of every triangle (computed once): sort the
+    /// `3 n` edges by their vertex pair; an edge met once is on the
+    /// boundary, met more than twice non-manifold (both active); met twice,
+    /// it is active when the two faces' normals are more than 5 degrees
+    /// apart (either orientation: the mesh is two-sided). Degenerate
+    /// triangles' edges are active.
+    fn active_edges(&self) -> &[u8] {
+        self.active_edges.get_or_init(|| {
+            let mut bits = vec![0u8; self.indices().len()];
+            let mut edges: Vec<(u32, u32, u32, u8)> = Vec::with_capacity(3 * self.indices().len());
+            for (t, idx) in self.indices().iter().enumerate() {
+                for e in 0..3 {
+                    let (p, q) = (idx[e], idx[(e + 1) % 3]);
+                    edges.push((p.min(q), p.max(q), t as u32, e as u8));
+                }
+            }
+            edges.sort_unstable();
+            let unit = |t: u32| self.triangles()[t as usize].scaled_normal().try_normalize(0.0);
+            for run in edges.chunk_by(|x, y| (x.0, x.1) == (y.0, y.1)) {
+                let flat = match run {
+                    [x, y] => match (unit(x.2), unit(y.2)) {
+                        (Some(n1), Some(n2)) => n1.dot(&n2).abs() >= FLAT_EDGE_COSINE,
+                        _ => false,
+                    },
+                    _ => false,
+                };
+                if !flat {
+                    for &(_, _, t, e) in run {
+                        bits[t as usize] |= 1 << e;
+                    }
+                }
+            }
+            bits
+        })
+    }
+}
+
+/// The manifolds of mesh A placed by `pose_a` against mesh B placed by
+/// `pose_b` (world frame), appended to `out`: every touching triangle pair's
+/// contact (`contact_triangle_triangle`) as a point, grouped by normal.
+/// Meshes are surfaces: no speculative points.
+pub(crate) fn mesh_mesh_manifolds(
+    a: &TriMesh,
+    pose_a: &Isometry,
+    b: &TriMesh,
+    pose_b: &Isometry,
+    out: &mut Vec<ContactManifold>,
+) {
+    let mut found: SmallVec<[TriangleManifold; 16]> = SmallVec::new();
+    visit_mesh_mesh_contacts(a, b, &pose_a.inv_mul(pose_b), |i, j, c| {
+        // B's triangle, hashed (odd multiplier: a bijection of u32), and
+        // A's triangle by the grouping.
+        let id = j.wrapping_mul(0x9E37_79B9);
+        let p = ManifoldPoint { point_a: c.point_a, point_b: c.point_b, depth: c.depth, id };
+        if let Some(manifold) = ContactManifold::new(c.normal, &[p]) {
+            found.push(TriangleManifold { triangle: i, manifold });
+        }
+    });
+    let start = out.len();
+    group_by_normal(&mut found, out);
+    for m in &mut out[start..] {
+        *m = m.transformed(pose_a);
+    }
+}
+
+/// Groups the triangles' manifolds into manifolds of one normal each (the
+/// deepest first; a manifold joins the first group whose normal is within
+/// [`SAME_NORMAL_COSINE`]), reduces each group to four points, and appends
+/// them to `out`. Point ids get their triangle's index (see
+/// [`TRIANGLE_ID_SHIFT`]).
+fn group_by_normal(found: &mut [TriangleManifold], out: &mut Vec<ContactManifold>) {
+    found.sort_by(|x, y| y.manifold.deepest().depth.total_cmp(&x.manifold.deepest().depth));
+    let mut taken: SmallVec<[bool; 16]> = SmallVec::from_elem(false, found.len());
+    for lead in 0..found.len() {
+        if taken[lead] {
+            continue;
+        }
+        let normal: UnitVector = found[lead].manifold.normal;
+        let mut points: SmallVec<[ManifoldPoint; 16]> = SmallVec::new();
+        for (k, m) in found.iter().enumerate().skip(lead) {
+            if !taken[k] && m.manifold.normal.dot(&normal) >= SAME_NORMAL_COSINE {
+                taken[k] = true;
+                // A point of a triangle whose normal is within 2.6 degrees
+                // of the group's is re-expressed along the group's normal, as
+                // `finish` does in the narrowphase's face manifolds.
+                let tag = m.triangle << TRIANGLE_ID_SHIFT;
+                points.extend(m.manifold.points().iter().map(|p| {
+                    // (Touching points stay touching: their depth may have
+                    // been rounded up to 0 from within the touching slack.)
+                    let depth = (p.point_a - p.point_b).dot(&normal);
+                    let depth = if p.depth >= 0.0 { depth.max(0.0) } else { depth };
+                    let point_a = p.point_b + normal.into_inner() * depth;
+                    ManifoldPoint { point_a, depth, id: tag ^ p.id, ..*p }
+                }));
+            }
+        }
+        out.extend(ContactManifold::new(normal, &points));
+    }
+}
+
+/// The manifold `m` (A against triangle `t`, touching) with the triangle's
+/// face normal on A's side (`n . m.normal > 0`): each point keeps `point_b`
+/// (on the triangle), takes `depth = max((point_a - point_b) . n, 0)` and
+/// `point_a = point_b + depth n`. A shape penetrating a flat mesh across an
+/// inactive edge is pushed out of the surface, not sideways.
+fn face_contact(t: &Triangle, m: &ContactManifold) -> ContactManifold {
+    let f = t.scaled_normal();
+    let f = if f.dot(&m.normal) < 0.0 { -f } else { f };
+    let Some(n) = UnitVector::try_new(f, 0.0) else { return *m };
+    let mut points: SmallVec<[ManifoldPoint; 4]> = SmallVec::new();
+    for p in m.points() {
+        let depth = (p.point_a - p.point_b).dot(&n).max(0.0);
+        points.push(ManifoldPoint { point_a: p.point_b + n.into_inner() * depth, depth, ..*p });
+    }
+    ContactManifold::new(n, &points).unwrap_or(*m)
+}
+
+/// The barycentric weights of `p` (on the triangle, up to rounding) for
+/// `a`, `b`, `c`, from the areas of the sub-triangles (Ericson 3.4); a
+/// degenerate triangle gives `[1, 0, 0]`.
+fn barycentric(t: &Triangle, p: &Point) -> [Real; 3] {
+    let (v0, v1, v2): (Vector, Vector, Vector) = (t.b() - t.a(), t.c() - t.a(), p - t.a());
+    let (d00, d01, d11) = (v0.dot(&v0), v0.dot(&v1), v1.dot(&v1));
+    let (d20, d21) = (v2.dot(&v0), v2.dot(&v1));
+    let denom = d00 * d11 - d01 * d01;
+    if denom.is_nan() || denom <= 0.0 {
+        return [1.0, 0.0, 0.0];
+    }
+    let v = (d11 * d20 - d01 * d21) / denom;
+    let w = (d00 * d21 - d01 * d20) / denom;
+    [1.0 - v - w, v, w]
+}
