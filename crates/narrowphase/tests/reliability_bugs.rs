@@ -587,3 +587,47 @@ fn b28_contact_normals_are_unit_for_tiny_gaps() {
         }
     }
 }
+
+/// B29, found by cargo-fuzz (this session): on a needle triangle (24 long,
+/// 0.003 wide) a point lying on the triangle got a closest point 4.5e-4
+/// away, so `intersects_sphere_triangle` missed a sphere of radius 2.4e-4
+/// centred on it. The face point of slivers came from f32 triple products
+/// whose normal carries the cancellation of the cross product; it is now
+/// taken in f64. Then points on random needles (length 5 to 50, width 1e-4
+/// to 1e-2): the closest point is the point itself within 2e-6 of the
+/// length (the point, rounded to f32 at coordinates up to ~25, lies off the
+/// triangle by up to ~1e-6 of the length).
+/// Input: `fuzz/regressions/narrowphase/b29-sphere-on-a-needle-triangle`.
+#[test]
+fn b29_closest_point_on_a_needle_triangle() {
+    let t = Triangle::new(
+        p(-0.00390625, -0.00048828125, -0.00048828125),
+        p(-6.9023438, -6.9023438, -6.9023438),
+        p(6.9023438, 6.9018555, 6.9018555),
+    );
+    let c = p(-0.00048828125, -0.00048828125, -0.00048828125);
+    assert!((closest_point_triangle(&c, &t) - c).norm() < 1e-6);
+    assert!(intersects_sphere_triangle(&Sphere::new(c, 0.00024414063), &t));
+    let mut rng = proxima_test_support::rng(29);
+    let mut worst = 0.0f64;
+    for _ in 0..20_000 {
+        let len = proxima_test_support::gen::uniform(&mut rng, 5.0, 50.0);
+        let width = proxima_test_support::gen::uniform(&mut rng, 1e-4, 1e-2);
+        let dir = proxima_test_support::gen::unit_vector(&mut rng);
+        let side = dir.cross(&proxima_test_support::gen::unit_vector(&mut rng)).normalize();
+        let centre = p(1.0, -2.0, 0.5);
+        let (b, c) = (centre - dir * (len / 2.0), centre + dir * (len / 2.0));
+        let a = centre + side * width + dir * proxima_test_support::gen::uniform(&mut rng, -len / 3.0, len / 3.0);
+        let t = Triangle::new(a, b, c);
+        // A point of the triangle (weights in f64, rounded to f32).
+        let (u, v) = (
+            proxima_test_support::gen::uniform(&mut rng, 0.0, 1.0),
+            proxima_test_support::gen::uniform(&mut rng, 0.0, 1.0),
+        );
+        let (u, v) = if u + v > 1.0 { (1.0 - u, 1.0 - v) } else { (u, v) };
+        let q = a + (b - a) * u + (c - a) * v;
+        let got = closest_point_triangle(&q, &t);
+        worst = worst.max(f64::from((got - q).norm() / len));
+    }
+    assert!(worst < 2e-6, "worst closest-point error {worst:e} of the length");
+}

@@ -3,12 +3,13 @@
 use crate::math::{Point, Real, Vector};
 use crate::shape::Triangle;
 
-/// Below this `sin^2` of the angle at the vertex where `n` is computed
-/// (`|n|^2 / (|u|^2 |v|^2)` for `n = u x v`, see [`best_conditioned_normal`]),
-/// the face point is taken from barycentric coordinates rather than by projecting
-/// onto the plane: the plane normal of such a sliver has a direction error of
-/// `eps / sin`, which the projection multiplies by the point's distance.
-const SLIVER_SIN2: Real = 1e-6;
+/// Below this `sin^2` of the best-conditioned vertex's angle (see
+/// [`best_conditioned_normal`]) the triangle is a sliver and the closest
+/// point is computed in f64 ([`closest_point_sliver`]): in f32 the plane
+/// normal's direction error `eps / sin` (up to `6e-7` here), times the
+/// point's distance, would move the projected point by more than `1e-6` of
+/// the triangle's size.
+const SLIVER_SIN2: Real = 1e-2;
 
 /// Below this `sin^2` of the angle at `a`, the normal is recomputed at the
 /// vertex opposite the longest edge (see [`best_conditioned_normal`]).
@@ -27,9 +28,11 @@ const RECOMPUTE_NORMAL_SIN2: Real = 1e-2;
 ///   wrong region, with errors up to the triangle's size;
 /// - in the face region the point is the orthogonal projection onto the
 ///   plane, `p - n (n . (p - a)) / |n|^2` (exact up to the direction error of
-///   `n`), except on slivers (`sin^2 < 1e-6`, even at the best vertex), where
-///   the barycentric combination `a + (b - a) vb / s + (c - a) vc / s`, `s = va + vb + vc`,
-///   stays on the triangle;
+///   `n`);
+/// - slivers (`sin^2 < 1e-2` even at the best vertex) take the same steps
+///   in f64 (B29), with the face point the barycentric combination
+///   `a + (b - a) vb / s + (c - a) vc / s`, `s = va + vb + vc`, which stays
+///   on the triangle;
 /// - when the angle at `a` is small or near 180 degrees (`sin^2 < 1e-2`),
 ///   `n` is recomputed from the two shorter edges, at the vertex opposite
 ///   the longest one, where the sine is largest (law of sines), and the
@@ -50,6 +53,9 @@ pub fn closest_point_triangle(p: &Point, tri: &Triangle) -> Point {
         return closest_on_edges(p, tri);
     };
     let n2 = n.norm_squared();
+    if n2 <= SLIVER_SIN2 * uv2 {
+        return closest_point_sliver(p, tri);
+    }
     let ap = p - a;
     let d1 = ab.dot(&ap);
     let d2 = ac.dot(&ap);
@@ -90,10 +96,58 @@ pub fn closest_point_triangle(p: &Point, tri: &Triangle) -> Point {
         // fall back to the closest of the three edges.
         return closest_on_edges(p, tri);
     }
-    if n2 > SLIVER_SIN2 * uv2 {
-        return p - n * (n.dot(&(p - o)) / n2);
+    p - n * (n.dot(&(p - o)) / n2)
+}
+
+/// [`closest_point_triangle`] for a sliver (`sin^2 < 1e-2` even at its best
+/// vertex), all in f64. In f32 the normal of a sliver carries the
+/// cancellation of its cross product (relative error `eps / sin`), and so do
+/// the triple products that pick the region and weigh the face point: on a
+/// 24-long needle 0.003 wide a point of the triangle got a closest point
+/// 4.5e-4 away (B29). In f64 every product of two f32 differences is exact
+/// and the error `1e-16 / sin` relative. Same regions as the f32 path
+/// (Ericson 5.1.5 with triple products); the face point is the barycentric
+/// combination, which stays on the triangle.
+#[cold]
+#[inline(never)]
+fn closest_point_sliver(p: &Point, tri: &Triangle) -> Point {
+    type V = nalgebra::Vector3<f64>;
+    let (a, b, c): (V, V, V) = (tri.a.coords.cast(), tri.b.coords.cast(), tri.c.coords.cast());
+    let q: V = p.coords.cast();
+    let out = |x: V| Point::from(x.map(|x| x as Real));
+    let (ab, ac, ap) = (b - a, c - a, q - a);
+    let (d1, d2) = (ab.dot(&ap), ac.dot(&ap));
+    if d1 <= 0.0 && d2 <= 0.0 {
+        return tri.a;
     }
-    a + ab * (vb / denom) + ac * (vc / denom)
+    let bp = q - b;
+    let (d3, d4) = (ab.dot(&bp), ac.dot(&bp));
+    if d3 >= 0.0 && d4 <= d3 {
+        return tri.b;
+    }
+    let n = ab.cross(&ac);
+    let vc = n.dot(&ab.cross(&ap));
+    if vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0 {
+        return out(a + ab * (d1 / (d1 - d3)));
+    }
+    let cp = q - c;
+    let (d5, d6) = (ab.dot(&cp), ac.dot(&cp));
+    if d6 >= 0.0 && d5 <= d6 {
+        return tri.c;
+    }
+    let vb = n.dot(&(a - c).cross(&cp));
+    if vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0 {
+        return out(a + ac * (d2 / (d2 - d6)));
+    }
+    let va = n.dot(&(c - b).cross(&bp));
+    if va <= 0.0 && (d4 - d3) >= 0.0 && (d5 - d6) >= 0.0 {
+        return out(b + (c - b) * ((d4 - d3) / ((d4 - d3) + (d5 - d6))));
+    }
+    let s = va + vb + vc;
+    if s.is_nan() || s <= 0.0 {
+        return closest_on_edges(p, tri);
+    }
+    out(a + ab * (vb / s) + ac * (vc / s))
 }
 
 /// The triangle's normal `n = (b - a) x (c - a)` (not normalised), the vertex
