@@ -1,0 +1,230 @@
+//! The solver example's scenes: a tower, a pyramid wall, and boxes and
+//! capsules on triangle meshes; and the world that steps them.
+
+use std::sync::Arc;
+
+use proxima::nalgebra::Translation3;
+use proxima::narrowphase::{Isometry, Point, Real, Rotation, Vector};
+use proxima::scene::{ColliderDesc, ColliderHandle, ColliderShape, ContactPipeline, Scene, TriMesh};
+
+use super::body::Body;
+use super::persist::Persistence;
+use super::solve::{Solver, StepStats};
+
+/// Density of every dynamic body (kg/m^3): a unit box weighs 1 kg.
+const DENSITY: Real = 1.0;
+/// Gap (m) between boxes that start stacked: they start apart, within the
+/// speculative distance, rather than overlapping by rounding.
+const GAP: Real = 0.001;
+
+/// A scene, its bodies (one per collider, `user_data` = body index) and
+/// the points of each body whose motion the checks measure.
+pub struct World {
+    pub scene: Scene,
+    pub bodies: Vec<Body>,
+    /// Per body, points in its own frame (a box's corners, a capsule's
+    /// segment ends); empty for static bodies.
+    pub probes: Vec<Vec<Vector>>,
+    persistence: Persistence,
+}
+
+impl World {
+    fn new() -> Self {
+        Self { scene: Scene::new(), bodies: Vec::new(), probes: Vec::new(), persistence: Persistence::default() }
+    }
+
+    fn add_fixed(&mut self, shape: ColliderShape, pose: Isometry) -> ColliderHandle {
+        let desc = ColliderDesc::new(shape, pose).fixed().with_user_data(self.bodies.len() as u64);
+        let handle = self.scene.insert(desc).expect("valid collider");
+        self.bodies.push(Body::fixed(handle, pose));
+        self.probes.push(Vec::new());
+        handle
+    }
+
+    fn add_dynamic(&mut self, shape: ColliderShape, pose: Isometry) {
+        let probes = match &shape {
+            ColliderShape::Obb { half_extents: e } => {
+                (0..8).map(|i| Vector::new(sign(i & 1) * e.x, sign(i & 2) * e.y, sign(i & 4) * e.z)).collect()
+            }
+            ColliderShape::Capsule { half_height, .. } => {
+                vec![Vector::y() * *half_height, -Vector::y() * *half_height]
+            }
+            _ => vec![Vector::zeros()],
+        };
+        let desc = ColliderDesc::new(shape.clone(), pose).with_user_data(self.bodies.len() as u64);
+        let handle = self.scene.insert(desc).expect("valid collider");
+        self.bodies.push(Body::dynamic(handle, pose, &shape, DENSITY));
+        self.probes.push(probes);
+    }
+
+    /// One step: move the colliders to the bodies' poses, find the
+    /// manifolds, add the kept points of thin ones, solve.
+    pub fn step(&mut self, pipeline: &mut ContactPipeline, solver: &mut Solver, dt: Real) -> StepStats {
+        for body in self.bodies.iter().filter(|b| b.is_dynamic()) {
+            self.scene.set_pose(body.collider, body.pose).expect("live collider, finite pose");
+        }
+        pipeline.update(&mut self.scene);
+        let scene = &self.scene;
+        let body_of = |h| scene.get(h).expect("live collider").user_data() as usize;
+        let prediction = pipeline.prediction().unwrap_or(0.0);
+        let flat = |h| {
+            let shape = scene.get(h).expect("live collider").shape();
+            matches!(shape, ColliderShape::Obb { .. } | ColliderShape::Aabb { .. } | ColliderShape::TriMesh(_))
+        };
+        let pairs = self.persistence.augment(&self.bodies, pipeline.manifolds(), body_of, flat, prediction);
+        solver.step(&mut self.bodies, pairs, body_of, dt)
+    }
+
+    /// Every body's probe points in world space, in body order.
+    pub fn probe_positions(&self) -> Vec<Point> {
+        let mut out = Vec::new();
+        for (body, probes) in self.bodies.iter().zip(&self.probes) {
+            out.extend(probes.iter().map(|p| body.pose * Point::from(*p)));
+        }
+        out
+    }
+
+    /// Whether `handle` is a capsule.
+    pub fn is_capsule(&self, handle: ColliderHandle) -> bool {
+        matches!(self.scene.get(handle).expect("live collider").shape(), ColliderShape::Capsule { .. })
+    }
+
+    /// Whether `handle` is a static collider.
+    pub fn is_fixed(&self, handle: ColliderHandle) -> bool {
+        let body = self.scene.get(handle).expect("live collider").user_data() as usize;
+        !self.bodies[body].is_dynamic()
+    }
+}
+
+fn sign(bit: usize) -> Real {
+    if bit == 0 {
+        -1.0
+    } else {
+        1.0
+    }
+}
+
+fn unit_box() -> ColliderShape {
+    ColliderShape::Obb { half_extents: Vector::repeat(0.5) }
+}
+
+fn floor(world: &mut World) {
+    let ground = ColliderShape::Obb { half_extents: Vector::new(30.0, 0.5, 30.0) };
+    world.add_fixed(ground, Isometry::translation(0.0, -0.5, 0.0));
+}
+
+/// `count` unit boxes stacked on a static floor box (top face at y = 0).
+pub fn tower(count: usize) -> World {
+    let mut world = World::new();
+    floor(&mut world);
+    for i in 0..count {
+        let y = 0.5 + GAP + i as Real * (1.0 + GAP);
+        world.add_dynamic(unit_box(), Isometry::translation(0.0, y, 0.0));
+    }
+    world
+}
+
+/// A wall of unit boxes in one row: `layers` on the floor, one fewer in each
+/// layer above, each box centred over the gap between two below
+/// (`layers (layers + 1) / 2` boxes).
+pub fn pyramid(layers: usize) -> World {
+    let mut world = World::new();
+    floor(&mut world);
+    for layer in 0..layers {
+        let n = layers - layer;
+        let y = 0.5 + GAP + layer as Real * (1.0 + GAP);
+        for i in 0..n {
+            let x = (i as Real - 0.5 * (n - 1) as Real) * (1.0 + GAP);
+            world.add_dynamic(unit_box(), Isometry::translation(x, y, 0.0));
+        }
+    }
+    world
+}
+
+/// A flat grid of `2 n^2` triangles over `[-size, size]^2` at y = 0.
+fn grid(size: Real, n: usize) -> TriMesh {
+    let step = 2.0 * size / n as Real;
+    let mut vertices = Vec::new();
+    for i in 0..=n {
+        for j in 0..=n {
+            vertices.push(Point::new(-size + i as Real * step, 0.0, -size + j as Real * step));
+        }
+    }
+    let at = |i: usize, j: usize| (i * (n + 1) + j) as u32;
+    let mut indices = Vec::new();
+    for i in 0..n {
+        for j in 0..n {
+            indices.push([at(i, j), at(i, j + 1), at(i + 1, j + 1)]);
+            indices.push([at(i, j), at(i + 1, j + 1), at(i + 1, j)]);
+        }
+    }
+    TriMesh::new(vertices, indices).expect("valid grid")
+}
+
+/// The ramp's height and horizontal length (m): a slope of `atan(3 / 8) =
+/// 20.6` degrees, below the friction angle `atan(0.6) = 31` degrees, so
+/// bodies rest on it.
+const RAMP_RISE: Real = 3.0;
+const RAMP_RUN: Real = 8.0;
+
+/// Boxes and capsules dropped onto a triangle-mesh floor (a grid) and a
+/// triangle-mesh ramp (eight triangles rising to the -x side).
+pub fn mesh_ramp() -> World {
+    let mut world = World::new();
+    world.add_fixed(ColliderShape::TriMesh(Arc::new(grid(12.0, 12))), Isometry::identity());
+    // The ramp: y falls from RAMP_RISE at x = -2 - RAMP_RUN to 0 at x = -2,
+    // 8 m wide in z, as a 2 x 2 grid of quads.
+    let on_ramp = |x: Real| RAMP_RISE * (-2.0 - x) / RAMP_RUN;
+    let mut vertices = Vec::new();
+    for i in 0..3 {
+        for j in 0..3 {
+            let x = -2.0 - RAMP_RUN + 0.5 * RAMP_RUN * i as Real;
+            vertices.push(Point::new(x, on_ramp(x), -4.0 + 4.0 * j as Real));
+        }
+    }
+    let at = |i: usize, j: usize| (i * 3 + j) as u32;
+    let mut indices = Vec::new();
+    for i in 0..2 {
+        for j in 0..2 {
+            indices.push([at(i, j), at(i, j + 1), at(i + 1, j + 1)]);
+            indices.push([at(i, j), at(i + 1, j + 1), at(i + 1, j)]);
+        }
+    }
+    let ramp = TriMesh::new(vertices, indices).expect("valid ramp");
+    world.add_fixed(ColliderShape::TriMesh(Arc::new(ramp)), Isometry::identity());
+
+    // The ramp's normal is (sin a, cos a, 0) for slope a: a body's y axis
+    // turned by -a about z lies along it.
+    let slope = (RAMP_RISE / RAMP_RUN).atan();
+    // Boxes on the ramp, turned to lie on it, dropped from 1 m above it.
+    for (k, x) in [-8.5, -6.5, -4.5].into_iter().enumerate() {
+        for z in [-2.0, 1.0] {
+            let e = Vector::new(0.4, 0.3 + 0.05 * k as Real, 0.5);
+            let rotation = Rotation::from_euler_angles(0.0, 0.0, -slope);
+            let pose = Isometry::from_parts(Translation3::new(x, on_ramp(x) + 1.2, z), rotation);
+            world.add_dynamic(ColliderShape::Obb { half_extents: e }, pose);
+        }
+    }
+    // Capsules on the ramp, their axis down the slope.
+    for z in [-3.2, 3.2] {
+        let x = -6.0;
+        let rotation = Rotation::from_euler_angles(0.0, 0.0, -slope - std::f32::consts::FRAC_PI_2);
+        let pose = Isometry::from_parts(Translation3::new(x, on_ramp(x) + 1.0, z), rotation);
+        world.add_dynamic(ColliderShape::Capsule { half_height: 0.5, radius: 0.3 }, pose);
+    }
+    // Boxes (some turned) and capsules (lying) dropped on the floor.
+    for i in 0..12 {
+        let (x, z) = (1.0 + 2.0 * (i % 4) as Real, -3.0 + 3.0 * (i / 4) as Real);
+        let y = 1.0 + 0.5 * (i % 3) as Real;
+        if i % 3 == 2 {
+            let rotation = Rotation::from_euler_angles(0.0, 0.3 * i as Real, std::f32::consts::FRAC_PI_2);
+            let pose = Isometry::from_parts(Translation3::new(x, y, z), rotation);
+            world.add_dynamic(ColliderShape::Capsule { half_height: 0.4, radius: 0.25 }, pose);
+        } else {
+            let rotation = Rotation::from_euler_angles(0.2 * i as Real, 0.4 * i as Real, 0.1);
+            let pose = Isometry::from_parts(Translation3::new(x, y, z), rotation);
+            world.add_dynamic(ColliderShape::Obb { half_extents: Vector::new(0.5, 0.35, 0.4) }, pose);
+        }
+    }
+    world
+}
