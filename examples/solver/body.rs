@@ -22,6 +22,8 @@ pub struct Body {
     inv_inertia_local: Vector,
     /// `R diag(inv_inertia_local) R^T`, refreshed by [`Body::update_inertia`].
     pub inv_inertia: Matrix,
+    /// A round body (sphere, capsule): its contacts resist rolling.
+    pub rolls: bool,
 }
 
 impl Body {
@@ -35,6 +37,7 @@ impl Body {
             inv_mass: 0.0,
             inv_inertia_local: Vector::zeros(),
             inv_inertia: Matrix::zeros(),
+            rolls: false,
         }
     }
 
@@ -45,8 +48,13 @@ impl Body {
     pub fn dynamic(collider: ColliderHandle, pose: Isometry, shape: &ColliderShape, density: Real) -> Self {
         let (mass, inertia) = mass_properties(shape, density);
         assert!(mass > 0.0 && inertia.min() > 0.0, "a dynamic body needs a volume");
-        let mut body =
-            Self { inv_mass: 1.0 / mass, inv_inertia_local: inertia.map(|i| 1.0 / i), ..Self::fixed(collider, pose) };
+        let rolls = matches!(shape, ColliderShape::Sphere { .. } | ColliderShape::Capsule { .. });
+        let mut body = Self {
+            inv_mass: 1.0 / mass,
+            inv_inertia_local: inertia.map(|i| 1.0 / i),
+            rolls,
+            ..Self::fixed(collider, pose)
+        };
         body.update_inertia();
         body
     }

@@ -8,7 +8,6 @@ use proxima::narrowphase::{Isometry, Point, Real, Rotation, Vector};
 use proxima::scene::{ColliderDesc, ColliderHandle, ColliderShape, ContactPipeline, Scene, TriMesh};
 
 use super::body::Body;
-use super::persist::Persistence;
 use super::solve::{Solver, StepStats};
 
 /// Density of every dynamic body (kg/m^3): a unit box weighs 1 kg.
@@ -25,12 +24,11 @@ pub struct World {
     /// Per body, points in its own frame (a box's corners, a capsule's
     /// segment ends); empty for static bodies.
     pub probes: Vec<Vec<Vector>>,
-    persistence: Persistence,
 }
 
 impl World {
     fn new() -> Self {
-        Self { scene: Scene::new(), bodies: Vec::new(), probes: Vec::new(), persistence: Persistence::default() }
+        Self { scene: Scene::new(), bodies: Vec::new(), probes: Vec::new() }
     }
 
     fn add_fixed(&mut self, shape: ColliderShape, pose: Isometry) -> ColliderHandle {
@@ -58,7 +56,7 @@ impl World {
     }
 
     /// One step: move the colliders to the bodies' poses, find the
-    /// manifolds, add the kept points of thin ones, solve.
+    /// manifolds, solve.
     pub fn step(&mut self, pipeline: &mut ContactPipeline, solver: &mut Solver, dt: Real) -> StepStats {
         for body in self.bodies.iter().filter(|b| b.is_dynamic()) {
             self.scene.set_pose(body.collider, body.pose).expect("live collider, finite pose");
@@ -66,13 +64,7 @@ impl World {
         pipeline.update(&mut self.scene);
         let scene = &self.scene;
         let body_of = |h| scene.get(h).expect("live collider").user_data() as usize;
-        let prediction = pipeline.prediction().unwrap_or(0.0);
-        let flat = |h| {
-            let shape = scene.get(h).expect("live collider").shape();
-            matches!(shape, ColliderShape::Obb { .. } | ColliderShape::Aabb { .. } | ColliderShape::TriMesh(_))
-        };
-        let pairs = self.persistence.augment(&self.bodies, pipeline.manifolds(), body_of, flat, prediction);
-        solver.step(&mut self.bodies, pairs, body_of, dt)
+        solver.step(&mut self.bodies, pipeline.manifolds(), body_of, dt)
     }
 
     /// Every body's probe points in world space, in body order.

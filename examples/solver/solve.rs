@@ -40,6 +40,12 @@ pub struct SolverOptions {
     pub max_pushout: Real,
     /// Penetration (m) the bias leaves alone, so resting contacts keep touching.
     pub slop: Real,
+    /// Rolling resistance as a lever arm (m): the relative rolling of a
+    /// round body (sphere, capsule) and what it touches is resisted by an angular impulse of at most this
+    /// times the manifold's normal impulse (a rolling ball or lying capsule
+    /// slows down and stops, as on a real floor; without it a capsule that
+    /// was nudged rolls forever).
+    pub rolling_resistance: Real,
     /// Start each step from last step's impulses, matched by feature id.
     pub warm_start: bool,
 }
@@ -56,6 +62,7 @@ impl Default for SolverOptions {
             damping_ratio: 10.0,
             max_pushout: 3.0,
             slop: 0.0,
+            rolling_resistance: 0.05,
             warm_start: true,
         }
     }
@@ -83,6 +90,11 @@ struct Manifold {
     normal: Vector,
     tangents: [Vector; 2],
     points: Range<usize>,
+    /// Effective masses of the relative rotation about each tangent,
+    /// `1 / (t . (I_a^-1 + I_b^-1) t)`, and the accumulated rolling impulse
+    /// (per substep, not warm started).
+    rolling_mass: [Real; 2],
+    rolling_impulse: [Real; 2],
 }
 
 /// One contact point: anchors fixed for the step, effective masses, and the
@@ -238,7 +250,20 @@ impl Solver {
                 self.points.push(point);
             }
             let points = start..self.points.len();
-            self.manifolds.push(Manifold { a, b, pair: (pair.a, pair.b), normal, tangents, points });
+            let inv_inertia = ba.inv_inertia + bb.inv_inertia;
+            let angular = |t: &Vector| {
+                let k = t.dot(&(inv_inertia * t));
+                if k > 0.0 {
+                    1.0 / k
+                } else {
+                    0.0
+                }
+            };
+            // Only contacts of a round body resist rolling (a box's corners do already).
+            let rolls = ba.rolls || bb.rolls;
+            let rolling_mass = if rolls { [angular(&tangents[0]), angular(&tangents[1])] } else { [0.0; 2] };
+            let (pair, rolling_impulse) = ((pair.a, pair.b), [0.0; 2]);
+            self.manifolds.push(Manifold { a, b, pair, normal, tangents, points, rolling_mass, rolling_impulse });
         }
         stats.points = self.points.len();
         stats
@@ -279,9 +304,12 @@ impl Solver {
         by_id.or(by_distance).map(|(c, _)| c)
     }
 
-    /// Applies every point's accumulated impulse (normal and friction).
-    fn apply_warm_start(&self, bodies: &mut [Body]) {
-        for m in &self.manifolds {
+    /// Applies every point's accumulated impulse (normal and friction), and
+    /// starts the substep's rolling impulses from zero (their bound is a
+    /// substep's normal impulse).
+    fn apply_warm_start(&mut self, bodies: &mut [Body]) {
+        for m in &mut self.manifolds {
+            m.rolling_impulse = [0.0; 2];
             for p in &self.points[m.points.clone()] {
                 let impulse = m.normal * p.normal_impulse
                     + m.tangents[0] * p.tangent_impulse[0]
@@ -303,10 +331,11 @@ impl Solver {
     /// `bias = max(bias_rate min(s + slop, 0), -max_pushout)` and the soft
     /// scales; without (relax), `bias = 0` and rigid scales (1, 0).
     /// Friction: `dlambda_t = -m_t (t . v)` per tangent, the pair clamped to
-    /// the disc `|lambda_t| <= mu lambda_n`.
+    /// the disc `|lambda_t| <= mu lambda_n`. Rolling resistance likewise on
+    /// the relative angular velocity about the tangents, per manifold.
     fn solve(&mut self, bodies: &mut [Body], soft: Option<&Softness>, h: Real) {
         let o = &self.options;
-        for m in &self.manifolds {
+        for m in &mut self.manifolds {
             let (ba, bb) = (&bodies[m.a], &bodies[m.b]);
             let (mut va, mut wa, mut vb, mut wb) = (ba.linvel, ba.angvel, bb.linvel, bb.angvel);
             let (ma, mb, ia, ib) = (ba.inv_mass, bb.inv_mass, ba.inv_inertia, bb.inv_inertia);
@@ -353,6 +382,25 @@ impl Solver {
                 vb += impulse * mb;
                 wb += ib * p.r_b.cross(&impulse);
             }
+            // Rolling resistance: the relative angular velocity about each
+            // tangent, `t . (w_b - w_a)`, is driven to zero with the pair
+            // clamped to the disc `|lambda_r| <= rolling_resistance * sum lambda_n`.
+            let max = o.rolling_resistance * points.iter().map(|p| p.normal_impulse).sum::<Real>();
+            let dw = wb - wa;
+            let old = m.rolling_impulse;
+            let mut new = [
+                old[0] - m.rolling_mass[0] * m.tangents[0].dot(&dw),
+                old[1] - m.rolling_mass[1] * m.tangents[1].dot(&dw),
+            ];
+            let len = (new[0] * new[0] + new[1] * new[1]).sqrt();
+            if len > max {
+                let scale = if len > 0.0 { max / len } else { 0.0 };
+                new = [new[0] * scale, new[1] * scale];
+            }
+            m.rolling_impulse = new;
+            let torque = m.tangents[0] * (new[0] - old[0]) + m.tangents[1] * (new[1] - old[1]);
+            wa -= ia * torque;
+            wb += ib * torque;
             // A static body's velocities stay zero: its inverse mass and inertia are.
             (bodies[m.a].linvel, bodies[m.a].angvel) = (va, wa);
             (bodies[m.b].linvel, bodies[m.b].angvel) = (vb, wb);

@@ -11,8 +11,11 @@ use crate::math::{Point, Real, UnitVector, Vector};
 use crate::shape::{Capsule, Obb, Triangle};
 
 /// A contact normal within this cosine of a face normal is that face's
-/// normal: the face is the reference face (about 1.4 degrees).
-const FACE_COSINE: Real = 0.9997;
+/// normal: the face is the reference face (an angle of 1e-3 rad). Resting
+/// contacts have exactly the face's normal (the closest or deepest point is
+/// in the face's region); a tilted one is an edge or vertex contact, whose
+/// own normal is kept.
+const FACE_COSINE: Real = 0.999_999_5;
 
 /// Up to eight points gathered before the reduction to four.
 struct Gathered {
@@ -36,10 +39,10 @@ impl Gathered {
     /// `normal` (from A to B), with the single contact `c` (id 0) added when
     /// clipping left none, or left only speculative points of shapes that
     /// touch: a manifold has a point of depth `>= 0` exactly when the shapes
-    /// touch. `c`'s normal is within 1.4 degrees of `normal`; its point is
+    /// touch. `c`'s normal is within 1e-3 rad of `normal`; its point is
     /// re-expressed along `normal` (`depth = (point_a - point_b) . normal`,
     /// `point_a = point_b + depth normal`, moving `point_a` by at most
-    /// `0.025 depth`) so every point keeps `point_a - point_b = depth normal`.
+    /// `1e-3 depth`) so every point keeps `point_a - point_b = depth normal`.
     fn finish(mut self, normal: UnitVector, c: &Contact) -> ContactManifold {
         let points = &self.items[..self.len];
         if points.is_empty() || (c.depth >= 0.0 && points.iter().all(|p| p.depth < 0.0)) {
@@ -58,7 +61,7 @@ impl Gathered {
 /// `prediction`.
 ///
 /// The normal is that of [`contact_capsule_obb`] (or of the closest points
-/// when apart). When it is within 1.4 degrees of a face normal of the box,
+/// when apart). When it is within 1e-3 rad of a face normal of the box,
 /// that face is the reference face and its normal the manifold's; the
 /// capsule's core segment is clipped to that face's side planes and
 /// each end `s` of the clipped segment, at height `h` over the face, is a
@@ -103,7 +106,7 @@ pub fn contact_manifold_capsule_obb(a: &Capsule, b: &Obb, prediction: Real) -> O
 
 /// The manifold of a capsule A and a triangle B (a two-sided surface) within
 /// `prediction`, as [`contact_manifold_capsule_obb`] with the triangle's
-/// face: a normal within 1.4 degrees of the face normal (which becomes the
+/// face: a normal within 1e-3 rad of the face normal (which becomes the
 /// manifold's normal) clips the core segment to the triangle's three side
 /// planes (two points for a capsule
 /// lying on it); otherwise the one point of [`contact_capsule_triangle`].
@@ -143,12 +146,12 @@ const BOX_REFERENCE: u32 = 2 << 8;
 /// The normal is that of [`contact_obb_triangle`] (or of the closest points
 /// when apart), replaced by the reference face's normal when clipping.
 /// Reference/incident clipping as for two boxes:
-/// - normal within 1.4 degrees of the triangle's normal: the box face most
+/// - normal within 1e-3 rad of the triangle's normal: the box face most
 ///   anti-parallel to the triangle's facing normal is clipped to the
 ///   triangle's side planes; each clipped vertex at height `h` over the
 ///   triangle is a point of depth `-h` (the box resting on a triangle of a
 ///   floor: up to 4 points);
-/// - else within 1.4 degrees of a box face normal: the triangle is clipped
+/// - else within 1e-3 rad of a box face normal: the triangle is clipped
 ///   to that face's side planes, each clipped vertex a point of depth its
 ///   distance below the face (a triangle's corner or edge poking a box);
 /// - else (edge contacts) the one point of [`contact_obb_triangle`] (id 0).
