@@ -85,6 +85,45 @@ fn pair<A, B>(c: &mut Criterion, id: &str, a: &[A], ours: impl Fn(&A) -> u32, b:
     g.finish();
 }
 
+/// The point count of a manifold (the checksum of the manifold rows).
+#[inline]
+fn count(m: Option<ContactManifold>) -> u32 {
+    m.map_or(0, |m| m.len() as u32)
+}
+
+/// A manifold row: proxima's function against parry's
+/// `DefaultQueryDispatcher::contact_manifolds` on the same pairs, with the
+/// same prediction; the checksum is the number of points.
+fn manifold_pair<A, B: Shape, C: Shape>(
+    c: &mut Criterion,
+    id: &str,
+    a: &[A],
+    ours: impl Fn(&A) -> u32,
+    b: &[Pp<B, C>],
+    prediction: Real,
+) {
+    use parry3d::query::PersistentQueryDispatcher;
+    let mut g = c.benchmark_group(id);
+    g.throughput(Throughput::Elements(a.len() as u64));
+    g.bench_function("proxima", |bench| {
+        bench.iter(|| black_box(black_box(a).iter().map(&ours).fold(0u32, u32::wrapping_add)))
+    });
+    g.bench_function("parry3d", |bench| {
+        let mut manifolds: Vec<query::ContactManifold<(), ()>> = Vec::new();
+        bench.iter(|| {
+            black_box(b).iter().fold(0u32, |acc, x| {
+                manifolds.clear();
+                let pos12 = x.p1.inv_mul(&x.p2);
+                query::DefaultQueryDispatcher
+                    .contact_manifolds(&pos12, &x.g1, &x.g2, prediction, &mut manifolds, &mut None)
+                    .expect("supported");
+                acc.wrapping_add(manifolds.iter().map(|m| m.points.len() as u32).sum::<u32>())
+            })
+        })
+    });
+    g.finish();
+}
+
 #[inline]
 fn f(b: bool) -> u32 {
     b as u32
@@ -200,6 +239,28 @@ fn contact(c: &mut Criterion) {
         })
     });
     g.finish();
+
+    // Manifolds of the other pairs a solver meets, with a prediction of
+    // 0.02 (speculative points) on both sides; parry through its
+    // dispatcher, as rapier calls it, into a reused `Vec` cleared per pair.
+    let prediction = 0.02;
+    let p = near(1.4);
+    let v = cases(27, |r| (gen::capsule(r, &p), gen::capsule(r, &p)));
+    let w: Vec<_> = v.iter().map(|(a, b)| Pp::new(cv::capsule(a), cv::capsule(b))).collect();
+    let ours = |(a, b): &(Capsule, Capsule)| count(contact_manifold_capsule_capsule(a, b, prediction));
+    manifold_pair(c, "contact/capsule_capsule_manifold", &v, ours, &w, prediction);
+    let v = cases(28, |r| (gen::capsule(r, &p), gen::obb(r, &p)));
+    let w: Vec<_> = v.iter().map(|(a, b)| Pp::new(cv::capsule(a), cv::cuboid(b))).collect();
+    let ours = |(a, b): &(Capsule, Obb)| count(contact_manifold_capsule_obb(a, b, prediction));
+    manifold_pair(c, "contact/capsule_obb_manifold", &v, ours, &w, prediction);
+    let v = cases(29, |r| (gen::obb(r, &p), gen::triangle(r, &p)));
+    let w: Vec<_> = v.iter().map(|(a, b)| Pp::new(cv::cuboid(a), cv::triangle(b))).collect();
+    let ours = |(a, b): &(Obb, Triangle)| count(contact_manifold_obb_triangle(a, b, prediction));
+    manifold_pair(c, "contact/obb_triangle_manifold", &v, ours, &w, prediction);
+    let v = cases(30, |r| (gen::sphere(r, &p), gen::obb(r, &p)));
+    let w: Vec<_> = v.iter().map(|(a, b)| Pp::new(cv::ball(a), cv::cuboid(b))).collect();
+    let ours = |(a, b): &(Sphere, Obb)| count(contact_manifold_sphere_obb(a, b, prediction));
+    manifold_pair(c, "contact/sphere_obb_manifold", &v, ours, &w, prediction);
 
     // B centred within 0.1 of A's centroid: about 46% of the pairs cross.
     let tv = cases(26, |r| {

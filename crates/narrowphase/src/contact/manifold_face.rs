@@ -171,6 +171,9 @@ const BOX_REFERENCE: u32 = 2 << 8;
 #[must_use]
 pub fn contact_manifold_obb_triangle(a: &Obb, b: &Triangle, prediction: Real) -> Option<ContactManifold> {
     let prediction = prediction.max(0.0);
+    if separated_beyond(a, b, prediction) {
+        return None;
+    }
     let c = contact_within(contact_obb_triangle(a, b), prediction, || distance_obb_triangle(a, b))?;
     let (h, v) = (a.half_extents(), b.vertices());
     let slack = 1e-5 * (h.sum() + (v[1] - v[0]).abs().sum() + (v[2] - v[0]).abs().sum());
@@ -223,6 +226,32 @@ pub fn contact_manifold_obb_triangle(a: &Obb, b: &Triangle, prediction: Real) ->
         }
     }
     Some(out.finish(UnitVector::new_normalize(a.axes() * e), &c))
+}
+
+/// True when a separating axis among the box's three face normals and the
+/// triangle's normal shows the shapes more than `prediction` apart: a cheap
+/// rejection before the full test and the (costlier) distance, which a pair
+/// farther apart would reach only to be dropped. On an axis the separation
+/// is a lower bound of the distance, so no pair within `prediction` is
+/// rejected.
+fn separated_beyond(a: &Obb, b: &Triangle, prediction: Real) -> bool {
+    let h = a.half_extents();
+    let v = b.vertices().map(|p| a.to_local(&p));
+    for k in 0..3 {
+        let (lo, hi) = (v[0][k].min(v[1][k]).min(v[2][k]), v[0][k].max(v[1][k]).max(v[2][k]));
+        if lo > h[k] + prediction || hi < -h[k] - prediction {
+            return true;
+        }
+    }
+    // The triangle's plane, in the box frame: n . x = n . v0; the box
+    // reaches `sum h_k |n_k|` along n.
+    let n = (v[1] - v[0]).cross(&(v[2] - v[0]));
+    let len = n.norm();
+    if len.is_nan() || len <= 0.0 {
+        return false;
+    }
+    let reach = h.dot(&n.abs());
+    n.dot(&v[0]).abs() > reach + prediction * len
 }
 
 /// The triangle's unit normal on the side facing A (`f . normal < 0`, the
