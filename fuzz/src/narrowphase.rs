@@ -310,8 +310,8 @@ impl Gen<'_, '_> {
         }
         let want = if !finite3(&o.coords) || !finite3(&d) {
             Want::NonFinite
-        } else if d == Vector::zeros() {
-            Want::ZeroDir
+        } else if d.amax() < f32::MIN_POSITIVE {
+            Want::ZeroDir // zero or subnormal: cannot be inverted (B30)
         } else if max_toi.is_nan() {
             Want::NonFinite
         } else if max_toi < 0.0 {

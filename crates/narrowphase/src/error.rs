@@ -21,7 +21,8 @@ pub enum ShapeError {
     NegativeRadius,
     /// A half-extent (or size) is negative.
     NegativeExtent,
-    /// A ray or motion direction has zero length.
+    /// A ray or motion direction has zero length (for a ray: every
+    /// component below `f32::MIN_POSITIVE`, too short to invert).
     ZeroDirection,
     /// A ray's `max_toi` is negative.
     NegativeMaxToi,

@@ -429,8 +429,12 @@ fn ray_reach_ends_at_f32_max() {
         Point::new(1e-40, 1e-40, 1.2548828),
     )
     .unwrap();
-    let tiny = Ray::new(Point::new(1e-40, 1e-40, 1e-40), v(1e-40, 1e-40, 1e-40), f32::INFINITY);
-    assert_eq!(cast_ray_triangle(&tiny, &t), None, "a hit at toi 6e39 is out of an f32 toi's reach");
+    // The shortest direction a ray accepts (B30: subnormal ones are zero);
+    // the triangle, scaled by 8, is crossed ~4e38 multiples of it away.
+    let m = f32::MIN_POSITIVE;
+    let far = Triangle::try_new(t.a() * 8.0, t.b() * 8.0, t.c() * 8.0).unwrap();
+    let tiny = Ray::new(Point::new(1e-40, 1e-40, 1e-40), v(m, m, m), f32::INFINITY);
+    assert_eq!(cast_ray_triangle(&tiny, &far), None, "a hit at toi 4e38 is out of an f32 toi's reach");
     let unit = Ray::new(Point::new(1e-40, 1e-40, 1e-40), v(1.0, 1.0, 1.0), f32::INFINITY);
     let hit = cast_ray_triangle(&unit, &t).expect("the unit ray crosses the triangle");
     assert!(hit.toi.is_finite() && hit.toi > 0.3 && hit.toi < 0.7, "toi {}", hit.toi);
@@ -445,7 +449,11 @@ fn ray_reach_ends_at_f32_max() {
 #[test]
 fn b23_no_ray_hit_at_infinity() {
     let unit = Aabb::new(Point::new(0.0, 0.0, 0.0), Point::new(1.0, 1.0, 1.0));
-    let ray = Ray::new(Point::new(-1.0, 0.5, 0.5), v(1e-40, 0.0, 0.0), f32::INFINITY);
+    // (The input's direction `1e-40`, subnormal, is rejected since B30.
+    // With the shortest accepted one, `f32::MIN_POSITIVE`, the box 5 units
+    // away is 4.3e38 multiples of it away: out of reach.)
+    assert_eq!(Ray::try_new(Point::new(-1.0, 0.5, 0.5), v(1e-40, 0.0, 0.0), 1.0), Err(ShapeError::ZeroDirection));
+    let ray = Ray::new(Point::new(-5.0, 0.5, 0.5), v(f32::MIN_POSITIVE, 0.0, 0.0), f32::INFINITY);
     assert_eq!(ray.max_toi(), f32::MAX);
     if let Some(h) = cast_ray_aabb(&ray, &unit) {
         panic!("a hit at toi {} (must be finite, or none)", h.toi);
@@ -630,4 +638,23 @@ fn b29_closest_point_on_a_needle_triangle() {
         worst = worst.max(f64::from((got - q).norm() / len));
     }
     assert!(worst < 2e-6, "worst closest-point error {worst:e} of the length");
+}
+
+/// B30, found by cargo-fuzz (this session): a ray along `(1e-40; 3)` (every
+/// component subnormal) with an unbounded reach missed a triangle it crosses
+/// at toi 1.9e38: the watertight test divides by the direction's largest
+/// component and `1 / 1e-40` overflows f32. Such a direction cannot be
+/// inverted and is now rejected as zero; one with a normal-range component
+/// is kept. Input: `fuzz/regressions/narrowphase/b30-ray-subnormal-direction`.
+#[test]
+fn b30_subnormal_ray_direction_is_rejected() {
+    let o = p(1e-40, 1e-40, 1e-40);
+    assert_eq!(Ray::try_new(o, v(1e-40, 1e-40, 1e-40), f32::INFINITY), Err(ShapeError::ZeroDirection));
+    assert_eq!(Ray::try_new(o, v(-1e-39, 0.0, 1e-45), 1.0), Err(ShapeError::ZeroDirection));
+    // The smallest accepted direction still finds a triangle it crosses.
+    let m = f32::MIN_POSITIVE;
+    let ray = Ray::try_new(p(0.0, 0.0, -1.0), v(0.0, 0.0, m), f32::INFINITY).expect("a normal-range component");
+    let t = Triangle::new(p(-1.0, -1.0, 0.0), p(1.0, -1.0, 0.0), p(0.0, 1.0, 0.0));
+    let hit = cast_ray_triangle(&ray, &t).expect("crossing at toi 1 / MIN_POSITIVE");
+    assert!((f64::from(hit.toi) - 1.0 / f64::from(m)).abs() <= 1e-6 / f64::from(m), "toi {}", hit.toi);
 }

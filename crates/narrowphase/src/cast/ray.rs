@@ -6,18 +6,21 @@ use crate::math::{is_finite_point, is_finite_vec, normalize_any, Point, Real, Un
 /// A ray `point(toi) = origin + toi * dir` for `toi` in `[0, max_toi]`.
 ///
 /// `dir` is not normalised: `toi` is measured in multiples of `dir`, so with
-/// a unit `dir` it is a distance. Invariant: finite origin, finite non-zero
-/// `dir`, `0 <= max_toi <= f32::MAX` (a `max_toi` of `+inf`, an unbounded
-/// ray, is stored as `f32::MAX`: a hit's `toi` is an `f32`, so that is the
-/// reach of any ray). With a tiny `dir` (say `1e-40`) a surface at distance 1
-/// is `1e40` multiples of `dir` away, out of that reach, and is not reported;
-/// no kernel reports a hit at `toi = inf`.
+/// a unit `dir` it is a distance. Invariant: finite origin, finite `dir`
+/// with a component of at least `f32::MIN_POSITIVE` in magnitude (a
+/// direction of subnormal components cannot be inverted in f32 and is
+/// rejected as zero), `0 <= max_toi <= f32::MAX` (a `max_toi` of `+inf`, an
+/// unbounded ray, is stored as `f32::MAX`: a hit's `toi` is an `f32`, so
+/// that is the reach of any ray). With a tiny `dir` (say `1e-30`) a surface
+/// at distance 1e9 is `1e39` multiples of `dir` away, out of that reach, and
+/// is not reported; no kernel reports a hit at `toi = inf`.
 ///
 /// ```
 /// use proxima_narrowphase::{Point, Ray, Vector, ShapeError};
 /// let ray = Ray::try_new(Point::origin(), Vector::x(), 10.0).unwrap();
 /// assert_eq!(ray.point_at(2.0), Point::new(2.0, 0.0, 0.0));
 /// assert_eq!(Ray::try_new(Point::origin(), Vector::zeros(), 1.0), Err(ShapeError::ZeroDirection));
+/// assert_eq!(Ray::try_new(Point::origin(), Vector::repeat(1e-40), 1.0), Err(ShapeError::ZeroDirection));
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[cfg_attr(
@@ -38,7 +41,11 @@ impl Ray {
         if !is_finite_point(&origin) || !is_finite_vec(&dir) {
             return Err(ShapeError::NonFinite("ray origin or direction"));
         }
-        if dir == Vector::zeros() {
+        // A direction whose every component is subnormal (or zero) cannot be
+        // inverted in f32 (`1 / 1e-40` overflows), and the kernels divide by
+        // its largest component: such a ray is "zero" too (B30: a ray along
+        // `(1e-40; 3)` missed a crossing at toi 1.9e38).
+        if dir.amax() < Real::MIN_POSITIVE {
             return Err(ShapeError::ZeroDirection);
         }
         if max_toi.is_nan() {

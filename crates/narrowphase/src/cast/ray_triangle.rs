@@ -57,7 +57,12 @@ impl WatertightRay {
         let ([u, v, w], [az, bz, cz]) = self.edge_functions(tri)?;
         let sz = self.shear[2];
         let det = u + v + w;
-        let t = (u * sz * az + v * sz * bz + w * sz * cz) / det;
+        // `((U a_z + V b_z + W c_z) / det) sz`: the crossing's `z` offset,
+        // then its multiple of `d_kz`. Scaling last keeps the intermediate
+        // values at the size of the coordinates: `U sz` overflowed for a
+        // direction near `f32::MIN_POSITIVE` (`sz ~ 1e38`) though `toi`
+        // itself fits (B30). The wide kernels use the same order.
+        let t = (u * az + v * bz + w * cz) / det * sz;
         (0.0..=max_toi).contains(&t).then_some(t)
     }
 

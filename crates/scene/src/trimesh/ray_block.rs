@@ -89,7 +89,7 @@ impl TriangleBlock {
     /// `y = p'_ky - sy p'_kz`; the edge functions `U = c_x b_y - c_y b_x`,
     /// `V = a_x c_y - a_y c_x`, `W = b_x a_y - b_y a_x`; a hit when they share
     /// a sign (zeros allowed), `det = U + V + W != 0` and
-    /// `toi = (U sz a'_kz + V sz b'_kz + W sz c'_kz) / det` lies in
+    /// `toi = ((U a'_kz + V b'_kz + W c'_kz) / det) sz` lies in
     /// `[0, max_toi]`. When an edge function of some lane rounds to exactly 0
     /// (a ray through an edge or a vertex: rare), the whole block takes the
     /// scalar path, which decides that sign in `f64`. NaN lanes compare false
@@ -152,12 +152,9 @@ impl TriangleBlock {
             let neg = any(|a, b| _mm_cmplt_ps(a, b));
             let pos = any(|a, b| _mm_cmpgt_ps(a, b));
             let det = _mm_add_ps(_mm_add_ps(u, v), w);
-            // (U sz) a_z + (V sz) b_z + (W sz) c_z, summed left to right as the scalar test does.
-            let num = _mm_add_ps(
-                _mm_add_ps(_mm_mul_ps(_mm_mul_ps(u, sz), az), _mm_mul_ps(_mm_mul_ps(v, sz), bz)),
-                _mm_mul_ps(_mm_mul_ps(w, sz), cz),
-            );
-            let t = _mm_div_ps(num, det);
+            // ((U a_z + V b_z) + W c_z) / det * sz, in the scalar test's order.
+            let num = _mm_add_ps(_mm_add_ps(_mm_mul_ps(u, az), _mm_mul_ps(v, bz)), _mm_mul_ps(w, cz));
+            let t = _mm_mul_ps(_mm_div_ps(num, det), sz);
             // Same signs, det != 0 (unordered: NaN passes, as `!=` does), 0 <= t <= max_toi.
             let in_range = _mm_and_ps(_mm_cmple_ps(zero, t), _mm_cmple_ps(t, _mm_set1_ps(max_toi)));
             let hit = _mm_andnot_ps(_mm_and_ps(neg, pos), _mm_and_ps(_mm_cmpneq_ps(det, zero), in_range));
@@ -201,11 +198,8 @@ impl TriangleBlock {
             let neg = any(|a, b| _mm256_cmp_ps::<_CMP_LT_OQ>(a, b));
             let pos = any(|a, b| _mm256_cmp_ps::<_CMP_GT_OQ>(a, b));
             let det = _mm256_add_ps(_mm256_add_ps(u, v), w);
-            let num = _mm256_add_ps(
-                _mm256_add_ps(_mm256_mul_ps(_mm256_mul_ps(u, sz), az), _mm256_mul_ps(_mm256_mul_ps(v, sz), bz)),
-                _mm256_mul_ps(_mm256_mul_ps(w, sz), cz),
-            );
-            let t = _mm256_div_ps(num, det);
+            let num = _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(u, az), _mm256_mul_ps(v, bz)), _mm256_mul_ps(w, cz));
+            let t = _mm256_mul_ps(_mm256_div_ps(num, det), sz);
             let max_toi = _mm256_set1_ps(max_toi);
             let in_range = _mm256_and_ps(_mm256_cmp_ps::<_CMP_LE_OQ>(zero, t), _mm256_cmp_ps::<_CMP_LE_OQ>(t, max_toi));
             let det_ok = _mm256_cmp_ps::<_CMP_NEQ_UQ>(det, zero);
