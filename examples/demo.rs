@@ -6,10 +6,15 @@
 //!
 //! ```text
 //! cargo run --release --example demo -- [--bodies N] [--frames F] [--bullets B]
-//!                                        [--width W] [--height H] [--out PATH] [--ci]
+//!                                        [--width W] [--height H] [--out PATH] [--manifolds] [--ci]
 //! ```
 //! `--ci` runs a reduced scene and checks the invariants: no bullet tunnels,
 //! and the final frame's contact pairs equal brute force over all pairs.
+//! `--manifolds` runs the pipeline with contact manifolds (prediction 0.02,
+//! what a solver consumes) instead of single contacts. Either way the end
+//! prints the narrowphase cost per candidate pair, and times the final
+//! frame's candidate pairs (boxes overlapping, one thread) through
+//! `contact_manifolds` and through parry3d's manifold dispatcher.
 
 #[path = "support/render.rs"]
 mod render;
@@ -29,6 +34,7 @@ struct Options {
     width: usize,
     height: usize,
     out: std::path::PathBuf,
+    manifolds: bool,
     ci: bool,
 }
 
@@ -41,6 +47,7 @@ impl Options {
             width: 960,
             height: 540,
             out: "target/proxima-demo.png".into(),
+            manifolds: false,
             ci: false,
         };
         let mut args = std::env::args().skip(1);
@@ -53,12 +60,13 @@ impl Options {
                 "--width" => o.width = value()?.parse().map_err(|e| format!("--width: {e}"))?,
                 "--height" => o.height = value()?.parse().map_err(|e| format!("--height: {e}"))?,
                 "--out" => o.out = value()?.into(),
+                "--manifolds" => o.manifolds = true,
                 "--ci" => {
                     o.ci = true;
                     (o.bodies, o.frames, o.bullets, o.width, o.height) = (2_000, 90, 16, 320, 180);
                 }
                 "-h" | "--help" => return Err(
-                    "usage: demo [--bodies N] [--frames F] [--bullets B] [--width W] [--height H] [--out PATH] [--ci]"
+                    "usage: demo [--bodies N] [--frames F] [--bullets B] [--width W] [--height H] [--out PATH] [--manifolds] [--ci]"
                         .into(),
                 ),
                 other => return Err(format!("unknown argument {other}")),
@@ -116,7 +124,11 @@ fn main() {
         );
     let preview_rays = camera.rays(opts.width / 8, opts.height / 8, 1e4);
 
-    let mut pipeline = ContactPipeline::new();
+    let mut pipeline = if opts.manifolds {
+        ContactPipeline::with_manifolds(MANIFOLD_PREDICTION).expect("valid prediction")
+    } else {
+        ContactPipeline::new()
+    };
     let mut totals = Totals::default();
     let bar = ProgressBar::new(opts.frames as u64);
     bar.set_style(
@@ -170,6 +182,10 @@ fn main() {
     println!("| CCD sweeps             | {:>9.3} ms |", ms(totals.ccd));
     println!("| camera rays ({:>6})   | {:>9.3} ms |", preview_rays.len(), ms(totals.rays));
     println!("| candidate pairs        | {:>12.0} |", totals.candidates as f64 / n);
+    println!(
+        "| narrowphase / candidate| {:>9.1} ns |",
+        totals.narrowphase.as_secs_f64() * 1e9 / totals.candidates.max(1) as f64
+    );
     println!("| contacts               | {:>12.0} |", totals.contacts as f64 / n);
     println!("| ray hit rate           | {:>11.1}% |", 100.0 * totals.ray_hits as f64 / totals.rays_cast.max(1) as f64);
     println!("| bullets stopped by CCD | {:>12} |", stopped);
@@ -185,6 +201,8 @@ fn main() {
         Ok(()) => println!("picture: {}", opts.out.display()),
         Err(e) => eprintln!("could not write {}: {e}", opts.out.display()),
     }
+
+    compare_manifolds(&scene);
 
     if opts.ci {
         assert_eq!(tunnelled, 0, "a bullet tunnelled through the wall");
@@ -363,6 +381,79 @@ fn color_of(scene: &Scene, h: ColliderHandle) -> [f32; 3] {
         Some((_, ColliderShape::Sphere { .. })) => [0.25, 0.55, 0.95],
         _ => [0.95, 0.65, 0.2],
     }
+}
+
+/// The prediction distance of `--manifolds` (m).
+const MANIFOLD_PREDICTION: Real = 0.02;
+
+/// Times the final frame's candidate pairs (dynamic colliders whose boxes,
+/// grown by the prediction, overlap another collider's) through proxima's
+/// `contact_manifolds` and parry3d's `DefaultQueryDispatcher::contact_manifolds`,
+/// one thread each, same pairs, same prediction, output buffers reused.
+fn compare_manifolds(scene: &Scene) {
+    use parry3d::query::{ContactManifold, DefaultQueryDispatcher, PersistentQueryDispatcher};
+    use proxima::narrowphase::intersects_aabb_aabb;
+    let all: Vec<_> = scene.iter().collect();
+    let mut pairs = Vec::new();
+    for (i, (_, a)) in all.iter().enumerate() {
+        for (_, b) in &all[i + 1..] {
+            let dynamic = a.kind() != BodyKind::Static || b.kind() != BodyKind::Static;
+            let near = intersects_aabb_aabb(&a.aabb().loosened(MANIFOLD_PREDICTION), b.aabb());
+            if dynamic && near {
+                pairs.push((a.world_shape().clone(), b.world_shape().clone()));
+            }
+        }
+    }
+    let parry: Vec<_> = pairs.iter().filter_map(|(a, b)| Some((parry_shape(a)?, parry_shape(b)?))).collect();
+    if pairs.is_empty() || parry.len() != pairs.len() {
+        return;
+    }
+    let mut ours = Vec::new();
+    let t = Instant::now();
+    let mut points = 0;
+    for (a, b) in &pairs {
+        ours.clear();
+        contact_manifolds(a, b, MANIFOLD_PREDICTION, &mut ours);
+        points += ours.iter().map(|m| m.len()).sum::<usize>();
+    }
+    let proxima_ns = t.elapsed().as_secs_f64() * 1e9 / pairs.len() as f64;
+    let mut theirs: Vec<ContactManifold<(), ()>> = Vec::new();
+    let t = Instant::now();
+    let mut parry_points = 0;
+    for ((pa, sa), (pb, sb)) in &parry {
+        theirs.clear();
+        let pos12 = pa.inv_mul(pb);
+        DefaultQueryDispatcher
+            .contact_manifolds(&pos12, sa.as_ref(), sb.as_ref(), MANIFOLD_PREDICTION, &mut theirs, &mut None)
+            .expect("supported pair");
+        parry_points += theirs.iter().map(|m| m.points.len()).sum::<usize>();
+    }
+    let parry_ns = t.elapsed().as_secs_f64() * 1e9 / pairs.len() as f64;
+    println!(
+        "manifolds of the final frame's {} candidate pairs (prediction {MANIFOLD_PREDICTION}): proxima {proxima_ns:.0} ns/pair ({points} points), parry3d {parry_ns:.0} ns/pair ({parry_points} points): {:.1}x",
+        pairs.len(),
+        parry_ns / proxima_ns
+    );
+}
+
+/// parry3d's twin of a placed sphere or box (the demo's body shapes).
+fn parry_shape(shape: &WorldShape) -> Option<(parry3d::math::Pose, Box<dyn parry3d::shape::Shape>)> {
+    use proxima_test_support::convert;
+    Some(match shape {
+        WorldShape::Sphere(s) => {
+            let (p, b) = convert::ball(s);
+            (p, Box::new(b))
+        }
+        WorldShape::Obb(o) => {
+            let (p, c) = convert::cuboid(o);
+            (p, Box::new(c))
+        }
+        WorldShape::Aabb(a) => {
+            let (p, c) = convert::aabb_cuboid(a);
+            (p, Box::new(c))
+        }
+        _ => return None,
+    })
 }
 
 fn brute_force_pairs(scene: &Scene) -> BTreeSet<(ColliderHandle, ColliderHandle)> {
