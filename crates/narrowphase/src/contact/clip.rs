@@ -56,14 +56,29 @@ impl Polygon {
     /// The part of the polygon with `normal . x <= offset`, the side plane
     /// labelled `label` (`4..8`). A segment (two vertices) is clipped as a
     /// segment, not as a closed polygon.
+    #[inline]
     #[must_use]
     pub fn clip(&self, normal: &Vector, offset: Real, label: u8) -> Self {
+        self.clip_by(|x| normal.dot(x) - offset, label)
+    }
+
+    /// [`Polygon::clip`] by the axis-aligned plane `s x_m <= limit` (`s = ±1`):
+    /// one product per vertex instead of a dot product (a box's side planes).
+    #[inline]
+    #[must_use]
+    pub fn clip_axis(&self, m: usize, s: Real, limit: Real, label: u8) -> Self {
+        self.clip_by(|x| s * x[m] - limit, label)
+    }
+
+    /// Sutherland-Hodgman against `side(x) <= 0`, `side` affine in `x`.
+    #[inline(always)]
+    fn clip_by(&self, side: impl Fn(&Vector) -> Real, label: u8) -> Self {
         let mut out = Self::empty();
         let pts = self.vertices();
         let n = pts.len();
         let edges = if n == 2 { 1 } else { n };
         for (idx, p) in pts.iter().enumerate() {
-            let dp = normal.dot(&p.x) - offset;
+            let dp = side(&p.x);
             if dp <= 0.0 {
                 out.push(*p);
             }
@@ -71,7 +86,7 @@ impl Polygon {
                 continue;
             }
             let q = &pts[(idx + 1) % n];
-            let dq = normal.dot(&q.x) - offset;
+            let dq = side(&q.x);
             if (dp < 0.0 && dq > 0.0) || (dp > 0.0 && dq < 0.0) {
                 let x = p.x + (q.x - p.x) * (dp / (dp - dq));
                 let key = 8 + 8 * p.edge + label;

@@ -183,9 +183,7 @@ fn clip_incident(
     // Sutherland-Hodgman against x_m <= h_m and -x_m <= h_m, m != i.
     for (slot, m) in [(i + 1) % 3, (i + 2) % 3].into_iter().enumerate() {
         for (side, s) in [1.0, -1.0].into_iter().enumerate() {
-            let mut plane = Vector::zeros();
-            plane[m] = s;
-            poly = poly.clip(&plane, h[m], 4 + 2 * slot as u8 + side as u8);
+            poly = poly.clip_axis(m, s, h[m], 4 + 2 * slot as u8 + side as u8);
         }
     }
     let incident = ((k as u32) << 1) | u32::from(sign < 0.0);

@@ -230,7 +230,6 @@ fn min_overlap_axis(ha: &Vector, hb: &Vector, r: &Matrix, t: &Vector) -> (Axis, 
             if len2 < OBB_EDGE_AXIS_MIN_SINE * OBB_EDGE_AXIS_MIN_SINE {
                 continue;
             }
-            let len = len2.sqrt();
             let ra = ha[i1] * abs_r[(i2, j)] + ha[i2] * abs_r[(i1, j)];
             let rb = hb[j1] * abs_r[(i, j2)] + hb[j2] * abs_r[(i, j1)];
             let mut l = Vector::zeros();
@@ -238,11 +237,24 @@ fn min_overlap_axis(ha: &Vector, hb: &Vector, r: &Matrix, t: &Vector) -> (Axis, 
             l[i2] = r[(i1, j)];
             let offset = t.dot(&l);
             // The overlap is `overlap_len / len`; compared multiplied by
-            // `len`, it is divided only when taken.
+            // `len`, it is divided only when taken. Touching boxes (every
+            // overlap >= 0) compare the squares, so `len = sqrt(len2)` is
+            // taken only for the axes that win.
             let overlap_len = ra + rb - offset.abs();
-            let beats_face = overlap_len + noise < face_limit * len;
-            let beats_edge = edge_best.as_ref().is_none_or(|e| overlap_len < e.2 * len);
-            if beats_face && beats_edge && !edge_axis_is_face_axis(r, &l, len, i, j) {
+            let below = |x: Real, y: Real| {
+                if x >= 0.0 && y >= 0.0 {
+                    x * x < y * y * len2
+                } else {
+                    x < y * len2.sqrt()
+                }
+            };
+            let beats_face = below(overlap_len + noise, face_limit);
+            let beats_edge = edge_best.as_ref().is_none_or(|e| below(overlap_len, e.2));
+            if !(beats_face && beats_edge) {
+                continue;
+            }
+            let len = len2.sqrt();
+            if !edge_axis_is_face_axis(r, &l, len, i, j) {
                 edge_best = Some((Axis::Edge(i, j), l * (sign(offset) / len), overlap_len / len));
             }
         }
