@@ -703,7 +703,10 @@ fn sphere_obb(g: &mut Gen) {
     let want = o.dist(&p64(&p)).max(0.0);
     assert!((d as f64 - want).abs() <= tol, "distance_point_obb({p:?}) = {d}, oracle {want}");
     assert!(o.dist(&p64(&q)) <= tol, "closest_point_obb({p:?}) = {q:?} is outside");
-    assert!(((p64(&q) - p64(&p)).norm() - want).abs() <= tol, "closest_point_obb({p:?}) = {q:?} not closest");
+    assert!(
+        ((p64(&q) - p64(&p)).norm() - want).abs() <= tol,
+        "closest_point_obb({p:?}, {o:?}) = {q:?} not closest (distance {want}, tol {tol})"
+    );
     let want = s.dist(&p64(&p)).max(0.0);
     assert!((ds as f64 - want).abs() <= tol, "distance_point_sphere({p:?}) = {ds}, oracle {want}");
     assert!(((p64(&qs) - p64(&p)).norm() - want).abs() <= tol, "closest_point_sphere({p:?}) = {qs:?}");

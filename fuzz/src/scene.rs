@@ -129,6 +129,8 @@ impl World {
             ColliderShape::Capsule { half_height, radius } => {
                 if !(half_height.is_finite() && *half_height >= 0.0) {
                     Err(ShapeError::NegativeExtent)
+                } else if !unit(&pose.rotation) {
+                    Err(ShapeError::InvalidRotation)
                 } else {
                     let axis = pose.rotation * Vector::y() * *half_height;
                     Capsule::try_new(c - axis, c + axis, *radius).map(|_| ())
@@ -140,6 +142,8 @@ impl World {
                     Err(ShapeError::NonFinite("mesh pose"))
                 } else if c.iter().any(|x| x.abs() > MAX_COORDINATE) {
                     Err(ShapeError::TooLarge("mesh pose"))
+                } else if !unit(&pose.rotation) {
+                    Err(ShapeError::InvalidRotation)
                 } else {
                     Ok(())
                 }
@@ -679,6 +683,12 @@ fn probe_aabb(a: &Aabb, shape: &WorldShape) -> bool {
         WorldShape::Capsule(c) => intersects_capsule_aabb(c, a),
         WorldShape::TriMesh(..) => probe_obb(&Obb::from_aabb(a), shape),
     }
+}
+
+/// A rotation the scene accepts: finite, `|q|^2` within `1e-3` of 1.
+fn unit(r: &nalgebra::UnitQuaternion<f32>) -> bool {
+    let q = r.as_ref().coords;
+    q.iter().all(|x| x.is_finite()) && (q.norm_squared() - 1.0).abs() <= 1e-3
 }
 
 fn probe_sphere(s: &Sphere, shape: &WorldShape) -> bool {

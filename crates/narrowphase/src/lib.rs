@@ -71,5 +71,5 @@ pub use intersect::{
     intersects_capsule_capsule, intersects_capsule_obb, intersects_obb_obb, intersects_sphere_aabb,
     intersects_sphere_capsule, intersects_sphere_obb, intersects_sphere_sphere, intersects_sphere_triangle,
 };
-pub use math::{Isometry, Matrix, Point, Real, Rotation, UnitVector, Vector, MAX_COORDINATE};
+pub use math::{renormalized_rotation, Isometry, Matrix, Point, Real, Rotation, UnitVector, Vector, MAX_COORDINATE};
 pub use shape::{Aabb, Capsule, Obb, Plane, Sphere, Triangle};

@@ -63,6 +63,30 @@ pub(crate) fn is_finite_point(p: &Point) -> bool {
     is_finite_vec(&p.coords)
 }
 
+/// `rotation` with its quaternion scaled to unit length when it is off by
+/// more than rounding (`||q|^2 - 1| > 4 eps`), else unchanged: a quaternion
+/// off unit length scales what it rotates by `|q|^2`, and its conjugate is
+/// then not its inverse (B31); a unit one is kept bit for bit, so a caller's
+/// pose reproduces exactly. `Obb::try_new` and the scene's placement use it.
+///
+/// ```
+/// use proxima_narrowphase::{renormalized_rotation, Rotation};
+/// let off = Rotation::new_unchecked(nalgebra::Quaternion::new(1.0005, 0.0, 0.0, 0.0));
+/// assert_eq!(renormalized_rotation(&off).quaternion().norm(), 1.0);
+/// let unit = Rotation::from_euler_angles(0.1, 0.2, 0.3);
+/// assert_eq!(renormalized_rotation(&unit), unit);
+/// ```
+#[inline]
+#[must_use]
+pub fn renormalized_rotation(rotation: &Rotation) -> Rotation {
+    let q = rotation.as_ref();
+    if (q.norm_squared() - 1.0).abs() > 4.0 * Real::EPSILON {
+        Rotation::new_normalize(*q)
+    } else {
+        *rotation
+    }
+}
+
 /// `|d| <= r`: the touch test of every "closest points within the radius"
 /// overlap (sphere, capsule).
 ///

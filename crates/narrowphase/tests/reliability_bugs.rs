@@ -658,3 +658,26 @@ fn b30_subnormal_ray_direction_is_rejected() {
     let hit = cast_ray_triangle(&ray, &t).expect("crossing at toi 1 / MIN_POSITIVE");
     assert!((f64::from(hit.toi) - 1.0 / f64::from(m)).abs() <= 1e-6 / f64::from(m), "toi {}", hit.toi);
 }
+
+/// B31, found by cargo-fuzz (this session): an `Obb` accepts a quaternion
+/// within `1e-3` of unit length (`|q|^2`), and kept it: its axes were
+/// scaled by `|q|^2` (1.001 here), so the box's frame was off by 0.1% of the
+/// distance, and a point 5,300 from a zero-size box got a closest point the
+/// oracle put 5 units away. The rotation is now renormalised (a unit one
+/// kept bit for bit); the scene does the same for capsule and mesh poses.
+/// Input: `fuzz/regressions/narrowphase/b31-obb-off-unit-rotation`.
+#[test]
+fn b31_obb_with_an_off_unit_quaternion_is_renormalised() {
+    let q = nalgebra::Quaternion::new(-1.0004883, -0.00048828125, -0.00048828125, -0.00048828125);
+    let o = Obb::try_new(p(3764.6484, 0.0, -4.8828125), Rotation::new_unchecked(q), Vector::repeat(0.0)).unwrap();
+    for k in 0..3 {
+        assert!((o.axes().column(k).norm() - 1.0).abs() < 1e-6, "axis {k} of length {}", o.axes().column(k).norm());
+    }
+    let far = p(0.0, 0.0, 3764.6484);
+    assert!((o.to_world(&o.to_local(&far)) - far).norm() < 1e-3, "to_world(to_local(p)) moved p");
+    let q = closest_point_obb(&far, &o);
+    assert!((q - o.center()).norm() < 1e-3, "the closest point of a zero-size box is its centre: {q:?}");
+    // A unit rotation is kept as given.
+    let r = Rotation::from_euler_angles(0.3, -0.2, 1.1);
+    assert_eq!(*Obb::new(p(1.0, 2.0, 3.0), r, Vector::repeat(1.0)).rotation(), r);
+}

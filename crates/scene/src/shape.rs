@@ -72,7 +72,7 @@ impl ColliderShape {
                 if !half_height.is_finite() || *half_height < 0.0 {
                     return Err(ShapeError::NegativeExtent);
                 }
-                let axis = pose.rotation * Vector::y() * *half_height;
+                let axis = unit_rotation(&pose.rotation)? * Vector::y() * *half_height;
                 WorldShape::Capsule(Capsule::try_new(center - axis, center + axis, *radius)?)
             }
             Self::TriMesh(mesh) => {
@@ -85,10 +85,24 @@ impl ColliderShape {
                 if center.coords.iter().any(|x| x.abs() > MAX_COORDINATE) {
                     return Err(ShapeError::TooLarge("mesh pose"));
                 }
-                WorldShape::TriMesh(Arc::clone(mesh), *pose)
+                let pose = Isometry::from_parts(pose.translation, unit_rotation(&pose.rotation)?);
+                WorldShape::TriMesh(Arc::clone(mesh), pose)
             }
         })
     }
+}
+
+/// `rotation` renormalised, or [`ShapeError::InvalidRotation`] when it is not
+/// finite or off unit length by more than `1e-3` in `|q|^2` (the tolerance of
+/// `Obb::try_new`). A quaternion off unit length scales what it rotates by
+/// `|q|^2`, and its conjugate is then not its inverse: a mesh's world box
+/// and its local queries would disagree (B31).
+fn unit_rotation(rotation: &Rotation) -> Result<Rotation, ShapeError> {
+    let q = rotation.as_ref().coords;
+    if !q.iter().all(|x| x.is_finite()) || (q.norm_squared() - 1.0).abs() > 1e-3 {
+        return Err(ShapeError::InvalidRotation);
+    }
+    Ok(proxima_narrowphase::renormalized_rotation(rotation))
 }
 
 /// True when `rotation` is exactly the identity (`w = ±1`, no vector part):
