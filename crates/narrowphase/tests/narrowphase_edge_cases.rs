@@ -568,3 +568,101 @@ fn manifold_edge_edge_is_one_point() {
     assert_close(m.points()[0].depth, 0.1, 1e-5, "depth");
     assert!(contact_manifold_obb_obb(&a, &cube(p(2.0 * SQRT_2 + 1e-3, 0.0, 0.0), *b.rotation(), 1.0), 0.0).is_none());
 }
+
+// ---- witness points of separating-axis contacts ----
+
+/// `point_a` on the capsule's surface and `point_b` on the box's, in f64.
+fn assert_capsule_box_witnesses(cap: &Capsule, bx: &Obb, point_a: &Point, point_b: &Point) {
+    let h = bx.half_extents().cast::<f64>();
+    let on_box = point_box_signed_distance_f64(&obb_local_f64(point_b, bx), &h);
+    assert!(on_box.abs() <= 1e-5, "point_b {point_b:?} is {on_box:e} from the box's surface");
+    let core = point_segment_distance_f64(&v64(point_a), &v64(cap.a()), &v64(cap.b()));
+    let r = cap.radius() as f64;
+    assert!((core - r).abs() <= 1e-5, "point_a {point_a:?} is {:e} from the capsule's surface", core - r);
+}
+
+#[test]
+fn capsule_along_box_edge_witnesses_on_the_edge() {
+    // The core segment runs along y at x = z = 1.5, outside the unit box; the
+    // box edge x = z = 1 is parallel to it at distance sqrt(0.5), so the
+    // contact is that edge's: depth 0.75 - sqrt(0.5), normal (-1, 0, -1) /
+    // sqrt(2). The segment's ends (y = ±3) lie beyond the edge (|y| <= 1):
+    // the box's witness is on the edge, not at the end's height.
+    let bx = cube(Point::origin(), Rotation::identity(), 1.0);
+    let cap = Capsule::new(p(1.5, -3.0, 1.5), p(1.5, 3.0, 1.5), 0.75);
+    let depth = 0.75 - 0.5f32.sqrt();
+    let normal = v(-1.0, 0.0, -1.0) / SQRT_2;
+    let c = contact_capsule_obb(&cap, &bx).expect("touching the edge");
+    check_contact(&c, depth, normal, 1e-5);
+    assert_close(c.point_b.x, 1.0, 1e-5, "point_b on the edge (x)");
+    assert_close(c.point_b.z, 1.0, 1e-5, "point_b on the edge (z)");
+    assert!(c.point_b.y.abs() <= 1.0 + 1e-5, "point_b within the edge: {:?}", c.point_b);
+    assert_capsule_box_witnesses(&cap, &bx, &c.point_a, &c.point_b);
+    // The manifold: the segment clipped to the edge's extent, y = -1 and 1.
+    let m = contact_manifold_capsule_obb(&cap, &bx, 0.0).expect("touching");
+    assert_eq!(m.len(), 2, "{m:?}");
+    let mut ys: Vec<Real> = m.points().iter().map(|q| q.point_b.y).collect();
+    ys.sort_by(Real::total_cmp);
+    assert_close(ys[0], -1.0, 1e-5, "first end");
+    assert_close(ys[1], 1.0, 1e-5, "second end");
+    for q in m.points() {
+        assert_close(q.depth, depth, 1e-5, "depth");
+        assert_vec_close(&(q.point_a - q.point_b), &(m.normal.into_inner() * q.depth), 1e-5, "point_a - point_b");
+        assert_capsule_box_witnesses(&cap, &bx, &q.point_a, &q.point_b);
+    }
+    // Turned off the edge's direction by 0.01 rad: one point again.
+    let tilt = Rotation::from_axis_angle(&Vector::z_axis(), 0.01);
+    let turned =
+        Capsule::new(p(1.5, 0.0, 1.5) + tilt * v(0.0, -3.0, 0.0), p(1.5, 0.0, 1.5) + tilt * v(0.0, 3.0, 0.0), 0.75);
+    let m = contact_manifold_capsule_obb(&turned, &bx, 0.0).expect("touching");
+    assert_eq!(m.len(), 1, "{m:?}");
+    assert_capsule_box_witnesses(&turned, &bx, &m.points()[0].point_a, &m.points()[0].point_b);
+}
+
+#[test]
+fn box_triangle_edge_axis_witnesses_on_both_edges() {
+    // The triangle's edge from (0.8, -3, 1.1) to (1.1, 3, 0.8) crosses the
+    // unit box's edge x = z = 1 (along y) with x + z = 1.9 all along it: the
+    // least overlap is on the axis y x edge = (1, 0, 1) / sqrt(2), by
+    // (2 - 1.9) / sqrt(2). The edges meet laterally where x - z = 0, at the
+    // edge's midpoint (0.95, 0, 0.95), over the box's edge point (1, 0, 1);
+    // the triangle's deepest vertex (0.8, -3, 1.1) lies beyond the box's side.
+    let bx = cube(Point::origin(), Rotation::identity(), 1.0);
+    let tri = Triangle::new(p(0.8, -3.0, 1.1), p(1.1, 3.0, 0.8), p(4.0, 0.0, 4.0));
+    let c = contact_obb_triangle(&bx, &tri).expect("penetrating");
+    check_contact(&c, 0.1 / SQRT_2, v(1.0, 0.0, 1.0) / SQRT_2, 1e-5);
+    assert_vec_close(&c.point_a.coords, &v(1.0, 0.0, 1.0), 1e-5, "point_a");
+    assert_vec_close(&c.point_b.coords, &v(0.95, 0.0, 0.95), 1e-5, "point_b");
+    let m = contact_manifold_obb_triangle(&bx, &tri, 0.0).expect("penetrating");
+    assert_eq!(m.len(), 1, "{m:?}");
+    assert_vec_close(&m.points()[0].point_b.coords, &v(0.95, 0.0, 0.95), 1e-5, "manifold point_b");
+}
+
+#[test]
+fn capsule_crossing_triangle_witnesses_on_the_edge() {
+    // The core segment (0, 0, -1)-(0.3, 0, 1) crosses the triangle. Least
+    // overlap: the axis d x e of the segment d = (0.3, 0, 2) and the edge
+    // e = (1, -1, 0)-(0, 1, 0), l = (-4, -2, 0.6) / sqrt(20.36): the segment
+    // projects to -0.6 / |l|, the edge (the triangle's lowest) to -2 / |l|,
+    // overlap 1.4 / |l|, depth that plus r. The witnesses are the segment's
+    // and the edge's points that are `overlap l` apart (solved below), not
+    // the segment's end pushed out by the depth.
+    let tri = Triangle::new(p(-1.0, -1.0, 0.0), p(1.0, -1.0, 0.0), p(0.0, 1.0, 0.0));
+    let cap = Capsule::new(p(0.0, 0.0, -1.0), p(0.3, 0.0, 1.0), 0.2);
+    let len = 20.36f64.sqrt();
+    let l = nalgebra::Vector3::new(-4.0, -2.0, 0.6) / len;
+    let overlap = 1.4 / len;
+    // (0.3 s, 0, 2 s - 1) - (1 - u, 2 u - 1, 0) = overlap l, for s and u.
+    let u = (1.0 - overlap * l.y) / 2.0;
+    let s = (1.0 + overlap * l.z) / 2.0;
+    let on_edge = nalgebra::Vector3::new(1.0 - u, 2.0 * u - 1.0, 0.0);
+    let on_core = nalgebra::Vector3::new(0.3 * s, 0.0, 2.0 * s - 1.0);
+    assert!((on_core - on_edge - l * overlap).norm() < 1e-12, "the solve");
+    let c = contact_capsule_triangle(&cap, &tri).expect("crossing");
+    check_contact(&c, (overlap + 0.2) as Real, l.cast(), 1e-5);
+    assert_vec_close(&c.point_b.coords, &on_edge.cast(), 1e-5, "point_b");
+    assert_vec_close(&c.point_a.coords, &(on_core + l * 0.2).cast(), 1e-5, "point_a");
+    let m = contact_manifold_capsule_triangle(&cap, &tri, 0.0).expect("crossing");
+    assert_eq!(m.len(), 1, "{m:?}");
+    assert_vec_close(&m.points()[0].point_b.coords, &on_edge.cast(), 1e-5, "manifold point_b");
+}

@@ -1,5 +1,6 @@
 //! Contact between a capsule and an oriented box.
 
+use super::feature::{box_support, segment_support};
 use super::Contact;
 use crate::closest::closest_points_segment_box_local;
 use crate::math::{within_distance, Real, UnitVector, Vector};
@@ -18,8 +19,14 @@ use crate::shape::{Capsule, Obb};
 ///   overlap = `sum h_i |n_i| + |d . n| / 2 - |m . n|`, with `m` the segment's
 ///   midpoint and `d = q - p`.
 ///
-/// `point_a` is the capsule's deepest point along the normal, `point_b =
-/// point_a - depth * normal`.
+/// Witness points: `point_b` on the box and `point_a = s + r normal` on the
+/// capsule, `s` on the core segment, with `point_a - point_b = depth *
+/// normal`. Apart, `(s, point_b)` are the closest points; on a separating
+/// axis, a closest pair of the segment's support feature along the normal
+/// (an endpoint, or the segment lying normal to it) and the box's against
+/// it (a vertex, edge or face), which lie `overlap` apart along the normal
+/// (see `feature.rs`): both points are on the surfaces, also where the
+/// deepest endpoint lies beyond the box's side.
 #[must_use]
 pub fn contact_capsule_obb(capsule: &Capsule, obb: &Obb) -> Option<Contact> {
     let r = capsule.radius();
@@ -31,9 +38,16 @@ pub fn contact_capsule_obb(capsule: &Capsule, obb: &Obb) -> Option<Contact> {
     // Within 1e-4 of the shapes' size the direction of `x - s` is rounding
     // noise, so near-touching segments also take the separating axes, whose
     // overlap is then minus the gap.
-    let (normal_local, depth) = if segment_meets_box(&p, &q, h) {
-        let (n, overlap) = min_overlap_axis(&p, &q, h);
-        (n, (overlap + r).max(0.0))
+    // (normal, depth, core point s, box point x), box frame.
+    let sat = |p: &Vector, q: &Vector| {
+        let (n, overlap) = min_overlap_axis(p, q, h);
+        let (p1, q1) = segment_support(p, q, &n);
+        let (centre, half) = box_support(h, &-n);
+        let (s, x) = closest_points_segment_box_local(&(p1 - centre), &(q1 - centre), &half);
+        (n, (overlap + r).max(0.0), s + centre, x + centre)
+    };
+    let (normal_local, depth, s, x) = if segment_meets_box(&p, &q, h) {
+        sat(&p, &q)
     } else {
         let (s, x) = closest_points_segment_box_local(&p, &q, h);
         let gap = x - s;
@@ -43,19 +57,15 @@ pub fn contact_capsule_obb(capsule: &Capsule, obb: &Obb) -> Option<Contact> {
         }
         let tiny = 1e-4 * ((q - p).norm() + h.norm());
         if dist2 <= tiny * tiny {
-            let (n, overlap) = min_overlap_axis(&p, &q, h);
-            (n, (overlap + r).max(0.0))
+            sat(&p, &q)
         } else {
             let dist = dist2.sqrt();
-            (gap / dist, r - dist)
+            (gap / dist, r - dist, s, x)
         }
     };
     let normal = UnitVector::new_normalize(obb.axes() * normal_local);
-    // Deepest point of A towards B: the endpoint further along the normal,
-    // pushed out by the radius.
-    let deepest = if (q - p).dot(&normal_local) > 0.0 { q } else { p };
-    let point_a = obb.to_world(&(deepest + normal_local * r));
-    Some(Contact { point_a, point_b: point_a - normal.into_inner() * depth, normal, depth })
+    let point_a = obb.to_world(&(s + normal_local * r));
+    Some(Contact { point_a, point_b: obb.to_world(&x), normal, depth })
 }
 
 /// True when the segment `[p, q]` meets the closed box `[-h, h]`: the slab

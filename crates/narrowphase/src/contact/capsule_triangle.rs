@@ -1,8 +1,9 @@
 //! Contact between a capsule and a triangle.
 
+use super::feature::{segment_support, triangle_support_down};
 use super::Contact;
 use crate::cast::{cast_ray_triangle, Ray};
-use crate::closest::{closest_points_segment_triangle_boundary, ClosestPoints};
+use crate::closest::{closest_points_segment_triangle, closest_points_segment_triangle_boundary, ClosestPoints};
 use crate::math::{within_distance, Point, Real, UnitVector, Vector};
 use crate::shape::{Capsule, Triangle};
 
@@ -20,7 +21,13 @@ use crate::shape::{Capsule, Triangle};
 ///   segment against a triangle (the triangle normal and the crosses of the
 ///   segment with each triangle edge), negative by the gap when they are apart.
 ///
-/// `normal` points from the capsule to the triangle.
+/// `normal` points from the capsule to the triangle. Witness points: `point_b`
+/// on the triangle and `point_a = s + r normal`, `s` on the core segment,
+/// with `point_a - point_b = depth * normal`: the closest pair `(s, t)`
+/// when clear; on a separating axis, a closest pair of the segment's
+/// support feature along the normal (an endpoint, or the segment lying
+/// normal to it) and the triangle's against it (a vertex, an edge or the
+/// face), which lie `overlap` apart along the normal (see `feature.rs`).
 #[must_use]
 pub fn contact_capsule_triangle(capsule: &Capsule, tri: &Triangle) -> Option<Contact> {
     let (p, q, r) = (*capsule.a(), *capsule.b(), capsule.radius());
@@ -42,11 +49,12 @@ pub fn contact_capsule_triangle(capsule: &Capsule, tri: &Triangle) -> Option<Con
         let (n, overlap) = min_overlap_axis(&p, &q, tri)?;
         let normal = UnitVector::new_unchecked(n);
         let depth = (overlap + r).max(0.0);
-        // The capsule's deepest point along the normal: its endpoint furthest
-        // along n, pushed out by r.
-        let end = if (q - p).dot(&n) > 0.0 { q } else { p };
-        let point_a = end + n * r;
-        return Some(Contact { point_a, point_b: point_a - n * depth, normal, depth });
+        let (p1, q1) = segment_support(&p.coords, &q.coords, &n);
+        let ([f0, f1, f2], _) = triangle_support_down(&[a.coords, b.coords, c.coords], &n);
+        let feature = Triangle { a: Point::from(f0), b: Point::from(f1), c: Point::from(f2) };
+        let ClosestPoints { point_a: s, point_b: t } =
+            closest_points_segment_triangle(&Point::from(p1), &Point::from(q1), &feature);
+        return Some(Contact { point_a: s + n * r, point_b: t, normal, depth });
     }
     let dist = dist2.sqrt();
     let normal = UnitVector::new_unchecked(gap / dist);

@@ -2,11 +2,13 @@
 //! against box or triangle, box against triangle.
 
 use super::clip::{clip_to_sides, triangle_sides, Polygon};
+use super::feature::{box_support, FEATURE_SINE};
 use super::manifold::{single, ContactManifold, ManifoldPoint, NO_POINT};
-use super::manifold_round::contact_within;
+use super::manifold_round::{contact_within, core_normal};
+use super::obb_triangle::speculative_normal_obb_triangle;
 use super::{contact_capsule_obb, contact_capsule_triangle, contact_obb_triangle, Contact};
 use crate::closest::face_normal;
-use crate::distance::{distance_capsule_obb, distance_capsule_triangle, distance_obb_triangle};
+use crate::distance::{distance_capsule_obb, distance_capsule_triangle, distance_obb_triangle, ShapeDistance};
 use crate::math::{Point, Real, UnitVector, Vector};
 use crate::shape::{Capsule, Obb, Triangle};
 
@@ -67,7 +69,11 @@ impl Gathered {
 /// each end `s` of the clipped segment, at height `h` over the face, is a
 /// point of depth `r - h` (kept when `>= -prediction`): `point_a = s - r n`,
 /// `point_b` its projection on the face. A capsule lying on a box thus gets
-/// two points; otherwise the one contact point (id 0).
+/// two points. A capsule touching a box edge that its core segment runs
+/// along (parallel within [`FEATURE_SINE`](super::feature::FEATURE_SINE),
+/// 1e-5) gets two points too, at the ends of the segment clipped to the
+/// edge's extent (see `capsule_along_box_edge`); otherwise the one contact
+/// point (id 0).
 ///
 /// ```
 /// use proxima_narrowphase::{contact_manifold_capsule_obb, Capsule, Obb, Point, Rotation, Vector};
@@ -80,12 +86,13 @@ impl Gathered {
 #[must_use]
 pub fn contact_manifold_capsule_obb(a: &Capsule, b: &Obb, prediction: Real) -> Option<ContactManifold> {
     let prediction = prediction.max(0.0);
-    let c = contact_within(contact_capsule_obb(a, b), prediction, || distance_capsule_obb(a, b))?;
+    let normal = |d: &ShapeDistance| core_normal(a.a(), a.b(), &d.point_b);
+    let c = contact_within(contact_capsule_obb(a, b), prediction, || distance_capsule_obb(a, b), normal)?;
     // The box face facing the capsule has outward normal -n (box frame).
     let f = -b.to_local_vector(&c.normal);
     let k = f.iamax();
     if f[k].abs() < FACE_COSINE {
-        return Some(single(c.normal, c.point_a, c.point_b, c.depth, 0));
+        return Some(capsule_along_box_edge(a, b, &c, prediction));
     }
     let (e, h) = (box_face_normal(k, f[k]), b.half_extents());
     let seg = Polygon::new(&[b.to_local(a.a()), b.to_local(a.b())]);
@@ -104,6 +111,55 @@ pub fn contact_manifold_capsule_obb(a: &Capsule, b: &Obb, prediction: Real) -> O
     Some(out.finish(UnitVector::new_normalize(-(b.axes() * e)), &c))
 }
 
+/// Id base of the points of a capsule along a box edge.
+const ALONG_EDGE: u32 = 1 << 8;
+
+/// The manifold of capsule A touching box B at an edge (the contact `c`'s
+/// normal not a face normal): when the box's support feature against the
+/// normal is an edge (see [`box_support`]) and the core segment `[p, q]`
+/// runs along it (its drift across the edge at most `FEATURE_SINE` of its
+/// length), the segment clipped to the edge's extent `|x_i| <= h_i`; each
+/// end `s` is a point with `x` the edge point at the same `x_i`,
+/// `depth = r - (x - s) . n`, `point_a = s + r n`, `point_b = x` (kept when
+/// `depth >= -prediction`). `x - s` is the same vector along the edge up to
+/// the drift, along `n` (the closest points' direction), so `point_a -
+/// point_b = depth n` to within the drift. Ids name the edge and whether
+/// each end is a segment end or an edge end. Otherwise `c` alone (id 0).
+fn capsule_along_box_edge(a: &Capsule, b: &Obb, c: &Contact, prediction: Real) -> ContactManifold {
+    let one = || single(c.normal, c.point_a, c.point_b, c.depth, 0);
+    let n = b.to_local_vector(&c.normal);
+    let (centre, half) = box_support(b.half_extents(), &-n);
+    let (p, q) = (b.to_local(a.a()), b.to_local(a.b()));
+    let d = q - p;
+    let Some(i) = (0..3).find(|&i| half[i] > 0.0) else { return one() };
+    let drift = (d - Vector::ith(i, d[i])).norm();
+    if half.iter().filter(|&&x| x > 0.0).count() != 1 || d[i] == 0.0 || drift > FEATURE_SINE * d.norm() {
+        return one();
+    }
+    // The segment's parameters at the edge's ends, ordered along the segment.
+    let (t0, t1) = ((-half[i] - p[i]) / d[i], (half[i] - p[i]) / d[i]);
+    let (lo, hi) = (t0.min(t1), t0.max(t1));
+    let (s0, s1) = (lo.max(0.0), hi.min(1.0));
+    if s1 - s0 <= 1e-4 {
+        return one();
+    }
+    let (j, k) = ((i + 1) % 3, (i + 2) % 3);
+    let edge = (i as u32) << 2 | u32::from(centre[j] > 0.0) << 1 | u32::from(centre[k] > 0.0);
+    let r = a.radius();
+    let mut out = Gathered::new();
+    for (end, t, clipped) in [(0, s0, s0 > 0.0), (1, s1, s1 < 1.0)] {
+        let s = p + d * t;
+        let mut x = centre;
+        x[i] = s[i].clamp(-half[i], half[i]);
+        let depth = r - (x - s).dot(&n);
+        if depth >= -prediction {
+            let id = ALONG_EDGE | edge << 2 | end << 1 | u32::from(clipped);
+            out.push(ManifoldPoint { point_a: b.to_world(&(s + n * r)), point_b: b.to_world(&x), depth, id });
+        }
+    }
+    out.finish(c.normal, c)
+}
+
 /// The manifold of a capsule A and a triangle B (a two-sided surface) within
 /// `prediction`, as [`contact_manifold_capsule_obb`] with the triangle's
 /// face: a normal within 1e-3 rad of the face normal (which becomes the
@@ -113,7 +169,8 @@ pub fn contact_manifold_capsule_obb(a: &Capsule, b: &Obb, prediction: Real) -> O
 #[must_use]
 pub fn contact_manifold_capsule_triangle(a: &Capsule, b: &Triangle, prediction: Real) -> Option<ContactManifold> {
     let prediction = prediction.max(0.0);
-    let c = contact_within(contact_capsule_triangle(a, b), prediction, || distance_capsule_triangle(a, b))?;
+    let normal = |d: &ShapeDistance| core_normal(a.a(), a.b(), &d.point_b);
+    let c = contact_within(contact_capsule_triangle(a, b), prediction, || distance_capsule_triangle(a, b), normal)?;
     let Some(f) = facing_normal(b, &c.normal) else {
         return Some(single(c.normal, c.point_a, c.point_b, c.depth, 0));
     };
@@ -174,7 +231,8 @@ pub fn contact_manifold_obb_triangle(a: &Obb, b: &Triangle, prediction: Real) ->
     if separated_beyond(a, b, prediction) {
         return None;
     }
-    let c = contact_within(contact_obb_triangle(a, b), prediction, || distance_obb_triangle(a, b))?;
+    let normal = |d: &ShapeDistance| speculative_normal_obb_triangle(a, b, d);
+    let c = contact_within(contact_obb_triangle(a, b), prediction, || distance_obb_triangle(a, b), normal)?;
     let (h, v) = (a.half_extents(), b.vertices());
     let slack = 1e-5 * (h.sum() + (v[1] - v[0]).abs().sum() + (v[2] - v[0]).abs().sum());
     let depth_of = |d: Real| if c.depth >= 0.0 && d >= -slack { d.max(0.0) } else { d };

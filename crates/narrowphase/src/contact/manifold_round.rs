@@ -11,15 +11,23 @@ use crate::distance::{
     distance_capsule_capsule, distance_sphere_capsule, distance_sphere_obb, distance_sphere_sphere,
     distance_sphere_triangle, ShapeDistance,
 };
-use crate::math::{normalize_any, Real};
+use crate::math::{normalize_any, Point, Real, UnitVector};
 use crate::shape::{Capsule, Obb, Sphere, Triangle};
 
 /// `contact`, or for shapes at most `prediction` apart their speculative
-/// contact: the closest points, the normal along them, `depth = -distance`.
+/// contact: the closest points of `distance`, `depth = -distance`, and the
+/// normal `normal(&closest)` (from A to B).
+///
+/// The normal is not taken along `point_b - point_a`: for shapes a hair
+/// apart those points nearly coincide, and their rounding (~1e-7 of the
+/// coordinates) would turn it by ~1e-7 / gap. Each pair passes a direction
+/// that is as well conditioned as the shapes allow: [`core_normal`] for
+/// round shapes, the best separating axis for a box and a triangle.
 pub(super) fn contact_within(
     contact: Option<Contact>,
     prediction: Real,
     distance: impl FnOnce() -> ShapeDistance,
+    normal: impl FnOnce(&ShapeDistance) -> Option<UnitVector>,
 ) -> Option<Contact> {
     if contact.is_some() || prediction.is_nan() || prediction <= 0.0 {
         return contact;
@@ -28,8 +36,21 @@ pub(super) fn contact_within(
     if d.distance.is_nan() || d.distance <= 0.0 || d.distance > prediction {
         return None;
     }
-    let normal = normalize_any(&(d.point_b - d.point_a))?;
+    let normal = normal(&d)?;
     Some(Contact { point_a: d.point_a, point_b: d.point_b, normal, depth: -d.distance })
+}
+
+/// The speculative normal of a round shape A (core segment `[a0, a1]`, a
+/// point when equal) and a shape B found apart: from A's core point closest
+/// to `core_b` towards `core_b`, a point of B's core (B's witness point for
+/// a box or triangle, its core point behind it for a round shape).
+///
+/// Conditioning: the two core points lie `r_a + r_b + gap` apart and each
+/// carries a rounding of ~1e-7 of the coordinates, so the normal is turned
+/// by ~1e-7 / (r_a + r_b + gap), bounded by the radii however small the gap
+/// (the witness points themselves are only `gap` apart).
+pub(super) fn core_normal(a0: &Point, a1: &Point, core_b: &Point) -> Option<UnitVector> {
+    normalize_any(&(core_b - closest_point_segment(core_b, a0, a1)))
 }
 
 /// The one-point manifold of `contact_within` (id 0).
@@ -42,28 +63,33 @@ fn one_point(c: Option<Contact>) -> Option<ContactManifold> {
 /// point of [`distance_sphere_sphere`] (negative depth). Id 0.
 #[must_use]
 pub fn contact_manifold_sphere_sphere(a: &Sphere, b: &Sphere, prediction: Real) -> Option<ContactManifold> {
-    one_point(contact_within(contact_sphere_sphere(a, b), prediction, || distance_sphere_sphere(a, b)))
+    let normal = |_: &ShapeDistance| core_normal(a.center(), a.center(), b.center());
+    one_point(contact_within(contact_sphere_sphere(a, b), prediction, || distance_sphere_sphere(a, b), normal))
 }
 
 /// The manifold of a sphere and an oriented box within `prediction`: one
 /// point, as [`contact_manifold_sphere_sphere`].
 #[must_use]
 pub fn contact_manifold_sphere_obb(a: &Sphere, b: &Obb, prediction: Real) -> Option<ContactManifold> {
-    one_point(contact_within(contact_sphere_obb(a, b), prediction, || distance_sphere_obb(a, b)))
+    let normal = |d: &ShapeDistance| core_normal(a.center(), a.center(), &d.point_b);
+    one_point(contact_within(contact_sphere_obb(a, b), prediction, || distance_sphere_obb(a, b), normal))
 }
 
 /// The manifold of a sphere and a capsule within `prediction`: one point, as
 /// [`contact_manifold_sphere_sphere`].
 #[must_use]
 pub fn contact_manifold_sphere_capsule(a: &Sphere, b: &Capsule, prediction: Real) -> Option<ContactManifold> {
-    one_point(contact_within(contact_sphere_capsule(a, b), prediction, || distance_sphere_capsule(a, b)))
+    let normal =
+        |_: &ShapeDistance| core_normal(a.center(), a.center(), &closest_point_segment(a.center(), b.a(), b.b()));
+    one_point(contact_within(contact_sphere_capsule(a, b), prediction, || distance_sphere_capsule(a, b), normal))
 }
 
 /// The manifold of a sphere and a triangle within `prediction`: one point,
 /// as [`contact_manifold_sphere_sphere`].
 #[must_use]
 pub fn contact_manifold_sphere_triangle(a: &Sphere, b: &Triangle, prediction: Real) -> Option<ContactManifold> {
-    one_point(contact_within(contact_sphere_triangle(a, b), prediction, || distance_sphere_triangle(a, b)))
+    let normal = |d: &ShapeDistance| core_normal(a.center(), a.center(), &d.point_b);
+    one_point(contact_within(contact_sphere_triangle(a, b), prediction, || distance_sphere_triangle(a, b), normal))
 }
 
 /// Segments whose directions' sine is below this are parallel for
@@ -93,7 +119,9 @@ const PARALLEL_SINE: Real = 0.02;
 #[must_use]
 pub fn contact_manifold_capsule_capsule(a: &Capsule, b: &Capsule, prediction: Real) -> Option<ContactManifold> {
     let prediction = prediction.max(0.0);
-    let c = contact_within(contact_capsule_capsule(a, b), prediction, || distance_capsule_capsule(a, b))?;
+    // B's core point behind its witness point, then A's core point closest to it.
+    let normal = |d: &ShapeDistance| core_normal(a.a(), a.b(), &closest_point_segment(&d.point_b, b.a(), b.b()));
+    let c = contact_within(contact_capsule_capsule(a, b), prediction, || distance_capsule_capsule(a, b), normal)?;
     let (ua, ub) = (a.b() - a.a(), b.b() - b.a());
     let (la2, lb2) = (ua.norm_squared(), ub.norm_squared());
     let parallel = ua.cross(&ub).norm_squared() <= PARALLEL_SINE * PARALLEL_SINE * la2 * lb2;

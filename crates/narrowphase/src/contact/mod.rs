@@ -7,6 +7,7 @@ pub use capsule_capsule::contact_capsule_capsule;
 pub use capsule_obb::contact_capsule_obb;
 pub use capsule_triangle::contact_capsule_triangle;
 mod clip;
+mod feature;
 mod manifold;
 mod manifold_face;
 mod manifold_obb_obb;

@@ -1,12 +1,19 @@
 //! Contact between an oriented box and a triangle.
 
+use super::feature::{box_support, closest_box_triangle_features, triangle_support_down};
 use super::Contact;
-use crate::math::{Real, UnitVector, Vector};
+use crate::distance::ShapeDistance;
+use crate::math::{normalize_any, Real, UnitVector, Vector};
 use crate::shape::{Obb, Triangle};
 
 /// An edge-edge axis must beat the best face axis by this fraction to be
 /// chosen, so that near-ties resolve to the more stable face normal.
 const EDGE_REL_TOL: Real = 1e-3;
+
+/// Separations within this fraction of the shapes' size are a tie for
+/// [`speculative_normal_obb_triangle`] (10 times the rounding of a support
+/// function, ~1e-7 of the coordinates).
+const SEPARATION_TIE: Real = 1e-6;
 
 /// The contact between box A and triangle B (a two-sided surface), `None`
 /// when they are apart.
@@ -19,65 +26,104 @@ const EDGE_REL_TOL: Real = 1e-3;
 /// `r_box - lo`, towards `-L` it is `hi + r_box`, and the smaller picks the
 /// normal's direction. `normal` points from the box to the triangle.
 ///
-/// Witness points: on the triangle-normal axis, `point_a` is the box's
-/// deepest vertex; otherwise `point_b` is the triangle's deepest vertex. The
-/// other point is offset by `depth * normal`.
+/// Witness points: a closest pair of the box's support feature along the
+/// normal (a vertex, an edge or a face) and the triangle's against it (a
+/// vertex, an edge or the face), which lie `depth` apart along the normal
+/// (see `feature.rs`): `point_a` on the box, `point_b` on the triangle,
+/// `point_a - point_b = depth * normal`.
 #[must_use]
 pub fn contact_obb_triangle(obb: &Obb, tri: &Triangle) -> Option<Contact> {
     let h = obb.half_extents();
     let v = tri.vertices().map(|p| obb.to_local(&p));
-    let edges = [v[1] - v[0], v[2] - v[1], v[0] - v[2]];
-    let mut best: Option<(Vector, Real, bool)> = None; // (normal, depth, is_triangle_normal)
-    let mut consider = |axis: Vector, is_edge: bool, is_tri_normal: bool| -> bool {
-        let len = axis.norm();
-        if len <= Real::EPSILON {
-            return true;
-        }
-        let l = axis / len;
-        let r = h.x * l.x.abs() + h.y * l.y.abs() + h.z * l.z.abs();
-        let p = v.map(|x| x.dot(&l));
-        let (lo, hi) = (p[0].min(p[1]).min(p[2]), p[0].max(p[1]).max(p[2]));
-        let (up, down) = (r - lo, hi + r);
-        if up < 0.0 || down < 0.0 {
-            return false;
-        }
-        let (n, depth) = if up <= down { (l, up) } else { (-l, down) };
-        let better = match best {
-            None => true,
-            Some((_, d, _)) if is_edge => depth < d * (1.0 - EDGE_REL_TOL),
-            Some((_, d, _)) => depth < d,
-        };
-        if better {
-            best = Some((n, depth, is_tri_normal));
-        }
-        true
-    };
-    for i in 0..3 {
-        if !consider(Vector::ith(i, 1.0), false, false) {
+    // The least overlaps over the face axes and over the edge axes.
+    let (mut face, mut edge) = (None::<(Vector, Real)>, None::<(Vector, Real)>);
+    for (axis, is_edge) in axes(&v) {
+        let Some((n, depth)) = overlap_on_axis(h, &v, &axis) else { continue };
+        if depth < 0.0 {
             return None;
         }
-    }
-    if !consider(edges[0].cross(&edges[1]), false, true) {
-        return None;
-    }
-    for e in &edges {
-        for i in 0..3 {
-            if !consider(Vector::ith(i, 1.0).cross(e), true, false) {
-                return None;
-            }
+        let best = if is_edge { &mut edge } else { &mut face };
+        if best.is_none_or(|(_, d)| depth < d) {
+            *best = Some((n, depth));
         }
     }
-    let (n_local, depth, on_tri_normal) = best?;
+    let best = match (face, edge) {
+        (Some((_, f)), Some(e)) if e.1 < f * (1.0 - EDGE_REL_TOL) => Some(e),
+        (None, e) => e,
+        (f, _) => f,
+    };
+    let (n_local, depth) = best?;
+    let (centre, half) = box_support(h, &n_local);
+    let (feature, face) = triangle_support_down(&v, &n_local);
+    let (on_box, on_tri) = closest_box_triangle_features(&centre, &half, &feature, face);
     let normal = UnitVector::new_normalize(obb.axes() * n_local);
-    let offset = normal.into_inner() * depth;
-    if on_tri_normal {
-        // The box's vertex furthest along n is the deepest into the triangle's plane.
-        let corner = h.zip_map(&n_local, |h, n| if n >= 0.0 { h } else { -h });
-        let point_a = obb.to_world(&corner);
-        Some(Contact { point_a, point_b: point_a - offset, normal, depth })
-    } else {
-        let deepest = v.iter().copied().min_by(|a, b| a.dot(&n_local).total_cmp(&b.dot(&n_local))).unwrap_or(v[0]);
-        let point_b = obb.to_world(&deepest);
-        Some(Contact { point_a: point_b + offset, point_b, normal, depth })
+    Some(Contact { point_a: obb.to_world(&on_box), point_b: obb.to_world(&on_tri), normal, depth })
+}
+
+/// The 13 candidate axes (box frame, not normalised) with a flag telling
+/// the edge-edge crosses: the 3 box normals, the triangle normal, then the
+/// crosses of each triangle edge with each box axis.
+fn axes(v: &[Vector; 3]) -> [(Vector, bool); 13] {
+    let edges = [v[1] - v[0], v[2] - v[1], v[0] - v[2]];
+    let mut out = [(Vector::zeros(), false); 13];
+    for (i, slot) in out.iter_mut().take(3).enumerate() {
+        *slot = (Vector::ith(i, 1.0), false);
     }
+    out[3] = (edges[0].cross(&edges[1]), false);
+    for (k, e) in edges.iter().enumerate() {
+        for i in 0..3 {
+            out[4 + 3 * k + i] = (Vector::ith(i, 1.0).cross(e), true);
+        }
+    }
+    out
+}
+
+/// The unit axis along `axis` oriented from the box `[-h, h]` to the
+/// triangle `v`, with the overlap of their projections on it (negative by
+/// the gap when it separates them); `None` for a near-zero axis.
+fn overlap_on_axis(h: &Vector, v: &[Vector; 3], axis: &Vector) -> Option<(Vector, Real)> {
+    let len = axis.norm();
+    if len <= Real::EPSILON {
+        return None;
+    }
+    let l = axis / len;
+    let r = h.x * l.x.abs() + h.y * l.y.abs() + h.z * l.z.abs();
+    let p = v.map(|x| x.dot(&l));
+    let (lo, hi) = (p[0].min(p[1]).min(p[2]), p[0].max(p[1]).max(p[2]));
+    let (up, down) = (r - lo, hi + r);
+    Some(if up <= down { (l, up) } else { (-l, down) })
+}
+
+/// The normal (from A to B) of box A and triangle B found apart, with their
+/// closest points `d`: of the 13 axes and the direction of `d`, the one of
+/// largest separation `lo - r_box` (see [`contact_obb_triangle`]).
+///
+/// Each candidate's separation is a lower bound of the distance, equal to
+/// it for the true normal, and is computed from the support functions with
+/// an error of ~1e-7 of the coordinates, whatever the gap. The axes hold the
+/// exact normal of face-vertex and edge-edge contacts as a face normal or
+/// a cross of edges, whose direction rounding turns by ~1e-7 however close
+/// the shapes are; the direction of `d` holds it for the other features
+/// (vertex-vertex, vertex-edge), turned by ~1e-7 / gap, which matters only
+/// where the gap is so small that any separating axis is as good. The
+/// direction along two nearly coincident points alone would be turned by
+/// ~1e-7 / gap in every configuration. Ties go to the earliest candidate,
+/// the direction of `d` first (exactly along the witness points of `d`, and
+/// within rounding of the true normal where the gap is not tiny), then the
+/// face axes: a later one must separate by more than [`SEPARATION_TIE`] of
+/// the shapes' size more (rounding of the separations, ~1e-7 of it).
+pub(super) fn speculative_normal_obb_triangle(obb: &Obb, tri: &Triangle, d: &ShapeDistance) -> Option<UnitVector> {
+    let h = obb.half_extents();
+    let v = tri.vertices().map(|p| obb.to_local(&p));
+    let size = h.sum() + (v[1] - v[0]).abs().sum() + (v[2] - v[0]).abs().sum();
+    let tie = SEPARATION_TIE * size;
+    let mut best: Option<(Vector, Real)> = None; // (normal, separation)
+    let closest = normalize_any(&obb.to_local_vector(&(d.point_b - d.point_a))).map(|n| (n.into_inner(), false));
+    for (axis, _) in closest.into_iter().chain(axes(&v)) {
+        let Some((n, overlap)) = overlap_on_axis(h, &v, &axis) else { continue };
+        if best.is_none_or(|(_, s)| -overlap > s + tie) {
+            best = Some((n, -overlap));
+        }
+    }
+    best.map(|(n, _)| UnitVector::new_normalize(obb.axes() * n))
 }
