@@ -30,6 +30,21 @@ impl Convex<'_> {
         }
     }
 
+    /// The shape's point furthest along `dir` (a unit vector).
+    fn support(&self, dir: &UnitVector) -> Point {
+        match self {
+            Convex::Sphere(s) => s.center() + dir.into_inner() * s.radius(),
+            Convex::Obb(o) => {
+                let local = o.to_local_vector(dir);
+                o.to_world(&o.half_extents().zip_map(&local, |h, d| if d >= 0.0 { h } else { -h }))
+            }
+            Convex::Capsule(c) => {
+                let end = if (c.b() - c.a()).dot(dir) >= 0.0 { c.b() } else { c.a() };
+                end + dir.into_inner() * c.radius()
+            }
+        }
+    }
+
     fn manifold(&self, tri: &Triangle, prediction: Real) -> Option<ContactManifold> {
         match self {
             Convex::Sphere(s) => contact_manifold_sphere_triangle(s, tri, prediction),
@@ -80,7 +95,7 @@ impl TriMesh {
             }
             ControlFlow::Continue(())
         });
-        self.remove_internal_edges(&mut found);
+        self.remove_internal_edges(&shape, &mut found);
         group_by_normal(&mut found, out);
     }
 
@@ -96,12 +111,14 @@ impl TriMesh {
     ///   inactive (an edge is active when it is on the boundary, shared by
     ///   more than two triangles, or its two faces meet at more than 5
     ///   degrees: a real ridge or valley; the rule of Jolt's active edges);
-    ///   a penetrating contact on an inactive feature is kept with the
-    ///   triangle's face normal instead (see [`face_contact`]); or
+    ///   a penetrating contact on an inactive feature is dropped when a
+    ///   touching face contact with the same plane (within 5 degrees) holds
+    ///   the shape up already, else replaced by A's deepest point below the
+    ///   triangle's plane along its face normal (see [`face_contact`]); or
     /// - every vertex of its feature belongs to a triangle with a face
     ///   contact (the idea of Jolt's internal edge removing collector): that
     ///   neighbour's face already supports the shape there.
-    fn remove_internal_edges(&self, found: &mut SmallVec<[TriangleManifold; 16]>) {
+    fn remove_internal_edges(&self, shape: &Convex<'_>, found: &mut SmallVec<[TriangleManifold; 16]>) {
         let is_face = |m: &TriangleManifold| {
             let n = self.triangles()[m.triangle as usize].scaled_normal();
             let len = n.norm();
@@ -112,13 +129,16 @@ impl TriMesh {
         }
         // Vertices of the face contacts, and of the touching ones: a touching
         // edge contact is only dropped for a touching face, so a pair that
-        // touches keeps a point of depth >= 0.
+        // touches keeps a point of depth >= 0. And the touching faces'
+        // normals, for the flat-region rule below.
         let (mut voided, mut voided_touching): (SmallVec<[u32; 24]>, SmallVec<[u32; 24]>) = Default::default();
+        let mut touching_faces: SmallVec<[UnitVector; 8]> = SmallVec::new();
         for m in found.iter().filter(|m| is_face(m)) {
             let idx = &self.indices()[m.triangle as usize];
             voided.extend_from_slice(idx);
             if m.manifold.deepest().depth >= 0.0 {
                 voided_touching.extend_from_slice(idx);
+                touching_faces.push(m.manifold.normal);
             }
         }
         let active = self.active_edges();
@@ -149,7 +169,14 @@ impl TriMesh {
                 return false;
             }
             if inactive {
-                m.manifold = face_contact(&self.triangles()[t], &m.manifold);
+                // A flat (inactive) feature inside a region that touches by
+                // its faces: those face manifolds already hold the shape up.
+                let face = face_normal_towards(&self.triangles()[t], &m.manifold.normal);
+                let flat_region = face.is_some_and(|f| touching_faces.iter().any(|n| n.dot(&f) >= FLAT_EDGE_COSINE));
+                if flat_region {
+                    return false;
+                }
+                m.manifold = face_contact(&self.triangles()[t], &m.manifold, shape);
             }
             true
         });
@@ -255,21 +282,29 @@ fn group_by_normal(found: &mut [TriangleManifold], out: &mut Vec<ContactManifold
     }
 }
 
-/// The manifold `m` (A against triangle `t`, touching) with the triangle's
-/// face normal on A's side (`n . m.normal > 0`): each point keeps `point_b`
-/// (on the triangle), takes `depth = max((point_a - point_b) . n, 0)` and
-/// `point_a = point_b + depth n`. A shape penetrating a flat mesh across an
-/// inactive edge is pushed out of the surface, not sideways.
-fn face_contact(t: &Triangle, m: &ContactManifold) -> ContactManifold {
+/// The unit normal of triangle `t` on the side of `normal` (a contact normal
+/// from A to the triangle: the result points the same way), `None` for a
+/// degenerate triangle.
+fn face_normal_towards(t: &Triangle, normal: &UnitVector) -> Option<UnitVector> {
     let f = t.scaled_normal();
-    let f = if f.dot(&m.normal) < 0.0 { -f } else { f };
-    let Some(n) = UnitVector::try_new(f, 0.0) else { return *m };
-    let mut points: SmallVec<[ManifoldPoint; 4]> = SmallVec::new();
-    for p in m.points() {
-        let depth = (p.point_a - p.point_b).dot(&n).max(0.0);
-        points.push(ManifoldPoint { point_a: p.point_b + n.into_inner() * depth, depth, ..*p });
-    }
-    ContactManifold::new(n, &points).unwrap_or(*m)
+    let f = if f.dot(normal) < 0.0 { -f } else { f };
+    UnitVector::try_new(f, 0.0)
+}
+
+/// The contact of `shape` A against triangle `t` along the triangle's face
+/// normal, replacing the edge or vertex manifold `m` (touching) on an
+/// inactive feature: A's deepest point across the triangle's plane,
+/// `s = support(n)` for the face normal `n` (from A to the triangle, on
+/// `m`'s side), at depth `(s - a) . n` (clamped to `>= 0`), with `point_b`
+/// its projection onto the plane; `m`'s deepest id. A shape penetrating a
+/// flat mesh across an inactive edge is pushed out of the surface, not
+/// sideways, by its true depth below it.
+fn face_contact(t: &Triangle, m: &ContactManifold, shape: &Convex<'_>) -> ContactManifold {
+    let Some(n) = face_normal_towards(t, &m.normal) else { return *m };
+    let s = shape.support(&n);
+    let depth = (s - t.a()).dot(&n).max(0.0);
+    let p = ManifoldPoint { point_a: s, point_b: s - n.into_inner() * depth, depth, id: m.deepest().id };
+    ContactManifold::new(n, &[p]).unwrap_or(*m)
 }
 
 /// The barycentric weights of `p` (on the triangle, up to rounding) for
