@@ -15,7 +15,7 @@ use crate::trimesh::{mesh_mesh_manifolds, Convex};
 /// points, negative depth). A pair of convex shapes gets at most one
 /// manifold; a mesh gets one per group of triangle contacts sharing a
 /// normal. With `prediction = 0`, something is appended exactly when
-/// [`contact`] returns a contact. `out` is not cleared.
+/// [`contact`](crate::contact) returns a contact. `out` is not cleared.
 ///
 /// ```
 /// use proxima_scene::*;

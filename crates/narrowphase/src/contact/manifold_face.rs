@@ -70,8 +70,7 @@ impl Gathered {
 /// point of depth `r - h` (kept when `>= -prediction`): `point_a = s - r n`,
 /// `point_b` its projection on the face. A capsule lying on a box thus gets
 /// two points. A capsule touching a box edge that its core segment runs
-/// along (parallel within [`FEATURE_SINE`](super::feature::FEATURE_SINE),
-/// 1e-5) gets two points too, at the ends of the segment clipped to the
+/// along (parallel within a sine of 1e-5) gets two points too, at the ends of the segment clipped to the
 /// edge's extent (see `capsule_along_box_edge`); otherwise the one contact
 /// point (id 0).
 ///
