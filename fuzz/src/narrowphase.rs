@@ -807,7 +807,7 @@ fn capsule_box(g: &mut Gen) {
         // Documented: `point_b = point_a - depth * normal`, with point_a the
         // capsule's deepest point; point_b need not lie on the box (unlike the
         // general `Contact` convention), so only point_a is checked.
-        check_contact(&ct, tol, "contact_capsule_obb");
+        check_contact(&ct, tol, &format!("contact_capsule_obb({c:?}, {o:?})"));
         let da = c.dist(&p64(&ct.point_a));
         assert!(da <= tol, "contact_capsule_obb({c:?}, {o:?}): point_a {:?} off the capsule by {da}", ct.point_a);
         // Documented: within 1e-4 of the shapes' size (|q - p| + |h|) the

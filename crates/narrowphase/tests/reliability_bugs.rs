@@ -681,3 +681,21 @@ fn b31_obb_with_an_off_unit_quaternion_is_renormalised() {
     let r = Rotation::from_euler_angles(0.3, -0.2, 1.1);
     assert_eq!(*Obb::new(p(1.0, 2.0, 3.0), r, Vector::repeat(1.0)).rotation(), r);
 }
+
+/// B32, found by cargo-fuzz (this session, in code of the same session): a
+/// capsule whose core passes 5.8e-4 from a zero-size box (within the
+/// near-touching band, 1e-4 of its 12-long segment) took the separating-axis
+/// branch, whose witness points, taken as the closest points of the two
+/// support features, lay 3.1e-4 off `depth * normal` from each other. The box
+/// witness is now `point_a - depth * normal`. Input:
+/// `fuzz/regressions/narrowphase/b32-capsule-point-box-witness`.
+#[test]
+fn b32_capsule_box_witness_points_differ_by_depth_times_normal() {
+    let c = Capsule::new(p(-0.00048828125, 0.03125, 0.0), p(0.0, -12.0, 0.12109375), 0.06225586);
+    let o = Obb::new(Point::origin(), Rotation::identity(), Vector::zeros());
+    let ct = contact_capsule_obb(&c, &o).expect("the point is inside the capsule");
+    let gap = ct.point_a - ct.point_b - ct.normal.into_inner() * ct.depth;
+    assert!(gap.norm() < 1e-6, "point_a - point_b - depth n = {gap:?}");
+    // The band's error: the box witness within 1e-4 * 12 of the box.
+    assert!(ct.point_b.coords.norm() < 1.2e-3, "point_b {:?}", ct.point_b);
+}

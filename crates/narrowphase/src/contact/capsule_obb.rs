@@ -25,8 +25,9 @@ use crate::shape::{Capsule, Obb};
 /// axis, a closest pair of the segment's support feature along the normal
 /// (an endpoint, or the segment lying normal to it) and the box's against
 /// it (a vertex, edge or face), which lie `overlap` apart along the normal
-/// (see `feature.rs`): both points are on the surfaces, also where the
-/// deepest endpoint lies beyond the box's side.
+/// (see `feature.rs`), with `point_b = point_a - depth * normal`: on the
+/// box when the cores cross, within the near-touching band (`1e-4` of the
+/// shapes' size) of it when they almost touch.
 #[must_use]
 pub fn contact_capsule_obb(capsule: &Capsule, obb: &Obb) -> Option<Contact> {
     let r = capsule.radius();
@@ -43,8 +44,17 @@ pub fn contact_capsule_obb(capsule: &Capsule, obb: &Obb) -> Option<Contact> {
         let (n, overlap) = min_overlap_axis(p, q, h);
         let (p1, q1) = segment_support(p, q, &n);
         let (centre, half) = box_support(h, &-n);
-        let (s, x) = closest_points_segment_box_local(&(p1 - centre), &(q1 - centre), &half);
-        (n, (overlap + r).max(0.0), s + centre, x + centre)
+        let (s, _) = closest_points_segment_box_local(&(p1 - centre), &(q1 - centre), &half);
+        let (s, depth) = (s + centre, (overlap + r).max(0.0));
+        // The box witness `s + (r - depth) n` (= `s - overlap n`), so that
+        // `point_a - point_b = depth n` exactly. When the cores cross, `s`
+        // (on the segment's support feature, closest to the box's) lies
+        // `overlap` beyond the box's support plane along `n` and the point
+        // is on the box. When they are apart by less than the near-touching
+        // band (below), the axis is the best of the six, not the closest
+        // points' direction: the point may then be off the box by up to that
+        // band (B32).
+        (n, depth, s, s + n * (r - depth))
     };
     let (normal_local, depth, s, x) = if segment_meets_box(&p, &q, h) {
         sat(&p, &q)
