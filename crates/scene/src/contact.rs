@@ -53,8 +53,8 @@ pub fn contact(a: &WorldShape, b: &WorldShape) -> Option<Contact> {
     }
 }
 
-/// A contact computed in a mesh's frame, taken to world space.
-fn to_world(c: &Contact, pose: &Isometry) -> Contact {
+/// A contact computed in a frame placed by `pose` (a mesh's), taken to world space.
+pub(crate) fn to_world(c: &Contact, pose: &Isometry) -> Contact {
     Contact {
         point_a: pose.transform_point(&c.point_a),
         point_b: pose.transform_point(&c.point_b),
@@ -63,7 +63,8 @@ fn to_world(c: &Contact, pose: &Isometry) -> Contact {
     }
 }
 
-fn as_obb(shape: &WorldShape) -> Option<Obb> {
+/// A box shape as an oriented box (an axis-aligned box with identity rotation).
+pub(crate) fn as_obb(shape: &WorldShape) -> Option<Obb> {
     match shape {
         WorldShape::Obb(o) => Some(*o),
         WorldShape::Aabb(a) => Some(Obb::from_aabb(a)),

@@ -7,6 +7,7 @@ use proxima_narrowphase::{
     ContactManifold, Obb, Real, Sphere,
 };
 
+use crate::contact::as_obb;
 use crate::shape::WorldShape;
 use crate::trimesh::{mesh_mesh_manifolds, Convex};
 
@@ -85,12 +86,4 @@ fn append(a: &WorldShape, b: &WorldShape, p: Real, out: &mut Vec<ContactManifold
     };
     out.extend(single);
     Some(())
-}
-
-fn as_obb(shape: &WorldShape) -> Option<Obb> {
-    match shape {
-        WorldShape::Obb(o) => Some(*o),
-        WorldShape::Aabb(a) => Some(Obb::from_aabb(a)),
-        _ => None,
-    }
 }

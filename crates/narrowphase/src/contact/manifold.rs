@@ -166,6 +166,31 @@ impl ContactManifold {
     }
 }
 
+/// Up to eight points (a quadrilateral clipped by four planes) gathered
+/// before the reduction to four.
+pub(super) struct Gathered {
+    items: [ManifoldPoint; 8],
+    len: usize,
+}
+
+impl Gathered {
+    pub(super) fn new() -> Self {
+        Self { items: [NO_POINT; 8], len: 0 }
+    }
+
+    /// Adds `p`; a ninth point is dropped (clipping makes at most eight).
+    pub(super) fn push(&mut self, p: ManifoldPoint) {
+        if self.len < 8 {
+            self.items[self.len] = p;
+            self.len += 1;
+        }
+    }
+
+    pub(super) fn points(&self) -> &[ManifoldPoint] {
+        &self.items[..self.len]
+    }
+}
+
 /// A manifold of one point (round shapes, edge contacts) with id `id`.
 pub(super) fn single(normal: UnitVector, point_a: Point, point_b: Point, depth: Real, id: u32) -> ContactManifold {
     ContactManifold::from_points(normal, &[ManifoldPoint { point_a, point_b, depth, id }])

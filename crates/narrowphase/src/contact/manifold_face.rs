@@ -3,7 +3,7 @@
 
 use super::clip::{clip_to_sides, triangle_sides, Polygon};
 use super::feature::{box_support, FEATURE_SINE};
-use super::manifold::{single, ContactManifold, ManifoldPoint, NO_POINT};
+use super::manifold::{single, ContactManifold, Gathered, ManifoldPoint};
 use super::manifold_round::{contact_within, core_normal};
 use super::obb_triangle::speculative_normal_obb_triangle;
 use super::{contact_capsule_obb, contact_capsule_triangle, contact_obb_triangle, Contact};
@@ -19,24 +19,7 @@ use crate::shape::{Capsule, Obb, Triangle};
 /// own normal is kept.
 const FACE_COSINE: Real = 0.999_999_5;
 
-/// Up to eight points gathered before the reduction to four.
-struct Gathered {
-    items: [ManifoldPoint; 8],
-    len: usize,
-}
-
 impl Gathered {
-    fn new() -> Self {
-        Self { items: [NO_POINT; 8], len: 0 }
-    }
-
-    fn push(&mut self, p: ManifoldPoint) {
-        if self.len < 8 {
-            self.items[self.len] = p;
-            self.len += 1;
-        }
-    }
-
     /// The manifold of the gathered points with the reference face's normal
     /// `normal` (from A to B), with the single contact `c` (id 0) added when
     /// clipping left none, or left only speculative points of shapes that
@@ -46,14 +29,14 @@ impl Gathered {
     /// `point_a = point_b + depth normal`, moving `point_a` by at most
     /// `1e-3 depth`) so every point keeps `point_a - point_b = depth normal`.
     fn finish(mut self, normal: UnitVector, c: &Contact) -> ContactManifold {
-        let points = &self.items[..self.len];
+        let points = self.points();
         if points.is_empty() || (c.depth >= 0.0 && points.iter().all(|p| p.depth < 0.0)) {
             let depth = (c.point_a - c.point_b).dot(&normal);
             let depth = if c.depth >= 0.0 { depth.max(0.0) } else { depth };
             let point_a = c.point_b + normal.into_inner() * depth;
             self.push(ManifoldPoint { point_a, point_b: c.point_b, depth, id: 0 });
         }
-        ContactManifold::from_points(normal, &self.items[..self.len])
+        ContactManifold::from_points(normal, self.points())
     }
 }
 

@@ -2,7 +2,7 @@
 //! face against the reference face.
 
 use super::clip::Polygon;
-use super::manifold::{single, ContactManifold, ManifoldPoint};
+use super::manifold::{single, ContactManifold, Gathered, ManifoldPoint};
 use super::obb_obb::{sat_boxes_within, witness_points, Axis};
 use crate::math::{Matrix, Point, Real, UnitVector, Vector};
 use crate::shape::Obb;
@@ -67,7 +67,7 @@ pub fn contact_manifold_obb_obb(a: &Obb, b: &Obb, prediction: Real) -> Option<Co
     let normal = UnitVector::new_normalize(a.axes() * sat.n);
     let slack = TOUCH_SLACK * (a.half_extents().sum() + b.half_extents().sum());
     let limits = Limits { slack, prediction, touching: sat.depth >= 0.0 };
-    let mut points = Points::default();
+    let mut points = Gathered::new();
     let face = match sat.axis {
         // Reference A, incident B, in A's frame.
         Axis::FaceA(i) => {
@@ -102,17 +102,17 @@ pub fn contact_manifold_obb_obb(a: &Obb, b: &Obb, prediction: Real) -> Option<Co
     // A manifold has a point of depth >= 0 exactly when the boxes touch:
     // touching boxes whose clipping left only speculative points (or none)
     // get the SAT's witness point too.
-    let shallow = points.items[..points.len].iter().all(|p| p.depth < 0.0);
-    if points.len == 0 || (limits.touching && shallow) {
+    let shallow = points.points().iter().all(|p| p.depth < 0.0);
+    if points.points().is_empty() || (limits.touching && shallow) {
         let (pa, pb) = witness_points(a, b, &sat);
         let id = if face & EDGE_EDGE_ID != 0 { face } else { FACE_FALLBACK_ID | face };
         let witness = ManifoldPoint { point_a: a.to_world(&pa), point_b: a.to_world(&pb), depth: sat.depth, id };
-        if points.len == 0 {
+        if points.points().is_empty() {
             return Some(single(normal, witness.point_a, witness.point_b, witness.depth, id));
         }
         points.push(witness);
     }
-    Some(ContactManifold::from_points(normal, &points.items[..points.len]))
+    Some(ContactManifold::from_points(normal, points.points()))
 }
 
 /// `[box (1 bit) | axis (2 bits) | sign (1 bit)]` of a face.
@@ -128,27 +128,6 @@ struct Limits {
     prediction: Real,
     /// The boxes intersect (then depths within the slack below 0 are 0).
     touching: bool,
-}
-
-/// Up to eight clipped points.
-struct Points {
-    items: [ManifoldPoint; 8],
-    len: usize,
-}
-
-impl Points {
-    fn push(&mut self, p: ManifoldPoint) {
-        if self.len < 8 {
-            self.items[self.len] = p;
-            self.len += 1;
-        }
-    }
-}
-
-impl Default for Points {
-    fn default() -> Self {
-        Self { items: [super::manifold::NO_POINT; 8], len: 0 }
-    }
 }
 
 /// In the reference box's frame (box `[-h, h]`, reference face on axis `i`
@@ -169,7 +148,7 @@ fn clip_incident(
     face: u32,
     limits: &Limits,
     to_world: impl Fn(&Vector, Real) -> (Point, Point),
-    out: &mut Points,
+    out: &mut Gathered,
 ) {
     // Incident face: the axis most aligned with n, its face facing -n.
     let dots = axes.tr_mul(n);

@@ -60,7 +60,9 @@ impl Convex<'_> {
 const SAME_NORMAL_COSINE: Real = 0.999;
 
 /// A contact normal within this cosine of its triangle's normal is a face
-/// contact (about 1.4 degrees, as the narrowphase's reference-face test).
+/// contact (about 1.4 degrees: a classification of what the narrowphase
+/// returned, looser than its own 1e-3 rad reference-face test, so every
+/// clipped face manifold counts).
 const FACE_COSINE: Real = 0.9997;
 
 /// Two triangles sharing an edge whose normals are within this cosine (5

@@ -7,6 +7,7 @@ use proxima_broadphase::BroadPhase;
 use proxima_narrowphase::{contact_triangle_triangle, Aabb, Contact, Isometry, Point, Real, Triangle};
 
 use super::TriMesh;
+use crate::contact::to_world;
 
 /// Query boxes grow by this fraction of the largest coordinate in A's frame:
 /// more than the triangle test's touching band (`1e-6` of a pair's extent,
@@ -73,16 +74,6 @@ pub(crate) fn visit_mesh_mesh_contacts(a: &TriMesh, b: &TriMesh, rel: &Isometry,
                 ControlFlow::Continue(())
             });
         }
-    }
-}
-
-/// A contact in a frame placed by `pose`, in world space.
-fn to_world(c: &Contact, pose: &Isometry) -> Contact {
-    Contact {
-        point_a: pose.transform_point(&c.point_a),
-        point_b: pose.transform_point(&c.point_b),
-        normal: pose.rotation * c.normal,
-        depth: c.depth,
     }
 }
 
