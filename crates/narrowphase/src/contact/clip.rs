@@ -37,10 +37,12 @@ impl Polygon {
         p
     }
 
+    #[inline]
     fn empty() -> Self {
         Self { items: [ClipVertex { x: Vector::zeros(), key: 0, edge: 0 }; 8], len: 0 }
     }
 
+    #[inline]
     fn push(&mut self, v: ClipVertex) {
         if self.len < 8 {
             self.items[self.len] = v;
@@ -59,21 +61,25 @@ impl Polygon {
     #[inline]
     #[must_use]
     pub fn clip(&self, normal: &Vector, offset: Real, label: u8) -> Self {
-        self.clip_by(|x| normal.dot(x) - offset, label)
-    }
-
-    /// [`Polygon::clip`] by the axis-aligned plane `s x_m <= limit` (`s = ±1`):
-    /// one product per vertex instead of a dot product (a box's side planes).
-    #[inline]
-    #[must_use]
-    pub fn clip_axis(&self, m: usize, s: Real, limit: Real, label: u8) -> Self {
-        self.clip_by(|x| s * x[m] - limit, label)
-    }
-
-    /// Sutherland-Hodgman against `side(x) <= 0`, `side` affine in `x`.
-    #[inline(always)]
-    fn clip_by(&self, side: impl Fn(&Vector) -> Real, label: u8) -> Self {
         let mut out = Self::empty();
+        self.clip_by(&mut out, |x| normal.dot(x) - offset, label);
+        out
+    }
+
+    /// The part of the polygon with `s x_m <= limit` (`s = ±1`), into `out`
+    /// (overwritten): one product per vertex instead of a dot product (a
+    /// box's side planes), and the box-box clipping passes alternate between
+    /// two buffers instead of returning 136-byte polygons by value.
+    #[inline]
+    pub fn clip_axis_into(&self, out: &mut Self, m: usize, s: Real, limit: Real, label: u8) {
+        self.clip_by(out, |x| s * x[m] - limit, label);
+    }
+
+    /// Sutherland-Hodgman against `side(x) <= 0`, `side` affine in `x`,
+    /// into `out` (overwritten).
+    #[inline(always)]
+    fn clip_by(&self, out: &mut Self, side: impl Fn(&Vector) -> Real, label: u8) {
+        out.len = 0;
         let pts = self.vertices();
         let n = pts.len();
         let edges = if n == 2 { 1 } else { n };
@@ -96,7 +102,6 @@ impl Polygon {
                 out.push(ClipVertex { x, key, edge });
             }
         }
-        out
     }
 }
 

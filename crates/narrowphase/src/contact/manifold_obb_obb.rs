@@ -159,11 +159,14 @@ fn clip_incident(
     let u = axes.column(k1) * hi[k1];
     let v = axes.column(k2) * hi[k2];
     let mut poly = Polygon::new(&[centre + u + v, centre - u + v, centre - u - v, centre + u - v]);
-    // Sutherland-Hodgman against x_m <= h_m and -x_m <= h_m, m != i.
+    let mut scratch = poly;
+    // Sutherland-Hodgman against x_m <= h_m and -x_m <= h_m, m != i; the
+    // two buffers alternate, so after the four passes the result is back
+    // in `poly`.
     for (slot, m) in [(i + 1) % 3, (i + 2) % 3].into_iter().enumerate() {
-        for (side, s) in [1.0, -1.0].into_iter().enumerate() {
-            poly = poly.clip_axis(m, s, h[m], 4 + 2 * slot as u8 + side as u8);
-        }
+        let label = 4 + 2 * slot as u8;
+        poly.clip_axis_into(&mut scratch, m, 1.0, h[m], label);
+        scratch.clip_axis_into(&mut poly, m, -1.0, h[m], label + 1);
     }
     let incident = ((k as u32) << 1) | u32::from(sign < 0.0);
     for v in poly.vertices() {

@@ -135,12 +135,15 @@ pub(super) fn sat_boxes_within(a: &Obb, b: &Obb, prediction: Real) -> Option<Sat
     if !predicting && separated_on_a_face(ha, hb, &r, &t, FACE_SEPARATION_BAND * (size + t.abs().sum())) {
         return None;
     }
-    let (axis, n, depth) = min_overlap_axis(ha, hb, &r, &t);
+    let MinOverlap { axis, n, depth, least_len } = min_overlap_axis(ha, hb, &r, &t);
     // The least overlap over the tested axes exceeds the true one by at most
     // ~1e-3 of the size (skipped near-parallel edge axes), so above
-    // `SURE_OVERLAP` times the size the boxes intersect for sure; below it,
+    // `SURE_OVERLAP` times the size the boxes intersect for sure. So do they
+    // when every axis, near-parallel edges included, overlaps by more than
+    // the overlaps' rounding (`PROVEN_OVERLAP`): no axis separates. Otherwise
     // the exact test decides (and stays the one definition of touching).
-    let touching = depth > SURE_OVERLAP * size || intersects_obb_obb(a, b);
+    let proven = least_len > PROVEN_OVERLAP * Real::EPSILON * (t.abs().sum() + size);
+    let touching = depth > SURE_OVERLAP * size || proven || intersects_obb_obb(a, b);
     if !touching && !predicting {
         return None;
     }
@@ -166,6 +169,16 @@ const FACE_SEPARATION_BAND: Real = 1e-5;
 /// the boxes intersect: ten times the most that skipping near-parallel edge
 /// axes (`OBB_EDGE_AXIS_MIN_SINE`) can overestimate it by.
 const SURE_OVERLAP: Real = 1e-2;
+
+/// Every axis overlapping by more than this many `eps (|t|_1 + sum of
+/// half-extents)` proves the boxes intersect. An overlap before the division
+/// by `|L|` (`r_a + r_b - |t . L|` with the unnormalised `L`, whose entries
+/// come from `R`) carries an absolute rounding of a few `eps` of that sum,
+/// whatever `|L|`: `R` and `t` are each within ~3 eps, and every term is a
+/// product of them with the half-extents. 64 is a wide margin over it, and
+/// `intersects_obb_obb` (whose bands only widen "touching", and whose f64
+/// edge test separates only boxes truly apart) agrees on such boxes.
+const PROVEN_OVERLAP: Real = 64.0;
 
 /// True when one of the six face axes shows the boxes apart by more than
 /// `band` (`|t_i| > r_a + r_b + band`): the first half of the SAT, cheap.
@@ -229,9 +242,23 @@ pub(super) fn witness_points(a: &Obb, b: &Obb, sat: &SatBoxes) -> (Vector, Vecto
     }
 }
 
+/// The SAT's axis of least overlap.
+struct MinOverlap {
+    /// The axis (with the face preference).
+    axis: Axis,
+    /// Its unit normal from A to B, in A's frame.
+    n: Vector,
+    /// The overlap along it.
+    depth: Real,
+    /// The least overlap before the division by `|L|` over all fifteen axes,
+    /// near-parallel edge axes included (only exactly parallel edges, whose
+    /// axis the face axes cover, are left out).
+    least_len: Real,
+}
+
 /// The SAT axis of least overlap (with the face preference), as the axis, the
 /// unit normal from A to B in A's frame, and the overlap.
-fn min_overlap_axis(ha: &Vector, hb: &Vector, r: &Matrix, t: &Vector) -> (Axis, Vector, Real) {
+fn min_overlap_axis(ha: &Vector, hb: &Vector, r: &Matrix, t: &Vector) -> MinOverlap {
     let abs_r = r.abs();
     let mut best = (Axis::FaceA(0), Vector::x(), Real::INFINITY);
 
@@ -258,6 +285,7 @@ fn min_overlap_axis(ha: &Vector, hb: &Vector, r: &Matrix, t: &Vector) -> (Axis, 
     // r_a = ha_i1 |R_i2j| + ha_i2 |R_i1j|, r_b = hb_j1 |R_ij2| + hb_j2 |R_ij1|.
     // (For separated boxes the overlaps are negative: the edge must still
     // be smaller, by the same fraction of the face's magnitude.)
+    let mut least_len = best.2;
     let face_limit = best.2 - OBB_EDGE_AXIS_REL_TOL * best.2.abs();
     // The absolute rounding of an overlap before the division by `|L|`
     // (`R` and `t` carry ~2 eps each): an edge must also beat the face by
@@ -270,20 +298,24 @@ fn min_overlap_axis(ha: &Vector, hb: &Vector, r: &Matrix, t: &Vector) -> (Axis, 
         for j in 0..3 {
             let (j1, j2) = ((j + 1) % 3, (j + 2) % 3);
             let len2 = r[(i1, j)] * r[(i1, j)] + r[(i2, j)] * r[(i2, j)];
-            if len2 < OBB_EDGE_AXIS_MIN_SINE * OBB_EDGE_AXIS_MIN_SINE {
+            if len2 < PARALLEL_SIN2 {
                 continue;
             }
             let ra = ha[i1] * abs_r[(i2, j)] + ha[i2] * abs_r[(i1, j)];
             let rb = hb[j1] * abs_r[(i, j2)] + hb[j2] * abs_r[(i, j1)];
-            let mut l = Vector::zeros();
-            l[i1] = -r[(i2, j)];
-            l[i2] = r[(i1, j)];
-            let offset = t.dot(&l);
+            // `t . L` with `L_i = 0`, `L_i1 = -R_i2j`, `L_i2 = R_i1j`, in
+            // scalars: `L` itself is built only for an axis that wins
+            // (building it in memory first stalled on store forwarding).
+            let offset = t[i2] * r[(i1, j)] - t[i1] * r[(i2, j)];
             // The overlap is `overlap_len / len`; compared multiplied by
             // `len`, it is divided only when taken. Touching boxes (every
             // overlap >= 0) compare the squares, so `len = sqrt(len2)` is
             // taken only for the axes that win.
             let overlap_len = ra + rb - offset.abs();
+            least_len = least_len.min(overlap_len);
+            if len2 < OBB_EDGE_AXIS_MIN_SINE * OBB_EDGE_AXIS_MIN_SINE {
+                continue;
+            }
             let below = |x: Real, y: Real| {
                 if x >= 0.0 && y >= 0.0 {
                     x * x < y * y * len2
@@ -297,13 +329,21 @@ fn min_overlap_axis(ha: &Vector, hb: &Vector, r: &Matrix, t: &Vector) -> (Axis, 
                 continue;
             }
             let len = len2.sqrt();
+            let mut l = Vector::zeros();
+            l[i1] = -r[(i2, j)];
+            l[i2] = r[(i1, j)];
             if !edge_axis_is_face_axis(r, &l, len, i, j) {
                 edge_best = Some((Axis::Edge(i, j), l * (sign(offset) / len), overlap_len / len));
             }
         }
     }
-    edge_best.unwrap_or(best)
+    let (axis, n, depth) = edge_best.unwrap_or(best);
+    MinOverlap { axis, n, depth, least_len }
 }
+
+/// Below this `|L|^2`, edges are parallel: their cross axis is degenerate
+/// and the face axes cover it (as in `intersects_obb_obb`).
+const PARALLEL_SIN2: Real = 1e-12;
 
 /// True when the edge axis `L = e_i x R_j` (length `len`, in A's frame) is
 /// within [`SUPPORT_TIE`] of a face normal of A or of B: a unit-`L` component
