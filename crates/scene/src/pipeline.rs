@@ -331,8 +331,12 @@ impl ContactPipeline {
             let (sa, sb) = (slot_of[a.index() as usize], slot_of[b.index() as usize]);
             self.candidates.push((sa.min(sb), sa.max(sb)));
         }
-        // Slots order like handles (the generation only breaks ties of equal slots).
-        sort_index_pairs(&mut self.candidates, &mut self.sort_scratch);
+        // Slots order like handles (the generation only breaks ties of
+        // equal slots), and proxies are usually made in slot order: the
+        // list is then sorted already, and one pass over it says so.
+        if !self.candidates.is_sorted() {
+            sort_index_pairs(&mut self.candidates, &mut self.sort_scratch);
+        }
     }
 
     /// Mirrors the scene in the tracker: removed colliders leave it, new ones

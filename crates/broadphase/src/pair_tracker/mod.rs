@@ -65,24 +65,32 @@ pub(crate) struct Entry<T> {
     pub(crate) options: ProxyOptions,
 }
 
-/// A proxy's boxes and this frame's change stamp, in one cache line: a move,
-/// a query's hit and the merge each read one line per proxy.
+/// A proxy's fat box and where it lives: what a move, a query's hit and a
+/// tree build read. Half a cache line.
 #[derive(Clone, Copy, Debug)]
-#[repr(C, align(64))]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[repr(C, align(32))]
 pub(crate) struct Record {
     /// The fat box every query tests.
     pub(crate) fat: Aabb,
+    /// Its leaf slot in its kind's BVH, or `tree::NONE` while pending.
+    pub(crate) leaf: u32,
+    /// A copy of its options' static flag (which tree holds it).
+    pub(crate) is_static: bool,
+}
+
+/// A proxy's tight box and this frame's change stamp: what the merge reads
+/// for every pair of the set, kept apart from [`Record`] so that its table
+/// (32 bytes a proxy, half of one shared record) stays in cache on large
+/// pair sets.
+#[derive(Clone, Copy, Debug)]
+#[repr(C, align(32))]
+pub(crate) struct TightRecord {
     /// The tight box last given.
     pub(crate) tight: Aabb,
     /// The epoch of the proxy's last change.
     pub(crate) stamp: u32,
     /// That change's index in `changes`.
     pub(crate) change: u32,
-    /// Its leaf slot in its kind's BVH, or `tree::NONE` while pending.
-    pub(crate) leaf: u32,
-    /// A copy of its options' static flag (which tree holds it).
-    pub(crate) is_static: bool,
 }
 
 /// How a proxy changed since the last update.
@@ -145,8 +153,14 @@ pub struct PairTracker<T = ()> {
     options: DynamicTreeOptions,
     /// User data and options, with generations.
     proxies: Slots<Entry<T>>,
-    /// Per slot: the boxes and this frame's change stamp.
+    /// Per slot: the fat box and its leaf.
     records: Vec<Record>,
+    /// Per slot: the tight box and this frame's change stamp.
+    tights: Vec<TightRecord>,
+    /// One bit per slot, set while the slot has a change this frame: a
+    /// query's hit on an unchanged proxy is decided from this table (a few
+    /// kilobytes, in L1) and the leaf box, without reading its records.
+    changed: Vec<u64>,
     /// The dynamic proxies, and the static ones.
     dynamic: KindTree,
     fixed: KindTree,
@@ -192,6 +206,8 @@ impl<T> PairTracker<T> {
             options,
             proxies: Slots::default(),
             records: Vec::new(),
+            tights: Vec::new(),
+            changed: Vec::new(),
             dynamic: KindTree::default(),
             fixed: KindTree::default(),
             changes: Vec::new(),
@@ -255,8 +271,8 @@ impl<T> PairTracker<T> {
     /// keeps its first `old_fat`, and `Fresh` or `Removed` override `Moved`.
     fn record(&mut self, id: ProxyId, change: Change) {
         let slot = id.index() as usize;
-        if self.records[slot].stamp == self.epoch {
-            let (seen, kind) = &mut self.changes[self.records[slot].change as usize];
+        if self.tights[slot].stamp == self.epoch {
+            let (seen, kind) = &mut self.changes[self.tights[slot].change as usize];
             if *seen == id {
                 if !matches!(change, Change::Moved { .. }) {
                     *kind = change;
@@ -264,8 +280,9 @@ impl<T> PairTracker<T> {
                 return;
             }
         }
-        self.records[slot].stamp = self.epoch;
-        self.records[slot].change = self.changes.len() as u32;
+        self.tights[slot].stamp = self.epoch;
+        self.tights[slot].change = self.changes.len() as u32;
+        self.changed[slot / 64] |= 1 << (slot % 64);
         self.changes.push((id, change));
     }
 
@@ -277,20 +294,16 @@ impl<T> PairTracker<T> {
     pub fn insert(&mut self, aabb: Aabb, user_data: T, options: ProxyOptions) -> ProxyId {
         let id = self.proxies.insert(Entry { data: user_data, options }, i32::MAX as u32);
         let slot = id.index() as usize;
-        let record = Record {
-            fat: aabb.loosened(self.options.margin),
-            tight: aabb,
-            stamp: 0,
-            change: 0,
-            leaf: tree::NONE,
-            is_static: options.is_static,
-        };
+        let record = Record { fat: aabb.loosened(self.options.margin), leaf: tree::NONE, is_static: options.is_static };
         if self.records.len() <= slot {
             self.records.resize(slot + 1, record);
+            self.tights.resize(slot + 1, TightRecord { tight: aabb, stamp: 0, change: 0 });
+            self.changed.resize(self.records.len().div_ceil(64), 0);
         }
+        self.records[slot] = record;
         // A slot freed this frame keeps its stamp (`record` finds the old
         // proxy's change by it).
-        self.records[slot] = Record { stamp: self.records[slot].stamp, change: self.records[slot].change, ..record };
+        self.tights[slot].tight = aabb;
         self.tree_mut(&options).add(id.index());
         self.record(id, Change::Fresh);
         id
@@ -321,8 +334,8 @@ impl<T> PairTracker<T> {
         if !displacement.iter().all(|d| d.is_finite()) {
             return Err(BroadPhaseError::InvalidDisplacement);
         }
+        self.tights[id.index() as usize].tight = aabb;
         let record = &mut self.records[id.index() as usize];
-        record.tight = aabb;
         let old_fat = record.fat;
         if old_fat.contains_aabb(&aabb) {
             return Ok(false);
@@ -414,7 +427,7 @@ impl<T> PairTracker<T> {
 
     /// A proxy's tight box, as last given; `None` for a stale id.
     pub fn tight_aabb(&self, id: ProxyId) -> Option<Aabb> {
-        self.proxies.get(id).map(|_| self.records[id.index() as usize].tight)
+        self.proxies.get(id).map(|_| self.tights[id.index() as usize].tight)
     }
 
     /// True when `id` names a live proxy.
@@ -440,7 +453,7 @@ impl<T> PairTracker<T> {
         F: FnMut(ProxyId) -> ControlFlow<()>,
     {
         let proxies = &self.proxies;
-        let mut visit = |slot: u32| visitor(proxies.id_of(slot as usize));
+        let mut visit = |slot: u32, _: &Aabb| visitor(proxies.id_of(slot as usize));
         self.fixed.visit_overlaps(aabb, &self.records, &mut visit)?;
         self.dynamic.visit_overlaps(aabb, &self.records, &mut visit)
     }
@@ -498,7 +511,7 @@ impl<T> PairTracker<T> {
             if record.is_static != entry.options.is_static {
                 return fail(format!("proxy {id:?}: its record's static flag disagrees with its options"));
             }
-            if !record.fat.contains_aabb(&record.tight) {
+            if !record.fat.contains_aabb(&self.tights[id.index() as usize].tight) {
                 return fail(format!("proxy {id:?}: tight box outside its fat box"));
             }
             if entry.options.is_static { &mut statics } else { &mut dynamics }.push(id.index());
@@ -529,7 +542,7 @@ impl<T> PairTracker<T> {
             .iter()
             .copied()
             .filter(|(a, b)| {
-                intersects_aabb_aabb(&self.records[a.index() as usize].tight, &self.records[b.index() as usize].tight)
+                intersects_aabb_aabb(&self.tights[a.index() as usize].tight, &self.tights[b.index() as usize].tight)
             })
             .collect();
         if exact != self.exact {
@@ -547,6 +560,8 @@ impl<T> PairTracker<T> {
             + self.fixed.memory_bytes()
             + self.proxies.heap_bytes()
             + self.records.capacity() * core::mem::size_of::<Record>()
+            + self.tights.capacity() * core::mem::size_of::<TightRecord>()
+            + self.changed.capacity() * 8
             + self.changes.capacity() * core::mem::size_of::<(ProxyId, Change)>()
             + (self.pairs.capacity()
                 + self.exact.capacity()

@@ -4,17 +4,30 @@
 //! payload that breaks an invariant (a tight box outside its fat box, a pair
 //! of removed proxies, tables of the wrong length) is rejected.
 
-use super::{Change, Entry, PairTracker, Record};
+use super::{Change, Entry, PairTracker, Record, TightRecord};
 use crate::pairs::Pair;
 use crate::slots::Slots;
 use crate::{DynamicTreeOptions, ProxyId};
+use proxima_narrowphase::Aabb;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+/// A proxy's two records as one, the payload's format (the layout of the
+/// tables is an implementation detail).
+#[derive(Clone, Copy, Serialize, Deserialize)]
+struct SavedRecord {
+    fat: Aabb,
+    tight: Aabb,
+    stamp: u32,
+    change: u32,
+    leaf: u32,
+    is_static: bool,
+}
 
 #[derive(Serialize)]
 struct SnapshotRef<'a, T> {
     options: &'a DynamicTreeOptions,
     proxies: &'a Slots<Entry<T>>,
-    records: &'a [Record],
+    records: Vec<SavedRecord>,
     pairs: &'a [Pair],
     changes: &'a [(ProxyId, Change)],
 }
@@ -23,7 +36,7 @@ struct SnapshotRef<'a, T> {
 struct Snapshot<T> {
     options: DynamicTreeOptions,
     proxies: Slots<Entry<T>>,
-    records: Vec<Record>,
+    records: Vec<SavedRecord>,
     pairs: Vec<Pair>,
     changes: Vec<(ProxyId, Change)>,
 }
@@ -33,7 +46,19 @@ impl<T: Serialize> Serialize for PairTracker<T> {
         SnapshotRef {
             options: &self.options,
             proxies: &self.proxies,
-            records: &self.records,
+            records: self
+                .records
+                .iter()
+                .zip(&self.tights)
+                .map(|(r, t)| SavedRecord {
+                    fat: r.fat,
+                    tight: t.tight,
+                    stamp: t.stamp,
+                    change: t.change,
+                    leaf: r.leaf,
+                    is_static: r.is_static,
+                })
+                .collect(),
             pairs: &self.pairs,
             changes: &self.changes,
         }
@@ -68,7 +93,9 @@ impl<T> PairTracker<T> {
         // The leaves and static flags are not trusted: set from the options,
         // the leaves by the build below.
         tracker.records =
-            s.records.into_iter().map(|r| Record { stamp: 0, change: 0, leaf: super::tree::NONE, ..r }).collect();
+            s.records.iter().map(|r| Record { fat: r.fat, leaf: super::tree::NONE, is_static: r.is_static }).collect();
+        tracker.tights = s.records.iter().map(|r| TightRecord { tight: r.tight, stamp: 0, change: 0 }).collect();
+        tracker.changed = vec![0; n.div_ceil(64)];
         for (slot, is_static) in statics {
             tracker.records[slot].is_static = is_static;
         }
@@ -83,7 +110,7 @@ impl<T> PairTracker<T> {
             .iter()
             .copied()
             .filter(|(a, b)| {
-                let (ra, rb) = (tracker.records.get(a.index() as usize), tracker.records.get(b.index() as usize));
+                let (ra, rb) = (tracker.tights.get(a.index() as usize), tracker.tights.get(b.index() as usize));
                 matches!((ra, rb), (Some(ra), Some(rb)) if proxima_narrowphase::intersects_aabb_aabb(&ra.tight, &rb.tight))
             })
             .collect();

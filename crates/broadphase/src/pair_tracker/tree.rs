@@ -122,22 +122,26 @@ impl KindTree {
         self.pending.clear();
     }
 
-    /// The slots of the proxies of this kind whose fat box (in `fat`)
-    /// overlaps `query`, inclusive. Stops when `visitor` breaks.
+    /// The slots of the proxies of this kind whose fat box overlaps `query`
+    /// (inclusive), each with that fat box: the BVH's leaf box (a node's
+    /// leaves lie together, so reading it is cheaper than the proxy's
+    /// record) or a pending proxy's record. Stops when `visitor` breaks.
     #[inline]
     pub(crate) fn visit_overlaps<F>(&self, query: &Aabb, records: &[Record], mut visitor: F) -> ControlFlow<()>
     where
-        F: FnMut(u32) -> ControlFlow<()>,
+        F: FnMut(u32, &Aabb) -> ControlFlow<()>,
     {
         if let Some(bvh) = &self.bvh {
+            let boxes = bvh.leaf_boxes();
             bvh.visit_overlap_slots(query, |leaf| match self.slot_of_leaf[leaf as usize] {
                 DEAD => ControlFlow::Continue(()),
-                slot => visitor(slot),
+                slot => visitor(slot, &boxes[leaf as usize]),
             })?;
         }
         for &slot in &self.pending {
-            if intersects_aabb_aabb(&records[slot as usize].fat, query) {
-                visitor(slot)?;
+            let fat = &records[slot as usize].fat;
+            if intersects_aabb_aabb(fat, query) {
+                visitor(slot, fat)?;
             }
         }
         ControlFlow::Continue(())

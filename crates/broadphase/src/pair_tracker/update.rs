@@ -7,7 +7,7 @@
 //! pair a query finds is already in it. An old pair is kept when neither
 //! proxy changed, or when one moved and the new fat boxes still overlap.
 
-use super::{Change, Entry, PairEvent, PairTracker, Record};
+use super::{Change, Entry, PairEvent, PairTracker, Record, TightRecord};
 use crate::pairs::{pair_key, sort_pairs, Pair};
 use crate::slots::Slots;
 use crate::ProxyId;
@@ -72,8 +72,9 @@ impl<T> PairTracker<T> {
     /// What the queries read, the query list, and where they write.
     #[allow(clippy::type_complexity)]
     fn split(&mut self) -> (View<'_, T>, &[(u32, u32)], &mut Vec<Pair>, &mut Vec<Vec<Pair>>) {
-        let Self { proxies, records, changes, epoch, dynamic, fixed, queries, found, chunks, .. } = self;
-        let view = View { proxies, records, changes, epoch: *epoch, dynamic, fixed };
+        let Self { proxies, records, tights, changed, changes, epoch, dynamic, fixed, queries, found, chunks, .. } =
+            self;
+        let view = View { proxies, records, tights, changed, changes, epoch: *epoch, dynamic, fixed };
         (view, queries, found, chunks)
     }
 
@@ -81,11 +82,28 @@ impl<T> PairTracker<T> {
     fn finish(&mut self) -> &[PairEvent] {
         self.stats.found = self.found.len();
         sort_pairs(&mut self.found, &mut self.scratch);
-        let Self { proxies, records, changes, epoch, dynamic, fixed, pairs, exact, found, next_pairs, events, .. } =
-            self;
-        let view = View { proxies, records, changes, epoch: *epoch, dynamic, fixed };
+        let Self {
+            proxies,
+            records,
+            tights,
+            changed,
+            changes,
+            epoch,
+            dynamic,
+            fixed,
+            pairs,
+            exact,
+            found,
+            next_pairs,
+            events,
+            ..
+        } = self;
+        let view = View { proxies, records, tights, changed, changes, epoch: *epoch, dynamic, fixed };
         merge(&view, pairs, found, next_pairs, exact, events);
         core::mem::swap(&mut self.pairs, &mut self.next_pairs);
+        for (id, _) in &self.changes {
+            self.changed[id.index() as usize / 64] = 0;
+        }
         self.changes.clear();
         self.advance_epoch();
         &self.events
@@ -95,7 +113,7 @@ impl<T> PairTracker<T> {
     fn advance_epoch(&mut self) {
         self.epoch = self.epoch.wrapping_add(1);
         if self.epoch == 0 {
-            self.records.iter_mut().for_each(|r| r.stamp = 0);
+            self.tights.iter_mut().for_each(|r| r.stamp = 0);
             self.epoch = 1;
         }
     }
@@ -174,6 +192,8 @@ enum State {
 struct View<'a, T> {
     proxies: &'a Slots<Entry<T>>,
     records: &'a [Record],
+    tights: &'a [TightRecord],
+    changed: &'a [u64],
     changes: &'a [(ProxyId, Change)],
     epoch: u32,
     dynamic: &'a super::tree::KindTree,
@@ -184,7 +204,7 @@ impl<T> View<'_, T> {
     /// How the live-or-stale proxy `id` changed this frame.
     #[inline]
     fn state(&self, id: ProxyId) -> State {
-        let record = &self.records[id.index() as usize];
+        let record = &self.tights[id.index() as usize];
         if record.stamp != self.epoch {
             return State::Unchanged;
         }
@@ -212,13 +232,13 @@ impl<T> View<'_, T> {
         };
         // Most hits are persistent neighbours: decide newness from the fat
         // boxes first, read the proxy's entry only for a new pair.
-        let mut visit = |slot: u32| {
+        let mut visit = |slot: u32, fat: &Aabb| {
             if slot == index {
                 return ControlFlow::Continue(());
             }
-            let rb = &self.records[slot as usize];
-            let old_b = if rb.stamp != self.epoch {
-                Some(rb.fat)
+            // An unchanged proxy's fat box is the one it had last frame.
+            let old_b = if self.changed[slot as usize / 64] & (1 << (slot % 64)) == 0 {
+                Some(*fat)
             } else {
                 match self.state(self.proxies.id_of(slot as usize)) {
                     _ if slot < index => return ControlFlow::Continue(()), // b's query reports it
@@ -277,13 +297,6 @@ fn merge<T>(
     next.clear();
     exact.clear();
     events.clear();
-    let mut keep = |p: Pair, next: &mut Vec<Pair>| {
-        next.push(p);
-        let (ra, rb) = (&view.records[p.0.index() as usize], &view.records[p.1.index() as usize]);
-        if intersects_aabb_aabb(&ra.tight, &rb.tight) {
-            exact.push(p);
-        }
-    };
     let (mut i, mut j) = (0, 0);
     while i < old.len() || j < found.len() {
         // Take from `old` when its key is smaller, or equal but a different
@@ -292,7 +305,7 @@ fn merge<T>(
             (Some(o), Some(f)) => {
                 let (ko, kf) = (pair_key(o), pair_key(f));
                 if ko == kf && o == f {
-                    keep(*o, next);
+                    keep(view, *o, next, exact);
                     i += 1;
                     j += 1;
                     continue;
@@ -303,10 +316,16 @@ fn merge<T>(
             _ => false,
         };
         if take_old {
+            // The records of old pairs are random reads (the second proxy of
+            // sorted pairs jumps around): start loading them a few pairs ahead.
+            if let Some(ahead) = old.get(i + PREFETCH_AHEAD) {
+                prefetch_record(view.tights, ahead.0.index());
+                prefetch_record(view.tights, ahead.1.index());
+            }
             let o = old[i];
             i += 1;
             if view.keeps(&o) {
-                keep(o, next);
+                keep(view, o, next, exact);
             } else {
                 events.push(PairEvent::Stopped(o.0, o.1));
             }
@@ -314,7 +333,39 @@ fn merge<T>(
             let f = found[j];
             j += 1;
             events.push(PairEvent::Started(f.0, f.1));
-            keep(f, next);
+            keep(view, f, next, exact);
         }
     }
+}
+
+/// Puts `p` in the next pair set, and in `exact` when the tight boxes
+/// overlap. Inlined into the merge: as a call, the pair went through the
+/// stack in pieces and was read back whole, a store-forwarding stall on
+/// every pair.
+#[inline(always)]
+fn keep<T>(view: &View<'_, T>, p: Pair, next: &mut Vec<Pair>, exact: &mut Vec<Pair>) {
+    next.push(p);
+    let (ra, rb) = (&view.tights[p.0.index() as usize], &view.tights[p.1.index() as usize]);
+    if intersects_aabb_aabb(&ra.tight, &rb.tight) {
+        exact.push(p);
+    }
+}
+
+/// How many old pairs ahead the merge prefetches their records: enough to
+/// cover a miss to memory at a few nanoseconds per pair.
+const PREFETCH_AHEAD: usize = 16;
+
+/// Asks the CPU to start loading a proxy's tight record (half a cache line,
+/// see [`TightRecord`]'s alignment) before the merge reads it.
+#[inline(always)]
+fn prefetch_record(records: &[TightRecord], slot: u32) {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(record) = records.get(slot as usize) {
+        use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        // SAFETY: a prefetch is a hint without memory effects, of a line
+        // inside a live element of `records`.
+        unsafe { _mm_prefetch::<_MM_HINT_T0>((record as *const TightRecord).cast::<i8>()) };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (records, slot);
 }
