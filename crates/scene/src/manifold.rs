@@ -9,7 +9,7 @@ use proxima_narrowphase::{
 
 use crate::contact::as_obb;
 use crate::shape::WorldShape;
-use crate::trimesh::{mesh_mesh_manifolds, Convex};
+use crate::trimesh::{mesh_mesh_manifolds, Convex, MeshScratch};
 
 /// Appends to `out` the contact manifolds of A and B (normals from A to B)
 /// for shapes that touch or are at most `prediction` apart (speculative
@@ -29,12 +29,31 @@ use crate::trimesh::{mesh_mesh_manifolds, Convex};
 /// assert_eq!(out[0].len(), 4);
 /// ```
 pub fn contact_manifolds(a: &WorldShape, b: &WorldShape, prediction: Real, out: &mut Vec<ContactManifold>) {
-    let _ = append(a, b, prediction.max(0.0), out);
+    contact_manifolds_with(a, b, prediction, &mut MeshScratch::default(), out);
+}
+
+/// [`contact_manifolds`] with the mesh manifolds' working lists kept by the
+/// caller (the pipeline keeps one across frames, so that its frames
+/// allocate nothing once the lists have grown).
+pub(crate) fn contact_manifolds_with(
+    a: &WorldShape,
+    b: &WorldShape,
+    prediction: Real,
+    scratch: &mut MeshScratch,
+    out: &mut Vec<ContactManifold>,
+) {
+    let _ = append(a, b, prediction.max(0.0), scratch, out);
 }
 
 /// [`contact_manifolds`]; `None` when a shape brought into a mesh's frame
 /// fails validation (a pose at the edge of the coordinate bound).
-fn append(a: &WorldShape, b: &WorldShape, p: Real, out: &mut Vec<ContactManifold>) -> Option<()> {
+fn append(
+    a: &WorldShape,
+    b: &WorldShape,
+    p: Real,
+    scratch: &mut MeshScratch,
+    out: &mut Vec<ContactManifold>,
+) -> Option<()> {
     use WorldShape as S;
     let single = match (a, b) {
         (S::Sphere(s), S::Sphere(t)) => contact_manifold_sphere_sphere(s, t, p),
@@ -48,19 +67,19 @@ fn append(a: &WorldShape, b: &WorldShape, p: Real, out: &mut Vec<ContactManifold
             match a {
                 S::Sphere(s) => {
                     let local = Sphere::try_new(pose.inverse_transform_point(s.center()), s.radius()).ok()?;
-                    mesh.manifolds(Convex::Sphere(&local), p, out);
+                    mesh.manifolds(Convex::Sphere(&local), p, scratch, out);
                 }
                 S::Capsule(c) => {
                     let (ca, cb) = (pose.inverse_transform_point(c.a()), pose.inverse_transform_point(c.b()));
                     let local = Capsule::try_new(ca, cb, c.radius()).ok()?;
-                    mesh.manifolds(Convex::Capsule(&local), p, out);
+                    mesh.manifolds(Convex::Capsule(&local), p, scratch, out);
                 }
                 _ => {
                     let o = as_obb(a)?;
                     let rotation = pose.rotation.inverse() * o.rotation();
                     let centre = pose.inverse_transform_point(o.center());
                     let local = Obb::try_new(centre, rotation, *o.half_extents()).ok()?;
-                    mesh.manifolds(Convex::Obb(&local), p, out);
+                    mesh.manifolds(Convex::Obb(&local), p, scratch, out);
                 }
             }
             for m in &mut out[start..] {
@@ -69,7 +88,7 @@ fn append(a: &WorldShape, b: &WorldShape, p: Real, out: &mut Vec<ContactManifold
             None
         }
         (S::TriMesh(mesh_a, pose_a), S::TriMesh(mesh_b, pose_b)) => {
-            mesh_mesh_manifolds(mesh_a, pose_a, mesh_b, pose_b, out);
+            mesh_mesh_manifolds(mesh_a, pose_a, mesh_b, pose_b, scratch, out);
             None
         }
         // The mirrored pairs: computed the other way round, then flipped.
@@ -77,7 +96,7 @@ fn append(a: &WorldShape, b: &WorldShape, p: Real, out: &mut Vec<ContactManifold
         | (S::Aabb(_) | S::Obb(_), S::Capsule(_))
         | (S::TriMesh(..), S::Aabb(_) | S::Obb(_) | S::Capsule(_)) => {
             let start = out.len();
-            let _ = append(b, a, p, out);
+            let _ = append(b, a, p, scratch, out);
             for m in &mut out[start..] {
                 *m = m.flipped();
             }

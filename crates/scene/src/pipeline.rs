@@ -9,9 +9,10 @@ use crate::collider::{BodyKind, ColliderHandle};
 use crate::contact::contact;
 use crate::error::SceneError;
 use crate::filter::{groups_interact, QueryFilter};
-use crate::manifold::contact_manifolds;
+use crate::manifold::contact_manifolds_with;
 use crate::scene::Scene;
 use crate::shape::WorldShape;
+use crate::trimesh::MeshScratch;
 
 /// Two colliders in contact, `a < b`.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -111,6 +112,9 @@ pub struct ContactPipeline {
     prediction: Option<Real>,
     manifolds: Vec<ManifoldPair>,
     manifold_scratch: Vec<ContactManifold>,
+    /// The mesh manifolds' working lists, kept across frames.
+    #[cfg_attr(feature = "serde", serde(skip))]
+    mesh_scratch: MeshScratch,
     previous: Vec<(ColliderHandle, ColliderHandle)>,
     events: Vec<ContactEvent>,
     ccd: Vec<CcdImpact>,
@@ -137,6 +141,7 @@ impl ContactPipeline {
             prediction: None,
             manifolds: Vec::new(),
             manifold_scratch: Vec::new(),
+            mesh_scratch: MeshScratch::default(),
             previous: Vec::new(),
             events: Vec::new(),
             ccd: Vec::new(),
@@ -218,7 +223,13 @@ impl ContactPipeline {
                 continue;
             };
             self.manifold_scratch.clear();
-            contact_manifolds(&ca.world, &cb.world, prediction, &mut self.manifold_scratch);
+            contact_manifolds_with(
+                &ca.world,
+                &cb.world,
+                prediction,
+                &mut self.mesh_scratch,
+                &mut self.manifold_scratch,
+            );
             let mut deepest: Option<Contact> = None;
             for m in &self.manifold_scratch {
                 let p = m.deepest();

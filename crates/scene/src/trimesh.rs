@@ -18,7 +18,7 @@ mod mesh_mesh;
 mod ray;
 mod ray_block;
 
-pub(crate) use manifold::{mesh_mesh_manifolds, Convex};
+pub(crate) use manifold::{mesh_mesh_manifolds, Convex, MeshScratch};
 pub(crate) use mesh_mesh::contact_mesh_mesh;
 use ray::RayTree;
 

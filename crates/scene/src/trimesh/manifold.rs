@@ -80,25 +80,50 @@ const ON_EDGE: Real = 1e-4;
 const TRIANGLE_ID_SHIFT: u32 = 11;
 
 /// One triangle's manifold, before grouping.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 struct TriangleManifold {
     triangle: u32,
     manifold: ContactManifold,
 }
 
+/// The working lists of the mesh manifolds. Each holds its usual size
+/// inline; one that grows past it (a large shape on a fine mesh) moves to
+/// the heap, and keeps that buffer when cleared: a caller that computes
+/// manifolds every frame keeps one scratch (the contact pipeline does), so
+/// its frames stop allocating once the lists have grown.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct MeshScratch {
+    /// The triangles' manifolds.
+    found: SmallVec<[TriangleManifold; 16]>,
+    /// Vertices of the face contacts, and of the touching ones.
+    voided: SmallVec<[u32; 24]>,
+    voided_touching: SmallVec<[u32; 24]>,
+    /// The touching face contacts' normals.
+    touching_faces: SmallVec<[UnitVector; 8]>,
+    /// Grouping: which manifolds joined a group, and a group's points.
+    taken: SmallVec<[bool; 16]>,
+    points: SmallVec<[ManifoldPoint; 16]>,
+}
+
 impl TriMesh {
     /// The manifolds of convex shape A against this mesh B (both in the
     /// mesh frame), appended to `out`: see [`contact_manifolds`](crate::contact_manifolds).
-    pub(crate) fn manifolds(&self, shape: Convex<'_>, prediction: Real, out: &mut Vec<ContactManifold>) {
-        let mut found: SmallVec<[TriangleManifold; 16]> = SmallVec::new();
+    pub(crate) fn manifolds(
+        &self,
+        shape: Convex<'_>,
+        prediction: Real,
+        scratch: &mut MeshScratch,
+        out: &mut Vec<ContactManifold>,
+    ) {
+        scratch.found.clear();
         let _ = self.bvh().visit_overlaps(&shape.aabb().loosened(prediction), |t| {
             if let Some(manifold) = shape.manifold(&self.triangles()[t as usize], prediction) {
-                found.push(TriangleManifold { triangle: t, manifold });
+                scratch.found.push(TriangleManifold { triangle: t, manifold });
             }
             ControlFlow::Continue(())
         });
-        self.remove_internal_edges(&shape, &mut found);
-        group_by_normal(&mut found, out);
+        self.remove_internal_edges(&shape, scratch);
+        group_by_normal(scratch, out);
     }
 
     /// Internal-edge removal: a shape sliding over a flat mesh touches the
@@ -120,7 +145,8 @@ impl TriMesh {
     /// - every vertex of its feature belongs to a triangle with a face
     ///   contact (the idea of Jolt's internal edge removing collector): that
     ///   neighbour's face already supports the shape there.
-    fn remove_internal_edges(&self, shape: &Convex<'_>, found: &mut SmallVec<[TriangleManifold; 16]>) {
+    fn remove_internal_edges(&self, shape: &Convex<'_>, scratch: &mut MeshScratch) {
+        let MeshScratch { found, voided, voided_touching, touching_faces, .. } = scratch;
         let is_face = |m: &TriangleManifold| {
             let n = self.triangles()[m.triangle as usize].scaled_normal();
             let len = n.norm();
@@ -133,8 +159,9 @@ impl TriMesh {
         // edge contact is only dropped for a touching face, so a pair that
         // touches keeps a point of depth >= 0. And the touching faces'
         // normals, for the flat-region rule below.
-        let (mut voided, mut voided_touching): (SmallVec<[u32; 24]>, SmallVec<[u32; 24]>) = Default::default();
-        let mut touching_faces: SmallVec<[UnitVector; 8]> = SmallVec::new();
+        voided.clear();
+        voided_touching.clear();
+        touching_faces.clear();
         for m in found.iter().filter(|m| is_face(m)) {
             let idx = &self.indices()[m.triangle as usize];
             voided.extend_from_slice(idx);
@@ -165,7 +192,7 @@ impl TriMesh {
             };
             let idx = self.indices()[t];
             let deep = m.manifold.deepest().depth >= 0.0;
-            let voided = if deep { &voided_touching } else { &voided };
+            let voided = if deep { &*voided_touching } else { &*voided };
             let supported = !voided.is_empty() && (0..3).filter(|&k| on(k)).all(|k| voided.contains(&idx[k]));
             if supported || (inactive && !deep) {
                 return false;
@@ -230,9 +257,11 @@ pub(crate) fn mesh_mesh_manifolds(
     pose_a: &Isometry,
     b: &TriMesh,
     pose_b: &Isometry,
+    scratch: &mut MeshScratch,
     out: &mut Vec<ContactManifold>,
 ) {
-    let mut found: SmallVec<[TriangleManifold; 16]> = SmallVec::new();
+    let found = &mut scratch.found;
+    found.clear();
     visit_mesh_mesh_contacts(a, b, &pose_a.inv_mul(pose_b), |i, j, c| {
         // B's triangle, hashed (odd multiplier: a bijection of u32), and
         // A's triangle by the grouping.
@@ -243,7 +272,7 @@ pub(crate) fn mesh_mesh_manifolds(
         }
     });
     let start = out.len();
-    group_by_normal(&mut found, out);
+    group_by_normal(scratch, out);
     for m in &mut out[start..] {
         *m = m.transformed(pose_a);
     }
@@ -254,15 +283,23 @@ pub(crate) fn mesh_mesh_manifolds(
 /// [`SAME_NORMAL_COSINE`]), reduces each group to four points, and appends
 /// them to `out`. Point ids get their triangle's index (see
 /// [`TRIANGLE_ID_SHIFT`]).
-fn group_by_normal(found: &mut [TriangleManifold], out: &mut Vec<ContactManifold>) {
-    found.sort_by(|x, y| y.manifold.deepest().depth.total_cmp(&x.manifold.deepest().depth));
-    let mut taken: SmallVec<[bool; 16]> = SmallVec::from_elem(false, found.len());
+fn group_by_normal(scratch: &mut MeshScratch, out: &mut Vec<ContactManifold>) {
+    let MeshScratch { found, taken, points, .. } = scratch;
+    // Deepest first, ties broken by triangle and point id: a total order
+    // on the entries, so the unstable sort (which allocates nothing, where
+    // the stable `sort_by` allocates past 20 entries) is deterministic.
+    found.sort_unstable_by(|x, y| {
+        let (dx, dy) = (x.manifold.deepest(), y.manifold.deepest());
+        dy.depth.total_cmp(&dx.depth).then(x.triangle.cmp(&y.triangle)).then(dx.id.cmp(&dy.id))
+    });
+    taken.clear();
+    taken.resize(found.len(), false);
     for lead in 0..found.len() {
         if taken[lead] {
             continue;
         }
         let normal: UnitVector = found[lead].manifold.normal;
-        let mut points: SmallVec<[ManifoldPoint; 16]> = SmallVec::new();
+        points.clear();
         for (k, m) in found.iter().enumerate().skip(lead) {
             if !taken[k] && m.manifold.normal.dot(&normal) >= SAME_NORMAL_COSINE {
                 taken[k] = true;
@@ -280,7 +317,7 @@ fn group_by_normal(found: &mut [TriangleManifold], out: &mut Vec<ContactManifold
                 }));
             }
         }
-        out.extend(ContactManifold::new(normal, &points));
+        out.extend(ContactManifold::new(normal, points));
     }
 }
 

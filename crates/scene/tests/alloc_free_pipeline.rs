@@ -1,0 +1,124 @@
+//! Steady-state frames of `ContactPipeline::with_manifolds` allocate
+//! nothing, counted by a global allocator: bodies jittering in their rest
+//! poses (moves inside their fat boxes) and bodies sliding far enough to
+//! leave them, on a finely tessellated mesh floor where a large box touches
+//! far more triangles than any inline buffer holds, next to sphere, capsule
+//! and box contacts. Warm-up frames size the buffers first.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use nalgebra::Translation3;
+use proxima_narrowphase::{Isometry, Point, Real, Rotation, Vector};
+use proxima_scene::*;
+use proxima_test_support::gen::uniform;
+
+/// Allocations and reallocations of every thread. The file holds a single
+/// test, so the harness runs nothing else meanwhile.
+static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
+
+/// The system allocator, counting.
+struct Counting;
+
+// SAFETY: every call is forwarded unchanged to the system allocator.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        // SAFETY: same contract as the caller's.
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: same contract as the caller's.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        // SAFETY: same contract as the caller's.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// A flat `n x n` grid of quads (two triangles each) of side `cell` at y = 0.
+fn grid(n: u32, cell: Real) -> Arc<TriMesh> {
+    let vertices =
+        (0..=n).flat_map(|i| (0..=n).map(move |j| Point::new(i as Real * cell, 0.0, j as Real * cell))).collect();
+    let at = |i: u32, j: u32| i * (n + 1) + j;
+    let indices = (0..n)
+        .flat_map(|i| {
+            (0..n).flat_map(move |j| {
+                [[at(i, j), at(i + 1, j), at(i + 1, j + 1)], [at(i, j), at(i + 1, j + 1), at(i, j + 1)]]
+            })
+        })
+        .collect();
+    Arc::new(TriMesh::new(vertices, indices).expect("valid mesh"))
+}
+
+/// Runs 100 warm-up frames and 200 counted ones of `pipeline` on a fresh
+/// scene; returns the manifolds and contacts listed over the counted frames
+/// and the allocations they made.
+fn run(mut pipeline: ContactPipeline) -> (usize, usize, usize) {
+    let mut scene = Scene::new();
+    // 40 x 40 quads of 0.25: a box of half-extent 1.5 rests on ~300 triangles.
+    scene.insert(ColliderDesc::new(ColliderShape::TriMesh(grid(40, 0.25)), Isometry::identity()).fixed()).unwrap();
+    let big = ColliderShape::Obb { half_extents: Vector::new(1.5, 0.5, 1.5) };
+    let cube = ColliderShape::Obb { half_extents: Vector::repeat(0.3) };
+    let ball = ColliderShape::Sphere { radius: 0.3 };
+    let pill = ColliderShape::Capsule { half_height: 0.3, radius: 0.2 };
+    // (shape, rest height of its centre, x, z): sunk 0.01 into what is below.
+    let bodies = [
+        (big, 0.49, 3.0, 3.0),
+        (cube.clone(), 0.29, 7.0, 3.0),
+        (cube, 0.87, 7.0, 3.0), // on the cube below: box-box
+        (ball, 0.29, 3.0, 7.0),
+        (pill, 0.49, 7.0, 7.0),
+    ];
+    let handles: Vec<ColliderHandle> = bodies
+        .iter()
+        .map(|(shape, y, x, z)| {
+            scene.insert(ColliderDesc::new(shape.clone(), Isometry::translation(*x, *y, *z))).unwrap()
+        })
+        .collect();
+    let mut rng = proxima_test_support::rng(7);
+    let mut frame = |scene: &mut Scene, pipeline: &mut ContactPipeline, k: usize| {
+        for (h, (_, y, x, z)) in handles.iter().zip(&bodies) {
+            // Jitter, and a slow slide that leaves the fat boxes now and then.
+            let slide = 0.002 * (k % 50) as Real;
+            let j = |rng: &mut _| uniform(rng, -1e-3, 1e-3);
+            let t = Translation3::new(x + slide + j(&mut rng), y + j(&mut rng), z - slide + j(&mut rng));
+            let tilt = Rotation::from_euler_angles(j(&mut rng), j(&mut rng), j(&mut rng));
+            scene.set_pose(*h, Isometry::from_parts(t, tilt)).unwrap();
+        }
+        pipeline.update(scene);
+        (pipeline.manifolds().len(), pipeline.contacts().len())
+    };
+    for k in 0..100 {
+        frame(&mut scene, &mut pipeline, k);
+    }
+    let before = ALLOCATIONS.load(Ordering::Relaxed);
+    let (mut manifolds, mut contacts) = (0, 0);
+    for k in 100..300 {
+        let (m, c) = frame(&mut scene, &mut pipeline, k);
+        manifolds += m;
+        contacts += c;
+    }
+    (manifolds, contacts, ALLOCATIONS.load(Ordering::Relaxed) - before)
+}
+
+#[test]
+fn pipeline_frames_allocate_nothing() {
+    // Five resting contacts every frame: the big box, the lower cube, the
+    // ball and the capsule on the mesh, the upper cube on the lower one.
+    let (_, contacts, allocations) = run(ContactPipeline::new());
+    assert_eq!(contacts, 5 * 200);
+    assert_eq!(allocations, 0, "allocations in 200 steady frames without manifolds");
+    let (manifolds, contacts, allocations) = run(ContactPipeline::with_manifolds(0.05).unwrap());
+    assert_eq!(contacts, 5 * 200);
+    assert!(manifolds >= 5 * 200, "{manifolds} manifolds in 200 frames");
+    assert_eq!(allocations, 0, "allocations in 200 steady frames with manifolds");
+}
