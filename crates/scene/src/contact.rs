@@ -2,9 +2,10 @@
 
 use proxima_narrowphase::{
     contact_capsule_capsule, contact_capsule_obb, contact_obb_obb, contact_sphere_aabb, contact_sphere_capsule,
-    contact_sphere_obb, contact_sphere_sphere, Capsule, Contact, Isometry, Obb, Sphere,
+    contact_sphere_obb, contact_sphere_sphere, Contact, Obb,
 };
 
+use crate::mesh_frame::{capsule_in, contact_to_world, obb_in, sphere_in};
 use crate::shape::WorldShape;
 use crate::trimesh::contact_mesh_mesh;
 
@@ -24,42 +25,21 @@ pub fn contact(a: &WorldShape, b: &WorldShape) -> Option<Contact> {
         (S::Sphere(s), S::Obb(t)) => contact_sphere_obb(s, t),
         (S::Sphere(s), S::Capsule(t)) => contact_sphere_capsule(s, t),
         (S::Sphere(s), S::TriMesh(mesh, pose)) => {
-            let local = Sphere::try_new(pose.inverse_transform_point(s.center()), s.radius()).ok()?;
-            mesh.contact_sphere(&local).map(|c| to_world(&c, pose))
+            mesh.contact_sphere(&sphere_in(pose, s)?).map(|c| contact_to_world(&c, pose))
         }
         (S::Aabb(_) | S::Obb(_), S::Aabb(_) | S::Obb(_)) => contact_obb_obb(&as_obb(a)?, &as_obb(b)?),
         (S::Aabb(_) | S::Obb(_), S::TriMesh(mesh, pose)) => {
-            let o = as_obb(a)?;
-            let local = Obb::try_new(
-                pose.inverse_transform_point(o.center()),
-                pose.rotation.inverse() * o.rotation(),
-                *o.half_extents(),
-            )
-            .ok()?;
-            mesh.contact_obb(&local).map(|c| to_world(&c, pose))
+            mesh.contact_obb(&obb_in(pose, &as_obb(a)?)?).map(|c| contact_to_world(&c, pose))
         }
         (S::Capsule(c), S::Capsule(d)) => contact_capsule_capsule(c, d),
         (S::Capsule(c), S::Aabb(_) | S::Obb(_)) => contact_capsule_obb(c, &as_obb(b)?),
         (S::Capsule(c), S::TriMesh(mesh, pose)) => {
-            let local =
-                Capsule::try_new(pose.inverse_transform_point(c.a()), pose.inverse_transform_point(c.b()), c.radius())
-                    .ok()?;
-            mesh.contact_capsule(&local).map(|c| to_world(&c, pose))
+            mesh.contact_capsule(&capsule_in(pose, c)?).map(|c| contact_to_world(&c, pose))
         }
         (S::Aabb(_) | S::Obb(_) | S::Capsule(_) | S::TriMesh(..), S::Sphere(_))
         | (S::Aabb(_) | S::Obb(_), S::Capsule(_))
         | (S::TriMesh(..), S::Aabb(_) | S::Obb(_) | S::Capsule(_)) => contact(b, a).map(|c| c.flipped()),
         (S::TriMesh(mesh_a, pose_a), S::TriMesh(mesh_b, pose_b)) => contact_mesh_mesh(mesh_a, pose_a, mesh_b, pose_b),
-    }
-}
-
-/// A contact computed in a frame placed by `pose` (a mesh's), taken to world space.
-pub(crate) fn to_world(c: &Contact, pose: &Isometry) -> Contact {
-    Contact {
-        point_a: pose.transform_point(&c.point_a),
-        point_b: pose.transform_point(&c.point_b),
-        normal: pose.rotation * c.normal,
-        depth: c.depth,
     }
 }
 

@@ -13,6 +13,7 @@ mod dynamic_set;
 mod error;
 mod filter;
 mod manifold;
+mod mesh_frame;
 mod pipeline;
 mod query_ray;
 mod query_shape;

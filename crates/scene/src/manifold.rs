@@ -3,11 +3,12 @@
 
 use proxima_narrowphase::{
     contact_manifold_capsule_capsule, contact_manifold_capsule_obb, contact_manifold_obb_obb,
-    contact_manifold_sphere_capsule, contact_manifold_sphere_obb, contact_manifold_sphere_sphere, Capsule,
-    ContactManifold, Obb, Real, Sphere,
+    contact_manifold_sphere_capsule, contact_manifold_sphere_obb, contact_manifold_sphere_sphere, ContactManifold,
+    Real,
 };
 
 use crate::contact::as_obb;
+use crate::mesh_frame::{capsule_in, obb_in, sphere_in};
 use crate::shape::WorldShape;
 use crate::trimesh::{mesh_mesh_manifolds, Convex, MeshScratch};
 
@@ -65,22 +66,9 @@ fn append(
         (S::Sphere(_) | S::Aabb(_) | S::Obb(_) | S::Capsule(_), S::TriMesh(mesh, pose)) => {
             let start = out.len();
             match a {
-                S::Sphere(s) => {
-                    let local = Sphere::try_new(pose.inverse_transform_point(s.center()), s.radius()).ok()?;
-                    mesh.manifolds(Convex::Sphere(&local), p, scratch, out);
-                }
-                S::Capsule(c) => {
-                    let (ca, cb) = (pose.inverse_transform_point(c.a()), pose.inverse_transform_point(c.b()));
-                    let local = Capsule::try_new(ca, cb, c.radius()).ok()?;
-                    mesh.manifolds(Convex::Capsule(&local), p, scratch, out);
-                }
-                _ => {
-                    let o = as_obb(a)?;
-                    let rotation = pose.rotation.inverse() * o.rotation();
-                    let centre = pose.inverse_transform_point(o.center());
-                    let local = Obb::try_new(centre, rotation, *o.half_extents()).ok()?;
-                    mesh.manifolds(Convex::Obb(&local), p, scratch, out);
-                }
+                S::Sphere(s) => mesh.manifolds(Convex::Sphere(&sphere_in(pose, s)?), p, scratch, out),
+                S::Capsule(c) => mesh.manifolds(Convex::Capsule(&capsule_in(pose, c)?), p, scratch, out),
+                _ => mesh.manifolds(Convex::Obb(&obb_in(pose, &as_obb(a)?)?), p, scratch, out),
             }
             for m in &mut out[start..] {
                 *m = m.transformed(pose);

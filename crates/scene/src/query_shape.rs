@@ -10,6 +10,7 @@ use proxima_narrowphase::{
 
 use crate::collider::ColliderHandle;
 use crate::filter::QueryFilter;
+use crate::mesh_frame::{capsule_in, obb_in, sphere_in};
 use crate::scene::Scene;
 use crate::shape::WorldShape;
 
@@ -265,10 +266,7 @@ fn probe_overlaps(probe: Probe<'_>, shape: &WorldShape) -> bool {
         (Probe::Sphere(s), WorldShape::Aabb(a)) => intersects_sphere_aabb(s, a),
         (Probe::Sphere(s), WorldShape::Obb(o)) => intersects_sphere_obb(s, o),
         (Probe::Sphere(s), WorldShape::Capsule(c)) => intersects_sphere_capsule(s, c),
-        (Probe::Sphere(s), WorldShape::TriMesh(m, pose)) => {
-            Sphere::try_new(pose.inverse_transform_point(s.center()), s.radius())
-                .is_ok_and(|local| m.intersects_sphere(&local))
-        }
+        (Probe::Sphere(s), WorldShape::TriMesh(m, pose)) => sphere_in(pose, s).is_some_and(|l| m.intersects_sphere(&l)),
         (Probe::Aabb(a), WorldShape::Sphere(s)) => intersects_sphere_aabb(s, a),
         (Probe::Aabb(a), WorldShape::Aabb(b)) => intersects_aabb_aabb(a, b),
         (Probe::Aabb(a), WorldShape::Obb(o)) => intersects_aabb_obb(a, o),
@@ -278,21 +276,13 @@ fn probe_overlaps(probe: Probe<'_>, shape: &WorldShape) -> bool {
         (Probe::Obb(o), WorldShape::Aabb(a)) => intersects_aabb_obb(a, o),
         (Probe::Obb(o), WorldShape::Obb(p)) => intersects_obb_obb(o, p),
         (Probe::Obb(o), WorldShape::Capsule(c)) => intersects_capsule_obb(c, o),
-        (Probe::Obb(o), WorldShape::TriMesh(m, pose)) => {
-            let local = Obb::try_new(
-                pose.inverse_transform_point(o.center()),
-                pose.rotation.inverse() * o.rotation(),
-                *o.half_extents(),
-            );
-            local.is_ok_and(|local| m.intersects_obb(&local))
-        }
+        (Probe::Obb(o), WorldShape::TriMesh(m, pose)) => obb_in(pose, o).is_some_and(|l| m.intersects_obb(&l)),
         (Probe::Capsule(c), WorldShape::Sphere(s)) => intersects_sphere_capsule(s, c),
         (Probe::Capsule(c), WorldShape::Aabb(a)) => intersects_capsule_aabb(c, a),
         (Probe::Capsule(c), WorldShape::Obb(o)) => intersects_capsule_obb(c, o),
         (Probe::Capsule(c), WorldShape::Capsule(d)) => intersects_capsule_capsule(c, d),
         (Probe::Capsule(c), WorldShape::TriMesh(m, pose)) => {
-            Capsule::try_new(pose.inverse_transform_point(c.a()), pose.inverse_transform_point(c.b()), c.radius())
-                .is_ok_and(|local| m.intersects_capsule(&local))
+            capsule_in(pose, c).is_some_and(|l| m.intersects_capsule(&l))
         }
     }
 }

@@ -7,7 +7,7 @@ use proxima_broadphase::BroadPhase;
 use proxima_narrowphase::{contact_triangle_triangle, Aabb, Contact, Isometry, Point, Real, Triangle};
 
 use super::TriMesh;
-use crate::contact::to_world;
+use crate::mesh_frame::contact_to_world;
 
 /// Query boxes grow by this fraction of the largest coordinate in A's frame:
 /// more than the triangle test's touching band (`1e-6` of a pair's extent,
@@ -38,7 +38,7 @@ pub(crate) fn contact_mesh_mesh(a: &TriMesh, pose_a: &Isometry, b: &TriMesh, pos
             best = Some(c);
         }
     });
-    best.map(|c| to_world(&c, pose_a))
+    best.map(|c| contact_to_world(&c, pose_a))
 }
 
 /// Calls `f(i, j, contact)` for every pair of A's triangle `i` and B's
