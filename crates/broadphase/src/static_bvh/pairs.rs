@@ -149,7 +149,13 @@ impl StaticBvh {
             (Lane::Leaf { first: fa, count: ca }, Lane::Leaf { first: fb, count: cb }) => {
                 self.leaf_pairs(fa, ca, fb, cb, out)
             }
-            (Lane::Node(a), Lane::Node(b)) => stack.push(PairTask::Across(a, b)),
+            (Lane::Node(a), Lane::Node(b)) => {
+                // The pushed nodes load while the other lane pairs are
+                // visited (the descent is a chain of cache misses otherwise).
+                super::ray::prefetch_node(&self.nodes, a);
+                super::ray::prefetch_node(&self.nodes, b);
+                stack.push(PairTask::Across(a, b))
+            }
             (Lane::Leaf { first, count }, Lane::Node(node)) | (Lane::Node(node), Lane::Leaf { first, count }) => {
                 self.leaf_against(first, count, node, out)
             }
