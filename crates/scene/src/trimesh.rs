@@ -194,9 +194,10 @@ impl TriMesh {
         self.ray_posed(ray, pose, any)
     }
 
-    /// [`TriMesh::cast_ray_posed`], inlined into the scene's ray queries:
-    /// its hit then stays in registers instead of going through memory
-    /// (stored field by field, then copied whole, the copy stalls on it).
+    /// [`TriMesh::cast_ray_posed`], inlined into the scene's ray queries,
+    /// so that the mesh's hit is not copied whole once more on its way up
+    /// (a copy read back just after the field-by-field stores of the hit
+    /// stalls on them).
     #[inline(always)]
     pub(crate) fn ray_posed(&self, ray: &Ray, pose: &Isometry, any: bool) -> Option<MeshRayHit> {
         let q = pose.rotation.as_ref();

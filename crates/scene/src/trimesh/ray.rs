@@ -74,7 +74,6 @@ impl RayTree {
     /// with `any` the first hit found (the traversal stops there): the
     /// triangle index and the hit point's barycentrics, and the hit as
     /// `cast_ray_triangle` gives it.
-    #[inline]
     pub(super) fn cast(&self, ray: &Ray, any: bool) -> Option<MeshRayHit> {
         #[cfg(target_arch = "x86_64")]
         if SimdLevel::Avx.is_available() {
