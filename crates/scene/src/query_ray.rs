@@ -307,34 +307,51 @@ impl Scene {
     /// assert!(scene.cast_ray_any(&to_light, &QueryFilter::default()).is_some());
     /// ```
     pub fn cast_ray_any(&self, ray: &Ray, filter: &QueryFilter) -> Option<SceneRayHit> {
+        let Some((tree, pass)) = self.static_pass(filter) else {
+            return self.finish_any(ray, filter, None);
+        };
+        if pass.boxes.len() == 1 {
+            // One static collider: its own test is the traversal, and its own
+            // return path keeps the hit in registers (as in `cast_ray_closest`).
+            return self.finish_any(ray, filter, pass.lone(ray, true));
+        }
         let mut found = None;
-        if let Some((tree, pass)) = self.static_pass(filter) {
-            if pass.boxes.len() == 1 {
-                // One static collider: its own test is the traversal.
-                found = pass.lone(ray, true);
+        let pre = PrecomputedRay::new(ray);
+        tree.visit_ray_leaves(ray, |slots, entry| {
+            found = pass.leaf_any(ray, &pre, slots, entry);
+            if found.is_some() {
+                RayControl::Stop
             } else {
-                let pre = PrecomputedRay::new(ray);
-                tree.visit_ray_leaves(ray, |slots, entry| {
-                    found = pass.leaf_any(ray, &pre, slots, entry);
-                    if found.is_some() {
-                        RayControl::Stop
-                    } else {
-                        RayControl::Continue
-                    }
-                });
+                RayControl::Continue
             }
-        }
-        if found.is_none() && self.dynamic_set.len() > 0 {
-            self.dynamic_set.visit_ray(ray, |slot, _entry| {
-                found = self.exact_ray_hit(slot, ray, filter, true);
-                if found.is_some() {
-                    RayControl::Stop
-                } else {
-                    RayControl::Continue
-                }
-            });
-        }
-        Some(self.scene_hit(ray, found?))
+        });
+        self.finish_any(ray, filter, found)
+    }
+
+    /// The dynamic pass of [`Scene::cast_ray_any`] when the static one found
+    /// nothing, and the hit's normal.
+    #[inline(always)]
+    fn finish_any(&self, ray: &Ray, filter: &QueryFilter, found: Option<Best>) -> Option<SceneRayHit> {
+        let found = match found {
+            Some(hit) => hit,
+            None if self.dynamic_set.len() > 0 => self.dynamic_any(ray, filter)?,
+            None => return None,
+        };
+        Some(self.scene_hit(ray, found))
+    }
+
+    /// The first dynamic collider that `ray` hits, if any.
+    fn dynamic_any(&self, ray: &Ray, filter: &QueryFilter) -> Option<Best> {
+        let mut found = None;
+        self.dynamic_set.visit_ray(ray, |slot, _entry| {
+            found = self.exact_ray_hit(slot, ray, filter, true);
+            if found.is_some() {
+                RayControl::Stop
+            } else {
+                RayControl::Continue
+            }
+        });
+        found
     }
 
     /// Calls `visitor` with every hit of `ray` (in no particular order) until

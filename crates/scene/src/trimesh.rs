@@ -204,7 +204,8 @@ impl TriMesh {
         let unrotated = q.i == 0.0 && q.j == 0.0 && q.k == 0.0 && q.w == 1.0;
         let t = pose.translation.vector;
         let local;
-        let ray = if unrotated && t == Vector::zeros() {
+        // Per component: nalgebra's `==` on vectors is an iterator fold.
+        let ray = if unrotated && t.x == 0.0 && t.y == 0.0 && t.z == 0.0 {
             // The mesh frame is the world frame: the ray is the local ray.
             ray
         } else if unrotated {
