@@ -89,7 +89,16 @@ impl StaticPass<'_> {
             if toi > *max_toi {
                 continue;
             }
-            let Some(hit) = self.exact(ray.with_max_toi(*max_toi), s, toi, false) else { continue };
+            // The ray itself until a hit clips it: a copy of it would be read
+            // back (whole vectors) just after its piecewise stores.
+            let clipped;
+            let ray = if *max_toi < ray.max_toi() {
+                clipped = ray.with_max_toi(*max_toi);
+                &clipped
+            } else {
+                ray
+            };
+            let Some(hit) = self.exact(ray, s, toi, false) else { continue };
             if best.is_none_or(|b| hit.toi < b.toi) {
                 *best = Some(hit);
                 *max_toi = hit.toi;
@@ -108,8 +117,8 @@ impl StaticPass<'_> {
     /// (clipped to the best so far): `None` when the filter rejects the
     /// collider or the ray misses it. A box collider is hit at the entry, its
     /// normal left for later; with `any`, a mesh stops at its first hit.
-    #[inline]
-    fn exact(&self, ray: Ray, s: usize, entry_toi: Real, any: bool) -> Option<Best> {
+    #[inline(always)]
+    fn exact(&self, ray: &Ray, s: usize, entry_toi: Real, any: bool) -> Option<Best> {
         let leaf = self.leaves[s];
         if !groups_interact(&self.filter.groups, &leaf.groups) {
             return None;
@@ -121,8 +130,22 @@ impl StaticPass<'_> {
         if leaf.is_box {
             return Some(Best { slot: leaf.slot, toi: entry_toi, normal: Err(self.boxes[s]), triangle: None });
         }
-        let h = collider().world.ray_hit(&ray, any)?;
+        let h = collider().world.ray_hit(ray, any)?;
         Some(Best { slot: leaf.slot, toi: h.hit.toi, normal: Ok(h.hit.normal), triangle: h.triangle })
+    }
+
+    /// The hit of `ray` on the set's only collider (`any`: a mesh stops at
+    /// its first hit). A box collider's box test is its exact test; any
+    /// other shape goes straight to its exact test, which culls by itself
+    /// (a mesh tests its own tree's root box), so the world box is not
+    /// tested twice.
+    #[inline(always)]
+    fn lone(&self, ray: &Ray, any: bool) -> Option<Best> {
+        if self.leaves[0].is_box {
+            let RayInterval { toi_enter, .. } = ray_aabb_interval(&PrecomputedRay::new(ray), &self.boxes[0])?;
+            return self.exact(ray, 0, toi_enter, any);
+        }
+        self.exact(ray, 0, 0.0, any)
     }
 
     /// One leaf of the static tree for [`Scene::cast_ray_any`]: the first
@@ -139,7 +162,7 @@ impl StaticPass<'_> {
                     _ => continue,
                 }
             };
-            if let Some(hit) = self.exact(*ray, s, toi, true) {
+            if let Some(hit) = self.exact(ray, s, toi, true) {
                 return Some(hit);
             }
         }
@@ -176,20 +199,22 @@ impl Scene {
     /// assert_eq!(hit.toi, 9.0);
     /// ```
     pub fn cast_ray_closest(&self, ray: &Ray, filter: &QueryFilter) -> Option<SceneRayHit> {
+        let Some((tree, pass)) = self.static_pass(filter) else {
+            return self.finish_closest(ray, filter, None, ray.max_toi());
+        };
+        if pass.boxes.len() == 1 {
+            // One static collider: its own test is the traversal (for a box,
+            // the same entry toi, bit for bit), without its setup. Its own
+            // return path keeps the hit in registers: `best` below lives in
+            // memory (the visitor borrows it), and copying it whole just
+            // after its piecewise stores would stall.
+            let best = pass.lone(ray, false);
+            return self.finish_closest(ray, filter, best, best.map_or(ray.max_toi(), |b| b.toi));
+        }
         let mut best = None;
         let mut max_toi = ray.max_toi();
-        if let Some((tree, pass)) = self.static_pass(filter) {
-            let pre = PrecomputedRay::new(ray);
-            if let [only] = pass.boxes {
-                // One static collider: its box test alone is the traversal
-                // (the same entry toi, bit for bit), without its setup.
-                if let Some(RayInterval { toi_enter, .. }) = ray_aabb_interval(&pre, only) {
-                    pass.leaf(ray, &pre, 0..1, toi_enter, &mut best, &mut max_toi);
-                }
-            } else {
-                tree.visit_ray_leaves(ray, |slots, entry| pass.leaf(ray, &pre, slots, entry, &mut best, &mut max_toi));
-            }
-        }
+        let pre = PrecomputedRay::new(ray);
+        tree.visit_ray_leaves(ray, |slots, entry| pass.leaf(ray, &pre, slots, entry, &mut best, &mut max_toi));
         self.finish_closest(ray, filter, best, max_toi)
     }
 
@@ -206,33 +231,52 @@ impl Scene {
     }
 
     /// The dynamic pass of [`Scene::cast_ray_closest`] after the static one
-    /// (`best` and `max_toi` as it left them), and the final hit's normal.
+    /// (`best` and `max_toi` as it left them: `max_toi` is `best`'s `toi`
+    /// when there is one), and the final hit's normal.
+    ///
+    /// The static `best` is not handed to the dynamic pass, which returns
+    /// only a strictly nearer hit: the compiler can then keep it in
+    /// registers (a value whose address escapes lives in memory, written
+    /// field by field and copied whole, and the copy stalls on the writes).
+    #[inline(always)]
     fn finish_closest(
         &self,
         ray: &Ray,
         filter: &QueryFilter,
-        mut best: Option<Best>,
+        best: Option<Best>,
         max_toi: Real,
     ) -> Option<SceneRayHit> {
-        if self.dynamic_set.len() == 0 {
-            return best.map(|b| self.scene_hit(ray, b));
-        }
+        let nearer =
+            if self.dynamic_set.len() == 0 { None } else { self.dynamic_closest(ray, filter, max_toi, best.is_some()) };
+        Some(self.scene_hit(ray, nearer.or(best)?))
+    }
+
+    /// The closest dynamic hit of `ray` clipped to `max_toi`; with `strict`
+    /// (a static hit at `max_toi` exists), only a hit before `max_toi`, so
+    /// that ties keep the static hit, found first.
+    fn dynamic_closest(&self, ray: &Ray, filter: &QueryFilter, max_toi: Real, strict: bool) -> Option<Best> {
+        let mut best: Option<Best> = None;
         let clipped = ray.with_max_toi(max_toi);
         let mut current = clipped;
         self.dynamic_set.visit_ray(&clipped, |slot, _entry| {
             let Some(hit) = self.exact_ray_hit(slot, &current, filter, false) else {
                 return RayControl::Continue;
             };
-            if best.is_none_or(|b| hit.toi < b.toi) {
+            let nearer = match best {
+                Some(b) => hit.toi < b.toi,
+                None => !strict || hit.toi < max_toi,
+            };
+            if nearer {
                 best = Some(hit);
                 current = current.with_max_toi(hit.toi);
             }
             RayControl::Clip(current.max_toi())
         });
-        Some(self.scene_hit(ray, best?))
+        best
     }
 
     /// The public hit of `best`; a box collider's normal is computed here.
+    #[inline(always)]
     fn scene_hit(&self, ray: &Ray, Best { slot, toi, normal, triangle }: Best) -> SceneRayHit {
         let normal = normal.unwrap_or_else(|aabb| {
             // A box collider: its exact test again, for the normal of the face
@@ -263,36 +307,51 @@ impl Scene {
     /// assert!(scene.cast_ray_any(&to_light, &QueryFilter::default()).is_some());
     /// ```
     pub fn cast_ray_any(&self, ray: &Ray, filter: &QueryFilter) -> Option<SceneRayHit> {
+        let Some((tree, pass)) = self.static_pass(filter) else {
+            return self.finish_any(ray, filter, None);
+        };
+        if pass.boxes.len() == 1 {
+            // One static collider: its own test is the traversal, and its own
+            // return path keeps the hit in registers (as in `cast_ray_closest`).
+            return self.finish_any(ray, filter, pass.lone(ray, true));
+        }
         let mut found = None;
-        if let Some((tree, pass)) = self.static_pass(filter) {
-            let pre = PrecomputedRay::new(ray);
-            if let [only] = pass.boxes {
-                // One static collider: its box test alone is the traversal.
-                if let Some(RayInterval { toi_enter, .. }) = ray_aabb_interval(&pre, only) {
-                    found = pass.leaf_any(ray, &pre, 0..1, toi_enter);
-                }
+        let pre = PrecomputedRay::new(ray);
+        tree.visit_ray_leaves(ray, |slots, entry| {
+            found = pass.leaf_any(ray, &pre, slots, entry);
+            if found.is_some() {
+                RayControl::Stop
             } else {
-                tree.visit_ray_leaves(ray, |slots, entry| {
-                    found = pass.leaf_any(ray, &pre, slots, entry);
-                    if found.is_some() {
-                        RayControl::Stop
-                    } else {
-                        RayControl::Continue
-                    }
-                });
+                RayControl::Continue
             }
-        }
-        if found.is_none() && self.dynamic_set.len() > 0 {
-            self.dynamic_set.visit_ray(ray, |slot, _entry| {
-                found = self.exact_ray_hit(slot, ray, filter, true);
-                if found.is_some() {
-                    RayControl::Stop
-                } else {
-                    RayControl::Continue
-                }
-            });
-        }
-        Some(self.scene_hit(ray, found?))
+        });
+        self.finish_any(ray, filter, found)
+    }
+
+    /// The dynamic pass of [`Scene::cast_ray_any`] when the static one found
+    /// nothing, and the hit's normal.
+    #[inline(always)]
+    fn finish_any(&self, ray: &Ray, filter: &QueryFilter, found: Option<Best>) -> Option<SceneRayHit> {
+        let found = match found {
+            Some(hit) => hit,
+            None if self.dynamic_set.len() > 0 => self.dynamic_any(ray, filter)?,
+            None => return None,
+        };
+        Some(self.scene_hit(ray, found))
+    }
+
+    /// The first dynamic collider that `ray` hits, if any.
+    fn dynamic_any(&self, ray: &Ray, filter: &QueryFilter) -> Option<Best> {
+        let mut found = None;
+        self.dynamic_set.visit_ray(ray, |slot, _entry| {
+            found = self.exact_ray_hit(slot, ray, filter, true);
+            if found.is_some() {
+                RayControl::Stop
+            } else {
+                RayControl::Continue
+            }
+        });
+        found
     }
 
     /// Calls `visitor` with every hit of `ray` (in no particular order) until

@@ -164,7 +164,7 @@ impl WorldShape {
     /// The first hit of `ray`, or with `any` some hit (a mesh stops at the
     /// first triangle hit it finds; the other shapes have one candidate, so
     /// their first hit), and for a mesh the triangle hit.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn ray_hit(&self, ray: &Ray, any: bool) -> Option<ShapeRayHit> {
         use proxima_narrowphase::{cast_ray_aabb, cast_ray_capsule, cast_ray_obb, cast_ray_sphere};
         let hit = match self {
@@ -173,7 +173,7 @@ impl WorldShape {
             Self::Obb(o) => cast_ray_obb(ray, o),
             Self::Capsule(c) => cast_ray_capsule(ray, c),
             Self::TriMesh(mesh, pose) => {
-                let h = mesh.cast_ray_posed(ray, pose, any)?;
+                let h = mesh.ray_posed(ray, pose, any)?;
                 return Some(ShapeRayHit { hit: h.hit, triangle: Some(h.triangle) });
             }
         };

@@ -185,22 +185,44 @@ impl TriMesh {
 
     /// [`TriMesh::cast_ray`] for a world ray against the mesh placed by `pose`.
     /// An isometry preserves the ray parameter, so `toi` needs no rescaling.
+    ///
+    /// Under the identity pose (a static mesh placed where it was modelled,
+    /// the common case) the world ray is the mesh ray: it is cast as it is,
+    /// without building a second `Ray` (whose fresh, piecewise stores the
+    /// traversal's whole-vector loads would wait on).
     pub fn cast_ray_posed(&self, ray: &Ray, pose: &Isometry, any: bool) -> Option<MeshRayHit> {
+        self.ray_posed(ray, pose, any)
+    }
+
+    /// [`TriMesh::cast_ray_posed`], inlined into the scene's ray queries,
+    /// so that the mesh's hit is not copied whole once more on its way up
+    /// (a copy read back just after the field-by-field stores of the hit
+    /// stalls on them).
+    #[inline(always)]
+    pub(crate) fn ray_posed(&self, ray: &Ray, pose: &Isometry, any: bool) -> Option<MeshRayHit> {
         let q = pose.rotation.as_ref();
-        if q.i == 0.0 && q.j == 0.0 && q.k == 0.0 && q.w == 1.0 {
+        let unrotated = q.i == 0.0 && q.j == 0.0 && q.k == 0.0 && q.w == 1.0;
+        let t = pose.translation.vector;
+        let local;
+        // Per component: nalgebra's `==` on vectors is an iterator fold.
+        let ray = if unrotated && t.x == 0.0 && t.y == 0.0 && t.z == 0.0 {
+            // The mesh frame is the world frame: the ray is the local ray.
+            ray
+        } else if unrotated {
             // A translation: the direction and the normal are unchanged (the
             // same bits as the rotation by the identity would give).
-            let local = Ray::try_new(ray.origin() - pose.translation.vector, *ray.dir(), ray.max_toi()).ok()?;
-            return self.cast_ray(&local, any);
+            local = Ray::try_new(ray.origin() - t, *ray.dir(), ray.max_toi()).ok()?;
+            &local
+        } else {
+            let (o, d) = (pose.inverse_transform_point(ray.origin()), pose.inverse_transform_vector(ray.dir()));
+            local = Ray::try_new(o, d, ray.max_toi()).ok()?;
+            &local
+        };
+        let h = self.ray_tree.cast(ray, any)?;
+        if unrotated {
+            return Some(h);
         }
-        let local = Ray::try_new(
-            pose.inverse_transform_point(ray.origin()),
-            pose.inverse_transform_vector(ray.dir()),
-            ray.max_toi(),
-        )
-        .ok()?;
-        self.cast_ray(&local, any)
-            .map(|h| MeshRayHit { hit: RayHit { normal: pose.rotation * h.hit.normal, ..h.hit }, ..h })
+        Some(MeshRayHit { hit: RayHit { normal: pose.rotation * h.hit.normal, ..h.hit }, ..h })
     }
 
     /// The first hit of a sphere moving by `motion` (all in the mesh frame).

@@ -1,7 +1,9 @@
 //! Rays through scenes of one posed mesh collider (the shipped meshes):
 //! `cast_ray_closest` equals the bare `TriMesh::cast_ray_posed` (toi, normal,
 //! triangle and barycentrics), `cast_ray_any` finds a hit exactly when the
-//! closest-hit cast does, and the barycentrics rebuild the hit point.
+//! closest-hit cast does, and the barycentrics rebuild the hit point. Poses:
+//! rotated, a translation, and the identity; under the last two the posed
+//! cast also equals the unposed `TriMesh::cast_ray` of the translated ray.
 
 use std::sync::Arc;
 
@@ -18,11 +20,24 @@ fn rebuilt(mesh: &TriMesh, pose: &Isometry, t: TriangleHit) -> proxima_narrowpha
     pose.transform_point(&(a + (b - a) * t.u + (c - a) * t.v))
 }
 
-fn check_mesh(name: &str, seed: u64, dynamic: bool) {
+/// How the mesh collider is placed.
+#[derive(Clone, Copy, PartialEq)]
+enum Pose {
+    Rotated,
+    Translated,
+    Identity,
+}
+
+fn check_mesh(name: &str, seed: u64, dynamic: bool, kind: Pose) {
     let path = format!("{}/../../assets/meshes/{name}.obj", env!("CARGO_MANIFEST_DIR"));
     let mesh = Arc::new(TriMesh::from_obj(path).unwrap());
     let mut rng = proxima_test_support::rng(seed);
-    let pose = Isometry::from_parts(Vector::new(3.0, -2.0, 5.0).into(), gen::rotation(&mut rng));
+    let shift = Vector::new(3.0, -2.0, 5.0);
+    let pose = match kind {
+        Pose::Rotated => Isometry::from_parts(shift.into(), gen::rotation(&mut rng)),
+        Pose::Translated => Isometry::translation(shift.x, shift.y, shift.z),
+        Pose::Identity => Isometry::identity(),
+    };
     let groups = CollisionGroups { memberships: 0b01, filter: 0b11 };
     let mut scene = Scene::new();
     let mut desc = ColliderDesc::new(ColliderShape::TriMesh(Arc::clone(&mesh)), pose).with_groups(groups);
@@ -57,6 +72,13 @@ fn check_mesh(name: &str, seed: u64, dynamic: bool) {
         let ray = Ray::new(origin, target - origin, max_toi);
         let bare = mesh.cast_ray_posed(&ray, &pose, false);
         let bare_any = mesh.cast_ray_posed(&ray, &pose, true);
+        if kind != Pose::Rotated {
+            // A pose without rotation moves the origin only: the same hits,
+            // bit for bit, as the unposed mesh and the moved ray.
+            let local = Ray::new(ray.origin() - pose.translation.vector, *ray.dir(), ray.max_toi());
+            assert_eq!(bare, mesh.cast_ray(&local, false), "{name} ray {i}: posed vs unposed");
+            assert_eq!(bare_any, mesh.cast_ray(&local, true), "{name} ray {i}: posed vs unposed any-hit");
+        }
         assert_eq!(bare_any.is_some(), bare.is_some(), "{name} ray {i}: bare any-hit vs closest");
         hits += usize::from(bare.is_some());
         for (k, (filter, accepts)) in filters.iter().enumerate() {
@@ -86,12 +108,22 @@ fn check_mesh(name: &str, seed: u64, dynamic: bool) {
 
 #[test]
 fn static_mesh_collider_any_and_closest_match_the_bare_mesh() {
-    check_mesh("spot", 0xA1, false);
-    check_mesh("nefertiti-lowres", 0xA2, false);
+    check_mesh("spot", 0xA1, false, Pose::Rotated);
+    check_mesh("nefertiti-lowres", 0xA2, false, Pose::Rotated);
 }
 
 #[test]
 fn dynamic_mesh_collider_any_and_closest_match_the_bare_mesh() {
-    check_mesh("spot", 0xA3, true);
-    check_mesh("nefertiti-lowres", 0xA4, true);
+    check_mesh("spot", 0xA3, true, Pose::Rotated);
+    check_mesh("nefertiti-lowres", 0xA4, true, Pose::Rotated);
+}
+
+#[test]
+fn unrotated_mesh_collider_any_and_closest_match_the_bare_mesh() {
+    for (k, kind) in [Pose::Translated, Pose::Identity].into_iter().enumerate() {
+        for dynamic in [false, true] {
+            check_mesh("spot", 0xA5 + 2 * k as u64 + u64::from(dynamic), dynamic, kind);
+        }
+    }
+    check_mesh("nefertiti-lowres", 0xA9, false, Pose::Identity);
 }

@@ -64,8 +64,10 @@ impl TriangleBlock {
     }
 
     /// Lane `lane`'s vertices.
+    #[inline(always)]
     pub(super) fn vertices(&self, lane: usize) -> [Point; 3] {
-        core::array::from_fn(|k| Point::new(self.v[k][0][lane], self.v[k][1][lane], self.v[k][2][lane]))
+        let p = |k: usize| Point::new(self.v[k][0][lane], self.v[k][1][lane], self.v[k][2][lane]);
+        [p(0), p(1), p(2)]
     }
 
     /// The unit face normal of lane `lane`'s triangle on the side `dir` comes
