@@ -56,14 +56,11 @@ impl Polygon {
     }
 
     /// The part of the polygon with `normal . x <= offset`, the side plane
-    /// labelled `label` (`4..8`). A segment (two vertices) is clipped as a
-    /// segment, not as a closed polygon.
+    /// labelled `label` (`4..8`), into `out` (overwritten). A segment (two
+    /// vertices) is clipped as a segment, not as a closed polygon.
     #[inline]
-    #[must_use]
-    pub fn clip(&self, normal: &Vector, offset: Real, label: u8) -> Self {
-        let mut out = Self::empty();
-        self.clip_by(&mut out, |x| normal.dot(x) - offset, label);
-        out
+    pub fn clip_into(&self, out: &mut Self, normal: &Vector, offset: Real, label: u8) {
+        self.clip_by(out, |x| normal.dot(x) - offset, label);
     }
 
     /// The part of the polygon with `s x_m <= limit` (`s = ±1`), into `out`
@@ -108,7 +105,15 @@ impl Polygon {
 /// `poly` clipped by the side planes `normal . x <= offset` of a reference
 /// face (labels `4, 5, ...` in order; at most four planes).
 pub(super) fn clip_to_sides(poly: Polygon, sides: &[(Vector, Real)]) -> Polygon {
-    sides.iter().enumerate().fold(poly, |p, (i, (n, o))| p.clip(n, *o, 4 + i as u8))
+    // Two buffers, each pass clipping one into the other (a pass that
+    // returned its polygon by value copied 136 bytes).
+    let mut bufs = [poly, poly];
+    for (i, (n, o)) in sides.iter().enumerate() {
+        let [a, b] = &mut bufs;
+        let (src, dst) = if i % 2 == 0 { (&*a, b) } else { (&*b, a) };
+        src.clip_into(dst, n, *o, 4 + i as u8);
+    }
+    bufs[sides.len() % 2]
 }
 
 /// The side planes of a triangle face with unit normal `f`: for each edge
