@@ -355,6 +355,17 @@ fn mesh_build(c: &mut Criterion) {
         let mesh = TriMesh::from_obj(&path).unwrap();
         let (vertices, indices) = (mesh.vertices().to_vec(), mesh.indices().to_vec());
         let pvertices: Vec<_> = vertices.iter().map(convert::pt).collect();
+        // Bytes per triangle: proxima's `memory_bytes`, parry's
+        // `total_memory_size` (its value and the capacities of its vertices,
+        // indices and BVH arrays), both on a freshly built mesh.
+        let theirs = parry3d::shape::TriMesh::new(pvertices.clone(), indices.clone()).unwrap();
+        let per = |bytes: usize| bytes as f64 / indices.len() as f64;
+        eprintln!(
+            "{name}: {} triangles, memory per triangle: proxima {:.1} B, parry3d {:.1} B",
+            indices.len(),
+            per(TriMesh::new(vertices.clone(), indices.clone()).unwrap().memory_bytes()),
+            per(theirs.total_memory_size())
+        );
         let mut g = c.benchmark_group(format!("scene/mesh_build_{name}"));
         g.throughput(Throughput::Elements(indices.len() as u64));
         g.sample_size(10);

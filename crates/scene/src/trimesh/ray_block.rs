@@ -4,7 +4,7 @@
 //! triangles at a time (structure of arrays, two SSE2 registers per row).
 
 use proxima_narrowphase::kernels::WatertightRay;
-use proxima_narrowphase::{Point, Real, Triangle, UnitVector, Vector};
+use proxima_narrowphase::{Point, Real, UnitVector, Vector};
 
 /// Triangles per [`TriangleBlock`].
 pub(super) const LANES: usize = 8;
@@ -47,14 +47,16 @@ pub(super) struct TriangleBlock {
 }
 
 impl TriangleBlock {
-    /// The block of `triangles` (at most [`LANES`]), in order.
-    pub(super) fn new<'a>(triangles: impl IntoIterator<Item = &'a Triangle>) -> Self {
+    /// The block of `triangles` (at most [`LANES`], each as its three
+    /// vertices), in order.
+    pub(super) fn new(triangles: impl IntoIterator<Item = [Point; 3]>) -> Self {
         let mut v = [[[Real::NAN; LANES]; 3]; 3];
-        for (lane, t) in triangles.into_iter().enumerate() {
-            if UnitVector::try_new(t.scaled_normal(), 0.0).is_none() {
+        for (lane, [a, b, c]) in triangles.into_iter().enumerate() {
+            // The face normal `(b - a) x (c - a)`, as `Triangle::scaled_normal`.
+            if UnitVector::try_new((b - a).cross(&(c - a)), 0.0).is_none() {
                 continue;
             }
-            for (vertex, p) in t.vertices().iter().enumerate() {
+            for (vertex, p) in [a, b, c].iter().enumerate() {
                 for axis in 0..3 {
                     v[vertex][axis][lane] = p[axis];
                 }
@@ -234,7 +236,7 @@ impl TriangleBlock {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use proxima_narrowphase::{cast_ray_triangle, Ray};
+    use proxima_narrowphase::{cast_ray_triangle, Ray, Triangle};
     use proxima_test_support::gen::{self, Placement};
     use proxima_test_support::Rng;
 
@@ -260,7 +262,7 @@ mod tests {
                     _ => gen::triangle(&mut rng, &place),
                 })
                 .collect();
-            let block = TriangleBlock::new(&tris);
+            let block = TriangleBlock::new(tris.iter().map(Triangle::vertices));
             let t = &tris[rng.random_range(0..n)];
             let [a, b, c] = t.vertices();
             let target = match rng.random_range(0..4) {
