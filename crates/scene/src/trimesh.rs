@@ -170,11 +170,43 @@ impl TriMesh {
     /// The tree culls blocks of 8 triangles by their boxes, then each
     /// triangle of an overlapping block by its own box.
     pub fn visit_triangles(&self, aabb: &Aabb, mut visitor: impl FnMut(u32) -> ControlFlow<()>) -> ControlFlow<()> {
+        self.visit_candidates(aabb, |t, _| visitor(t))
+    }
+
+    /// [`TriMesh::visit_triangles`] handing the visitor each triangle too.
+    ///
+    /// A block's lanes are culled at once from its structure-of-arrays
+    /// vertices (in cache, unlike the shared vertex list) and a passing
+    /// lane's triangle is built from them: the same vertices as
+    /// [`TriMesh::triangle`] gathers. Degenerate triangles (NaN lanes) are
+    /// gathered and tested one by one.
+    #[inline]
+    pub(crate) fn visit_candidates(
+        &self,
+        aabb: &Aabb,
+        mut visitor: impl FnMut(u32, &Triangle) -> ControlFlow<()>,
+    ) -> ControlFlow<()> {
+        let (lo, hi) = (aabb.min(), aabb.max());
         self.tree.bvh.visit_overlaps(aabb, |block| {
-            let slot = self.tree.slot[block as usize];
-            for &t in self.tree.ids[slot as usize].iter().take_while(|&&t| t != u32::MAX) {
-                if intersects_aabb_aabb(&self.triangle(t).aabb(), aabb) {
-                    visitor(t)?;
+            let slot = self.tree.slot[block as usize] as usize;
+            let (lanes, ids) = (&self.tree.blocks[slot], &self.tree.ids[slot]);
+            let mut hits = lanes.overlap_mask(lo, hi);
+            while hits != 0 {
+                let l = hits.trailing_zeros() as usize;
+                hits &= hits - 1;
+                let [a, b, c] = lanes.vertices(l);
+                visitor(ids[l], &Triangle::new(a, b, c))?;
+            }
+            let mut degenerate = lanes.nan_mask();
+            while degenerate != 0 {
+                let l = degenerate.trailing_zeros() as usize;
+                degenerate &= degenerate - 1;
+                if ids[l] == u32::MAX {
+                    break; // unused lanes come last
+                }
+                let t = self.triangle(ids[l]);
+                if intersects_aabb_aabb(&t.aabb(), aabb) {
+                    visitor(ids[l], &t)?;
                 }
             }
             ControlFlow::Continue(())
@@ -286,8 +318,8 @@ impl TriMesh {
     pub fn cast_sphere(&self, sphere: &Sphere, motion: &Vector) -> Option<SweepHit> {
         let swept = sphere.swept_aabb(motion)?;
         let mut best: Option<SweepHit> = None;
-        let _ = self.visit_triangles(&swept, |tri| {
-            if let Some(hit) = cast_sphere_triangle(sphere, motion, &self.triangle(tri)) {
+        let _ = self.visit_candidates(&swept, |_, t| {
+            if let Some(hit) = cast_sphere_triangle(sphere, motion, t) {
                 if best.is_none_or(|b| hit.toi < b.toi) {
                     best = Some(hit);
                 }
@@ -312,8 +344,8 @@ impl TriMesh {
         let first = closest_point_triangle(p, &self.triangle(0));
         let mut best = (0u32, first, (p - first).norm());
         let query = Aabb::try_from_center(*p, Vector::repeat(best.2)).ok()?;
-        let _ = self.visit_triangles(&query, |tri| {
-            let q = closest_point_triangle(p, &self.triangle(tri));
+        let _ = self.visit_candidates(&query, |tri, t| {
+            let q = closest_point_triangle(p, t);
             let d = (p - q).norm();
             if d < best.2 {
                 best = (tri, q, d);
@@ -328,8 +360,8 @@ impl TriMesh {
     pub fn contains_point(&self, p: &Point) -> bool {
         let probe = Aabb::try_from_center(*p, Vector::zeros()).ok();
         probe.is_some_and(|probe| {
-            self.visit_triangles(&probe.loosened(1e-6), |tri| {
-                if self.triangle(tri).contains_point(p) {
+            self.visit_candidates(&probe.loosened(1e-6), |_, t| {
+                if t.contains_point(p) {
                     ControlFlow::Break(())
                 } else {
                     ControlFlow::Continue(())
@@ -341,8 +373,8 @@ impl TriMesh {
 
     /// True when the sphere (mesh frame) touches a triangle.
     pub fn intersects_sphere(&self, sphere: &Sphere) -> bool {
-        self.visit_triangles(&sphere.aabb(), |tri| {
-            if intersects_sphere_triangle(sphere, &self.triangle(tri)) {
+        self.visit_candidates(&sphere.aabb(), |_, t| {
+            if intersects_sphere_triangle(sphere, t) {
                 ControlFlow::Break(())
             } else {
                 ControlFlow::Continue(())
@@ -356,8 +388,7 @@ impl TriMesh {
     /// box as an axis-aligned one (13-axis SAT).
     pub fn intersects_obb(&self, obb: &Obb) -> bool {
         let local_box = Aabb::new(Point::from(-obb.half_extents()), Point::from(*obb.half_extents()));
-        self.visit_triangles(&obb.aabb(), |tri| {
-            let t = &self.triangle(tri);
+        self.visit_candidates(&obb.aabb(), |_, t| {
             let [a, b, c] = t.vertices().map(|v| Point::from(obb.to_local(&v)));
             match Triangle::try_new(a, b, c) {
                 Ok(lt) if intersects_aabb_triangle(&local_box, &lt) => ControlFlow::Break(()),
@@ -370,8 +401,8 @@ impl TriMesh {
     /// True when the capsule (mesh frame) touches a triangle
     /// (`contact_capsule_triangle` on the triangles whose boxes overlap its box).
     pub fn intersects_capsule(&self, capsule: &Capsule) -> bool {
-        self.visit_triangles(&capsule.aabb(), |tri| {
-            if contact_capsule_triangle(capsule, &self.triangle(tri)).is_some() {
+        self.visit_candidates(&capsule.aabb(), |_, t| {
+            if contact_capsule_triangle(capsule, t).is_some() {
                 ControlFlow::Break(())
             } else {
                 ControlFlow::Continue(())
@@ -403,8 +434,8 @@ impl TriMesh {
     /// The contact of greatest depth over the triangles overlapping `cull`.
     fn deepest(&self, cull: &Aabb, contact: impl Fn(&Triangle) -> Option<Contact>) -> Option<Contact> {
         let mut best: Option<Contact> = None;
-        let _ = self.visit_triangles(cull, |tri| {
-            if let Some(c) = contact(&self.triangle(tri)) {
+        let _ = self.visit_candidates(cull, |_, t| {
+            if let Some(c) = contact(t) {
                 if best.is_none_or(|b| c.depth > b.depth) {
                     best = Some(c);
                 }

@@ -115,8 +115,8 @@ impl TriMesh {
         out: &mut Vec<ContactManifold>,
     ) {
         scratch.found.clear();
-        let _ = self.visit_triangles(&shape.aabb().loosened(prediction), |t| {
-            if let Some(manifold) = shape.manifold(&self.triangle(t), prediction) {
+        let _ = self.visit_candidates(&shape.aabb().loosened(prediction), |t, tri| {
+            if let Some(manifold) = shape.manifold(tri, prediction) {
                 scratch.found.push(TriangleManifold { triangle: t, manifold });
             }
             ControlFlow::Continue(())

@@ -65,6 +65,31 @@ impl TriangleBlock {
         Self { v }
     }
 
+    /// The lanes whose triangle's box overlaps the closed box `[lo, hi]`:
+    /// bit `l` set when, on every axis, `min(a, b, c) <= hi` and
+    /// `lo <= max(a, b, c)` for lane `l`'s vertices (the test of
+    /// `intersects_aabb_aabb` on the triangle's box). NaN lanes (unused or
+    /// degenerate) compare false: never set.
+    #[inline]
+    pub(super) fn overlap_mask(&self, lo: &Point, hi: &Point) -> u32 {
+        let mut inside = [true; LANES];
+        for axis in 0..3 {
+            let [a, b, c] = [&self.v[0][axis], &self.v[1][axis], &self.v[2][axis]];
+            for l in 0..LANES {
+                let (min, max) = (a[l].min(b[l]).min(c[l]), a[l].max(b[l]).max(c[l]));
+                // `f32::min` skips a NaN operand: the lane tests its own NaN.
+                inside[l] &= (min <= hi[axis]) & (lo[axis] <= max) & !a[l].is_nan();
+            }
+        }
+        inside.iter().enumerate().fold(0, |m, (l, &i)| m | u32::from(i) << l)
+    }
+
+    /// Lane `l`'s bit set when its vertices are NaN (unused or degenerate).
+    #[inline]
+    pub(super) fn nan_mask(&self) -> u32 {
+        self.v[0][0].iter().enumerate().fold(0, |m, (l, x)| m | u32::from(x.is_nan()) << l)
+    }
+
     /// Lane `lane`'s vertices.
     #[inline(always)]
     pub(super) fn vertices(&self, lane: usize) -> [Point; 3] {
