@@ -1,6 +1,7 @@
 //! Scene-level benchmarks, each side by side with parry3d 0.31 on the same inputs:
 //! closest-hit rays on the box scenes, camera and shadow rays on the shipped
-//! meshes, the parallel batch, and the contact pipeline on a pile.
+//! meshes, the mesh build (one thread and all), the parallel batch, and the
+//! contact pipeline on a pile.
 
 use std::hint::black_box;
 use std::sync::Arc;
@@ -343,5 +344,43 @@ fn one_collider(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, box_rays, mesh_rays, pipeline_pile, one_collider);
+/// Building a mesh from its vertices and indices: proxima on a one-thread
+/// rayon pool and on the global pool (every core), against parry3d's
+/// `TriMesh::new` (default flags). The inputs are cloned inside every
+/// iteration on both sides, as both constructors take them by value.
+fn mesh_build(c: &mut Criterion) {
+    let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+    for name in ["spot", "nefertiti-lowres"] {
+        let path = format!("{}/assets/meshes/{name}.obj", env!("CARGO_MANIFEST_DIR"));
+        let mesh = TriMesh::from_obj(&path).unwrap();
+        let (vertices, indices) = (mesh.vertices().to_vec(), mesh.indices().to_vec());
+        let pvertices: Vec<_> = vertices.iter().map(convert::pt).collect();
+        // Bytes per triangle: proxima's `memory_bytes`, parry's
+        // `total_memory_size` (its value and the capacities of its vertices,
+        // indices and BVH arrays), both on a freshly built mesh.
+        let theirs = parry3d::shape::TriMesh::new(pvertices.clone(), indices.clone()).unwrap();
+        let per = |bytes: usize| bytes as f64 / indices.len() as f64;
+        eprintln!(
+            "{name}: {} triangles, memory per triangle: proxima {:.1} B, parry3d {:.1} B",
+            indices.len(),
+            per(TriMesh::new(vertices.clone(), indices.clone()).unwrap().memory_bytes()),
+            per(theirs.total_memory_size())
+        );
+        let mut g = c.benchmark_group(format!("scene/mesh_build_{name}"));
+        g.throughput(Throughput::Elements(indices.len() as u64));
+        g.sample_size(10);
+        g.bench_function("proxima", |b| {
+            b.iter(|| one.install(|| TriMesh::new(vertices.clone(), indices.clone()).unwrap()))
+        });
+        g.bench_function("proxima_all_threads", |b| {
+            b.iter(|| TriMesh::new(vertices.clone(), indices.clone()).unwrap())
+        });
+        g.bench_function("parry3d", |b| {
+            b.iter(|| parry3d::shape::TriMesh::new(pvertices.clone(), indices.clone()).unwrap())
+        });
+        g.finish();
+    }
+}
+
+criterion_group!(benches, box_rays, mesh_rays, mesh_build, pipeline_pile, one_collider);
 criterion_main!(benches);

@@ -297,7 +297,7 @@ impl World {
             Ok(m) => {
                 assert_eq!(want, Ok(()));
                 assert_eq!(m.triangles().len(), m.indices().len());
-                m.bvh().validate().unwrap_or_else(|e| panic!("mesh BVH: {e}"));
+                m.block_bvh().validate().unwrap_or_else(|e| panic!("mesh BVH: {e}"));
                 self.meshes.push(Arc::new(m));
             }
             Err(e) => assert_eq!(Err(e), want, "TriMesh::new verdict"),
@@ -698,7 +698,7 @@ fn probe_sphere(s: &Sphere, shape: &WorldShape) -> bool {
         WorldShape::Obb(o) => intersects_sphere_obb(s, o),
         WorldShape::Capsule(c) => intersects_sphere_capsule(s, c),
         WorldShape::TriMesh(m, pose) => Sphere::try_new(pose.inverse_transform_point(s.center()), s.radius())
-            .is_ok_and(|local| m.triangles().iter().any(|t| intersects_sphere_triangle(&local, t))),
+            .is_ok_and(|local| m.triangles().collect::<Vec<_>>().iter().any(|t| intersects_sphere_triangle(&local, t))),
     }
 }
 
@@ -717,7 +717,7 @@ fn probe_obb(o: &Obb, shape: &WorldShape) -> bool {
             local.is_ok_and(|local| {
                 let h = *local.half_extents();
                 let bx = Aabb::new(Point::from(-h), Point::from(h));
-                m.triangles().iter().any(|t| {
+                m.triangles().collect::<Vec<_>>().iter().any(|t| {
                     let [a, b, c] = t.vertices().map(|v| Point::from(local.to_local(&v)));
                     Triangle::try_new(a, b, c).is_ok_and(|lt| intersects_aabb_triangle(&bx, &lt))
                 })

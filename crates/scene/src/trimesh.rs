@@ -1,18 +1,19 @@
-//! Triangle meshes with their own BVH (and a second one, over blocks of
-//! triangles, for rays: `trimesh/ray.rs`); mesh-mesh contact in
-//! `trimesh/mesh_mesh.rs`.
+//! Triangle meshes with one BVH over blocks of 8 triangles (built in
+//! `trimesh/build.rs`, cast by rays in `trimesh/ray.rs`); mesh-mesh contact
+//! in `trimesh/mesh_mesh.rs`.
 
 use core::ops::ControlFlow;
 
-use proxima_broadphase::{BroadPhase, StaticBvh};
+use proxima_broadphase::BroadPhase;
 use proxima_narrowphase::{
     cast_sphere_triangle, closest_point_triangle, contact_capsule_triangle, contact_obb_triangle,
-    contact_sphere_triangle, intersects_aabb_triangle, intersects_sphere_triangle, Aabb, Capsule, Contact, Isometry,
-    Obb, Point, Ray, RayHit, Real, Sphere, SweepHit, Triangle, Vector,
+    contact_sphere_triangle, intersects_aabb_aabb, intersects_aabb_triangle, intersects_sphere_triangle, Aabb, Capsule,
+    Contact, Isometry, Obb, Point, Ray, RayHit, Real, Sphere, SweepHit, Triangle, Vector,
 };
 
 use crate::error::MeshError;
 
+mod build;
 mod manifold;
 mod mesh_mesh;
 mod ray;
@@ -20,7 +21,7 @@ mod ray_block;
 
 pub(crate) use manifold::{mesh_mesh_manifolds, Convex, MeshScratch};
 pub(crate) use mesh_mesh::contact_mesh_mesh;
-use ray::RayTree;
+use ray::BlockTree;
 
 /// Where a ray crossed a mesh's triangle: the triangle, and the hit point's
 /// barycentric coordinates, `point = a + u (b - a) + v (c - a)` with
@@ -57,18 +58,21 @@ pub struct MeshClosestPoint {
     pub point: Point,
 }
 
-/// A triangle mesh: shared vertices, indexed triangles, and a [`StaticBvh`]
-/// over the triangles' boxes (ray casts use a second BVH, over blocks of 8
-/// triangles). Triangles are two-sided surfaces (a mesh has no inside): rays
-/// hit front and back faces alike.
+/// A triangle mesh: shared vertices, indexed triangles, and one BVH over
+/// blocks of 8 neighbouring triangles (each block also holds its triangles'
+/// vertices, structure of arrays, for the 8-wide ray test), which answers
+/// rays and box queries alike. Triangles are two-sided surfaces (a mesh has
+/// no inside): rays hit front and back faces alike.
+///
+/// Stored per triangle: its indices (12 B), its block lane (36 B of
+/// vertices, 4 B of id) and a share of the block BVH (a few bytes), besides
+/// the shared vertices (12 B each): see [`TriMesh::memory_bytes`].
 #[derive(Clone, Debug)]
 pub struct TriMesh {
     vertices: Vec<Point>,
     indices: Vec<[u32; 3]>,
-    triangles: Vec<Triangle>,
-    bvh: StaticBvh,
-    /// Blocks of 8 triangles and their own BVH, for rays.
-    ray_tree: RayTree,
+    /// Blocks of 8 triangles and their BVH.
+    tree: BlockTree,
     aabb: Aabb,
     /// Per triangle, bit `k` set when edge `k` (from vertex `k` to `k + 1`)
     /// is active for contacts (see `manifold.rs`); computed on the first
@@ -78,7 +82,12 @@ pub struct TriMesh {
 
 impl TriMesh {
     /// A mesh from vertices and index triples; rejects an empty mesh, an index
-    /// out of range and non-finite vertices.
+    /// out of range and non-finite vertices. Builds the block tree (see
+    /// `trimesh/build.rs`), in parallel with the `parallel` feature (the
+    /// same tree for any number of threads).
+    ///
+    /// # Panics
+    /// When there are `2^32 - 1` triangles or more.
     ///
     /// ```
     /// use proxima_scene::*;
@@ -88,23 +97,29 @@ impl TriMesh {
     /// let v = vec![p(0.0, 0.0), p(1.0, 0.0), p(1.0, 1.0), p(0.0, 1.0)];
     /// let mesh = TriMesh::new(v.clone(), vec![[0, 1, 2], [0, 2, 3]]).unwrap();
     /// assert_eq!(mesh.triangles().len(), 2);
+    /// assert!(mesh.memory_bytes() > 0);
     /// assert_eq!(TriMesh::new(v, vec![[0, 1, 4]]).err(), Some(MeshError::IndexOutOfRange { triangle: 0 }));
     /// ```
     pub fn new(vertices: Vec<Point>, indices: Vec<[u32; 3]>) -> Result<Self, MeshError> {
         if indices.is_empty() {
             return Err(MeshError::Empty);
         }
-        let mut triangles = Vec::with_capacity(indices.len());
-        for (i, tri) in indices.iter().enumerate() {
-            let v = |k: usize| vertices.get(tri[k] as usize).copied().ok_or(MeshError::IndexOutOfRange { triangle: i });
-            let t = Triangle::try_new(v(0)?, v(1)?, v(2)?).map_err(|e| MeshError::Shape { triangle: i, error: e })?;
-            triangles.push(t);
+        assert!(indices.len() < u32::MAX as usize, "a TriMesh holds fewer than 2^32 - 1 triangles");
+        // The checks of `Triangle::try_new` on every triangle, done once per
+        // vertex: only when an index or a vertex fails (an unused vertex may)
+        // are the triangles checked one by one, to name the first bad one.
+        let n = vertices.len() as u64;
+        let in_range = indices.iter().all(|t| t.iter().all(|&v| u64::from(v) < n));
+        let valid = in_range && vertices.iter().all(|p| Triangle::try_new(*p, *p, *p).is_ok());
+        if !valid {
+            for (i, tri) in indices.iter().enumerate() {
+                let v =
+                    |k: usize| vertices.get(tri[k] as usize).copied().ok_or(MeshError::IndexOutOfRange { triangle: i });
+                Triangle::try_new(v(0)?, v(1)?, v(2)?).map_err(|e| MeshError::Shape { triangle: i, error: e })?;
+            }
         }
-        let boxes: Vec<Aabb> = triangles.iter().map(Triangle::aabb).collect();
-        let aabb = boxes.iter().skip(1).fold(boxes[0], |acc, b| acc.merged(b));
-        let bvh = StaticBvh::build(&boxes);
-        let ray_tree = RayTree::new(&triangles, bvh.leaf_ids());
-        Ok(Self { vertices, indices, triangles, bvh, ray_tree, aabb, active_edges: std::sync::OnceLock::new() })
+        let (tree, aabb) = BlockTree::new(&vertices, &indices);
+        Ok(Self { vertices, indices, tree, aabb, active_edges: std::sync::OnceLock::new() })
     }
 
     /// Loads every model of an OBJ file (triangulated) into one mesh.
@@ -131,14 +146,88 @@ impl TriMesh {
         &self.indices
     }
 
-    /// The triangles (mesh frame), in index order.
-    pub fn triangles(&self) -> &[Triangle] {
-        &self.triangles
+    /// Triangle `index` (mesh frame), gathered from the vertices by its
+    /// index triple (triangles are not stored).
+    ///
+    /// # Panics
+    /// When `index` is not below `indices().len()`.
+    #[inline]
+    pub fn triangle(&self, index: u32) -> Triangle {
+        let [a, b, c] = self.indices[index as usize].map(|v| self.vertices[v as usize]);
+        // Checked by `TriMesh::new`: valid indices, finite bounded vertices.
+        Triangle::new(a, b, c)
     }
 
-    /// The triangle BVH.
-    pub fn bvh(&self) -> &StaticBvh {
-        &self.bvh
+    /// The triangles (mesh frame), in index order (see [`TriMesh::triangle`]).
+    pub fn triangles(&self) -> impl ExactSizeIterator<Item = Triangle> + '_ {
+        (0..self.indices.len() as u32).map(|i| self.triangle(i))
+    }
+
+    /// Calls `visitor` with the index of every triangle whose box overlaps
+    /// `aabb` (closed boxes, mesh frame), stopping when it breaks (returned).
+    /// The order is that of the tree (deterministic, not index order).
+    ///
+    /// The tree culls blocks of 8 triangles by their boxes, then each
+    /// triangle of an overlapping block by its own box.
+    pub fn visit_triangles(&self, aabb: &Aabb, mut visitor: impl FnMut(u32) -> ControlFlow<()>) -> ControlFlow<()> {
+        self.visit_candidates(aabb, |t, _| visitor(t))
+    }
+
+    /// [`TriMesh::visit_triangles`] handing the visitor each triangle too.
+    ///
+    /// A block's lanes are culled at once from its structure-of-arrays
+    /// vertices (in cache, unlike the shared vertex list) and a passing
+    /// lane's triangle is built from them: the same vertices as
+    /// [`TriMesh::triangle`] gathers. Degenerate triangles (NaN lanes) are
+    /// gathered and tested one by one.
+    #[inline]
+    pub(crate) fn visit_candidates(
+        &self,
+        aabb: &Aabb,
+        mut visitor: impl FnMut(u32, &Triangle) -> ControlFlow<()>,
+    ) -> ControlFlow<()> {
+        let (lo, hi) = (aabb.min(), aabb.max());
+        self.tree.bvh.visit_overlaps(aabb, |block| {
+            let slot = self.tree.slot[block as usize] as usize;
+            let (lanes, ids) = (&self.tree.blocks[slot], &self.tree.ids[slot]);
+            let mut hits = lanes.overlap_mask(lo, hi);
+            while hits != 0 {
+                let l = hits.trailing_zeros() as usize;
+                hits &= hits - 1;
+                let [a, b, c] = lanes.vertices(l);
+                visitor(ids[l], &Triangle::new(a, b, c))?;
+            }
+            let mut degenerate = lanes.nan_mask();
+            while degenerate != 0 {
+                let l = degenerate.trailing_zeros() as usize;
+                degenerate &= degenerate - 1;
+                if ids[l] == u32::MAX {
+                    break; // unused lanes come last
+                }
+                let t = self.triangle(ids[l]);
+                if intersects_aabb_aabb(&t.aabb(), aabb) {
+                    visitor(ids[l], &t)?;
+                }
+            }
+            ControlFlow::Continue(())
+        })
+    }
+
+    /// The block tree's BVH (primitives are blocks of up to 8 triangles, not
+    /// triangles), for its statistics and [`validate`](BroadPhase::validate).
+    pub fn block_bvh(&self) -> &proxima_broadphase::StaticBvh {
+        &self.tree.bvh
+    }
+
+    /// Bytes held by the mesh: the `TriMesh` value and the capacities of
+    /// its vectors (vertices, indices, blocks, their ids, the BVH's nodes,
+    /// leaf ids and boxes, and the active-edge bits once computed).
+    pub fn memory_bytes(&self) -> usize {
+        size_of::<Self>()
+            + self.vertices.capacity() * size_of::<Point>()
+            + self.indices.capacity() * size_of::<[u32; 3]>()
+            + self.tree.heap_bytes()
+            + self.active_edges.get().map_or(0, Vec::capacity)
     }
 
     /// The bounding box in the mesh frame.
@@ -180,7 +269,7 @@ impl TriMesh {
     /// assert_eq!(hit.hit.normal.into_inner(), Vector::z());
     /// ```
     pub fn cast_ray(&self, ray: &Ray, any: bool) -> Option<MeshRayHit> {
-        self.ray_tree.cast(ray, any)
+        self.tree.cast(ray, any)
     }
 
     /// [`TriMesh::cast_ray`] for a world ray against the mesh placed by `pose`.
@@ -218,7 +307,7 @@ impl TriMesh {
             local = Ray::try_new(o, d, ray.max_toi()).ok()?;
             &local
         };
-        let h = self.ray_tree.cast(ray, any)?;
+        let h = self.tree.cast(ray, any)?;
         if unrotated {
             return Some(h);
         }
@@ -229,8 +318,8 @@ impl TriMesh {
     pub fn cast_sphere(&self, sphere: &Sphere, motion: &Vector) -> Option<SweepHit> {
         let swept = sphere.swept_aabb(motion)?;
         let mut best: Option<SweepHit> = None;
-        let _ = self.bvh.visit_overlaps(&swept, |tri| {
-            if let Some(hit) = cast_sphere_triangle(sphere, motion, &self.triangles[tri as usize]) {
+        let _ = self.visit_candidates(&swept, |_, t| {
+            if let Some(hit) = cast_sphere_triangle(sphere, motion, t) {
                 if best.is_none_or(|b| hit.toi < b.toi) {
                     best = Some(hit);
                 }
@@ -252,11 +341,11 @@ impl TriMesh {
     /// Any triangle's distance `d` bounds the answer, and every triangle within
     /// `d` overlaps the box `p ± d`: one box query around the first estimate.
     pub fn closest_point(&self, p: &Point) -> Option<MeshClosestPoint> {
-        let first = closest_point_triangle(p, &self.triangles[0]);
+        let first = closest_point_triangle(p, &self.triangle(0));
         let mut best = (0u32, first, (p - first).norm());
         let query = Aabb::try_from_center(*p, Vector::repeat(best.2)).ok()?;
-        let _ = self.bvh.visit_overlaps(&query, |tri| {
-            let q = closest_point_triangle(p, &self.triangles[tri as usize]);
+        let _ = self.visit_candidates(&query, |tri, t| {
+            let q = closest_point_triangle(p, t);
             let d = (p - q).norm();
             if d < best.2 {
                 best = (tri, q, d);
@@ -271,29 +360,27 @@ impl TriMesh {
     pub fn contains_point(&self, p: &Point) -> bool {
         let probe = Aabb::try_from_center(*p, Vector::zeros()).ok();
         probe.is_some_and(|probe| {
-            self.bvh
-                .visit_overlaps(&probe.loosened(1e-6), |tri| {
-                    if self.triangles[tri as usize].contains_point(p) {
-                        ControlFlow::Break(())
-                    } else {
-                        ControlFlow::Continue(())
-                    }
-                })
-                .is_break()
-        })
-    }
-
-    /// True when the sphere (mesh frame) touches a triangle.
-    pub fn intersects_sphere(&self, sphere: &Sphere) -> bool {
-        self.bvh
-            .visit_overlaps(&sphere.aabb(), |tri| {
-                if intersects_sphere_triangle(sphere, &self.triangles[tri as usize]) {
+            self.visit_candidates(&probe.loosened(1e-6), |_, t| {
+                if t.contains_point(p) {
                     ControlFlow::Break(())
                 } else {
                     ControlFlow::Continue(())
                 }
             })
             .is_break()
+        })
+    }
+
+    /// True when the sphere (mesh frame) touches a triangle.
+    pub fn intersects_sphere(&self, sphere: &Sphere) -> bool {
+        self.visit_candidates(&sphere.aabb(), |_, t| {
+            if intersects_sphere_triangle(sphere, t) {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        })
+        .is_break()
     }
 
     /// True when the oriented box (mesh frame) touches a triangle: each
@@ -301,30 +388,27 @@ impl TriMesh {
     /// box as an axis-aligned one (13-axis SAT).
     pub fn intersects_obb(&self, obb: &Obb) -> bool {
         let local_box = Aabb::new(Point::from(-obb.half_extents()), Point::from(*obb.half_extents()));
-        self.bvh
-            .visit_overlaps(&obb.aabb(), |tri| {
-                let t = &self.triangles[tri as usize];
-                let [a, b, c] = t.vertices().map(|v| Point::from(obb.to_local(&v)));
-                match Triangle::try_new(a, b, c) {
-                    Ok(lt) if intersects_aabb_triangle(&local_box, &lt) => ControlFlow::Break(()),
-                    _ => ControlFlow::Continue(()),
-                }
-            })
-            .is_break()
+        self.visit_candidates(&obb.aabb(), |_, t| {
+            let [a, b, c] = t.vertices().map(|v| Point::from(obb.to_local(&v)));
+            match Triangle::try_new(a, b, c) {
+                Ok(lt) if intersects_aabb_triangle(&local_box, &lt) => ControlFlow::Break(()),
+                _ => ControlFlow::Continue(()),
+            }
+        })
+        .is_break()
     }
 
     /// True when the capsule (mesh frame) touches a triangle
     /// (`contact_capsule_triangle` on the triangles whose boxes overlap its box).
     pub fn intersects_capsule(&self, capsule: &Capsule) -> bool {
-        self.bvh
-            .visit_overlaps(&capsule.aabb(), |tri| {
-                if contact_capsule_triangle(capsule, &self.triangles[tri as usize]).is_some() {
-                    ControlFlow::Break(())
-                } else {
-                    ControlFlow::Continue(())
-                }
-            })
-            .is_break()
+        self.visit_candidates(&capsule.aabb(), |_, t| {
+            if contact_capsule_triangle(capsule, t).is_some() {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        })
+        .is_break()
     }
 
     /// The deepest contact between sphere A and this mesh B (mesh frame)
@@ -350,8 +434,8 @@ impl TriMesh {
     /// The contact of greatest depth over the triangles overlapping `cull`.
     fn deepest(&self, cull: &Aabb, contact: impl Fn(&Triangle) -> Option<Contact>) -> Option<Contact> {
         let mut best: Option<Contact> = None;
-        let _ = self.bvh.visit_overlaps(cull, |tri| {
-            if let Some(c) = contact(&self.triangles[tri as usize]) {
+        let _ = self.visit_candidates(cull, |_, t| {
+            if let Some(c) = contact(t) {
                 if best.is_none_or(|b| c.depth > b.depth) {
                     best = Some(c);
                 }

@@ -102,7 +102,7 @@ fn triangle_under(t: &Triangle, iso: &Isometry) -> Triangle {
 /// is below `2e-6` of them.
 fn brute_force_depth(a: &TriMesh, pose_a: &Isometry, b: &TriMesh, pose_b: &Isometry) -> Option<Real> {
     let rel = pose_a.inv_mul(pose_b);
-    let tb: Vec<Triangle> = b.triangles().iter().map(|t| triangle_under(t, &rel)).collect();
+    let tb: Vec<Triangle> = b.triangles().collect::<Vec<_>>().iter().map(|t| triangle_under(t, &rel)).collect();
     let scale = a.local_aabb().corners().iter().map(|c| c.coords.amax()).fold(1.0, Real::max);
     let boxes: Vec<Aabb> = tb.iter().map(|t| t.aabb().loosened(1e-4 * scale)).collect();
     let mut best: Option<Real> = None;
@@ -113,7 +113,7 @@ fn brute_force_depth(a: &TriMesh, pose_a: &Isometry, b: &TriMesh, pose_b: &Isome
             if apart {
                 continue;
             }
-            if let Some(c) = contact_triangle_triangle(ta, t) {
+            if let Some(c) = contact_triangle_triangle(&ta, t) {
                 best = Some(best.map_or(c.depth, |d| d.max(c.depth)));
             }
         }

@@ -176,6 +176,7 @@ fn mesh_contacts_match_all_triangles() {
         let other = scene.get(if pair.a == m { pair.b } else { pair.a }).unwrap();
         let deepest = mesh
             .triangles()
+            .collect::<Vec<_>>()
             .iter()
             .filter_map(|t| match other.world_shape() {
                 WorldShape::Sphere(s) => {

@@ -16,7 +16,7 @@ use proxima_test_support::Rng;
 
 /// The world point of a triangle hit: `a + u (b - a) + v (c - a)` posed.
 fn rebuilt(mesh: &TriMesh, pose: &Isometry, t: TriangleHit) -> proxima_narrowphase::Point {
-    let [a, b, c] = mesh.triangles()[t.index as usize].vertices();
+    let [a, b, c] = mesh.triangle(t.index).vertices();
     pose.transform_point(&(a + (b - a) * t.u + (c - a) * t.v))
 }
 

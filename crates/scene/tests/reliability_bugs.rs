@@ -126,7 +126,7 @@ fn b26_overlaps_sphere_agrees_with_the_exact_test_on_a_point_mesh() {
     for radius in [0.0, 1e-39, 1e-38, 2.5e-38, 1e-30, 1e-7] {
         let query = Sphere::new(Point::new(place, place, place), radius);
         let local = Sphere::new(Point::origin(), radius);
-        let exact = mesh.triangles().iter().any(|t| intersects_sphere_triangle(&local, t));
+        let exact = mesh.triangles().collect::<Vec<_>>().iter().any(|t| intersects_sphere_triangle(&local, t));
         // The mesh is |p| = 2.04e-38 from the local centre.
         assert_eq!(exact, radius >= 2.5e-38, "radius {radius:e}: exact test");
         let got = scene.overlaps_sphere(&query, &QueryFilter::default());

@@ -125,3 +125,13 @@ pub(crate) fn collapse<C: Splittable>(root: C, mut split: impl FnMut(&C) -> [C; 
     }
     Collapsed { lanes: lanes.into_iter().map(|(c, _)| c).collect(), inner }
 }
+
+impl super::StaticBvh {
+    /// Heap bytes held by the tree: its node array, leaf ids and leaf boxes
+    /// (capacities, not lengths), without the `StaticBvh` value itself.
+    pub fn heap_bytes(&self) -> usize {
+        self.nodes.capacity() * size_of::<WideNode>()
+            + self.prim_ids.capacity() * size_of::<u32>()
+            + self.prim_boxes.capacity() * size_of::<proxima_narrowphase::Aabb>()
+    }
+}

@@ -3,7 +3,6 @@
 
 use core::ops::ControlFlow;
 
-use proxima_broadphase::BroadPhase;
 use proxima_narrowphase::{
     contact_manifold_capsule_triangle, contact_manifold_obb_triangle, contact_manifold_sphere_triangle, Capsule,
     ContactManifold, Isometry, ManifoldPoint, Obb, Point, Real, Sphere, Triangle, UnitVector, Vector,
@@ -116,8 +115,8 @@ impl TriMesh {
         out: &mut Vec<ContactManifold>,
     ) {
         scratch.found.clear();
-        let _ = self.bvh().visit_overlaps(&shape.aabb().loosened(prediction), |t| {
-            if let Some(manifold) = shape.manifold(&self.triangles()[t as usize], prediction) {
+        let _ = self.visit_candidates(&shape.aabb().loosened(prediction), |t, tri| {
+            if let Some(manifold) = shape.manifold(tri, prediction) {
                 scratch.found.push(TriangleManifold { triangle: t, manifold });
             }
             ControlFlow::Continue(())
@@ -148,7 +147,7 @@ impl TriMesh {
     fn remove_internal_edges(&self, shape: &Convex<'_>, scratch: &mut MeshScratch) {
         let MeshScratch { found, voided, voided_touching, touching_faces, .. } = scratch;
         let is_face = |m: &TriangleManifold| {
-            let n = self.triangles()[m.triangle as usize].scaled_normal();
+            let n = self.triangle(m.triangle).scaled_normal();
             let len = n.norm();
             len > 0.0 && m.manifold.normal.dot(&n).abs() >= FACE_COSINE * len
         };
@@ -176,7 +175,7 @@ impl TriMesh {
                 return true;
             }
             let t = m.triangle as usize;
-            let w = barycentric(&self.triangles()[t], &m.manifold.deepest().point_b);
+            let w = barycentric(&self.triangle(t as u32), &m.manifold.deepest().point_b);
             let on = |k: usize| w[k] > ON_EDGE;
             let edge_active = |e: usize| active[t] & (1 << e) != 0;
             let inactive = match (on(0), on(1), on(2)) {
@@ -200,12 +199,12 @@ impl TriMesh {
             if inactive {
                 // A flat (inactive) feature inside a region that touches by
                 // its faces: those face manifolds already hold the shape up.
-                let face = face_normal_towards(&self.triangles()[t], &m.manifold.normal);
+                let face = face_normal_towards(&self.triangle(t as u32), &m.manifold.normal);
                 let flat_region = face.is_some_and(|f| touching_faces.iter().any(|n| n.dot(&f) >= FLAT_EDGE_COSINE));
                 if flat_region {
                     return false;
                 }
-                m.manifold = face_contact(&self.triangles()[t], &m.manifold, shape);
+                m.manifold = face_contact(&self.triangle(t as u32), &m.manifold, shape);
             }
             true
         });
@@ -228,7 +227,7 @@ impl TriMesh {
                 }
             }
             edges.sort_unstable();
-            let unit = |t: u32| self.triangles()[t as usize].scaled_normal().try_normalize(0.0);
+            let unit = |t: u32| self.triangle(t).scaled_normal().try_normalize(0.0);
             for run in edges.chunk_by(|x, y| (x.0, x.1) == (y.0, y.1)) {
                 let flat = match run {
                     [x, y] => match (unit(x.2), unit(y.2)) {

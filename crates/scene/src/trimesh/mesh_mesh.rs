@@ -3,7 +3,6 @@
 
 use core::ops::ControlFlow;
 
-use proxima_broadphase::BroadPhase;
 use proxima_narrowphase::{contact_triangle_triangle, Aabb, Contact, Isometry, Point, Real, Triangle};
 
 use super::TriMesh;
@@ -51,29 +50,37 @@ pub(crate) fn visit_mesh_mesh_contacts(a: &TriMesh, b: &TriMesh, rel: &Isometry,
     let margin = CULL_MARGIN_REL * largest_coordinate(a.local_aabb()).max(largest_coordinate(&b_box));
     let Some(region) = clip(&a.local_aabb().loosened(margin), &b_box.loosened(margin)) else { return };
     let region_in_b = box_under(&region, &to_b);
-    let b_in_a = |id: u32| transformed(&b.triangles()[id as usize], rel);
-    if a.bvh().overlaps(&region).count() <= b.bvh().overlaps(&region_in_b).count() {
-        for i in a.bvh().overlaps(&region) {
-            let ta = &a.triangles()[i as usize];
-            let Some(query) = clip(&ta.aabb().loosened(margin), &region) else { continue };
-            let _ = b.bvh().visit_overlaps(&box_under(&query, &to_b), |j| {
+    let b_in_a = |id: u32| transformed(&b.triangle(id), rel);
+    let count = |m: &TriMesh, r: &Aabb| {
+        let mut n = 0usize;
+        let _ = m.visit_triangles(r, |_| {
+            n += 1;
+            ControlFlow::Continue(())
+        });
+        n
+    };
+    if count(a, &region) <= count(b, &region_in_b) {
+        let _ = a.visit_triangles(&region, |i| {
+            let ta = &a.triangle(i);
+            let Some(query) = clip(&ta.aabb().loosened(margin), &region) else { return ControlFlow::Continue(()) };
+            b.visit_triangles(&box_under(&query, &to_b), |j| {
                 if let Some(c) = b_in_a(j).and_then(|tb| contact_triangle_triangle(ta, &tb)) {
                     f(i, j, c);
                 }
                 ControlFlow::Continue(())
-            });
-        }
+            })
+        });
     } else {
-        for j in b.bvh().overlaps(&region_in_b) {
-            let Some(tb) = b_in_a(j) else { continue };
-            let Some(query) = clip(&tb.aabb().loosened(margin), &region) else { continue };
-            let _ = a.bvh().visit_overlaps(&query, |i| {
-                if let Some(c) = contact_triangle_triangle(&a.triangles()[i as usize], &tb) {
+        let _ = b.visit_triangles(&region_in_b, |j| {
+            let Some(tb) = b_in_a(j) else { return ControlFlow::Continue(()) };
+            let Some(query) = clip(&tb.aabb().loosened(margin), &region) else { return ControlFlow::Continue(()) };
+            a.visit_triangles(&query, |i| {
+                if let Some(c) = contact_triangle_triangle(&a.triangle(i), &tb) {
                     f(i, j, c);
                 }
                 ControlFlow::Continue(())
-            });
-        }
+            })
+        });
     }
 }
 

@@ -1,17 +1,17 @@
-//! Rays against a mesh: a second, coarser BVH whose primitives are blocks of
-//! eight triangles, each tested with one 8-wide watertight test.
+//! Rays against a mesh's [`BlockTree`]: blocks of eight triangles, each
+//! tested with one 8-wide watertight test.
 //!
-//! Why a second tree: the triangle BVH (binned SAH with `C_trav = C_isect`)
-//! ends in leaves of one to four triangles, so a camera ray spends most of
-//! its time descending nodes (about 7 wide nodes per hit on the shipped
-//! meshes) and runs the triangle test's unpredictable branches once per
-//! triangle. Grouping eight neighbouring triangles into a block divides the
-//! primitives by 8, cutting a level or two off the tree, and the block test
-//! has no data-dependent branch.
+//! Why blocks: a BVH over single triangles (binned SAH with
+//! `C_trav = C_isect`) ends in leaves of one to four triangles, so a camera
+//! ray spends most of its time descending nodes and runs the triangle
+//! test's unpredictable branches once per triangle. Grouping eight
+//! neighbouring triangles into a block divides the primitives by 8, cutting
+//! a level or two off the tree, and the block test has no data-dependent
+//! branch. The same tree answers box queries (`TriMesh::visit_triangles`).
 
-use proxima_broadphase::{BuildOptions, RayControl, StaticBvh};
+use proxima_broadphase::{RayControl, StaticBvh};
 use proxima_narrowphase::kernels::{SimdLevel, WatertightRay};
-use proxima_narrowphase::{Aabb, Ray, RayHit, Real, Triangle};
+use proxima_narrowphase::{Ray, RayHit, Real};
 
 use super::ray_block::{BlockHits, TriangleBlock, LANES};
 use super::{MeshRayHit, TriangleHit};
@@ -24,50 +24,30 @@ use super::{MeshRayHit, TriangleHit};
 /// costs the rare extra block test.
 const CLIP_MARGIN: Real = 1e-5;
 
-/// Relative growth of the blocks' boxes (a few ulps of the largest
-/// coordinate): the slab test rounds each plane distance, so without it a
-/// ray through a triangle's vertex on the box's corner can find the box's
-/// interval empty by an ulp.
-const BOX_MARGIN: Real = 8.0 * Real::EPSILON;
-
-/// Blocks of triangles and a BVH over their boxes, for rays.
+/// Blocks of triangles and a BVH over their boxes (built in `build.rs`).
 ///
 /// Invariants: `blocks[s]` is the block in slot `s` of the BVH's leaf order
 /// (so a leaf's blocks are contiguous), `ids[s][l]` the index of the
-/// triangle in its lane `l` (`u32::MAX` for an unused lane), and every
-/// triangle is in exactly one lane.
+/// triangle in its lane `l` (`u32::MAX` for an unused lane, only at the end
+/// of a block), every triangle is in exactly one lane, and the box of BVH
+/// primitive `b` (in build order) holds the vertices of every triangle of
+/// `ids[slot[b]]`: box queries report build ids, rays leaf slots.
 #[derive(Clone, Debug)]
-pub(super) struct RayTree {
-    bvh: StaticBvh,
-    blocks: Vec<TriangleBlock>,
-    ids: Vec<[u32; LANES]>,
+pub(super) struct BlockTree {
+    pub(super) bvh: StaticBvh,
+    pub(super) blocks: Vec<TriangleBlock>,
+    pub(super) ids: Vec<[u32; LANES]>,
+    /// Per block in build order, its leaf slot (the inverse of `bvh.leaf_ids()`).
+    pub(super) slot: Vec<u32>,
 }
 
-impl RayTree {
-    /// Blocks of [`LANES`] consecutive triangles of `order` (the triangle
-    /// BVH's leaf order, in which neighbouring triangles are close in space,
-    /// so the blocks' boxes stay small), and a binned-SAH BVH over them.
-    ///
-    /// Each block's box is grown by [`BOX_MARGIN`] times the mesh's largest
-    /// coordinate, so the rounded slab test cannot miss a block whose
-    /// triangle the ray hits at a vertex or an edge on the box's boundary.
-    pub(super) fn new(triangles: &[Triangle], order: &[u32]) -> Self {
-        let chunks: Vec<&[u32]> = order.chunks(LANES).collect();
-        let box_of = |c: &[u32]| c.iter().map(|&t| triangles[t as usize].aabb()).reduce(|a, b| a.merged(&b));
-        let mut boxes: Vec<Aabb> = chunks.iter().map(|c| box_of(c).expect("chunks are not empty")).collect();
-        let scale = boxes.iter().fold(0.0, |s: Real, b| s.max(b.min().coords.amax()).max(b.max().coords.amax()));
-        for b in &mut boxes {
-            *b = b.loosened(scale * BOX_MARGIN);
-        }
-        let bvh = StaticBvh::build_with(&boxes, BuildOptions::default());
-        let mut blocks = Vec::with_capacity(chunks.len());
-        let mut ids = Vec::with_capacity(chunks.len());
-        for &b in bvh.leaf_ids() {
-            let chunk = chunks[b as usize];
-            blocks.push(TriangleBlock::new(chunk.iter().map(|&t| &triangles[t as usize])));
-            ids.push(core::array::from_fn(|l| chunk.get(l).copied().unwrap_or(u32::MAX)));
-        }
-        Self { bvh, blocks, ids }
+impl BlockTree {
+    /// Heap bytes held: the blocks, their ids and the BVH (capacities).
+    pub(super) fn heap_bytes(&self) -> usize {
+        self.blocks.capacity() * size_of::<TriangleBlock>()
+            + self.ids.capacity() * size_of::<[u32; LANES]>()
+            + self.slot.capacity() * size_of::<u32>()
+            + self.bvh.heap_bytes()
     }
 
     /// The closest hit of `ray` (ties in `toi`: the triangle found last), or
@@ -83,7 +63,7 @@ impl RayTree {
         self.cast_with(ray, any, TriangleBlock::hits)
     }
 
-    /// [`RayTree::cast`] with a given block test.
+    /// [`BlockTree::cast`] with a given block test.
     ///
     /// The blocks' BVH is walked front to back, leaf by leaf, with the ray
     /// clipped to the best hit so far (a block entered beyond it is never
@@ -167,13 +147,12 @@ mod tests {
             };
             let max_toi = if i % 4 == 0 { gen::uniform(&mut rng, 0.0, 1.0) } else { Real::INFINITY };
             let ray = Ray::new(origin, target - origin, max_toi);
-            let scan =
-                mesh.triangles().iter().filter_map(|t| cast_ray_triangle(&ray, t)).map(|h| h.toi).reduce(Real::min);
+            let scan = mesh.triangles().filter_map(|t| cast_ray_triangle(&ray, &t)).map(|h| h.toi).reduce(Real::min);
             let got = mesh.cast_ray(&ray, false);
             assert_eq!(got.map(|h| h.hit.toi.to_bits()), scan.map(Real::to_bits), "ray {i}: {ray:?}");
             if let Some(MeshRayHit { triangle: tri, hit }) = got {
                 hits += 1;
-                let t = &mesh.triangles()[tri.index as usize];
+                let t = &mesh.triangle(tri.index);
                 assert_eq!(cast_ray_triangle(&ray, t), Some(hit), "ray {i}");
                 // The barycentrics rebuild the hit point: within 1e-5 of the
                 // mesh's size (the watertight toi and the weights are each
@@ -189,7 +168,7 @@ mod tests {
             let any = mesh.cast_ray(&ray, true);
             assert_eq!(any.is_some(), scan.is_some(), "ray {i}: any-hit");
             if let Some(MeshRayHit { triangle: tri, hit }) = any {
-                let t = &mesh.triangles()[tri.index as usize];
+                let t = &mesh.triangle(tri.index);
                 assert_eq!(cast_ray_triangle(&ray, t), Some(hit), "ray {i}: any-hit");
                 let [a, b, c] = t.vertices();
                 let err = (a + (b - a) * tri.u + (c - a) * tri.v - ray.point_at(hit.toi)).norm();

@@ -4,7 +4,7 @@
 //! triangles at a time (structure of arrays, two SSE2 registers per row).
 
 use proxima_narrowphase::kernels::WatertightRay;
-use proxima_narrowphase::{Point, Real, Triangle, UnitVector, Vector};
+use proxima_narrowphase::{Point, Real, UnitVector, Vector};
 
 /// Triangles per [`TriangleBlock`].
 pub(super) const LANES: usize = 8;
@@ -47,20 +47,47 @@ pub(super) struct TriangleBlock {
 }
 
 impl TriangleBlock {
-    /// The block of `triangles` (at most [`LANES`]), in order.
-    pub(super) fn new<'a>(triangles: impl IntoIterator<Item = &'a Triangle>) -> Self {
+    /// The block of `triangles` (at most [`LANES`], each as its three
+    /// vertices), in order.
+    pub(super) fn new(triangles: impl IntoIterator<Item = [Point; 3]>) -> Self {
         let mut v = [[[Real::NAN; LANES]; 3]; 3];
-        for (lane, t) in triangles.into_iter().enumerate() {
-            if UnitVector::try_new(t.scaled_normal(), 0.0).is_none() {
+        for (lane, [a, b, c]) in triangles.into_iter().enumerate() {
+            // The face normal `(b - a) x (c - a)`, as `Triangle::scaled_normal`.
+            if UnitVector::try_new((b - a).cross(&(c - a)), 0.0).is_none() {
                 continue;
             }
-            for (vertex, p) in t.vertices().iter().enumerate() {
+            for (vertex, p) in [a, b, c].iter().enumerate() {
                 for axis in 0..3 {
                     v[vertex][axis][lane] = p[axis];
                 }
             }
         }
         Self { v }
+    }
+
+    /// The lanes whose triangle's box overlaps the closed box `[lo, hi]`:
+    /// bit `l` set when, on every axis, `min(a, b, c) <= hi` and
+    /// `lo <= max(a, b, c)` for lane `l`'s vertices (the test of
+    /// `intersects_aabb_aabb` on the triangle's box). NaN lanes (unused or
+    /// degenerate) compare false: never set.
+    #[inline]
+    pub(super) fn overlap_mask(&self, lo: &Point, hi: &Point) -> u32 {
+        let mut inside = [true; LANES];
+        for axis in 0..3 {
+            let [a, b, c] = [&self.v[0][axis], &self.v[1][axis], &self.v[2][axis]];
+            for l in 0..LANES {
+                let (min, max) = (a[l].min(b[l]).min(c[l]), a[l].max(b[l]).max(c[l]));
+                // `f32::min` skips a NaN operand: the lane tests its own NaN.
+                inside[l] &= (min <= hi[axis]) & (lo[axis] <= max) & !a[l].is_nan();
+            }
+        }
+        inside.iter().enumerate().fold(0, |m, (l, &i)| m | u32::from(i) << l)
+    }
+
+    /// Lane `l`'s bit set when its vertices are NaN (unused or degenerate).
+    #[inline]
+    pub(super) fn nan_mask(&self) -> u32 {
+        self.v[0][0].iter().enumerate().fold(0, |m, (l, x)| m | u32::from(x.is_nan()) << l)
     }
 
     /// Lane `lane`'s vertices.
@@ -234,7 +261,7 @@ impl TriangleBlock {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use proxima_narrowphase::{cast_ray_triangle, Ray};
+    use proxima_narrowphase::{cast_ray_triangle, Ray, Triangle};
     use proxima_test_support::gen::{self, Placement};
     use proxima_test_support::Rng;
 
@@ -260,7 +287,7 @@ mod tests {
                     _ => gen::triangle(&mut rng, &place),
                 })
                 .collect();
-            let block = TriangleBlock::new(&tris);
+            let block = TriangleBlock::new(tris.iter().map(Triangle::vertices));
             let t = &tris[rng.random_range(0..n)];
             let [a, b, c] = t.vertices();
             let target = match rng.random_range(0..4) {
