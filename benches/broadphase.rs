@@ -61,10 +61,15 @@ fn self_pairs(c: &mut Criterion, dense: bool) {
 
     let tree = built_tree(&boxes);
     let mut out: Vec<(ProxyId, ProxyId)> = Vec::new();
+    // Every implementation's count is checked against the tree's, computed
+    // here so the checks hold whichever benchmarks a filter selects (a
+    // check only compares an implementation that ran).
+    tree.pairs_into(&mut out);
+    let expected = out.len();
+    let ran = |v: usize| v == 0 || v == expected;
     group.bench_function("dynamic_tree", |b| b.iter(|| tree.pairs_into(&mut out)));
     let pool = one_thread();
     group.bench_function("dynamic_tree_1t", |b| b.iter(|| pool.install(|| tree.pairs_into(&mut out))));
-    let expected = out.len();
 
     group
         .bench_function("dynamic_tree_unsorted_1t", |b| b.iter(|| pool.install(|| tree.pairs_unsorted_into(&mut out))));
@@ -76,7 +81,7 @@ fn self_pairs(c: &mut Criterion, dense: bool) {
     group.bench_function("static_bvh_unsorted_1t", |b| {
         b.iter(|| pool.install(|| bvh.pairs_unsorted_into(&mut static_out)))
     });
-    assert_eq!(static_out.len(), expected);
+    assert!(ran(static_out.len()), "static_bvh: {} pairs, {expected} expected", static_out.len());
 
     let mut incremental = DynamicTree::with_options(DynamicTreeOptions::TIGHT).expect("options");
     for b in &boxes {
@@ -90,8 +95,9 @@ fn self_pairs(c: &mut Criterion, dense: bool) {
     }
     sap.update();
     group.sample_size(10);
+    out.clear();
     group.bench_function("sap", |b| b.iter(|| sap.pairs_into(&mut out)));
-    assert_eq!(out.len(), expected);
+    assert!(ran(out.len()), "sap: {} pairs, {expected} expected", out.len());
     group.sample_size(20);
 
     let bvh = parry_bvh(&boxes, 0.0);
@@ -103,7 +109,7 @@ fn self_pairs(c: &mut Criterion, dense: bool) {
             bvh.traverse_bvtt_single_tree::<false>(&mut ws, &mut |i, j| parry_out.push((i, j)));
         })
     });
-    assert_eq!(parry_out.len(), expected);
+    assert!(ran(parry_out.len()), "parry3d: {} pairs, {expected} expected", parry_out.len());
     group.finish();
 }
 
