@@ -5,8 +5,9 @@
 //!   boxes (sparse: ~500 pairs; dense: ~1 pair per box). Ours return a sorted
 //!   `Vec` of canonical pairs; parry's closure pushes into a `Vec` (unsorted).
 //!   `dynamic_tree` is the binary tree after a binned-SAH `rebuild`,
-//!   `static_bvh` the 8-wide tree; `*_unsorted_1t` skip the sort (as
-//!   parry's callback does), one thread.
+//!   `static_bvh` the 8-wide tree (`static_bvh_pairs_*`: built with
+//!   `BuildOptions::PAIRS`, the SAH-optimal collapse); `*_unsorted_1t` skip
+//!   the sort (as parry's callback does), one thread.
 //! - `dynamic_frame_100k` (fat-box margin 0.2) and
 //!   `dynamic_frame_100k_margin_0.5`: one frame in which 10% of the boxes move
 //!   by `U[-0.5, 0.5)^3`, then the pair set. Every structure uses the same
@@ -23,7 +24,8 @@
 use criterion::{criterion_group, criterion_main, Criterion};
 use parry3d::partitioning::{Bvh, BvhBuildStrategy, BvhWorkspace};
 use proxima::broadphase::{
-    BroadPhase, DynamicTree, DynamicTreeOptions, PairTracker, ProxyId, ProxyOptions, SapMode, StaticBvh, SweepAndPrune,
+    BroadPhase, BuildOptions, DynamicTree, DynamicTreeOptions, PairTracker, ProxyId, ProxyOptions, SapMode, StaticBvh,
+    SweepAndPrune,
 };
 use proxima::narrowphase::{Aabb, Real, Vector};
 use proxima_test_support::{convert, rng, scene};
@@ -82,6 +84,13 @@ fn self_pairs(c: &mut Criterion, dense: bool) {
         b.iter(|| pool.install(|| bvh.pairs_unsorted_into(&mut static_out)))
     });
     assert!(ran(static_out.len()), "static_bvh: {} pairs, {expected} expected", static_out.len());
+    // The tree built for pairs (`Collapse::Optimal`): what the pair tracker builds.
+    let pairs_bvh = StaticBvh::build_with(&boxes, BuildOptions::PAIRS);
+    static_out.clear();
+    group.bench_function("static_bvh_pairs_unsorted_1t", |b| {
+        b.iter(|| pool.install(|| pairs_bvh.pairs_unsorted_into(&mut static_out)))
+    });
+    assert!(ran(static_out.len()), "static_bvh (pairs build): {} pairs, {expected} expected", static_out.len());
 
     let mut incremental = DynamicTree::with_options(DynamicTreeOptions::TIGHT).expect("options");
     for b in &boxes {

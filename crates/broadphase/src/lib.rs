@@ -28,5 +28,7 @@ pub use pair_tracker::{PairEvent, PairTracker, ProxyOptions, UpdateStats};
 pub use pairs::{canonical_pair, sort_index_pairs, Pair};
 pub use proxy::ProxyId;
 pub use slot_map::{SlotKey, SlotMap};
-pub use static_bvh::{BoxHit, BuildOptions, InvalidMargin, OverlapCache, RefitError, StaticBvh, StaticBvhOverlaps};
+pub use static_bvh::{
+    BoxHit, BuildOptions, Collapse, InvalidMargin, OverlapCache, RefitError, StaticBvh, StaticBvhOverlaps,
+};
 pub use sweep_and_prune::{SapMode, SweepAndPrune};

@@ -8,7 +8,7 @@
 
 use core::ops::ControlFlow;
 use parry3d::partitioning::{Bvh, BvhBuildStrategy, BvhWorkspace, TraversalAction};
-use proxima_broadphase::{BroadPhase, BuildOptions, RayControl, StaticBvh};
+use proxima_broadphase::{BroadPhase, BuildOptions, Collapse, RayControl, StaticBvh};
 use proxima_narrowphase::kernels::{ray_aabb_interval, PrecomputedRay, RayInterval, SimdLevel};
 use proxima_narrowphase::{intersects_aabb_aabb, Aabb, Point, Ray, Real, Vector};
 use proxima_test_support::gen::{self, uniform};
@@ -130,14 +130,19 @@ fn pairs_and_overlaps_match_brute_force() {
         [(1_000, false, 1), (1_000, true, 2), (5_000, true, 3), (20_000, true, 4), (20_000, false, 5)]
     {
         let boxes = scene::boxes(n, dense, seed);
-        let bvh = StaticBvh::build(&boxes);
-        check_queries(&bvh, &boxes, seed, 300, &format!("scene {n} dense={dense}"));
+        for options in [BuildOptions::default(), BuildOptions::PAIRS] {
+            let bvh = StaticBvh::build_with(&boxes, options);
+            check_queries(&bvh, &boxes, seed, 300, &format!("scene {n} dense={dense} {options:?}"));
+        }
     }
     let boxes = clustered(3_000, 6);
     for options in [
         BuildOptions::default(),
-        BuildOptions { bins: 2, max_leaf_size: 1 },
-        BuildOptions { bins: 64, max_leaf_size: 16 },
+        BuildOptions { bins: 2, max_leaf_size: 1, ..Default::default() },
+        BuildOptions { bins: 64, max_leaf_size: 16, ..Default::default() },
+        BuildOptions::PAIRS,
+        BuildOptions { bins: 2, max_leaf_size: 1, collapse: Collapse::Optimal },
+        BuildOptions { bins: 64, max_leaf_size: 16, collapse: Collapse::Optimal },
     ] {
         let bvh = StaticBvh::build_with(&boxes, options);
         check_queries(&bvh, &boxes, 6, 300, &format!("clustered {options:?}"));
@@ -230,7 +235,6 @@ fn closest_ray_matches_brute_force() {
     let n = 10_000;
     let side = 110.0;
     let boxes = boxes_in_cube(n, side, 41);
-    let mut bvh = StaticBvh::build(&boxes);
     let mut rng = rng(42);
     let rays: Vec<Ray> = (0..100_000).map(|_| random_ray(&mut rng, side)).collect();
     let expected: Vec<Option<(Real, u32)>> = rays.iter().map(|r| brute_closest(&boxes, r)).collect();
@@ -238,16 +242,18 @@ fn closest_ray_matches_brute_force() {
     assert!(hits > 30_000 && hits < 70_000, "{hits} of 100000 rays hit");
     let expected_bits: Vec<Option<(u32, u32)>> = expected.iter().map(|e| e.map(|(t, id)| (t.to_bits(), id))).collect();
     let mut batch = Vec::new();
-    for level in simd_levels() {
+    let collapses = [BuildOptions::default(), BuildOptions::PAIRS];
+    for (options, level) in collapses.iter().flat_map(|o| simd_levels().into_iter().map(move |l| (*o, l))) {
+        let mut bvh = StaticBvh::build_with(&boxes, options);
         assert_eq!(bvh.set_simd_level(level), level);
         for (i, (ray, e)) in rays.iter().zip(&expected_bits).enumerate() {
             let got = bvh.cast_ray_closest(ray).map(|h| (h.toi.to_bits(), h.id));
-            assert_eq!(got, *e, "{level:?} ray {i}");
+            assert_eq!(got, *e, "{options:?} {level:?} ray {i}");
         }
         // The batch traversal (several rays in flight) gives the same answers.
         bvh.cast_rays_closest(&rays, &mut batch);
         let got: Vec<Option<(u32, u32)>> = batch.iter().map(|h| h.map(|h| (h.toi.to_bits(), h.id))).collect();
-        assert!(got == expected_bits, "{level:?}: cast_rays_closest differs from brute force");
+        assert!(got == expected_bits, "{options:?} {level:?}: cast_rays_closest differs from brute force");
     }
 }
 
@@ -369,16 +375,18 @@ fn build_and_pairs_are_deterministic_across_thread_counts() {
     let run = |threads: usize| {
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("thread pool");
         pool.install(|| {
-            let bvh = StaticBvh::build(&boxes);
-            let pairs = tree_pairs(&bvh);
-            (bvh, pairs)
+            [BuildOptions::default(), BuildOptions::PAIRS].map(|options| {
+                let bvh = StaticBvh::build_with(&boxes, options);
+                let pairs = tree_pairs(&bvh);
+                (bvh, pairs)
+            })
         })
     };
-    let (one, one_pairs) = run(1);
-    let (two, two_pairs) = run(2);
-    assert!(one == two, "trees differ between 1 and 2 threads");
-    assert!(one_pairs == two_pairs, "pairs differ between 1 and 2 threads");
-    assert!(one_pairs.len() > 50_000);
+    for ((one, one_pairs), (two, two_pairs)) in run(1).into_iter().zip(run(2)) {
+        assert!(one == two, "trees differ between 1 and 2 threads ({:?})", one.options());
+        assert!(one_pairs == two_pairs, "pairs differ between 1 and 2 threads");
+        assert!(one_pairs.len() > 50_000);
+    }
 }
 
 /// The SAH cost of parry's binned tree: `(root area + sum over its nodes of

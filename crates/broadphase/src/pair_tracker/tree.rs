@@ -9,7 +9,7 @@
 //! lane boxes' areas over the root's) grow by half since the build.
 
 use super::Record;
-use crate::StaticBvh;
+use crate::{BuildOptions, StaticBvh};
 use core::ops::ControlFlow;
 use proxima_narrowphase::{intersects_aabb_aabb, Aabb};
 
@@ -101,7 +101,7 @@ impl KindTree {
             return;
         }
         let boxes: Vec<Aabb> = members.iter().map(|&s| records[s as usize].fat).collect();
-        let bvh = StaticBvh::build(&boxes);
+        let bvh = StaticBvh::build_with(&boxes, BuildOptions::PAIRS);
         let mut slot_of_leaf = vec![0; members.len()];
         for (leaf, &id) in bvh.leaf_ids().iter().enumerate() {
             let slot = members[id as usize];

@@ -201,6 +201,18 @@ struct View<'a, T> {
 }
 
 impl<T> View<'_, T> {
+    /// Whether the tight boxes of slots `a` and `b` overlap.
+    #[inline(always)]
+    fn tights_overlap(&self, a: u32, b: u32) -> bool {
+        intersects_aabb_aabb(&self.tights[a as usize].tight, &self.tights[b as usize].tight)
+    }
+
+    /// Whether slot `slot` has a change this frame (its bit in `changed`).
+    #[inline(always)]
+    fn is_changed(&self, slot: u32) -> bool {
+        self.changed[slot as usize / 64] & (1 << (slot % 64)) != 0
+    }
+
     /// How the live-or-stale proxy `id` changed this frame.
     #[inline]
     fn state(&self, id: ProxyId) -> State {
@@ -237,7 +249,7 @@ impl<T> View<'_, T> {
                 return ControlFlow::Continue(());
             }
             // An unchanged proxy's fat box is the one it had last frame.
-            let old_b = if self.changed[slot as usize / 64] & (1 << (slot % 64)) == 0 {
+            let old_b = if !self.is_changed(slot) {
                 Some(*fat)
             } else {
                 match self.state(self.proxies.id_of(slot as usize)) {
@@ -286,6 +298,12 @@ impl<T> View<'_, T> {
 /// proxy's pairs are all found again); a found pair not in the old set
 /// starts. Writes the new set to `next`, its pairs whose tight boxes overlap
 /// to `exact`, and the events, in pair order, to `events`.
+///
+/// The found pairs are few beside the old ones (a frame's new contacts
+/// against the persistent set), so the merge walks the old set in runs
+/// between two found pairs: the run's loop has no three-way comparison, and
+/// its common case (neither proxy changed: two bits of [`View::changed`], in
+/// L1) reads only the two tight boxes.
 fn merge<T>(
     view: &View<'_, T>,
     old: &[Pair],
@@ -297,56 +315,76 @@ fn merge<T>(
     next.clear();
     exact.clear();
     events.clear();
-    let (mut i, mut j) = (0, 0);
-    while i < old.len() || j < found.len() {
-        // Take from `old` when its key is smaller, or equal but a different
+    let mut i = 0;
+    for &f in found {
+        let key = pair_key(&f);
+        // The old pairs before `f`, and one of equal key but another
         // generation (the reused slot's old pair stops before the new starts).
-        let take_old = match (old.get(i), found.get(j)) {
-            (Some(o), Some(f)) => {
-                let (ko, kf) = (pair_key(o), pair_key(f));
-                if ko == kf && o == f {
-                    keep(view, *o, next, exact);
-                    i += 1;
-                    j += 1;
-                    continue;
-                }
-                ko <= kf
-            }
-            (Some(_), None) => true,
-            _ => false,
-        };
-        if take_old {
-            // The records of old pairs are random reads (the second proxy of
-            // sorted pairs jumps around): start loading them a few pairs ahead.
-            if let Some(ahead) = old.get(i + PREFETCH_AHEAD) {
-                prefetch_record(view.tights, ahead.0.index());
-                prefetch_record(view.tights, ahead.1.index());
-            }
-            let o = old[i];
+        let run = old[i..].partition_point(|o| pair_key(o) < key || (pair_key(o) == key && *o != f));
+        merge_old(view, &old[i..i + run], next, exact, events);
+        i += run;
+        if old.get(i) == Some(&f) {
             i += 1;
-            if view.keeps(&o) {
-                keep(view, o, next, exact);
-            } else {
-                events.push(PairEvent::Stopped(o.0, o.1));
-            }
         } else {
-            let f = found[j];
-            j += 1;
             events.push(PairEvent::Started(f.0, f.1));
-            keep(view, f, next, exact);
         }
+        keep(view, f, next, exact);
+    }
+    merge_old(view, &old[i..], next, exact, events);
+}
+
+/// The old pairs of one run of the merge (none of them found again): each
+/// stays if [`View::keeps`] says so, else stops.
+#[inline]
+fn merge_old<T>(
+    view: &View<'_, T>,
+    old: &[Pair],
+    next: &mut Vec<Pair>,
+    exact: &mut Vec<Pair>,
+    events: &mut Vec<PairEvent>,
+) {
+    // Written into the spare capacity with lengths in registers: through
+    // `push`, every pair reloaded both vectors' lengths from memory.
+    next.reserve(old.len());
+    exact.reserve(old.len());
+    let (next_len, exact_len) = (next.len(), exact.len());
+    let (mut n, mut e) = (0, 0);
+    let next_out = &mut next.spare_capacity_mut()[..old.len()];
+    let exact_out = &mut exact.spare_capacity_mut()[..old.len()];
+    for (k, &o) in old.iter().enumerate() {
+        // The records of old pairs are random reads (the second proxy of
+        // sorted pairs jumps around): start loading them a few pairs ahead.
+        if let Some(ahead) = old.get(k + PREFETCH_AHEAD) {
+            prefetch_record(view.tights, ahead.0.index());
+            prefetch_record(view.tights, ahead.1.index());
+        }
+        let (a, b) = (o.0.index(), o.1.index());
+        if (view.is_changed(a) || view.is_changed(b)) && !view.keeps(&o) {
+            events.push(PairEvent::Stopped(o.0, o.1));
+            continue;
+        }
+        next_out[n].write(o);
+        n += 1;
+        // Written always, kept when the tight boxes overlap: whether they do
+        // follows no pattern, and a branch on it would be mispredicted on
+        // about a third of the pairs.
+        exact_out[e].write(o);
+        e += usize::from(view.tights_overlap(a, b));
+    }
+    // SAFETY: the first `n` (`e`) spare slots of `next` (`exact`) were
+    // written above, and `n, e <= old.len()` fit the capacity reserved.
+    unsafe {
+        next.set_len(next_len + n);
+        exact.set_len(exact_len + e);
     }
 }
 
-/// Puts `p` in the next pair set, and in `exact` when the tight boxes
-/// overlap. Inlined into the merge: as a call, the pair went through the
-/// stack in pieces and was read back whole, a store-forwarding stall on
-/// every pair.
-#[inline(always)]
+/// Puts the found pair `p` in the next pair set, and in `exact` when the
+/// tight boxes overlap.
+#[inline]
 fn keep<T>(view: &View<'_, T>, p: Pair, next: &mut Vec<Pair>, exact: &mut Vec<Pair>) {
     next.push(p);
-    let (ra, rb) = (&view.tights[p.0.index() as usize], &view.tights[p.1.index() as usize]);
-    if intersects_aabb_aabb(&ra.tight, &rb.tight) {
+    if view.tights_overlap(p.0.index(), p.1.index()) {
         exact.push(p);
     }
 }

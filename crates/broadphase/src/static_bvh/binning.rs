@@ -364,6 +364,7 @@ fn bin_range(scratch: &mut Bins, maps: &[BinMap; 3], bins: usize, prims: &[PrimR
 pub(crate) struct Knobs {
     pub(crate) bins: usize,
     pub(crate) max_leaf: usize,
+    pub(crate) collapse: super::Collapse,
 }
 
 /// Decides how the node over `prims` (with extent `ext`) is split.

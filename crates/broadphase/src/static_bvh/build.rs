@@ -6,8 +6,10 @@
 //! 2. Top nodes, serially: the wide nodes over those splits, in preorder. An
 //!    internal lane of at most `job_size(n)` primitives becomes a job.
 //! 3. Jobs, in parallel: each builds its subtree's wide nodes on its own
-//!    slice of the primitives; the results are appended in the order of the
-//!    jobs' first primitive, child indices shifted.
+//!    slice of the primitives, by the greedy collapse as its splits are made
+//!    or, for [`Collapse::Optimal`], by the SAH-optimal program
+//!    (`optimal.rs`) over its whole binary subtree; the results are appended
+//!    in the order of the jobs' first primitive, child indices shifted.
 //!
 //! Determinism: every split depends only on the primitives of its range, so
 //! the binary tree, the collapse and hence the nodes are the same for any
@@ -15,8 +17,9 @@
 //! too.
 
 use super::binning::{partition, plan, Bins, Bounds, Extent, Knobs, Plan, PrimRef, MAX_BINS};
+use super::optimal::{BinNode, Optimal};
 use super::wide::{collapse, Splittable, WideNode, WIDTH};
-use super::BuildOptions;
+use super::{BuildOptions, Collapse};
 use proxima_narrowphase::Aabb;
 use smallvec::SmallVec;
 
@@ -120,6 +123,51 @@ impl Builder<'_> {
         ]
     }
 
+    /// Phase 3: materialises the binary tree of the internal node `root`
+    /// (parents before children), collapses it by the SAH-optimal program
+    /// (`optimal.rs`) and emits its wide nodes in preorder.
+    fn run_optimal(&mut self, root: Cand) {
+        let mut arena = vec![root];
+        let mut i = 0;
+        while i < arena.len() {
+            let c = arena[i];
+            if c.is_split() {
+                let [l, r] = self.split(&c);
+                let at = u32::try_from(arena.len()).expect("arena fits u32");
+                arena.push(l);
+                arena.push(r);
+                arena[i].kids = Some([at, at + 1]);
+            }
+            i += 1;
+        }
+        let bins: Vec<BinNode> = arena.iter().map(|c| BinNode { area: c.area, len: c.len, kids: c.kids }).collect();
+        let table = Optimal::solve(&bins, self.knobs.max_leaf);
+        let mut stack: Vec<(u32, Option<(u32, usize)>)> = vec![(0, None)];
+        while let Some((at, link)) = stack.pop() {
+            let index = u32::try_from(self.nodes.len()).expect("node count fits u32");
+            if let Some((parent, lane)) = link {
+                self.nodes[parent as usize].child[lane] = index;
+            }
+            let (lanes, inner) = table.lanes(&bins, at);
+            let mut node = WideNode::EMPTY;
+            node.len = lanes.len() as u8;
+            node.inner = inner;
+            let mut internal: SmallVec<[(u32, usize); WIDTH]> = SmallVec::new();
+            for (lane, pick) in lanes.iter().enumerate() {
+                let c = &arena[pick.node as usize];
+                node.bounds.set(lane, &c.bounds.to_aabb());
+                if pick.leaf {
+                    node.child[lane] = c.start;
+                    node.count[lane] = c.len as u8;
+                } else {
+                    internal.push((pick.node, lane));
+                }
+            }
+            self.nodes.push(node);
+            stack.extend(internal.iter().rev().map(|&(c, lane)| (c, Some((index, lane)))));
+        }
+    }
+
     /// Builds the subtree of the internal node `root` depth first, nodes in
     /// preorder; `link` is the lane to point at each node once it has an index.
     fn run(&mut self, root: Cand) {
@@ -172,8 +220,11 @@ pub(crate) fn build(boxes: &[Aabb], options: &BuildOptions) -> Built {
     if prims.is_empty() {
         return Built { nodes: Vec::new(), prims };
     }
-    let knobs =
-        Knobs { bins: options.bins.clamp(2, MAX_BINS), max_leaf: options.max_leaf_size.clamp(1, usize::from(u8::MAX)) };
+    let knobs = Knobs {
+        bins: options.bins.clamp(2, MAX_BINS),
+        max_leaf: options.max_leaf_size.clamp(1, usize::from(u8::MAX)),
+        collapse: options.collapse,
+    };
     let ext = extent_par(&prims);
     let limit = job_size(prims.len());
     let top = presplit(&knobs, &mut prims, 0, &ext, limit);
@@ -278,7 +329,10 @@ fn run_jobs(prims: &mut [PrimRef], jobs: &[Job], knobs: Knobs) -> Vec<Vec<WideNo
             nodes: Vec::with_capacity(job.cand.len as usize / 3 + 16),
             jobs: None,
         };
-        b.run(job.cand);
+        match knobs.collapse {
+            Collapse::Greedy => b.run(job.cand),
+            Collapse::Optimal => b.run_optimal(job.cand),
+        }
         b.nodes
     };
     #[cfg(feature = "parallel")]
