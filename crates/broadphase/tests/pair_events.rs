@@ -272,3 +272,92 @@ fn parallel_update_matches_sequential() {
     par.validate().unwrap();
     assert!(total > 1000, "{total} events");
 }
+
+/// The parallel update on a pair set large enough for the parallel merge
+/// (more than 2 x 4096 pairs, so it is cut into one piece per thread), run
+/// in pools of 1, 2, 3 and 5 threads (pieces of different boundaries): the
+/// same events, pair set and exact pairs as the sequential update at every
+/// frame, through moves, bursts of teleports, removals and insertions, a
+/// frame where every pair is found again, and every pair set equal to brute
+/// force.
+#[cfg(feature = "parallel")]
+#[test]
+fn parallel_merge_matches_sequential_at_every_thread_count() {
+    let mut rng = rng(78);
+    let pools: Vec<rayon::ThreadPool> = [1, 2, 3, 5]
+        .iter()
+        .map(|&n| rayon::ThreadPoolBuilder::new().num_threads(n).build().expect("thread pool"))
+        .collect();
+    let mut seq: PairTracker<u32> = PairTracker::new();
+    let mut pars: Vec<PairTracker<u32>> = pools.iter().map(|_| PairTracker::new()).collect();
+    let (mut boxes, mut ids) = (Vec::new(), Vec::new());
+    let mut next_data = 0u32;
+    for _ in 0..6000 {
+        let b = random_box(&mut rng, 30.0, 0.3, 1.5);
+        let id = seq.insert(b, next_data, ProxyOptions::default());
+        for par in &mut pars {
+            assert_eq!(par.insert(b, next_data, ProxyOptions::default()), id);
+        }
+        next_data += 1;
+        boxes.push(b);
+        ids.push(id);
+    }
+    let (mut merged_big, mut events) = (0, 0);
+    for frame in 0..24 {
+        let burst = frame % 8 == 5;
+        for (id, b) in ids.iter().zip(boxes.iter_mut()) {
+            if burst && rng.random_bool(0.5) {
+                *b = random_box(&mut rng, 30.0, 0.3, 1.5); // a teleport
+            } else if rng.random_bool(0.2) {
+                *b = translated(b, &random_step(&mut rng, 0.4));
+            } else {
+                continue;
+            }
+            let result = seq.move_proxy(*id, *b, Vector::zeros());
+            for par in &mut pars {
+                assert_eq!(par.move_proxy(*id, *b, Vector::zeros()), result);
+            }
+        }
+        if frame % 4 == 3 {
+            // Remove a few and insert as many (slots reused within the frame).
+            for _ in 0..20 {
+                let k = rng.random_range(0..ids.len());
+                seq.remove(ids[k]).unwrap();
+                for par in &mut pars {
+                    par.remove(ids[k]).unwrap();
+                }
+                let b = random_box(&mut rng, 30.0, 0.3, 1.5);
+                let id = seq.insert(b, next_data, ProxyOptions::default());
+                for par in &mut pars {
+                    assert_eq!(par.insert(b, next_data, ProxyOptions::default()), id);
+                }
+                next_data += 1;
+                (boxes[k], ids[k]) = (b, id);
+            }
+        }
+        if frame % 8 == 2 {
+            // Every proxy re-filtered: every pair is found again, those at
+            // the pieces' boundaries included.
+            for &id in &ids {
+                seq.set_options(id, ProxyOptions::default()).unwrap();
+                for par in &mut pars {
+                    par.set_options(id, ProxyOptions::default()).unwrap();
+                }
+            }
+        }
+        merged_big += usize::from(seq.pairs().len() > 2 * 4096);
+        let expected = seq.update_with(|_, da, _, db| keep(*da, *db)).to_vec();
+        for (pool, par) in pools.iter().zip(&mut pars) {
+            let threads = pool.current_num_threads();
+            let got = pool.install(|| par.update_parallel_with(|_, da, _, db| keep(*da, *db)).to_vec());
+            assert_eq!(got, expected, "frame {frame}, {threads} threads: events");
+            assert_eq!(par.pairs(), seq.pairs(), "frame {frame}, {threads} threads: pair set");
+            assert_eq!(par.exact_pairs(), seq.exact_pairs(), "frame {frame}, {threads} threads: exact pairs");
+        }
+        assert_eq!(seq.pairs(), expected_pairs(&seq, &ids).as_slice(), "frame {frame}: against brute force");
+        seq.validate().unwrap();
+        events += expected.len();
+    }
+    assert!(merged_big > 20, "only {merged_big} frames had a pair set large enough for the parallel merge");
+    assert!(events > 10_000, "{events} events");
+}

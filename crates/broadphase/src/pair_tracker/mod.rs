@@ -180,6 +180,8 @@ pub struct PairTracker<T = ()> {
     events: Vec<PairEvent>,
     /// Per-slice output of the parallel update's queries.
     chunks: Vec<Vec<Pair>>,
+    /// The parallel merge's pieces after the first.
+    pieces: Vec<update::MergePiece>,
     stats: UpdateStats,
 }
 
@@ -220,6 +222,7 @@ impl<T> PairTracker<T> {
             queries: Vec::new(),
             events: Vec::new(),
             chunks: Vec::new(),
+            pieces: Vec::new(),
             stats: UpdateStats::default(),
         }
     }
@@ -572,6 +575,7 @@ impl<T> PairTracker<T> {
             + self.queries.capacity() * 8
             + self.events.capacity() * core::mem::size_of::<PairEvent>()
             + self.chunks.iter().map(|o| o.capacity() * pair).sum::<usize>()
+            + self.pieces.iter().map(update::MergePiece::memory_bytes).sum::<usize>()
     }
 
     /// [`memory_bytes`](Self::memory_bytes) per live proxy (0 when empty).

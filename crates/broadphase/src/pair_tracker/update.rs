@@ -82,6 +82,13 @@ impl<T> PairTracker<T> {
     fn finish(&mut self) -> &[PairEvent] {
         self.stats.found = self.found.len();
         sort_pairs(&mut self.found, &mut self.scratch);
+        let (view, merge_io, _) = self.merge_parts();
+        merge(&view, merge_io.old, merge_io.found, merge_io.next, merge_io.exact, merge_io.events);
+        self.close_frame()
+    }
+
+    /// What the merge reads and writes, and the parallel merge's pieces.
+    fn merge_parts(&mut self) -> (View<'_, T>, MergeIo<'_>, &mut Vec<MergePiece>) {
         let Self {
             proxies,
             records,
@@ -96,10 +103,15 @@ impl<T> PairTracker<T> {
             found,
             next_pairs,
             events,
+            pieces,
             ..
         } = self;
         let view = View { proxies, records, tights, changed, changes, epoch: *epoch, dynamic, fixed };
-        merge(&view, pairs, found, next_pairs, exact, events);
+        (view, MergeIo { old: pairs, found, next: next_pairs, exact, events }, pieces)
+    }
+
+    /// Makes the merged set current and starts a new frame.
+    fn close_frame(&mut self) -> &[PairEvent] {
         core::mem::swap(&mut self.pairs, &mut self.next_pairs);
         for (id, _) in &self.changes {
             self.changed[id.index() as usize / 64] = 0;
@@ -129,12 +141,10 @@ const PAR_MIN_QUERIES: usize = 256;
 
 #[cfg(feature = "parallel")]
 impl<T: Sync> PairTracker<T> {
-    /// [`update`](Self::update), with the queries of the changed proxies run
-    /// on rayon's pool (a merge cut into slices was tried and dropped: on
-    /// ~40k pairs its extra copies cost more than the second core saved):
-    /// the pool of the caller's
-    /// [`ThreadPool::install`](rayon::ThreadPool::install) if there is one,
-    /// the global pool otherwise (the tree upkeep, sort and merge stay
+    /// [`update`](Self::update), with the queries of the changed proxies and
+    /// the merge into the pair set run on rayon's pool: the pool of the
+    /// caller's [`ThreadPool::install`](rayon::ThreadPool::install) if there
+    /// is one, the global pool otherwise (the tree upkeep and the sort stay
     /// sequential). Same events, in the same order, for any number of
     /// threads. Its own buffers are kept (one per slice), but rayon's
     /// scheduler may allocate now and then, so only
@@ -158,7 +168,7 @@ impl<T: Sync> PairTracker<T> {
             for &(_, change) in queries {
                 view.query(change as usize, &mut keep, found);
             }
-            return self.finish();
+            return self.finish_parallel();
         }
         if chunks.len() != PAR_CHUNKS {
             chunks.resize_with(PAR_CHUNKS, Vec::new);
@@ -175,7 +185,96 @@ impl<T: Sync> PairTracker<T> {
         for out in chunks.iter() {
             found.extend_from_slice(out);
         }
-        self.finish()
+        self.finish_parallel()
+    }
+
+    /// [`finish`](Self::finish) with the merge cut into one piece per
+    /// thread of the pool (see [`merge_parallel`]).
+    fn finish_parallel(&mut self) -> &[PairEvent] {
+        self.stats.found = self.found.len();
+        sort_pairs(&mut self.found, &mut self.scratch);
+        let (view, merge_io, pieces) = self.merge_parts();
+        merge_parallel(&view, merge_io, pieces);
+        self.close_frame()
+    }
+}
+
+/// The merge's input (the old pair set, this frame's sorted new pairs) and
+/// output (the next pair set, its exact pairs, the events).
+struct MergeIo<'a> {
+    old: &'a [Pair],
+    found: &'a [Pair],
+    next: &'a mut Vec<Pair>,
+    exact: &'a mut Vec<Pair>,
+    events: &'a mut Vec<PairEvent>,
+}
+
+/// The output of one piece of the parallel merge after the first (which
+/// writes straight into the tracker's lists), kept between frames.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct MergePiece {
+    next: Vec<Pair>,
+    exact: Vec<Pair>,
+    events: Vec<PairEvent>,
+}
+
+impl MergePiece {
+    /// Heap bytes held.
+    pub(crate) fn memory_bytes(&self) -> usize {
+        (self.next.capacity() + self.exact.capacity()) * core::mem::size_of::<Pair>()
+            + self.events.capacity() * core::mem::size_of::<PairEvent>()
+    }
+}
+
+/// Below this many old pairs per piece the parallel merge does not cut.
+#[cfg(feature = "parallel")]
+const PAR_MERGE_MIN: usize = 4096;
+
+/// The merge cut into one piece per thread of the current rayon pool (at
+/// most 16, each of at least [`PAR_MERGE_MIN`] old pairs): piece `k` takes
+/// the old pairs from `old.len() * k / pieces` on, and the found pairs from
+/// the first whose key is not below that old pair's. Each piece is a merge
+/// of its own key range, so their outputs, appended in order, are the
+/// sequential merge's (the same events in the same order for any number of
+/// threads). The first piece writes in place; the others are copied after.
+#[cfg(feature = "parallel")]
+fn merge_parallel<T: Sync>(view: &View<'_, T>, io: MergeIo<'_>, pieces: &mut Vec<MergePiece>) {
+    let MergeIo { old, found, next, exact, events } = io;
+    let parts = rayon::current_num_threads().min(16).min(old.len() / PAR_MERGE_MIN);
+    if parts < 2 {
+        merge(view, old, found, next, exact, events);
+        return;
+    }
+    let start = |k: usize| -> (usize, usize) {
+        if k == parts {
+            return (old.len(), found.len());
+        }
+        let i = old.len() * k / parts;
+        let key = pair_key(&old[i]);
+        (i, if k == 0 { 0 } else { found.partition_point(|f| pair_key(f) < key) })
+    };
+    let part = |k: usize| {
+        let ((i0, j0), (i1, j1)) = (start(k), start(k + 1));
+        (&old[i0..i1], &found[j0..j1])
+    };
+    pieces.resize_with(parts - 1, MergePiece::default);
+    rayon::join(
+        || {
+            let (old, found) = part(0);
+            merge(view, old, found, next, exact, events);
+        },
+        || {
+            use rayon::prelude::*;
+            pieces.par_iter_mut().enumerate().for_each(|(k, piece)| {
+                let (old, found) = part(k + 1);
+                merge(view, old, found, &mut piece.next, &mut piece.exact, &mut piece.events);
+            });
+        },
+    );
+    for piece in pieces.iter() {
+        next.extend_from_slice(&piece.next);
+        exact.extend_from_slice(&piece.exact);
+        events.extend_from_slice(&piece.events);
     }
 }
 
