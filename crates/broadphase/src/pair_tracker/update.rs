@@ -335,14 +335,17 @@ impl<T> View<'_, T> {
         F: FnMut(ProxyId, &T, ProxyId, &T) -> bool,
     {
         let (a, kind) = self.changes[change];
-        let (index, ea) = (a.index(), self.proxies.by_key(a.index() as usize));
-        let query = self.records[index as usize].fat;
+        let index = a.index();
+        let record = &self.records[index as usize];
+        let (query, is_static) = (record.fat, record.is_static);
         let old_a = match kind {
             Change::Moved { old_fat } => Some(old_fat),
             _ => None,
         };
-        // Most hits are persistent neighbours: decide newness from the fat
-        // boxes first, read the proxy's entry only for a new pair.
+        // Most hits are persistent neighbours (or, in a sparse world, the
+        // proxy itself): decide newness from the fat boxes first, and read
+        // the two entries (a cache miss each on a large world) only for a
+        // new pair.
         let mut visit = |slot: u32, fat: &Aabb| {
             if slot == index {
                 return ControlFlow::Continue(());
@@ -362,7 +365,7 @@ impl<T> View<'_, T> {
                     return ControlFlow::Continue(()); // in the set already (or filtered out when it began)
                 }
             }
-            let eb = self.proxies.by_key(slot as usize);
+            let (ea, eb) = (self.proxies.by_key(index as usize), self.proxies.by_key(slot as usize));
             if !ea.options.groups.interacts_with(eb.options.groups) {
                 return ControlFlow::Continue(());
             }
@@ -375,7 +378,7 @@ impl<T> View<'_, T> {
         };
         // Static proxies never pair with each other: a static query skips
         // the static tree.
-        if !ea.options.is_static {
+        if !is_static {
             let _ = self.fixed.visit_overlaps(&query, self.records, &mut visit);
         }
         let _ = self.dynamic.visit_overlaps(&query, self.records, &mut visit);
