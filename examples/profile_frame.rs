@@ -68,7 +68,11 @@ fn main() {
             best = best.min(t.elapsed().as_secs_f64() / FRAMES as f64);
             pairs = tracker.pairs().len();
         }
-        println!("queried {} per frame", queried / updates);
+        println!(
+            "queried {} per frame; memory {:.0} B per proxy (PairTracker::bytes_per_proxy: trees, tables, pair buffers)",
+            queried / updates,
+            tracker.bytes_per_proxy()
+        );
     }
     println!(
         "{which} fraction {fraction} step {step} margin {margin} seed {seed}{}: {pairs} pairs, {:.3} ms/frame",
