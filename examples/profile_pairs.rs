@@ -4,7 +4,7 @@
 //! fastest of many passes: a quick A/B loop for tuning on other seeds
 //! (`perf record` friendly).
 //!
-//! `cargo run --release --example profile_pairs -- [sparse|dense] [static|greedy|parry] [seed]`
+//! `cargo run --release --example profile_pairs -- [sparse|dense] [static|greedy|parry|build-greedy|build-pairs|tracker-build] [seed]`
 
 use parry3d::partitioning::{Bvh, BvhBuildStrategy, BvhWorkspace};
 use proxima::broadphase::{BroadPhase, BuildOptions, StaticBvh};
@@ -21,7 +21,26 @@ fn main() {
     let passes: usize = std::env::var("PASSES").ok().and_then(|s| s.parse().ok()).unwrap_or(100);
     let mut best = f64::INFINITY;
     let mut count = 0;
-    if which == "parry" {
+    if which == "tracker-build" {
+        // `PairTracker::from_proxies` (the bulk_build bench's row), one thread.
+        let options = proxima::broadphase::DynamicTreeOptions { margin: 0.1, prediction: 0.0 };
+        let proxies = || boxes.iter().map(|b| (*b, (), proxima::broadphase::ProxyOptions::default()));
+        for _ in 0..passes.min(20) {
+            let t = Instant::now();
+            let tracker = pool.install(|| proxima::broadphase::PairTracker::from_proxies(options, proxies()));
+            best = best.min(t.elapsed().as_secs_f64());
+            count = tracker.expect("options").len();
+        }
+    } else if which.starts_with("build") {
+        // `build-greedy` / `build-pairs`: the build alone, one thread.
+        let options = if which == "build-greedy" { BuildOptions::default() } else { BuildOptions::PAIRS };
+        for _ in 0..passes.min(20) {
+            let t = Instant::now();
+            let bvh = pool.install(|| StaticBvh::build_with(&boxes, options));
+            best = best.min(t.elapsed().as_secs_f64());
+            count = bvh.len();
+        }
+    } else if which == "parry" {
         let leaves: Vec<_> = boxes.iter().map(convert::aabb).collect();
         let bvh = Bvh::from_leaves(BvhBuildStrategy::Binned, &leaves);
         let mut ws = BvhWorkspace::default();

@@ -72,6 +72,12 @@ impl<K, T> Default for SlotMap<K, T> {
 }
 
 impl<K: SlotKey, T> SlotMap<K, T> {
+    /// Makes room for `additional` more values without reallocating.
+    pub fn reserve(&mut self, additional: usize) {
+        self.entries.reserve(additional);
+        self.generations.reserve(additional);
+    }
+
     /// The slot the next [`insert`](Self::insert) fills: the last freed one,
     /// or a new one at the end.
     #[inline]

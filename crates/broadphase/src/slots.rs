@@ -34,6 +34,11 @@ impl<T> Default for Slots<T> {
 }
 
 impl<T> Slots<T> {
+    /// Makes room for `additional` more proxies without reallocating.
+    pub(crate) fn reserve(&mut self, additional: usize) {
+        self.0.reserve(additional);
+    }
+
     /// Stores `value` and returns its id.
     ///
     /// # Panics

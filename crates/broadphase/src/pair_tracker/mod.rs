@@ -248,6 +248,12 @@ impl<T> PairTracker<T> {
         proxies: impl IntoIterator<Item = (Aabb, T, ProxyOptions)>,
     ) -> Result<Self, BroadPhaseError> {
         let mut tracker = Self::with_options(options)?;
+        let proxies = proxies.into_iter();
+        let n = proxies.size_hint().0;
+        tracker.proxies.reserve(n);
+        tracker.records.reserve(n);
+        tracker.tights.reserve(n);
+        tracker.changes.reserve(n);
         for (aabb, data, options) in proxies {
             tracker.insert(aabb, data, options);
         }
