@@ -71,7 +71,7 @@ fn pair_tracker_breakdown(recording: &Recording) {
         rebuilds += tracker.stats().rebuilt as usize;
         let t2 = Instant::now();
         out.clear();
-        out.extend(tracker.exact_pairs().iter().map(|(a, b)| (a.index(), b.index())));
+        out.extend(tracker.exact_pairs().map(|(a, b)| (a.index(), b.index())));
         let t3 = Instant::now();
         black_box(out.len());
         fat_pairs += tracker.pairs().len();

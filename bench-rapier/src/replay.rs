@@ -132,7 +132,7 @@ impl PairTrackerReplay {
     /// The exact pairs: the tracker's fat pairs whose tight boxes overlap.
     fn collect(&mut self) {
         self.out.clear();
-        self.out.extend(self.tracker.exact_pairs().iter().map(|(a, b)| (a.index(), b.index())));
+        self.out.extend(self.tracker.exact_pairs().map(|(a, b)| (a.index(), b.index())));
     }
 }
 

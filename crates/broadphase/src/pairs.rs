@@ -24,6 +24,13 @@ pub(crate) fn pair_key(p: &Pair) -> u64 {
     ((p.0.index() as u64) << 32) | p.1.index() as u64
 }
 
+/// The two slots of a sort key of [`pair_key`] (or of a pair set's stored
+/// slot pair, which is that key).
+#[inline]
+pub(crate) fn slots_of(key: u64) -> (u32, u32) {
+    ((key >> 32) as u32, key as u32)
+}
+
 /// Digit width of the radix sort: 2^11 buckets, an 8 KiB histogram that stays in L1.
 const RADIX_BITS: u32 = 11;
 const RADIX: usize = 1 << RADIX_BITS;

@@ -217,8 +217,7 @@ fn pair_tracker_through_the_mutable_trait_matches_brute_force() {
         let mut got: Vec<_> = world
             .structure
             .exact_pairs()
-            .iter()
-            .map(|(a, b)| (labels[a].min(labels[b]), labels[a].max(labels[b])))
+            .map(|(a, b)| (labels[&a].min(labels[&b]), labels[&a].max(labels[&b])))
             .collect();
         got.sort_unstable();
         assert_eq!(got, label_pairs(&oracle), "step {step}: exact pairs differ");

@@ -104,11 +104,11 @@ fn check(
 ) -> BTreeSet<(ProxyId, ProxyId)> {
     tracker.validate().unwrap_or_else(|e| panic!("frame {frame}: {e}"));
     let fat = brute(world, |id, _| tracker.fat_aabb(id).expect("live"));
-    let got: BTreeSet<_> = tracker.pairs().iter().copied().collect();
+    let got: BTreeSet<_> = tracker.pairs().collect();
     assert_eq!(got.len(), tracker.pairs().len(), "frame {frame}: repeated pairs");
     assert_eq!(got, fat, "frame {frame}: pair set differs from brute force over the fat boxes");
     let exact = brute(world, |_, tight| *tight);
-    let got_exact: BTreeSet<_> = tracker.exact_pairs().iter().copied().collect();
+    let got_exact: BTreeSet<_> = tracker.exact_pairs().collect();
     assert_eq!(got_exact, exact, "frame {frame}: exact pairs differ from brute force over the tight boxes");
     let started: BTreeSet<_> = fat.difference(before).copied().collect();
     let stopped: BTreeSet<_> = before.difference(&fat).copied().collect();

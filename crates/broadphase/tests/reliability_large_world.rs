@@ -228,7 +228,7 @@ impl Structures {
             let own_pairs = as_indices(&pairs_of(&own), |id| *own.get(id).expect("live"));
             assert_eq!(got, own_pairs, "{what}: {name} differs from the brute force over its fat boxes");
         }
-        superset(&as_indices(self.tracker.pairs(), idx), &bf, &format!("{what} PairTracker"));
+        superset(&as_indices(&self.tracker.pairs().collect::<Vec<_>>(), idx), &bf, &format!("{what} PairTracker"));
         let bvh = StaticBvh::build(boxes32);
         let mut got: Vec<(usize, usize)> = Vec::new();
         let mut raw = Vec::new();

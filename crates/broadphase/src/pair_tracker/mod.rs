@@ -13,13 +13,30 @@ mod update;
 
 pub use update::UpdateStats;
 
-use crate::pairs::{pair_key, Pair};
+use crate::pairs::{slots_of, Pair};
 use crate::slots::Slots;
 use crate::{BroadPhaseError, CollisionGroups, DynamicTreeOptions, ProxyId};
 use crate::{RayControl, TreeStats, ValidationError};
 use core::ops::ControlFlow;
 use proxima_narrowphase::{cast_ray_aabb, intersects_aabb_aabb, Aabb, Ray, Real, Vector};
 use tree::KindTree;
+
+/// The proxy slot `slot` held at the last update: its occupant now when it
+/// did not change this frame, else the `before` of its latest change.
+#[inline]
+pub(crate) fn held<T>(
+    proxies: &Slots<Entry<T>>,
+    changed: &[u64],
+    tights: &[TightRecord],
+    changes: &[ChangeEntry],
+    slot: u32,
+) -> ProxyId {
+    if changed[slot as usize / 64] & (1 << (slot % 64)) == 0 {
+        proxies.id_of(slot as usize)
+    } else {
+        changes[tights[slot as usize].change as usize].before
+    }
+}
 
 /// How a proxy takes part in pairing.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -93,6 +110,18 @@ pub(crate) struct TightRecord {
     pub(crate) change: u32,
 }
 
+/// One change of this frame: the proxy, how it changed, and the proxy its
+/// slot held at the last update (`before`: the first of the slot's proxies to
+/// change this frame; another than `id` when the slot was freed and reused
+/// within the frame). The pair set stores slots, so `before` names the
+/// proxies of its old pairs.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ChangeEntry {
+    pub(crate) id: ProxyId,
+    pub(crate) change: Change,
+    pub(crate) before: ProxyId,
+}
+
 /// How a proxy changed since the last update.
 #[derive(Clone, Copy, Debug)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -144,7 +173,7 @@ pub(crate) enum Change {
 /// assert!(tracker.update().is_empty());
 /// tracker.move_proxy(b, unit(0.5), Vector::new(-4.5, 0.0, 0.0)).unwrap();
 /// assert_eq!(tracker.update(), &[PairEvent::Started(a, b)]);
-/// assert_eq!(tracker.exact_pairs(), [(a, b)]);
+/// assert!(tracker.exact_pairs().eq([(a, b)]));
 /// tracker.remove(a).unwrap();
 /// assert_eq!(tracker.update(), &[PairEvent::Stopped(a, b)]);
 /// ```
@@ -165,15 +194,18 @@ pub struct PairTracker<T = ()> {
     dynamic: KindTree,
     fixed: KindTree,
     /// This frame's changes, one per proxy id, in order of first change.
-    changes: Vec<(ProxyId, Change)>,
+    changes: Vec<ChangeEntry>,
     /// The current frame's stamp; advanced by every update.
     epoch: u32,
-    /// The pair set as of the last update, sorted.
-    pairs: Vec<Pair>,
+    /// The pair set as of the last update, as sorted slot pairs (the sort
+    /// key of `pairs::pair_key`, `a << 32 | b`: 8 bytes, half a `Pair`, and
+    /// the merge streams the whole set every frame). Their proxies are the
+    /// slots' occupants at that update (see `ChangeEntry::before`).
+    pairs: Vec<u64>,
     /// Its pairs whose tight boxes overlap, sorted.
-    exact: Vec<Pair>,
+    exact: Vec<u64>,
     /// Buffers kept between frames so `update` does not allocate.
-    next_pairs: Vec<Pair>,
+    next_pairs: Vec<u64>,
     found: Vec<Pair>,
     scratch: Vec<Pair>,
     queries: Vec<(u32, u32)>,
@@ -278,21 +310,33 @@ impl<T> PairTracker<T> {
 
     /// Records a change of proxy `id` this frame; a proxy changed twice
     /// keeps its first `old_fat`, and `Fresh` or `Removed` override `Moved`.
+    /// A slot's first change this frame names the proxy it held at the last
+    /// update (a proxy inserted into a slot that was free then has no old
+    /// pair, so what it names is never read).
     fn record(&mut self, id: ProxyId, change: Change) {
         let slot = id.index() as usize;
+        let mut before = id;
         if self.tights[slot].stamp == self.epoch {
-            let (seen, kind) = &mut self.changes[self.tights[slot].change as usize];
-            if *seen == id {
+            let entry = &mut self.changes[self.tights[slot].change as usize];
+            if entry.id == id {
                 if !matches!(change, Change::Moved { .. }) {
-                    *kind = change;
+                    entry.change = change;
                 }
                 return;
             }
+            before = entry.before; // the slot was freed and is reused
         }
         self.tights[slot].stamp = self.epoch;
         self.tights[slot].change = self.changes.len() as u32;
         self.changed[slot / 64] |= 1 << (slot % 64);
-        self.changes.push((id, change));
+        self.changes.push(ChangeEntry { id, change, before });
+    }
+
+    /// The proxy slot `slot` held at the last update (for the slots of the
+    /// pair set).
+    #[inline]
+    fn held(&self, slot: u32) -> ProxyId {
+        held(&self.proxies, &self.changed, &self.tights, &self.changes, slot)
     }
 
     /// Adds a proxy with tight box `aabb`; its pairs appear as `Started`
@@ -386,17 +430,26 @@ impl<T> PairTracker<T> {
         &self.events
     }
 
-    /// The pair set as of the last update (fat boxes), `(min, max)`, sorted ascending.
-    pub fn pairs(&self) -> &[Pair] {
-        &self.pairs
+    /// The pair set as of the last update (fat boxes), `(min, max)`, sorted
+    /// ascending. The set is stored as slot pairs; the iterator names their
+    /// proxies (those of the last update, also after a removal since).
+    pub fn pairs(&self) -> impl ExactSizeIterator<Item = Pair> + '_ {
+        self.pairs.iter().map(|&key| self.pair_of(key))
     }
 
     /// The pairs of the last update whose tight boxes (as given to
     /// [`insert`](Self::insert) or [`move_proxy`](Self::move_proxy) before
     /// that update) overlap, inclusive: the exact overlap set of the filtered
     /// proxies, sorted. Computed by the update's merge, in the same pass.
-    pub fn exact_pairs(&self) -> &[Pair] {
-        &self.exact
+    pub fn exact_pairs(&self) -> impl ExactSizeIterator<Item = Pair> + '_ {
+        self.exact.iter().map(|&key| self.pair_of(key))
+    }
+
+    /// The proxies of a stored slot pair.
+    #[inline]
+    fn pair_of(&self, key: u64) -> Pair {
+        let (a, b) = slots_of(key);
+        (self.held(a), self.held(b))
     }
 
     /// Counts of the last update (proxies queried, pairs found, rebuilds).
@@ -528,11 +581,11 @@ impl<T> PairTracker<T> {
         self.fixed.check(&mut statics, &self.records).map_err(|e| ValidationError(format!("static tree: {e}")))?;
         self.dynamic.check(&mut dynamics, &self.records).map_err(|e| ValidationError(format!("dynamic tree: {e}")))?;
         for w in self.pairs.windows(2) {
-            if pair_key(&w[0]) >= pair_key(&w[1]) {
-                return fail(format!("pairs not sorted or repeated at {:?}", w[1]));
+            if w[0] >= w[1] {
+                return fail(format!("pairs not sorted or repeated at {:?}", slots_of(w[1])));
             }
         }
-        for &(a, b) in &self.pairs {
+        for (a, b) in self.pairs() {
             let (Some(ea), Some(eb)) = (self.proxies.get(a), self.proxies.get(b)) else {
                 return fail(format!("pair {a:?}, {b:?} names a removed proxy"));
             };
@@ -546,12 +599,13 @@ impl<T> PairTracker<T> {
                 return fail(format!("pair {a:?}, {b:?} should not be in the set"));
             }
         }
-        let exact: Vec<Pair> = self
+        let exact: Vec<u64> = self
             .pairs
             .iter()
             .copied()
-            .filter(|(a, b)| {
-                intersects_aabb_aabb(&self.tights[a.index() as usize].tight, &self.tights[b.index() as usize].tight)
+            .filter(|&key| {
+                let (a, b) = slots_of(key);
+                intersects_aabb_aabb(&self.tights[a as usize].tight, &self.tights[b as usize].tight)
             })
             .collect();
         if exact != self.exact {
@@ -571,13 +625,9 @@ impl<T> PairTracker<T> {
             + self.records.capacity() * core::mem::size_of::<Record>()
             + self.tights.capacity() * core::mem::size_of::<TightRecord>()
             + self.changed.capacity() * 8
-            + self.changes.capacity() * core::mem::size_of::<(ProxyId, Change)>()
-            + (self.pairs.capacity()
-                + self.exact.capacity()
-                + self.next_pairs.capacity()
-                + self.found.capacity()
-                + self.scratch.capacity())
-                * pair
+            + self.changes.capacity() * core::mem::size_of::<ChangeEntry>()
+            + (self.pairs.capacity() + self.exact.capacity() + self.next_pairs.capacity()) * 8
+            + (self.found.capacity() + self.scratch.capacity()) * pair
             + self.queries.capacity() * 8
             + self.events.capacity() * core::mem::size_of::<PairEvent>()
             + self.chunks.iter().map(|o| o.capacity() * pair).sum::<usize>()

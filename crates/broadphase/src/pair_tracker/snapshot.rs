@@ -28,8 +28,8 @@ struct SnapshotRef<'a, T> {
     options: &'a DynamicTreeOptions,
     proxies: &'a Slots<Entry<T>>,
     records: Vec<SavedRecord>,
-    pairs: &'a [Pair],
-    changes: &'a [(ProxyId, Change)],
+    pairs: Vec<Pair>,
+    changes: Vec<(ProxyId, Change)>,
 }
 
 #[derive(Deserialize)]
@@ -59,8 +59,8 @@ impl<T: Serialize> Serialize for PairTracker<T> {
                     is_static: r.is_static,
                 })
                 .collect(),
-            pairs: &self.pairs,
-            changes: &self.changes,
+            pairs: self.pairs().collect(),
+            changes: self.changes.iter().map(|e| (e.id, e.change)).collect(),
         }
         .serialize(serializer)
     }
@@ -105,16 +105,29 @@ impl<T> PairTracker<T> {
             }
             tracker.record(id, change);
         }
-        tracker.exact = s
+        // The pair set is stored as slot pairs: a pair must name the
+        // proxies its slots held at the last update (the slots' occupants, or
+        // for a slot changed since, its change's `before`).
+        for &(a, b) in &s.pairs {
+            let (sa, sb) = (a.index(), b.index());
+            if sa as usize >= n || sb as usize >= n || sa >= sb || tracker.held(sa) != a || tracker.held(sb) != b {
+                return Err(format!("pair {a:?}, {b:?} does not name its slots' proxies"));
+            }
+        }
+        tracker.pairs = s.pairs.iter().map(crate::pairs::pair_key).collect();
+        if tracker.pairs.windows(2).any(|w| w[0] >= w[1]) {
+            return Err("pairs not sorted or repeated".into());
+        }
+        tracker.exact = tracker
             .pairs
             .iter()
             .copied()
-            .filter(|(a, b)| {
-                let (ra, rb) = (tracker.tights.get(a.index() as usize), tracker.tights.get(b.index() as usize));
-                matches!((ra, rb), (Some(ra), Some(rb)) if proxima_narrowphase::intersects_aabb_aabb(&ra.tight, &rb.tight))
+            .filter(|&key| {
+                let (a, b) = crate::pairs::slots_of(key);
+                let (ra, rb) = (&tracker.tights[a as usize], &tracker.tights[b as usize]);
+                proxima_narrowphase::intersects_aabb_aabb(&ra.tight, &rb.tight)
             })
             .collect();
-        tracker.pairs = s.pairs;
         tracker.rebuild();
         if tracker.changes.is_empty() {
             tracker.validate().map_err(|e| e.0)?;

@@ -7,8 +7,8 @@
 //! pair a query finds is already in it. An old pair is kept when neither
 //! proxy changed, or when one moved and the new fat boxes still overlap.
 
-use super::{Change, Entry, PairEvent, PairTracker, Record, TightRecord};
-use crate::pairs::{pair_key, sort_pairs, Pair};
+use super::{Change, ChangeEntry, Entry, PairEvent, PairTracker, Record, TightRecord};
+use crate::pairs::{pair_key, slots_of, sort_pairs, Pair};
 use crate::slots::Slots;
 use crate::ProxyId;
 use core::ops::ControlFlow;
@@ -59,10 +59,10 @@ impl<T> PairTracker<T> {
         let rebuilt_fixed = self.fixed.maintain(&mut self.records, false);
         self.stats.rebuilt = rebuilt_dynamic || rebuilt_fixed;
         self.queries.clear();
-        for (i, (id, change)) in self.changes.iter().enumerate() {
-            if !matches!(change, Change::Removed) {
+        for (i, entry) in self.changes.iter().enumerate() {
+            if !matches!(entry.change, Change::Removed) {
                 // Leaf order: neighbours in the tree query one after the other.
-                self.queries.push((self.records[id.index() as usize].leaf, i as u32));
+                self.queries.push((self.records[entry.id.index() as usize].leaf, i as u32));
             }
         }
         self.queries.sort_unstable();
@@ -113,8 +113,8 @@ impl<T> PairTracker<T> {
     /// Makes the merged set current and starts a new frame.
     fn close_frame(&mut self) -> &[PairEvent] {
         core::mem::swap(&mut self.pairs, &mut self.next_pairs);
-        for (id, _) in &self.changes {
-            self.changed[id.index() as usize / 64] = 0;
+        for entry in &self.changes {
+            self.changed[entry.id.index() as usize / 64] = 0;
         }
         self.changes.clear();
         self.advance_epoch();
@@ -202,10 +202,10 @@ impl<T: Sync> PairTracker<T> {
 /// The merge's input (the old pair set, this frame's sorted new pairs) and
 /// output (the next pair set, its exact pairs, the events).
 struct MergeIo<'a> {
-    old: &'a [Pair],
+    old: &'a [u64],
     found: &'a [Pair],
-    next: &'a mut Vec<Pair>,
-    exact: &'a mut Vec<Pair>,
+    next: &'a mut Vec<u64>,
+    exact: &'a mut Vec<u64>,
     events: &'a mut Vec<PairEvent>,
 }
 
@@ -213,16 +213,15 @@ struct MergeIo<'a> {
 /// writes straight into the tracker's lists), kept between frames.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct MergePiece {
-    next: Vec<Pair>,
-    exact: Vec<Pair>,
+    next: Vec<u64>,
+    exact: Vec<u64>,
     events: Vec<PairEvent>,
 }
 
 impl MergePiece {
     /// Heap bytes held.
     pub(crate) fn memory_bytes(&self) -> usize {
-        (self.next.capacity() + self.exact.capacity()) * core::mem::size_of::<Pair>()
-            + self.events.capacity() * core::mem::size_of::<PairEvent>()
+        (self.next.capacity() + self.exact.capacity()) * 8 + self.events.capacity() * core::mem::size_of::<PairEvent>()
     }
 }
 
@@ -250,7 +249,7 @@ fn merge_parallel<T: Sync>(view: &View<'_, T>, io: MergeIo<'_>, pieces: &mut Vec
             return (old.len(), found.len());
         }
         let i = old.len() * k / parts;
-        let key = pair_key(&old[i]);
+        let key = old[i];
         (i, if k == 0 { 0 } else { found.partition_point(|f| pair_key(f) < key) })
     };
     let part = |k: usize| {
@@ -278,6 +277,16 @@ fn merge_parallel<T: Sync>(view: &View<'_, T>, io: MergeIo<'_>, pieces: &mut Vec
     }
 }
 
+/// A proxy's [`State`] from its change.
+#[inline]
+fn state_of(change: Change) -> State {
+    match change {
+        Change::Moved { old_fat } => State::Moved(old_fat),
+        Change::Fresh => State::Fresh,
+        Change::Removed => State::Removed,
+    }
+}
+
 /// How a proxy stands this frame.
 #[derive(Clone, Copy)]
 enum State {
@@ -293,7 +302,7 @@ struct View<'a, T> {
     records: &'a [Record],
     tights: &'a [TightRecord],
     changed: &'a [u64],
-    changes: &'a [(ProxyId, Change)],
+    changes: &'a [ChangeEntry],
     epoch: u32,
     dynamic: &'a super::tree::KindTree,
     fixed: &'a super::tree::KindTree,
@@ -319,12 +328,31 @@ impl<T> View<'_, T> {
         if record.stamp != self.epoch {
             return State::Unchanged;
         }
-        match self.changes[record.change as usize] {
-            (seen, _) if seen != id => State::Removed,
-            (_, Change::Moved { old_fat }) => State::Moved(old_fat),
-            (_, Change::Fresh) => State::Fresh,
-            (_, Change::Removed) => State::Removed,
+        let entry = &self.changes[record.change as usize];
+        if entry.id != id {
+            return State::Removed;
         }
+        state_of(entry.change)
+    }
+
+    /// How the proxy that slot `slot` held at the last update (a slot of the
+    /// pair set) changed this frame: removed when the slot was reused.
+    #[inline]
+    fn held_state(&self, slot: u32) -> State {
+        if !self.is_changed(slot) {
+            return State::Unchanged;
+        }
+        let entry = &self.changes[self.tights[slot as usize].change as usize];
+        if entry.before != entry.id {
+            return State::Removed;
+        }
+        state_of(entry.change)
+    }
+
+    /// The proxy slot `slot` held at the last update.
+    #[inline]
+    fn held(&self, slot: u32) -> ProxyId {
+        super::held(self.proxies, self.changed, self.tights, self.changes, slot)
     }
 
     /// Appends to `out` the new pairs that the changed proxy `changes[change]`
@@ -334,7 +362,7 @@ impl<T> View<'_, T> {
     where
         F: FnMut(ProxyId, &T, ProxyId, &T) -> bool,
     {
-        let (a, kind) = self.changes[change];
+        let ChangeEntry { id: a, change: kind, .. } = self.changes[change];
         let index = a.index();
         let record = &self.records[index as usize];
         let (query, is_static) = (record.fat, record.is_static);
@@ -384,13 +412,14 @@ impl<T> View<'_, T> {
         let _ = self.dynamic.visit_overlaps(&query, self.records, &mut visit);
     }
 
-    /// Whether the old pair `p` (not found again this frame) stays in the set.
+    /// Whether the old pair of slots `a`, `b` (not found again this frame)
+    /// stays in the set.
     #[inline]
-    fn keeps(&self, p: &Pair) -> bool {
-        match (self.state(p.0), self.state(p.1)) {
+    fn keeps(&self, a: u32, b: u32) -> bool {
+        match (self.held_state(a), self.held_state(b)) {
             (State::Unchanged, State::Unchanged) => true,
             (State::Removed | State::Fresh, _) | (_, State::Removed | State::Fresh) => false,
-            _ => intersects_aabb_aabb(&self.records[p.0.index() as usize].fat, &self.records[p.1.index() as usize].fat),
+            _ => intersects_aabb_aabb(&self.records[a as usize].fat, &self.records[b as usize].fat),
         }
     }
 }
@@ -408,10 +437,10 @@ impl<T> View<'_, T> {
 /// L1) reads only the two tight boxes.
 fn merge<T>(
     view: &View<'_, T>,
-    old: &[Pair],
+    old: &[u64],
     found: &[Pair],
-    next: &mut Vec<Pair>,
-    exact: &mut Vec<Pair>,
+    next: &mut Vec<u64>,
+    exact: &mut Vec<u64>,
     events: &mut Vec<PairEvent>,
 ) {
     next.clear();
@@ -420,19 +449,41 @@ fn merge<T>(
     let mut i = 0;
     for &f in found {
         let key = pair_key(&f);
-        // The old pairs before `f`, and one of equal key but another
-        // generation (the reused slot's old pair stops before the new starts).
-        let run = old[i..].partition_point(|o| pair_key(o) < key || (pair_key(o) == key && *o != f));
+        let run = count_below(&old[i..], key);
         merge_old(view, &old[i..i + run], next, exact, events);
         i += run;
-        if old.get(i) == Some(&f) {
+        let (a, b) = slots_of(key);
+        if old.get(i) == Some(&key) {
             i += 1;
+            if view.held(a) != f.0 || view.held(b) != f.1 {
+                // A slot was freed and reused: the old proxy's pair stops
+                // before the new one's starts.
+                events.push(PairEvent::Stopped(view.held(a), view.held(b)));
+                events.push(PairEvent::Started(f.0, f.1));
+            }
         } else {
             events.push(PairEvent::Started(f.0, f.1));
         }
-        keep(view, f, next, exact);
+        next.push(key);
+        if view.tights_overlap(a, b) {
+            exact.push(key);
+        }
     }
     merge_old(view, &old[i..], next, exact, events);
+}
+
+/// The number of keys in the sorted `keys` below `key`, by a galloping
+/// search from the front: the found pairs are sorted, so each run starts
+/// where the last ended, and a run of `r` pairs costs `O(log r)` reads near
+/// the front instead of a binary search's cache misses across the whole set.
+#[inline]
+fn count_below(keys: &[u64], key: u64) -> usize {
+    let mut end = 1;
+    while end < keys.len() && keys[end - 1] < key {
+        end *= 2;
+    }
+    let start = end / 2;
+    start + keys[start..end.min(keys.len())].partition_point(|&k| k < key)
 }
 
 /// The old pairs of one run of the merge (none of them found again): each
@@ -440,9 +491,9 @@ fn merge<T>(
 #[inline]
 fn merge_old<T>(
     view: &View<'_, T>,
-    old: &[Pair],
-    next: &mut Vec<Pair>,
-    exact: &mut Vec<Pair>,
+    old: &[u64],
+    next: &mut Vec<u64>,
+    exact: &mut Vec<u64>,
     events: &mut Vec<PairEvent>,
 ) {
     // Written into the spare capacity with lengths in registers: through
@@ -456,13 +507,14 @@ fn merge_old<T>(
     for (k, &o) in old.iter().enumerate() {
         // The records of old pairs are random reads (the second proxy of
         // sorted pairs jumps around): start loading them a few pairs ahead.
-        if let Some(ahead) = old.get(k + PREFETCH_AHEAD) {
-            prefetch_record(view.tights, ahead.0.index());
-            prefetch_record(view.tights, ahead.1.index());
+        if let Some(&ahead) = old.get(k + PREFETCH_AHEAD) {
+            let (a, b) = slots_of(ahead);
+            prefetch_record(view.tights, a);
+            prefetch_record(view.tights, b);
         }
-        let (a, b) = (o.0.index(), o.1.index());
-        if (view.is_changed(a) || view.is_changed(b)) && !view.keeps(&o) {
-            events.push(PairEvent::Stopped(o.0, o.1));
+        let (a, b) = slots_of(o);
+        if (view.is_changed(a) || view.is_changed(b)) && !view.keeps(a, b) {
+            events.push(PairEvent::Stopped(view.held(a), view.held(b)));
             continue;
         }
         next_out[n].write(o);
@@ -478,16 +530,6 @@ fn merge_old<T>(
     unsafe {
         next.set_len(next_len + n);
         exact.set_len(exact_len + e);
-    }
-}
-
-/// Puts the found pair `p` in the next pair set, and in `exact` when the
-/// tight boxes overlap.
-#[inline]
-fn keep<T>(view: &View<'_, T>, p: Pair, next: &mut Vec<Pair>, exact: &mut Vec<Pair>) {
-    next.push(p);
-    if view.tights_overlap(p.0.index(), p.1.index()) {
-        exact.push(p);
     }
 }
 
