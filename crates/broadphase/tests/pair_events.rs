@@ -361,3 +361,98 @@ fn parallel_merge_matches_sequential_at_every_thread_count() {
     assert!(merged_big > 20, "only {merged_big} frames had a pair set large enough for the parallel merge");
     assert!(events > 10_000, "{events} events");
 }
+
+/// Both ways of finding the changed proxies' dynamic neighbours (one query
+/// each; one marked self-descent when more than a quarter changed) against
+/// brute force: frames of light motion, of heavy motion and teleports of
+/// every proxy, with static proxies, groups, the predicate, re-filters,
+/// removals and insertions that wait outside the tree; events equal to the
+/// diff of brute force's pair sets at every frame, the exact pairs equal to
+/// the tight boxes' overlaps, and `update_parallel` (2 threads) identical.
+#[test]
+fn queries_and_marked_descent_match_brute_force() {
+    let mut rng = rng(91);
+    let mut tracker: PairTracker<u32> = PairTracker::new();
+    #[cfg(feature = "parallel")]
+    let (pool, mut twin) =
+        (rayon::ThreadPoolBuilder::new().num_threads(2).build().expect("thread pool"), PairTracker::<u32>::new());
+    let (mut ids, mut tight) = (Vec::new(), Vec::new());
+    let mut next_data = 0u32;
+    let mut prev: Vec<Pair> = Vec::new();
+    let (mut descended, mut queried) = (0, 0);
+    for frame in 0..60 {
+        // Every fourth frame heavy (40% moved), every eighth a teleport of
+        // everything, the rest light (5% moved); a few edits each frame.
+        let fraction = match frame % 8 {
+            7 => 1.0,
+            3 => 0.4,
+            _ => 0.05,
+        };
+        let mut edits: Vec<(usize, Aabb, Vector)> = Vec::new();
+        for (i, b) in tight.iter_mut().enumerate() {
+            if rng.random_bool(fraction) {
+                let d = if fraction == 1.0 { random_step(&mut rng, 6.0) } else { random_step(&mut rng, 0.6) };
+                *b = translated(b, &d);
+                edits.push((i, *b, d));
+            }
+        }
+        for (i, b, d) in edits {
+            tracker.move_proxy(ids[i], b, d).unwrap();
+            #[cfg(feature = "parallel")]
+            twin.move_proxy(ids[i], b, d).unwrap();
+        }
+        for _ in 0..rng.random_range(0..20) {
+            let roll: f64 = rng.random();
+            if ids.len() < 1500 || roll < 0.4 {
+                let aabb = random_box(&mut rng, 25.0, 0.1, 1.2);
+                let options = random_options(&mut rng);
+                let id = tracker.insert(aabb, next_data, options);
+                #[cfg(feature = "parallel")]
+                assert_eq!(twin.insert(aabb, next_data, options), id);
+                ids.push(id);
+                tight.push(aabb);
+                next_data += 1;
+            } else if roll < 0.7 {
+                let i = rng.random_range(0..ids.len());
+                tracker.remove(ids[i]).unwrap();
+                #[cfg(feature = "parallel")]
+                twin.remove(ids[i]).unwrap();
+                ids.swap_remove(i);
+                tight.swap_remove(i);
+            } else {
+                let (i, options) = (rng.random_range(0..ids.len()), random_options(&mut rng));
+                tracker.set_options(ids[i], options).unwrap();
+                #[cfg(feature = "parallel")]
+                twin.set_options(ids[i], options).unwrap();
+            }
+        }
+        let events = tracker.update_with(|_, da, _, db| keep(*da, *db)).to_vec();
+        if frame > 0 {
+            if tracker.stats().descended {
+                descended += 1;
+            } else {
+                queried += 1;
+            }
+        }
+        let cur = expected_pairs(&tracker, &ids);
+        assert_eq!(events, diff(&prev, &cur), "frame {frame} (descended: {})", tracker.stats().descended);
+        assert_eq!(tracker.pairs().collect::<Vec<_>>(), cur, "frame {frame}");
+        let exact: Vec<Pair> = cur
+            .iter()
+            .copied()
+            .filter(|&(a, b)| {
+                let (ta, tb) = (tracker.tight_aabb(a).unwrap(), tracker.tight_aabb(b).unwrap());
+                proxima_narrowphase::intersects_aabb_aabb(&ta, &tb)
+            })
+            .collect();
+        assert_eq!(tracker.exact_pairs().collect::<Vec<_>>(), exact, "frame {frame}: exact pairs");
+        tracker.validate().unwrap();
+        #[cfg(feature = "parallel")]
+        {
+            let twin_events = pool.install(|| twin.update_parallel_with(|_, da, _, db| keep(*da, *db)).to_vec());
+            assert_eq!(twin_events, events, "frame {frame}: 2 threads");
+        }
+        prev = cur;
+    }
+    assert!(descended >= 10 && queried >= 30, "descended {descended}, queried {queried} frames");
+}

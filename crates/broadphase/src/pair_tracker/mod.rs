@@ -15,6 +15,7 @@ pub use update::UpdateStats;
 
 use crate::pairs::{slots_of, Pair};
 use crate::slots::Slots;
+use crate::static_bvh::MarkedScratch;
 use crate::{BroadPhaseError, CollisionGroups, DynamicTreeOptions, ProxyId};
 use crate::{RayControl, TreeStats, ValidationError};
 use core::ops::ControlFlow;
@@ -214,6 +215,10 @@ pub struct PairTracker<T = ()> {
     chunks: Vec<Vec<Pair>>,
     /// The parallel merge's pieces after the first.
     pieces: Vec<update::MergePiece>,
+    /// The stacks of the marked self-descent.
+    search: MarkedScratch,
+    /// Whether this frame's dynamic pairs come from the marked self-descent.
+    descent: bool,
     stats: UpdateStats,
 }
 
@@ -255,6 +260,8 @@ impl<T> PairTracker<T> {
             events: Vec::new(),
             chunks: Vec::new(),
             pieces: Vec::new(),
+            search: MarkedScratch::default(),
+            descent: false,
             stats: UpdateStats::default(),
         }
     }
@@ -632,6 +639,7 @@ impl<T> PairTracker<T> {
             + self.events.capacity() * core::mem::size_of::<PairEvent>()
             + self.chunks.iter().map(|o| o.capacity() * pair).sum::<usize>()
             + self.pieces.iter().map(update::MergePiece::memory_bytes).sum::<usize>()
+            + self.search.memory_bytes()
     }
 
     /// [`memory_bytes`](Self::memory_bytes) per live proxy (0 when empty).

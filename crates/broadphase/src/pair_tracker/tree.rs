@@ -9,6 +9,7 @@
 //! lane boxes' areas over the root's) grow by half since the build.
 
 use super::Record;
+use crate::static_bvh::MarkedScratch;
 use crate::{BuildOptions, StaticBvh};
 use core::ops::ControlFlow;
 use proxima_narrowphase::{intersects_aabb_aabb, Aabb};
@@ -38,6 +39,11 @@ pub(crate) struct KindTree {
     /// The area ratio right after the build, and now.
     built_ratio: f64,
     ratio: f64,
+    /// Per leaf slot, one bit: the proxy there changed this frame (set by
+    /// [`mark`](Self::mark) when the frame takes the marked self-descent).
+    marked: Vec<u64>,
+    /// Per node, the lanes over a marked leaf (see `StaticBvh::marked_lanes`).
+    masks: Vec<u8>,
 }
 
 impl KindTree {
@@ -109,6 +115,7 @@ impl KindTree {
             records[slot as usize].leaf = leaf as u32;
         }
         let ratio = bvh.area_ratio();
+        let leaves = members.len();
         *self = Self {
             bvh: Some(bvh),
             members,
@@ -118,8 +125,97 @@ impl KindTree {
             dirty: false,
             built_ratio: ratio,
             ratio,
+            marked: core::mem::take(&mut self.marked),
+            masks: core::mem::take(&mut self.masks),
         };
         self.pending.clear();
+        self.marked.clear();
+        self.marked.resize(leaves.div_ceil(64), 0);
+    }
+
+    /// The number of proxies in the BVH (live or dead leaves).
+    pub(crate) fn built_len(&self) -> usize {
+        self.slot_of_leaf.len()
+    }
+
+    /// True when some proxies wait outside the BVH.
+    pub(crate) fn has_pending(&self) -> bool {
+        !self.pending.is_empty()
+    }
+
+    /// True when the tree holds no proxy (built or pending).
+    pub(crate) fn is_empty(&self) -> bool {
+        self.pending.is_empty() && self.members.len() == self.dead
+    }
+
+    /// Marks the proxy in `leaf` (not [`NONE`]) as changed this frame.
+    #[inline]
+    pub(crate) fn mark(&mut self, leaf: u32) {
+        self.marked[leaf as usize / 64] |= 1 << (leaf % 64);
+    }
+
+    /// Computes the lane masks of the marked leaves, for
+    /// [`visit_marked_pairs`](Self::visit_marked_pairs).
+    pub(crate) fn mark_lanes(&mut self) {
+        if let Some(bvh) = &self.bvh {
+            bvh.marked_lanes(&self.marked, &mut self.masks);
+        }
+    }
+
+    /// Clears every mark (after the frame's pairs are found).
+    pub(crate) fn clear_marks(&mut self) {
+        self.marked.fill(0);
+    }
+
+    /// Calls `visit(a, fat_a, b, fat_b)` once for every pair of proxies in the
+    /// BVH whose fat boxes overlap (inclusive) and of which at least one is
+    /// marked: the marked proxies' new neighbours in one pruned self-descent
+    /// (see `StaticBvh::visit_marked_pairs`), after
+    /// [`mark_lanes`](Self::mark_lanes). Pending proxies are not seen.
+    pub(crate) fn visit_marked_pairs<F>(&self, scratch: &mut MarkedScratch, mut visit: F)
+    where
+        F: FnMut(u32, &Aabb, u32, &Aabb),
+    {
+        let Some(bvh) = &self.bvh else { return };
+        let (boxes, slot_of_leaf) = (bvh.leaf_boxes(), &self.slot_of_leaf);
+        bvh.visit_marked_pairs(&self.marked, &self.masks, scratch, |s, t| {
+            let (a, b) = (slot_of_leaf[s as usize], slot_of_leaf[t as usize]);
+            if a != DEAD && b != DEAD {
+                visit(a, &boxes[s as usize], b, &boxes[t as usize]);
+            }
+        });
+    }
+
+    /// The proxies in the BVH whose fat box overlaps `query`, as
+    /// [`visit_overlaps`](Self::visit_overlaps) without the pending ones.
+    #[inline]
+    pub(crate) fn visit_built_overlaps<F>(&self, query: &Aabb, mut visitor: F) -> ControlFlow<()>
+    where
+        F: FnMut(u32, &Aabb) -> ControlFlow<()>,
+    {
+        if let Some(bvh) = &self.bvh {
+            let boxes = bvh.leaf_boxes();
+            bvh.visit_overlap_slots(query, |leaf| match self.slot_of_leaf[leaf as usize] {
+                DEAD => ControlFlow::Continue(()),
+                slot => visitor(slot, &boxes[leaf as usize]),
+            })?;
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// The pending proxies whose fat box overlaps `query`.
+    #[inline]
+    pub(crate) fn visit_pending_overlaps<F>(&self, query: &Aabb, records: &[Record], mut visitor: F) -> ControlFlow<()>
+    where
+        F: FnMut(u32, &Aabb) -> ControlFlow<()>,
+    {
+        for &slot in &self.pending {
+            let fat = &records[slot as usize].fat;
+            if intersects_aabb_aabb(fat, query) {
+                visitor(slot, fat)?;
+            }
+        }
+        ControlFlow::Continue(())
     }
 
     /// The slots of the proxies of this kind whose fat box overlaps `query`
@@ -131,20 +227,8 @@ impl KindTree {
     where
         F: FnMut(u32, &Aabb) -> ControlFlow<()>,
     {
-        if let Some(bvh) = &self.bvh {
-            let boxes = bvh.leaf_boxes();
-            bvh.visit_overlap_slots(query, |leaf| match self.slot_of_leaf[leaf as usize] {
-                DEAD => ControlFlow::Continue(()),
-                slot => visitor(slot, &boxes[leaf as usize]),
-            })?;
-        }
-        for &slot in &self.pending {
-            let fat = &records[slot as usize].fat;
-            if intersects_aabb_aabb(fat, query) {
-                visitor(slot, fat)?;
-            }
-        }
-        ControlFlow::Continue(())
+        self.visit_built_overlaps(query, &mut visitor)?;
+        self.visit_pending_overlaps(query, records, visitor)
     }
 
     /// The BVH and the slot of each build id ([`DEAD`] = `u32::MAX`), and the
@@ -199,5 +283,7 @@ impl KindTree {
     pub(crate) fn memory_bytes(&self) -> usize {
         self.bvh.as_ref().map_or(0, StaticBvh::memory_bytes)
             + (self.members.capacity() + self.slot_of_leaf.capacity() + self.pending.capacity()) * 4
+            + self.marked.capacity() * 8
+            + self.masks.capacity()
     }
 }

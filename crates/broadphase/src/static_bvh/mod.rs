@@ -14,6 +14,7 @@
 mod binning;
 mod build;
 mod cache;
+mod marked_pairs;
 mod optimal;
 mod overlap;
 mod pairs;
@@ -21,6 +22,8 @@ mod ray;
 mod refit;
 mod validate;
 mod wide;
+
+pub(crate) use marked_pairs::MarkedScratch;
 
 pub use cache::{InvalidMargin, OverlapCache};
 pub use overlap::StaticBvhOverlaps;

@@ -1,0 +1,228 @@
+//! Self-pairs of the *marked* leaves only: every pair of overlapping boxes of
+//! which at least one is marked, each found once. The pair tracker marks
+//! the proxies that changed this frame and finds their new neighbours in one
+//! descent instead of one query per proxy: the movers of a physics step lie
+//! together (a falling layer, a collapsing pile), so their queries would
+//! walk the same upper nodes again and again.
+//!
+//! The descent is the self-pair descent of `pairs.rs` (a pair of boxes is
+//! found where their two leaves part) pruned by one lane mask per node, the
+//! lanes whose subtree holds a marked leaf slot: a node pair is opened only
+//! when one of the two lanes is marked, since two unmarked subtrees hold no
+//! pair with a marked box.
+
+use super::wide::{Lane, WideNode};
+use super::StaticBvh;
+use proxima_narrowphase::{intersects_aabb_aabb, Aabb};
+
+#[derive(Clone, Copy, Debug)]
+enum Task {
+    Within(u32),
+    Across(u32, u32),
+}
+
+/// The descent's two stacks, kept by the caller between frames so that a
+/// frame allocates nothing once they have grown (a dense pile's descent
+/// holds more than a fixed-size stack would).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct MarkedScratch {
+    tasks: Vec<Task>,
+    nodes: Vec<u32>,
+}
+
+impl MarkedScratch {
+    /// Heap bytes held.
+    pub(crate) fn memory_bytes(&self) -> usize {
+        self.tasks.capacity() * core::mem::size_of::<Task>() + self.nodes.capacity() * 4
+    }
+}
+
+/// Leaf slots marked, one bit each (bit `s % 64` of word `s / 64`).
+#[inline(always)]
+fn is_marked(marked: &[u64], slot: u32) -> bool {
+    marked[slot as usize / 64] & (1 << (slot % 64)) != 0
+}
+
+impl StaticBvh {
+    /// Writes `masks[n]`: the lanes of node `n` whose subtree holds a leaf
+    /// slot marked in `marked` (one pass, children before parents).
+    pub(crate) fn marked_lanes(&self, marked: &[u64], masks: &mut Vec<u8>) {
+        masks.clear();
+        masks.resize(self.nodes.len(), 0);
+        for index in (0..self.nodes.len()).rev() {
+            let node = &self.nodes[index];
+            let mut mask = 0u8;
+            for lane in 0..usize::from(node.len) {
+                let hit = match node.lane(lane) {
+                    Lane::Node(child) => masks[child as usize] != 0,
+                    Lane::Leaf { first, count } => (first..first + count).any(|s| is_marked(marked, s)),
+                };
+                mask |= u8::from(hit) << lane;
+            }
+            masks[index] = mask;
+        }
+    }
+
+    /// Calls `visit(s, t)` once for every pair of leaf slots `s != t` whose
+    /// boxes overlap (inclusive) and of which at least one is marked.
+    /// `masks` comes from [`marked_lanes`](Self::marked_lanes) with the same
+    /// `marked`. Deterministic: the same tree and marks give the same calls
+    /// in the same order.
+    pub(crate) fn visit_marked_pairs(
+        &self,
+        marked: &[u64],
+        masks: &[u8],
+        scratch: &mut MarkedScratch,
+        mut visit: impl FnMut(u32, u32),
+    ) {
+        if self.nodes.is_empty() || masks[0] == 0 {
+            return;
+        }
+        let walk = Walk { bvh: self, marked, masks };
+        let MarkedScratch { tasks, nodes } = scratch;
+        tasks.clear();
+        tasks.push(Task::Within(0));
+        while let Some(task) = tasks.pop() {
+            walk.expand(task, tasks, nodes, &mut visit);
+        }
+    }
+}
+
+/// The tree and its marks, as the descent reads them.
+struct Walk<'a> {
+    bvh: &'a StaticBvh,
+    marked: &'a [u64],
+    masks: &'a [u8],
+}
+
+impl Walk<'_> {
+    fn expand(&self, task: Task, stack: &mut Vec<Task>, query: &mut Vec<u32>, visit: &mut impl FnMut(u32, u32)) {
+        let nodes = &self.bvh.nodes;
+        match task {
+            Task::Within(index) => {
+                let node = &nodes[index as usize];
+                let marks = u32::from(self.masks[index as usize]);
+                for i in 0..usize::from(node.len) {
+                    let lane_marked = marks & (1 << i) != 0;
+                    if lane_marked {
+                        match node.lane(i) {
+                            Lane::Node(child) => stack.push(Task::Within(child)),
+                            Lane::Leaf { first, count } => self.leaf_self_pairs(first, count, visit),
+                        }
+                    }
+                    // Lanes after i that overlap lane i, one of the two marked.
+                    let later = node.bounds.overlap_mask_lane(&node.bounds, i) & node.used_mask() & !((2u32 << i) - 1);
+                    let mut mask = if lane_marked { later } else { later & marks };
+                    while mask != 0 {
+                        let j = mask.trailing_zeros() as usize;
+                        mask &= mask - 1;
+                        self.lane_pair(index, i, index, j, stack, query, visit);
+                    }
+                }
+            }
+            Task::Across(a, b) => {
+                let (na, nb) = (&nodes[a as usize], &nodes[b as usize]);
+                let (marks_a, marks_b) = (u32::from(self.masks[a as usize]), u32::from(self.masks[b as usize]));
+                for i in 0..usize::from(na.len) {
+                    let overlaps = nb.bounds.overlap_mask_lane(&na.bounds, i) & nb.used_mask();
+                    let mut mask = if marks_a & (1 << i) != 0 { overlaps } else { overlaps & marks_b };
+                    while mask != 0 {
+                        let j = mask.trailing_zeros() as usize;
+                        mask &= mask - 1;
+                        self.lane_pair(a, i, b, j, stack, query, visit);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Lane `i` of node `a` and lane `j` of node `b`: overlapping lanes of two
+    /// different subtrees, at least one of them marked.
+    #[inline]
+    fn lane_pair(
+        &self,
+        a: u32,
+        i: usize,
+        b: u32,
+        j: usize,
+        stack: &mut Vec<Task>,
+        query: &mut Vec<u32>,
+        visit: &mut impl FnMut(u32, u32),
+    ) {
+        let nodes = &self.bvh.nodes;
+        match (nodes[a as usize].lane(i), nodes[b as usize].lane(j)) {
+            (Lane::Leaf { first: fa, count: ca }, Lane::Leaf { first: fb, count: cb }) => {
+                for s in fa..fa + ca {
+                    for t in fb..fb + cb {
+                        if (is_marked(self.marked, s) || is_marked(self.marked, t)) && self.overlap(s, t) {
+                            visit(s, t);
+                        }
+                    }
+                }
+            }
+            (Lane::Node(na), Lane::Node(nb)) => {
+                super::ray::prefetch_node(nodes, na);
+                super::ray::prefetch_node(nodes, nb);
+                stack.push(Task::Across(na, nb));
+            }
+            (Lane::Leaf { first, count }, Lane::Node(node)) | (Lane::Node(node), Lane::Leaf { first, count }) => {
+                for s in first..first + count {
+                    // A marked box pairs with every box below `node`; an
+                    // unmarked one only with the marked ones.
+                    let all = is_marked(self.marked, s);
+                    self.query(s, node, all, query, visit);
+                }
+            }
+        }
+    }
+
+    /// Pairs of the leaf slot `s` with the slots below `root` (all of them,
+    /// or only the marked ones).
+    fn query(&self, s: u32, root: u32, all: bool, stack: &mut Vec<u32>, visit: &mut impl FnMut(u32, u32)) {
+        let (nodes, aabb) = (&self.bvh.nodes, &self.bvh.prim_boxes[s as usize]);
+        stack.clear();
+        stack.push(root);
+        while let Some(index) = stack.pop() {
+            let node: &WideNode = &nodes[index as usize];
+            let mut mask = node.bounds.overlap_mask(aabb);
+            if !all {
+                mask &= u32::from(self.masks[index as usize]);
+            }
+            while mask != 0 {
+                let lane = mask.trailing_zeros() as usize;
+                mask &= mask - 1;
+                match node.lane(lane) {
+                    Lane::Node(child) => stack.push(child),
+                    Lane::Leaf { first, count } => {
+                        for t in first..first + count {
+                            if (all || is_marked(self.marked, t)) && (count == 1 || self.overlap_box(t, aabb)) {
+                                visit(s, t);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Pairs inside one marked leaf.
+    fn leaf_self_pairs(&self, first: u32, count: u32, visit: &mut impl FnMut(u32, u32)) {
+        for s in first..first + count {
+            for t in s + 1..first + count {
+                if (is_marked(self.marked, s) || is_marked(self.marked, t)) && self.overlap(s, t) {
+                    visit(s, t);
+                }
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn overlap(&self, s: u32, t: u32) -> bool {
+        self.overlap_box(t, &self.bvh.prim_boxes[s as usize])
+    }
+
+    #[inline(always)]
+    fn overlap_box(&self, t: u32, aabb: &Aabb) -> bool {
+        intersects_aabb_aabb(&self.bvh.prim_boxes[t as usize], aabb)
+    }
+}
