@@ -155,7 +155,9 @@ pub(crate) enum Change {
 ///
 /// **Per-frame cost follows what moved.** [`update`](Self::update) queries
 /// only the proxies whose fat box changed (and the inserted or re-filtered
-/// ones), static proxies never query each other, and a pair is new exactly
+/// ones; when more than a quarter of the dynamic proxies changed, one
+/// self-descent of the dynamic tree pruned to their leaves replaces their
+/// queries), static proxies never query each other, and a pair is new exactly
 /// when the two fat boxes did not overlap before: no hash set, no re-finding
 /// of persistent pairs. Output is deterministic (sorted by pair, never in
 /// hash order) and steady-state updates allocate nothing.

@@ -1,5 +1,7 @@
-//! The per-frame update: refit (or rebuild) the trees, query the proxies that
-//! changed, merge what they found into the pair set and report the difference.
+//! The per-frame update: refit (or rebuild) the trees, find the new pairs of
+//! the proxies that changed (one query each, or, when more than a quarter of
+//! the dynamic proxies changed, one self-descent of the dynamic tree pruned
+//! to their leaves), merge them into the pair set and report the difference.
 //!
 //! A pair is *new* this frame when one of its proxies is fresh (inserted or
 //! re-filtered) or when the two fat boxes of the last update did not overlap:
