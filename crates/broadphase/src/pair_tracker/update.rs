@@ -52,11 +52,11 @@ impl<T> PairTracker<T> {
         F: FnMut(ProxyId, &T, ProxyId, &T) -> bool,
     {
         self.prepare();
-        let (view, queries, found, search, _) = self.split();
-        found.clear();
-        view.marked_pairs(search, &mut predicate, found);
-        for &(_, change) in queries {
-            view.query(change as usize, &mut predicate, found);
+        let (view, work) = self.parts();
+        work.found.clear();
+        view.marked_pairs(work.search, &mut predicate, work.found);
+        for &(_, change) in work.queries {
+            view.query(change as usize, &mut predicate, work.found);
         }
         self.finish()
     }
@@ -106,9 +106,9 @@ impl<T> PairTracker<T> {
         self.stats.queried = searched;
     }
 
-    /// What the queries read, the query list, and where they write.
-    #[allow(clippy::type_complexity)]
-    fn split(&mut self) -> (View<'_, T>, &[(u32, u32)], &mut Vec<Pair>, &mut MarkedScratch, &mut Vec<Vec<Pair>>) {
+    /// The state the searches and the merge read, and the buffers they
+    /// write: one borrow of the tracker split in two.
+    fn parts(&mut self) -> (View<'_, T>, Work<'_>) {
         let Self {
             proxies,
             records,
@@ -118,50 +118,31 @@ impl<T> PairTracker<T> {
             epoch,
             dynamic,
             fixed,
+            descent,
             queries,
             found,
             search,
             chunks,
-            descent,
+            pairs,
+            next_pairs,
+            exact,
+            events,
+            pieces,
             ..
         } = self;
         let view =
             View { proxies, records, tights, changed, changes, epoch: *epoch, dynamic, fixed, descent: *descent };
-        (view, queries, found, search, chunks)
+        let work = Work { queries, found, search, chunks, old: pairs, next: next_pairs, exact, events, pieces };
+        (view, work)
     }
 
     /// Sorts the found pairs, merges them into the pair set, starts a new frame.
     fn finish(&mut self) -> &[PairEvent] {
         self.stats.found = self.found.len();
         sort_pairs(&mut self.found, &mut self.scratch);
-        let (view, merge_io, _) = self.merge_parts();
-        merge(&view, merge_io.old, merge_io.found, merge_io.next, merge_io.exact, merge_io.events);
+        let (view, work) = self.parts();
+        merge(&view, work.merge_io().0);
         self.close_frame()
-    }
-
-    /// What the merge reads and writes, and the parallel merge's pieces.
-    fn merge_parts(&mut self) -> (View<'_, T>, MergeIo<'_>, &mut Vec<MergePiece>) {
-        let Self {
-            proxies,
-            records,
-            tights,
-            changed,
-            changes,
-            epoch,
-            dynamic,
-            fixed,
-            pairs,
-            exact,
-            found,
-            next_pairs,
-            events,
-            pieces,
-            descent,
-            ..
-        } = self;
-        let view =
-            View { proxies, records, tights, changed, changes, epoch: *epoch, dynamic, fixed, descent: *descent };
-        (view, MergeIo { old: pairs, found, next: next_pairs, exact, events }, pieces)
     }
 
     /// Makes the merged set current and starts a new frame.
@@ -218,7 +199,8 @@ impl<T: Sync> PairTracker<T> {
     {
         use rayon::prelude::*;
         self.prepare();
-        let (view, queries, found, search, chunks) = self.split();
+        let (view, work) = self.parts();
+        let Work { queries, found, search, chunks, .. } = work;
         let mut keep = |a: ProxyId, da: &T, b: ProxyId, db: &T| predicate(a, da, b, db);
         found.clear();
         view.marked_pairs(search, &mut keep, found);
@@ -251,9 +233,34 @@ impl<T: Sync> PairTracker<T> {
     fn finish_parallel(&mut self) -> &[PairEvent] {
         self.stats.found = self.found.len();
         sort_pairs(&mut self.found, &mut self.scratch);
-        let (view, merge_io, pieces) = self.merge_parts();
-        merge_parallel(&view, merge_io, pieces);
+        let (view, work) = self.parts();
+        let (io, pieces) = work.merge_io();
+        merge_parallel(&view, io, pieces);
         self.close_frame()
+    }
+}
+
+/// The tracker's buffers, as [`PairTracker::parts`] lends them: the query
+/// list and the searches' output and scratch, then the merge's.
+struct Work<'a> {
+    queries: &'a [(u32, u32)],
+    found: &'a mut Vec<Pair>,
+    search: &'a mut MarkedScratch,
+    /// The parallel update's per-slice outputs.
+    #[cfg_attr(not(feature = "parallel"), allow(dead_code))]
+    chunks: &'a mut Vec<Vec<Pair>>,
+    old: &'a [u64],
+    next: &'a mut Vec<u64>,
+    exact: &'a mut Vec<u64>,
+    events: &'a mut Vec<PairEvent>,
+    pieces: &'a mut Vec<MergePiece>,
+}
+
+impl<'a> Work<'a> {
+    /// The merge's input and output, and the parallel merge's pieces.
+    fn merge_io(self) -> (MergeIo<'a>, &'a mut Vec<MergePiece>) {
+        let Self { old, found, next, exact, events, pieces, .. } = self;
+        (MergeIo { old, found, next, exact, events }, pieces)
     }
 }
 
@@ -299,7 +306,7 @@ fn merge_parallel<T: Sync>(view: &View<'_, T>, io: MergeIo<'_>, pieces: &mut Vec
     let MergeIo { old, found, next, exact, events } = io;
     let parts = rayon::current_num_threads().min(16).min(old.len() / PAR_MERGE_MIN);
     if parts < 2 {
-        merge(view, old, found, next, exact, events);
+        merge(view, MergeIo { old, found, next, exact, events });
         return;
     }
     let start = |k: usize| -> (usize, usize) {
@@ -318,13 +325,14 @@ fn merge_parallel<T: Sync>(view: &View<'_, T>, io: MergeIo<'_>, pieces: &mut Vec
     rayon::join(
         || {
             let (old, found) = part(0);
-            merge(view, old, found, next, exact, events);
+            merge(view, MergeIo { old, found, next, exact, events });
         },
         || {
             use rayon::prelude::*;
             pieces.par_iter_mut().enumerate().for_each(|(k, piece)| {
                 let (old, found) = part(k + 1);
-                merge(view, old, found, &mut piece.next, &mut piece.exact, &mut piece.events);
+                let MergePiece { next, exact, events } = piece;
+                merge(view, MergeIo { old, found, next, exact, events });
             });
         },
     );
@@ -567,14 +575,8 @@ impl<T> View<'_, T> {
 /// between two found pairs: the run's loop has no three-way comparison, and
 /// its common case (neither proxy changed: two bits of [`View::changed`], in
 /// L1) reads only the two tight boxes.
-fn merge<T>(
-    view: &View<'_, T>,
-    old: &[u64],
-    found: &[Pair],
-    next: &mut Vec<u64>,
-    exact: &mut Vec<u64>,
-    events: &mut Vec<PairEvent>,
-) {
+fn merge<T>(view: &View<'_, T>, io: MergeIo<'_>) {
+    let MergeIo { old, found, next, exact, events } = io;
     next.clear();
     exact.clear();
     events.clear();
