@@ -29,6 +29,6 @@ pub use pairs::{canonical_pair, sort_index_pairs, Pair};
 pub use proxy::ProxyId;
 pub use slot_map::{SlotKey, SlotMap};
 pub use static_bvh::{
-    BoxHit, BuildOptions, Collapse, InvalidMargin, OverlapCache, RefitError, StaticBvh, StaticBvhOverlaps,
+    BoxHit, BuildOptions, Collapse, InvalidMargin, LeafCost, OverlapCache, RefitError, StaticBvh, StaticBvhOverlaps,
 };
 pub use sweep_and_prune::{SapMode, SweepAndPrune};

@@ -8,7 +8,7 @@
 
 use core::ops::ControlFlow;
 use parry3d::partitioning::{Bvh, BvhBuildStrategy, BvhWorkspace, TraversalAction};
-use proxima_broadphase::{BroadPhase, BuildOptions, Collapse, RayControl, StaticBvh};
+use proxima_broadphase::{BroadPhase, BuildOptions, Collapse, LeafCost, RayControl, StaticBvh};
 use proxima_narrowphase::kernels::{ray_aabb_interval, PrecomputedRay, RayInterval, SimdLevel};
 use proxima_narrowphase::{intersects_aabb_aabb, Aabb, Point, Ray, Real, Vector};
 use proxima_test_support::gen::{self, uniform};
@@ -141,12 +141,48 @@ fn pairs_and_overlaps_match_brute_force() {
         BuildOptions { bins: 2, max_leaf_size: 1, ..Default::default() },
         BuildOptions { bins: 64, max_leaf_size: 16, ..Default::default() },
         BuildOptions::PAIRS,
-        BuildOptions { bins: 2, max_leaf_size: 1, collapse: Collapse::Optimal },
-        BuildOptions { bins: 64, max_leaf_size: 16, collapse: Collapse::Optimal },
+        BuildOptions { bins: 2, max_leaf_size: 1, collapse: Collapse::Optimal, ..Default::default() },
+        BuildOptions { bins: 64, max_leaf_size: 16, collapse: Collapse::Optimal, ..Default::default() },
+        BuildOptions { max_leaf_size: 8, leaf_cost: LeafCost::Blocks { size: 8, cost: 2 }, ..Default::default() },
+        BuildOptions { max_leaf_size: 16, leaf_cost: LeafCost::Blocks { size: 4, cost: 1 }, ..BuildOptions::PAIRS },
+        // Clamped to size 1, cost 1: the default's costs.
+        BuildOptions { leaf_cost: LeafCost::Blocks { size: 0, cost: 0 }, ..Default::default() },
     ] {
         let bvh = StaticBvh::build_with(&boxes, options);
         check_queries(&bvh, &boxes, 6, 300, &format!("clustered {options:?}"));
     }
+}
+
+/// `leaf_ranges` partitions the leaf order into the leaves (each within
+/// `max_leaf_size`), and block costs fill the leaves: with
+/// `LeafCost::Blocks { size: 8, .. }` and leaves of up to 8, a leaf costs the
+/// same for 1 to 8 boxes, so the SAH makes fewer, fuller leaves than with one
+/// box test per box (which stops splitting only when a leaf is no dearer).
+/// A zero size or cost is clamped to 1 and builds the default's tree.
+#[test]
+fn leaf_ranges_partition_the_leaves_and_block_costs_fill_them() {
+    let boxes = scene::boxes(20_000, true, 7);
+    let ranges = |options: BuildOptions| {
+        let bvh = StaticBvh::build_with(&boxes, options);
+        let ranges = bvh.leaf_ranges();
+        let mut next = 0;
+        for r in &ranges {
+            assert_eq!(r.start, next, "{options:?}: a gap or an overlap at {next}");
+            assert!(!r.is_empty() && r.len() <= options.max_leaf_size, "{options:?}: leaf {r:?}");
+            next = r.end;
+        }
+        assert_eq!(next as usize, boxes.len(), "{options:?}");
+        (bvh, ranges)
+    };
+    let per_box = BuildOptions { max_leaf_size: 8, ..Default::default() };
+    let blocks = BuildOptions { leaf_cost: LeafCost::Blocks { size: 8, cost: 2 }, ..per_box };
+    let (_, loose) = ranges(per_box);
+    let (_, full) = ranges(blocks);
+    assert!(full.len() * 2 < loose.len(), "{} leaves with blocks, {} without", full.len(), loose.len());
+    let (a, _) = ranges(BuildOptions { leaf_cost: LeafCost::Blocks { size: 0, cost: 0 }, ..Default::default() });
+    let (b, _) = ranges(BuildOptions::default());
+    assert_eq!(a.leaf_ids(), b.leaf_ids());
+    assert!(StaticBvh::build(&[]).leaf_ranges().is_empty());
 }
 
 #[test]

@@ -34,4 +34,4 @@ pub use query_ray::SceneRayHit;
 pub use query_shape::{SceneClosestPoint, SceneSweepHit};
 pub use scene::{Scene, SceneTreeStats, TreeSizes};
 pub use shape::{ColliderShape, WorldShape};
-pub use trimesh::{MeshClosestPoint, MeshRayHit, TriMesh, TriangleHit};
+pub use trimesh::{MeshBuild, MeshClosestPoint, MeshRayHit, TriMesh, TriangleHit};

@@ -5,10 +5,12 @@
 //! Hierarchies", 2007): the centroids of a node's `n` primitives are binned
 //! along each of the three axes (`bins` equal bins spanning the centroid
 //! bounds) and every plane between two bins costs
-//! `C_trav * A + C_isect * (A_L * n_L + A_R * n_R)` with `C_trav = C_isect = 1`
-//! and `A` the surface area. The cheapest plane wins (first axis, then first
-//! plane on ties), unless `n <= max_leaf_size` and a leaf is no dearer:
-//! `C_isect * n * A <= split cost`. Ranges of 2 or 3 primitives are decided
+//! `C_trav * A + A_L * w(n_L) + A_R * w(n_R)` with `C_trav = 1`, `A` the
+//! surface area and `w(n)` the cost of `n` primitives in leaves: `n` by
+//! default (`C_isect = 1`), `cost * ceil(n / size)` for
+//! [`LeafCost::Blocks`](super::LeafCost::Blocks). The cheapest plane wins
+//! (first axis, then first plane on ties), unless `n <= max_leaf_size` and a
+//! leaf is no dearer: `w(n) * A <= split cost`. Ranges of 2 or 3 primitives are decided
 //! exactly, over every 2-way partition. When no plane separates the
 //! centroids the range is halved as it lies.
 //!
@@ -266,10 +268,10 @@ impl Bins {
     }
 
     /// The cheapest plane over all axes: `(cost, axis, bin)` where cost is
-    /// `A_L n_L + A_R n_R`, only planes with primitives on both sides; the
+    /// `A_L w(n_L) + A_R w(n_R)` (`w` is [`Knobs::weight`]), only planes with primitives on both sides; the
     /// first axis, then the first plane, on ties. The three axes are swept
     /// together, lane `a` of each vector holding axis `a`.
-    fn best_plane(&mut self, maps: &[BinMap; 3]) -> Option<(f32, usize, usize)> {
+    fn best_plane(&mut self, maps: &[BinMap; 3], knobs: &Knobs) -> Option<(f32, usize, usize)> {
         let bins = self.bins;
         let right_cost = &mut *self.right_cost;
         let mut acc = [Bounds::EMPTY; 3];
@@ -280,7 +282,7 @@ impl Bins {
                 n[a] += self.count[a][b];
             }
             let area = areas3(&acc);
-            right_cost[b] = core::array::from_fn(|i| area[i] * n[i] as f32);
+            right_cost[b] = core::array::from_fn(|i| area[i] * knobs.weight(n[i]));
         }
         let total: [u32; 4] = core::array::from_fn(|a| n[a] + if a < 3 { self.count[a][0] } else { 0 });
         // Per axis: the best (cost, bin) so far.
@@ -295,7 +297,7 @@ impl Bins {
             }
             let area = areas3(&left);
             for a in 0..3 {
-                let cost = area[a] * n_left[a] as f32 + right_cost[b + 1][a];
+                let cost = area[a] * knobs.weight(n_left[a]) + right_cost[b + 1][a];
                 let valid = n_left[a] > 0 && n_left[a] < total[a] && maps[a].k1 != 0.0;
                 if valid && cost < best_cost[a] {
                     best_cost[a] = cost;
@@ -365,6 +367,24 @@ pub(crate) struct Knobs {
     pub(crate) bins: usize,
     pub(crate) max_leaf: usize,
     pub(crate) collapse: super::Collapse,
+    /// Primitives tested together in a leaf (at least 1), and such a test's
+    /// cost in node tests ([`super::LeafCost`]).
+    pub(crate) block: u32,
+    pub(crate) block_cost: f32,
+}
+
+impl Knobs {
+    /// The SAH weight of `n` primitives in leaves: the tests they take times
+    /// a test's cost (`n` itself for [`super::LeafCost::PerPrimitive`], so
+    /// the default build's costs are unchanged bit for bit).
+    #[inline(always)]
+    pub(crate) fn weight(&self, n: u32) -> f32 {
+        if self.block == 1 {
+            n as f32 * self.block_cost
+        } else {
+            n.div_ceil(self.block) as f32 * self.block_cost
+        }
+    }
 }
 
 /// Decides how the node over `prims` (with extent `ext`) is split.
@@ -374,7 +394,7 @@ pub(crate) fn plan(knobs: &Knobs, scratch: &mut Bins, prims: &[PrimRef], ext: &E
         return Plan::Leaf;
     }
     let area = ext.boxes.area();
-    let leaf_ok = |split_cost: f32| n <= knobs.max_leaf && n as f32 * area <= area + split_cost;
+    let leaf_ok = |split_cost: f32| n <= knobs.max_leaf && knobs.weight(n as u32) * area <= area + split_cost;
     if n <= 3 {
         // Exact: every 2-way partition is one primitive against the rest.
         let mut best: Option<(f32, usize)> = None;
@@ -386,7 +406,7 @@ pub(crate) fn plan(knobs: &Knobs, scratch: &mut Bins, prims: &[PrimRef], ext: &E
                 }
             }
             let one = Bounds { lo: prims[k].lo, hi: prims[k].hi };
-            let cost = one.area() + rest.area() * (n - 1) as f32;
+            let cost = one.area() * knobs.weight(1) + rest.area() * knobs.weight(n as u32 - 1);
             if best.is_none_or(|(c, _)| cost < c) {
                 best = Some((cost, k));
             }
@@ -408,7 +428,7 @@ pub(crate) fn plan(knobs: &Knobs, scratch: &mut Bins, prims: &[PrimRef], ext: &E
         BinMap { k0: lo, k1, last: (bins - 1) as f32 }
     });
     bin_range(scratch, &maps, bins, prims);
-    let split = scratch.best_plane(&maps);
+    let split = scratch.best_plane(&maps, knobs);
     if leaf_ok(split.map_or(f32::INFINITY, |(c, _, _)| c)) {
         return Plan::Leaf;
     }

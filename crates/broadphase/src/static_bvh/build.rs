@@ -19,7 +19,7 @@
 use super::binning::{partition, plan, Bins, Bounds, Extent, Knobs, Plan, PrimRef, MAX_BINS};
 use super::optimal::{BinNode, Optimal};
 use super::wide::{collapse, Splittable, WideNode, WIDTH};
-use super::{BuildOptions, Collapse};
+use super::{BuildOptions, Collapse, LeafCost};
 use proxima_narrowphase::Aabb;
 use smallvec::SmallVec;
 
@@ -224,6 +224,14 @@ pub(crate) fn build(boxes: &[Aabb], options: &BuildOptions) -> Built {
         bins: options.bins.clamp(2, MAX_BINS),
         max_leaf: options.max_leaf_size.clamp(1, usize::from(u8::MAX)),
         collapse: options.collapse,
+        block: match options.leaf_cost {
+            LeafCost::PerPrimitive => 1,
+            LeafCost::Blocks { size, .. } => u32::from(size.max(1)),
+        },
+        block_cost: match options.leaf_cost {
+            LeafCost::PerPrimitive => 1.0,
+            LeafCost::Blocks { cost, .. } => f32::from(cost.max(1)),
+        },
     };
     let ext = extent_par(&prims);
     let limit = job_size(prims.len());

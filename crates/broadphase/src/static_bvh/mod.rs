@@ -49,11 +49,14 @@ pub struct BuildOptions {
     /// How the binary SAH splits are grouped into 8-wide nodes (default
     /// [`Collapse::Greedy`]).
     pub collapse: Collapse,
+    /// What the SAH charges for a leaf's primitives (default
+    /// [`LeafCost::PerPrimitive`]).
+    pub leaf_cost: LeafCost,
 }
 
 impl Default for BuildOptions {
     fn default() -> Self {
-        Self { bins: 16, max_leaf_size: 4, collapse: Collapse::Greedy }
+        Self { bins: 16, max_leaf_size: 4, collapse: Collapse::Greedy, leaf_cost: LeafCost::PerPrimitive }
     }
 }
 
@@ -61,7 +64,36 @@ impl BuildOptions {
     /// The options for trees that answer box queries and self-pairs rather
     /// than rays ([`Collapse::Optimal`]): what the
     /// [`PairTracker`](crate::PairTracker) builds.
-    pub const PAIRS: Self = Self { bins: 16, max_leaf_size: 4, collapse: Collapse::Optimal };
+    pub const PAIRS: Self =
+        Self { bins: 16, max_leaf_size: 4, collapse: Collapse::Optimal, leaf_cost: LeafCost::PerPrimitive };
+}
+
+/// What the binned SAH of [`StaticBvh::build_with`] charges for the
+/// primitives of a leaf, in units of one node test over the same area.
+///
+/// The split of a range costs one node test plus its two sides' leaf
+/// costs, each weighted by its surface area; a range of at most
+/// [`BuildOptions::max_leaf_size`] primitives becomes a leaf when that is no
+/// dearer.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum LeafCost {
+    /// One box test per primitive, as dear as a node test
+    /// (`C_isect = C_trav = 1`): leaves of one to a few boxes.
+    #[default]
+    PerPrimitive,
+    /// The primitives are tested `size` at a time, whatever the fill (one
+    /// SIMD test per group), each test costing `cost` node tests: `k`
+    /// primitives cost `cost * ceil(k / size)`. With `max_leaf_size ==
+    /// size`, a leaf is one full or partly filled group, and the SAH fills
+    /// leaves unless their primitives lie far apart. A mesh's triangle
+    /// blocks (8 triangles, one 8-wide test) are built this way.
+    Blocks {
+        /// Primitives per test (at least 1).
+        size: u8,
+        /// One test's cost in node tests (at least 1).
+        cost: u8,
+    },
 }
 
 /// How [`StaticBvh::build_with`] groups the binary SAH splits into 8-wide

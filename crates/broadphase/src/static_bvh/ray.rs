@@ -80,6 +80,22 @@ impl StaticBvh {
         &self.prim_ids
     }
 
+    /// The leaves' slot ranges, in leaf order: they partition
+    /// `0..self.len()` (empty for an empty tree).
+    pub fn leaf_ranges(&self) -> Vec<Range<u32>> {
+        let mut out: Vec<Range<u32>> = self
+            .nodes
+            .iter()
+            .flat_map(|node| (0..usize::from(node.len)).map(move |lane| node.lane(lane)))
+            .filter_map(|lane| match lane {
+                super::wide::Lane::Leaf { first, count } => Some(first..first + count),
+                super::wide::Lane::Node(_) => None,
+            })
+            .collect();
+        out.sort_unstable_by_key(|r| r.start);
+        out
+    }
+
     /// The boxes in leaf order: `leaf_boxes()[slot]` is the box of
     /// primitive `leaf_ids()[slot]` (as refitted), for a leaf visitor that
     /// tests its primitives' boxes itself.

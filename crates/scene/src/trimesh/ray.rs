@@ -116,7 +116,7 @@ impl BlockTree {
 
 #[cfg(test)]
 mod tests {
-    use crate::{MeshRayHit, TriMesh};
+    use crate::{MeshBuild, MeshRayHit, TriMesh};
     use proxima_narrowphase::{cast_ray_triangle, Ray, Real};
     use proxima_test_support::gen::{self, Placement};
     use proxima_test_support::Rng;
@@ -131,6 +131,12 @@ mod tests {
     fn mesh_rays_match_a_scan_of_every_triangle() {
         let path = format!("{}/../../assets/meshes/spot.obj", env!("CARGO_MANIFEST_DIR"));
         let mesh = TriMesh::from_obj(path).unwrap();
+        let (v, i) = (mesh.vertices().to_vec(), mesh.indices().to_vec());
+        rays_match_a_scan(&TriMesh::with_build(v, i, MeshBuild::FastRays).unwrap());
+        rays_match_a_scan(&mesh);
+    }
+
+    fn rays_match_a_scan(mesh: &TriMesh) {
         let b = mesh.local_aabb();
         let around = Placement::new(2.0 * b.half_extents().norm(), 0.0, 0.0).at(b.center());
         let inside = Placement::new(b.half_extents().max(), 0.0, 0.0).at(b.center());
