@@ -30,5 +30,6 @@ pub use proxy::ProxyId;
 pub use slot_map::{SlotKey, SlotMap};
 pub use static_bvh::{
     BoxHit, BuildOptions, Collapse, InvalidMargin, LeafCost, OverlapCache, RefitError, StaticBvh, StaticBvhOverlaps,
+    PACKET_SIZE,
 };
 pub use sweep_and_prune::{SapMode, SweepAndPrune};

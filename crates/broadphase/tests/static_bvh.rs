@@ -8,7 +8,7 @@
 
 use core::ops::ControlFlow;
 use parry3d::partitioning::{Bvh, BvhBuildStrategy, BvhWorkspace, TraversalAction};
-use proxima_broadphase::{BroadPhase, BuildOptions, Collapse, LeafCost, RayControl, StaticBvh};
+use proxima_broadphase::{BroadPhase, BuildOptions, Collapse, LeafCost, RayControl, StaticBvh, PACKET_SIZE};
 use proxima_narrowphase::kernels::{ray_aabb_interval, PrecomputedRay, RayInterval, SimdLevel};
 use proxima_narrowphase::{intersects_aabb_aabb, Aabb, Point, Ray, Real, Vector};
 use proxima_test_support::gen::{self, uniform};
@@ -477,4 +477,160 @@ fn unsorted_pairs_are_the_pairs_in_a_fixed_order() {
             assert_eq!(again, unsorted, "n {n}: the order depends on the thread count ({threads})");
         }
     }
+}
+
+/// Packets of rays for `visit_packet_leaves`: bundles from one origin with
+/// nearby directions (a camera's tile), rays with zero direction components
+/// (axis-parallel, either sign), fully random rays (mixed signs in one
+/// packet), and every packet size from 1 to 8.
+fn packets(rng: &mut impl Rng, side: Real, count: usize) -> Vec<Vec<Ray>> {
+    (0..count)
+        .map(|k| {
+            let size = 1 + k % PACKET_SIZE;
+            match k % 3 {
+                0 => {
+                    let o = Point::new(uniform(rng, 0.0, side), uniform(rng, 0.0, side), uniform(rng, 0.0, side));
+                    let d = gen::unit_vector(rng);
+                    let spread = uniform(rng, 0.0, 0.05);
+                    (0..size).map(|_| Ray::new(o, d + gen::unit_vector(rng) * spread, side * 2.0)).collect()
+                }
+                1 => (0..size)
+                    .map(|_| {
+                        let mut r = random_ray(rng, side);
+                        let axis = rng.random_range(0..3);
+                        let mut d = Vector::zeros();
+                        d[axis] = if rng.random_range(0..2) == 0 { 1.0 } else { -1.0 };
+                        if rng.random_range(0..2) == 0 {
+                            d[(axis + 1) % 3] = uniform(rng, -1.0, 1.0);
+                        }
+                        r = Ray::new(*r.origin(), d, r.max_toi());
+                        r
+                    })
+                    .collect(),
+                _ => (0..size).map(|_| random_ray(rng, side)).collect(),
+            }
+        })
+        .collect()
+}
+
+/// `visit_packet_leaves` at every SIMD level (AVX runs the packet
+/// traversal, the others each ray alone): without clipping, each ray of a
+/// packet is handed exactly the leaves `visit_ray_leaves` hands it alone; a
+/// visitor that clips each ray to its nearest box finds brute force's
+/// closest box (`toi` bits, then smallest id: order-free); a visitor that
+/// retires each ray (`clip < 0`) at its first leaf sees one leaf per ray.
+#[test]
+fn packets_visit_what_each_ray_visits_alone() {
+    let side = 110.0;
+    let boxes = boxes_in_cube(10_000, side, 43);
+    let mut rng = rng(44);
+    let random = packets(&mut rng, side, 3_000);
+    check_packets(&boxes, &random, (4, 9));
+    // Edge cases: unit cubes on an integer grid (every other cell), each
+    // listed twice (equal entry tois: the smaller id must win), plus flat
+    // boxes; rays from grid points along axes and face diagonals, so that
+    // they run along faces and through edges (`t_enter == t_exit`).
+    let mut grid = Vec::new();
+    for (x, y, z) in (0..8).flat_map(|x| (0..8).flat_map(move |y| (0..8).map(move |z| (x, y, z)))) {
+        if (x + y + z) % 2 == 0 {
+            let lo = Point::new(x as Real, y as Real, z as Real);
+            let cube = Aabb::new(lo, lo + Vector::repeat(1.0));
+            grid.extend([cube, cube]);
+        } else if x % 3 == 0 {
+            let lo = Point::new(x as Real, y as Real, z as Real + 0.5);
+            grid.push(Aabb::new(lo, lo + Vector::new(1.0, 1.0, 0.0)));
+        }
+    }
+    let dirs = [Vector::x(), -Vector::y(), Vector::z(), Vector::new(1.0, 1.0, 0.0), Vector::new(0.0, -1.0, 1.0)];
+    let grid_packets: Vec<Vec<Ray>> = (0..2_000)
+        .map(|k| {
+            (0..1 + k % PACKET_SIZE)
+                .map(|_| {
+                    let o = Point::new(
+                        rng.random_range(-1..9) as Real,
+                        rng.random_range(-1..9) as Real,
+                        rng.random_range(-1..9) as Real,
+                    );
+                    Ray::new(o, dirs[rng.random_range(0..dirs.len())], 20.0)
+                })
+                .collect()
+        })
+        .collect();
+    check_packets(&grid, &grid_packets, (4, 10));
+}
+
+/// The checks of `packets_visit_what_each_ray_visits_alone` on `boxes`:
+/// between `hit.0` and `hit.1` tenths of the rays must hit.
+fn check_packets(boxes: &[Aabb], packets: &[Vec<Ray>], hit: (usize, usize)) {
+    for level in simd_levels() {
+        let mut bvh = StaticBvh::build(boxes);
+        assert_eq!(bvh.set_simd_level(level), level);
+        let mut hits = 0;
+        for (p, rays) in packets.iter().enumerate() {
+            // Without clipping: the same leaves, per ray.
+            let mut got: Vec<Vec<u32>> = vec![Vec::new(); rays.len()];
+            bvh.visit_packet_leaves(rays, |mask, slots, _clip| {
+                assert!(mask != 0 && mask >> rays.len() == 0, "{level:?} packet {p}: mask {mask:#b}");
+                for (r, leaves) in got.iter_mut().enumerate() {
+                    if mask & 1 << r != 0 {
+                        leaves.push(slots.start);
+                    }
+                }
+            });
+            for (r, ray) in rays.iter().enumerate() {
+                let mut alone = Vec::new();
+                bvh.visit_ray_leaves(ray, |slots, _| {
+                    alone.push(slots.start);
+                    RayControl::Continue
+                });
+                alone.sort_unstable();
+                got[r].sort_unstable();
+                assert_eq!(got[r], alone, "{level:?} packet {p} ray {r}: {ray:?}");
+            }
+            // Clipped to the nearest box: brute force's closest.
+            let mut best: Vec<Option<(Real, u32)>> = vec![None; rays.len()];
+            bvh.visit_packet_leaves(rays, |mask, slots, clip| {
+                for r in (0..rays.len()).filter(|r| mask & 1 << r != 0) {
+                    let pre = PrecomputedRay::new(&rays[r]);
+                    for s in slots.clone() {
+                        let Some(RayInterval { toi_enter: t, .. }) =
+                            ray_aabb_interval(&pre, &bvh.leaf_boxes()[s as usize])
+                        else {
+                            continue;
+                        };
+                        let id = bvh.leaf_ids()[s as usize];
+                        if t <= clip[r] && best[r].is_none_or(|(bt, bid)| t < bt || (t == bt && id < bid)) {
+                            best[r] = Some((t, id));
+                            clip[r] = t;
+                        }
+                    }
+                }
+            });
+            for (r, ray) in rays.iter().enumerate() {
+                let expected = brute_closest(boxes, ray);
+                let bits = |b: Option<(Real, u32)>| b.map(|(t, id)| (t.to_bits(), id));
+                assert_eq!(bits(best[r]), bits(expected), "{level:?} packet {p} ray {r}: {ray:?}");
+                hits += usize::from(expected.is_some());
+            }
+            // Retired at the first leaf.
+            let mut calls = vec![0; rays.len()];
+            bvh.visit_packet_leaves(rays, |mask, _slots, clip| {
+                for r in (0..rays.len()).filter(|r| mask & 1 << r != 0) {
+                    calls[r] += 1;
+                    clip[r] = -1.0;
+                }
+            });
+            assert!(calls.iter().all(|&c| c <= 1), "{level:?} packet {p}: {calls:?}");
+        }
+        let rays: usize = packets.iter().map(Vec::len).sum();
+        assert!(hits * 10 > rays * hit.0 && hits * 10 < rays * hit.1, "{level:?}: {hits} of {rays} rays hit");
+    }
+}
+
+#[test]
+#[should_panic(expected = "at most 8 rays")]
+fn a_packet_of_nine_rays_panics() {
+    let bvh = StaticBvh::build(&[Aabb::new(Point::origin(), Point::new(1.0, 1.0, 1.0))]);
+    let rays = vec![Ray::new(Point::origin(), Vector::x(), 1.0); 9];
+    bvh.visit_packet_leaves(&rays, |_, _, _| {});
 }

@@ -4,16 +4,16 @@ use core::ops::ControlFlow;
 
 use core::ops::Range;
 
-use proxima_broadphase::{RayControl, StaticBvh};
+use proxima_broadphase::{RayControl, StaticBvh, PACKET_SIZE};
 use proxima_narrowphase::kernels::{ray_aabb_interval, PrecomputedRay, RayInterval};
-use proxima_narrowphase::{cast_ray_aabb, Aabb, Ray, Real, UnitVector};
+use proxima_narrowphase::{cast_ray_aabb, Aabb, Isometry, Ray, Real, UnitVector};
 
 use crate::collider::ColliderHandle;
 use crate::filter::{groups_interact, QueryFilter};
 use crate::scene::Scene;
 use crate::shape::WorldShape;
 use crate::static_set::StaticLeaf;
-use crate::trimesh::TriangleHit;
+use crate::trimesh::{TriMesh, TriangleHit};
 
 /// A ray's hit on a collider.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -406,6 +406,13 @@ impl Scene {
     /// sequential call would, so the output is identical whatever the thread
     /// count.
     ///
+    /// When the static set is one mesh collider that the filter accepts (a
+    /// level, a scanned model), its rays are cast in packets of
+    /// [`PACKET_SIZE`] consecutive rays that traverse the mesh together
+    /// ([`TriMesh::cast_rays`]): order coherent rays so that neighbours are
+    /// consecutive (a camera's pixels in 4 x 2 tiles) for about 1.3x the
+    /// speed of single rays; each ray's hit is still its single call's.
+    ///
     /// With 200,000 static colliders or more, the static pass
     /// runs on chunks of rays with several traversals in flight
     /// ([`StaticBvh::visit_rays_leaves`]), which overlaps their cache misses;
@@ -425,8 +432,11 @@ impl Scene {
     /// ```
     pub fn cast_rays(&self, rays: &[Ray], filter: &QueryFilter) -> Vec<Option<SceneRayHit>> {
         let batch = self.static_set.len() >= BATCH_MIN_STATIC;
+        let lone_mesh = self.lone_static_mesh(filter);
         let chunk = |rays: &[Ray]| -> Vec<Option<SceneRayHit>> {
-            if batch {
+            if let Some((slot, mesh, pose)) = lone_mesh {
+                self.cast_rays_lone_mesh(rays, filter, slot, mesh, pose)
+            } else if batch {
                 self.cast_rays_batched(rays, filter)
             } else {
                 rays.iter().map(|r| self.cast_ray_closest(r, filter)).collect()
@@ -472,6 +482,47 @@ impl Scene {
         {
             chunk(rays)
         }
+    }
+
+    /// The static set's only collider, when it is a mesh that the filter
+    /// accepts: its slot, its mesh and its pose.
+    fn lone_static_mesh<'a>(&'a self, filter: &QueryFilter) -> Option<(u32, &'a TriMesh, &'a Isometry)> {
+        let (_, pass) = self.static_pass(filter)?;
+        if pass.boxes.len() != 1 {
+            return None;
+        }
+        let slot = pass.leaves[0].slot;
+        let collider = &self.colliders[slot];
+        let WorldShape::TriMesh(mesh, pose) = &collider.world else { return None };
+        let accepted =
+            groups_interact(&filter.groups, &pass.leaves[0].groups) && filter.accepts(self.handle_of(slot), collider);
+        accepted.then_some((slot, &**mesh, pose))
+    }
+
+    /// [`Scene::cast_ray_closest`] for a chunk of rays when the static set
+    /// is one mesh that the filter accepts: the static pass runs in packets
+    /// of rays on the mesh ([`TriMesh::cast_rays`]), whose hits are each
+    /// ray's own; the dynamic pass and the hit follow per ray as in
+    /// `cast_ray_closest`'s one-collider path.
+    fn cast_rays_lone_mesh(
+        &self,
+        rays: &[Ray],
+        filter: &QueryFilter,
+        slot: u32,
+        mesh: &TriMesh,
+        pose: &Isometry,
+    ) -> Vec<Option<SceneRayHit>> {
+        let mut hits = [None; PACKET_SIZE];
+        let mut out = Vec::with_capacity(rays.len());
+        for packet in rays.chunks(PACKET_SIZE) {
+            mesh.cast_packet_posed(packet, pose, &mut hits[..packet.len()]);
+            out.extend(packet.iter().zip(&hits).map(|(ray, hit)| {
+                let best =
+                    hit.map(|h| Best { slot, toi: h.hit.toi, normal: Ok(h.hit.normal), triangle: Some(h.triangle) });
+                self.finish_closest(ray, filter, best, best.map_or(ray.max_toi(), |b| b.toi))
+            }));
+        }
+        out
     }
 
     /// [`Scene::cast_ray_closest`] for a chunk of rays, the static pass batched.

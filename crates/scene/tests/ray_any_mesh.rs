@@ -4,12 +4,15 @@
 //! closest-hit cast does, and the barycentrics rebuild the hit point. Poses:
 //! rotated, a translation, and the identity; under the last two the posed
 //! cast also equals the unposed `TriMesh::cast_ray` of the translated ray.
+//! The batches (`Scene::cast_rays`, which casts a lone static mesh in packets
+//! of rays, and `TriMesh::cast_rays` / `cast_rays_any`) give each ray's
+//! single result on 1 and 2 threads, both mesh builds.
 
 use std::sync::Arc;
 
 use proxima_narrowphase::{Isometry, Ray, Real, Vector};
 use proxima_scene::{
-    ColliderDesc, ColliderShape, CollisionGroups, QueryFilter, Scene, SceneRayHit, TriMesh, TriangleHit,
+    ColliderDesc, ColliderShape, CollisionGroups, MeshBuild, QueryFilter, Scene, SceneRayHit, TriMesh, TriangleHit,
 };
 use proxima_test_support::gen::{self, Placement};
 use proxima_test_support::Rng;
@@ -29,8 +32,13 @@ enum Pose {
 }
 
 fn check_mesh(name: &str, seed: u64, dynamic: bool, kind: Pose) {
+    check_mesh_built(name, seed, dynamic, kind, MeshBuild::FastBuild);
+}
+
+fn check_mesh_built(name: &str, seed: u64, dynamic: bool, kind: Pose, build: MeshBuild) {
     let path = format!("{}/../../assets/meshes/{name}.obj", env!("CARGO_MANIFEST_DIR"));
-    let mesh = Arc::new(TriMesh::from_obj(path).unwrap());
+    let loaded = TriMesh::from_obj(path).unwrap();
+    let mesh = Arc::new(TriMesh::with_build(loaded.vertices().to_vec(), loaded.indices().to_vec(), build).unwrap());
     let mut rng = proxima_test_support::rng(seed);
     let shift = Vector::new(3.0, -2.0, 5.0);
     let pose = match kind {
@@ -62,6 +70,9 @@ fn check_mesh(name: &str, seed: u64, dynamic: bool, kind: Pose) {
     let around = Placement::new(2.0 * world.half_extents().norm(), 0.0, 0.0).at(world.center());
     let inside = Placement::new(world.half_extents().max(), 0.0, 0.0).at(world.center());
     let (mut hits, n) = (0, 3_000);
+    let mut rays = Vec::with_capacity(n);
+    let mut closests: Vec<Vec<Option<SceneRayHit>>> = vec![Vec::with_capacity(n); filters.len()];
+    let mut bare_hits = Vec::with_capacity(n);
     for i in 0..n {
         let origin = gen::point(&mut rng, &around);
         let target = match rng.random_range(0..2) {
@@ -72,6 +83,8 @@ fn check_mesh(name: &str, seed: u64, dynamic: bool, kind: Pose) {
         let ray = Ray::new(origin, target - origin, max_toi);
         let bare = mesh.cast_ray_posed(&ray, &pose, false);
         let bare_any = mesh.cast_ray_posed(&ray, &pose, true);
+        rays.push(ray);
+        bare_hits.push((bare, bare_any));
         if kind != Pose::Rotated {
             // A pose without rotation moves the origin only: the same hits,
             // bit for bit, as the unposed mesh and the moved ray.
@@ -83,6 +96,7 @@ fn check_mesh(name: &str, seed: u64, dynamic: bool, kind: Pose) {
         hits += usize::from(bare.is_some());
         for (k, (filter, accepts)) in filters.iter().enumerate() {
             let closest = scene.cast_ray_closest(&ray, filter);
+            closests[k].push(closest);
             let any = scene.cast_ray_any(&ray, filter);
             let expected = bare.filter(|_| *accepts);
             let as_scene = |h: proxima_scene::MeshRayHit| SceneRayHit {
@@ -104,6 +118,33 @@ fn check_mesh(name: &str, seed: u64, dynamic: bool, kind: Pose) {
         }
     }
     assert!((3 * n / 10..7 * n / 10).contains(&hits), "{name}: {hits} hits of {n}");
+    // The batches: each ray's single result, on 1 and 2 threads.
+    for threads in [1, 2] {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        for (k, (filter, _)) in filters.iter().enumerate() {
+            let batch = pool.install(|| scene.cast_rays(&rays, filter));
+            for (i, (got, single)) in batch.iter().zip(&closests[k]).enumerate() {
+                assert_eq!(got, single, "{name} ray {i} filter {k}, {threads} threads: cast_rays");
+            }
+        }
+        if kind == Pose::Identity {
+            let (mut closest, mut any) = (Vec::new(), Vec::new());
+            pool.install(|| mesh.cast_rays(&rays, &mut closest));
+            pool.install(|| mesh.cast_rays_any(&rays, &mut any));
+            for (i, (&(bare, bare_any), (c, a))) in bare_hits.iter().zip(closest.iter().zip(&any)).enumerate() {
+                assert_eq!((*c, *a), (bare, bare_any), "{name} ray {i}, {threads} threads: TriMesh batches");
+            }
+        }
+    }
+}
+
+/// Both builds, every pose: the batches and the single casts agree (the
+/// `FastRays` tree has other blocks, so other ties between them).
+#[test]
+fn fast_rays_mesh_collider_matches_the_bare_mesh_and_its_batches() {
+    check_mesh_built("spot", 0xB1, false, Pose::Identity, MeshBuild::FastRays);
+    check_mesh_built("spot", 0xB2, false, Pose::Rotated, MeshBuild::FastRays);
+    check_mesh_built("nefertiti-lowres", 0xB3, true, Pose::Translated, MeshBuild::FastRays);
 }
 
 #[test]

@@ -27,7 +27,7 @@ pub(crate) use marked_pairs::MarkedScratch;
 
 pub use cache::{InvalidMargin, OverlapCache};
 pub use overlap::StaticBvhOverlaps;
-pub use ray::BoxHit;
+pub use ray::{BoxHit, PACKET_SIZE};
 pub use refit::RefitError;
 
 use crate::broadphase::{BroadPhase, RayControl, TreeStats, ValidationError};

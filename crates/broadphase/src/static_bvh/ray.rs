@@ -12,8 +12,15 @@
 //! when it is pushed. One ray keeps its current entry in registers and
 //! descends without touching the stack; a leaf is handed to a leaf handler
 //! (the per-box visitor of `visit_ray`, or a whole-leaf visitor).
+//!
+//! Several rays at once: `batch.rs` interleaves independent traversals
+//! (incoherent rays on large trees), `packet.rs` traverses up to eight
+//! coherent rays as one ([`StaticBvh::visit_packet_leaves`]).
 
 mod batch;
+mod packet;
+
+pub use packet::PACKET_SIZE;
 
 use super::wide::WideNode;
 use super::StaticBvh;

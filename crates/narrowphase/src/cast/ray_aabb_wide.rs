@@ -51,6 +51,14 @@ impl<const W: usize> AabbLanes<W> {
     /// Every lane padded (holds no box).
     pub const EMPTY: Self = Self { bounds: [[[Real::INFINITY; W], [Real::NEG_INFINITY; W]]; 3] };
 
+    /// The bounds, structure of arrays: `rows()[axis][0][lane]` is the
+    /// lane's min on `axis`, `rows()[axis][1][lane]` its max (padded lanes:
+    /// `+inf` and `-inf`). For kernels written outside this crate.
+    #[inline]
+    pub fn rows(&self) -> &[[[Real; W]; 2]; 3] {
+        &self.bounds
+    }
+
     /// The lanes filled from `boxes` in order; lanes past `boxes.len()` are padded.
     ///
     /// # Panics

@@ -9,7 +9,7 @@
 //! a level or two off the tree, and the block test has no data-dependent
 //! branch. The same tree answers box queries (`TriMesh::visit_triangles`).
 
-use proxima_broadphase::{RayControl, StaticBvh};
+use proxima_broadphase::{RayControl, StaticBvh, PACKET_SIZE};
 use proxima_narrowphase::kernels::{SimdLevel, WatertightRay};
 use proxima_narrowphase::{Ray, RayHit, Real};
 
@@ -50,10 +50,14 @@ impl BlockTree {
             + self.bvh.heap_bytes()
     }
 
-    /// The closest hit of `ray` (ties in `toi`: the triangle found last), or
-    /// with `any` the first hit found (the traversal stops there): the
-    /// triangle index and the hit point's barycentrics, and the hit as
-    /// `cast_ray_triangle` gives it.
+    /// The closest hit of `ray`, or with `any` the first hit found (the
+    /// traversal stops there): the triangle index and the hit point's
+    /// barycentrics, and the hit as `cast_ray_triangle` gives it.
+    ///
+    /// Ties in `toi` (a ray through an edge or a vertex that triangles
+    /// share) go to the first triangle in the blocks' order (leaf slot, then
+    /// lane), whatever order the blocks are visited in: so a packet of rays
+    /// ([`BlockTree::cast_packet`]) reports what each ray alone does.
     pub(super) fn cast(&self, ray: &Ray, any: bool) -> Option<MeshRayHit> {
         #[cfg(target_arch = "x86_64")]
         if SimdLevel::Avx.is_available() {
@@ -92,11 +96,14 @@ impl BlockTree {
                     max_toi = hits.toi[lane];
                     return RayControl::Stop;
                 }
-                // Every hit lane has toi <= max_toi: the nearest is the new best.
+                // Every hit lane has toi <= max_toi: the nearest is the new
+                // best, unless it ties with a best that comes first.
                 let (lane, toi) = hits.nearest();
-                best = Some((slot, lane));
-                max_toi = toi;
-                clipped = true;
+                if toi < max_toi || best.is_none_or(|b| (slot, lane) < b) {
+                    best = Some((slot, lane));
+                    max_toi = toi;
+                    clipped = true;
+                }
             }
             if clipped {
                 RayControl::Clip(max_toi + max_toi * CLIP_MARGIN)
@@ -104,13 +111,75 @@ impl BlockTree {
                 RayControl::Continue
             }
         });
-        let (slot, lane) = best?;
+        best.map(|(slot, lane)| self.finish(ray, &sheared, slot, lane, max_toi))
+    }
+
+    /// The public hit on lane `lane` of block `slot` at `toi`: the normal
+    /// from the block's lane (whose lines are in cache, unlike the mesh's
+    /// triangle list) and the barycentrics.
+    #[inline(always)]
+    fn finish(&self, ray: &Ray, sheared: &WatertightRay, slot: u32, lane: usize, toi: Real) -> MeshRayHit {
         let block = &self.blocks[slot as usize];
         let normal = block.facing_normal(lane, ray.dir());
         // The lane is hit, so its edge functions share a sign and det != 0.
         let [u, v] = sheared.barycentrics(&block.vertices(lane)).unwrap_or([0.0; 2]);
         let triangle = TriangleHit { index: self.ids[slot as usize][lane], u, v };
-        Some(MeshRayHit { triangle, hit: RayHit { toi: max_toi, normal } })
+        MeshRayHit { triangle, hit: RayHit { toi, normal } }
+    }
+
+    /// The closest hit of each ray of a packet of at most [`PACKET_SIZE`]
+    /// (`out[r]` for `rays[r]`), exactly what [`BlockTree::cast`] gives
+    /// each alone (see its tie rule): the rays traverse the blocks' BVH
+    /// together ([`StaticBvh::visit_packet_leaves`]), each clipped to its
+    /// own best hit, and every block a ray enters gets that ray's own block
+    /// test.
+    pub(super) fn cast_packet(&self, rays: &[Ray], out: &mut [Option<MeshRayHit>]) {
+        #[cfg(target_arch = "x86_64")]
+        if SimdLevel::Avx.is_available() {
+            // SAFETY: this CPU has AVX (checked just above).
+            return self.cast_packet_with(rays, out, |block, r, t| unsafe { block.hits_avx(r, t) });
+        }
+        self.cast_packet_with(rays, out, TriangleBlock::hits);
+    }
+
+    /// [`BlockTree::cast_packet`] with a given block test.
+    #[inline(always)]
+    fn cast_packet_with(
+        &self,
+        rays: &[Ray],
+        out: &mut [Option<MeshRayHit>],
+        hits: impl Fn(&TriangleBlock, &WatertightRay, Real) -> BlockHits,
+    ) {
+        let n = rays.len();
+        let sheared: [WatertightRay; PACKET_SIZE] = core::array::from_fn(|r| WatertightRay::new(&rays[r.min(n - 1)]));
+        let mut best: [Option<(u32, usize)>; PACKET_SIZE] = [None; PACKET_SIZE];
+        let mut max_toi: [Real; PACKET_SIZE] = core::array::from_fn(|r| rays[r.min(n - 1)].max_toi());
+        self.bvh.visit_packet_leaves(rays, |mask, slots, clip| {
+            let mut rest = mask;
+            while rest != 0 {
+                let r = rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                let mut clipped = false;
+                for slot in slots.clone() {
+                    let h = hits(&self.blocks[slot as usize], &sheared[r], max_toi[r]);
+                    if h.mask == 0 {
+                        continue;
+                    }
+                    let (lane, toi) = h.nearest();
+                    if toi < max_toi[r] || best[r].is_none_or(|b| (slot, lane) < b) {
+                        best[r] = Some((slot, lane));
+                        max_toi[r] = toi;
+                        clipped = true;
+                    }
+                }
+                if clipped {
+                    clip[r] = clip[r].min(max_toi[r] + max_toi[r] * CLIP_MARGIN);
+                }
+            }
+        });
+        for (r, o) in out[..n].iter_mut().enumerate() {
+            *o = best[r].map(|(slot, lane)| self.finish(&rays[r], &sheared[r], slot, lane, max_toi[r]));
+        }
     }
 }
 

@@ -19,16 +19,17 @@ pub(super) struct BlockHits {
 }
 
 impl BlockHits {
-    /// The hit lane of smallest `toi`, the last such lane on ties (as a
-    /// sequential scan that accepts `toi <= best` would keep). `mask != 0`.
+    /// The hit lane of smallest `toi`, the lowest such lane on ties (the
+    /// mesh's fixed tie order: see `BlockTree::cast`). `mask != 0`.
     #[inline]
     pub(super) fn nearest(&self) -> (usize, Real) {
-        let mut best = (LANES, Real::INFINITY);
-        let mut mask = self.mask;
+        let first = self.mask.trailing_zeros() as usize;
+        let mut best = (first, self.toi[first]);
+        let mut mask = self.mask & (self.mask - 1);
         while mask != 0 {
             let lane = mask.trailing_zeros() as usize;
             mask &= mask - 1;
-            if self.toi[lane] <= best.1 {
+            if self.toi[lane] < best.1 {
                 best = (lane, self.toi[lane]);
             }
         }
@@ -345,9 +346,9 @@ mod tests {
     }
 
     #[test]
-    fn nearest_keeps_the_last_of_equal_tois() {
+    fn nearest_keeps_the_first_of_equal_tois() {
         let hits = BlockHits { mask: 0b1011_0110, toi: [9.0, 2.0, 1.0, 0.5, 1.0, 3.0, 0.0, 1.0] };
-        assert_eq!(hits.nearest(), (7, 1.0));
+        assert_eq!(hits.nearest(), (2, 1.0));
         let hits = BlockHits { mask: 0b0000_0010, toi: [0.0, 4.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0] };
         assert_eq!(hits.nearest(), (1, 4.0));
     }
