@@ -1,6 +1,7 @@
 //! Scene-level benchmarks, each side by side with parry3d 0.31 on the same inputs:
 //! closest-hit rays on the box scenes, camera and shadow rays on the shipped
-//! meshes, the mesh build (one thread and all), the parallel batch, and the
+//! meshes and a generated one (both mesh builds, bare and through `Scene`),
+//! the mesh build (one thread and all), the parallel batch, and the
 //! contact pipeline on a pile.
 
 use std::hint::black_box;
@@ -119,14 +120,55 @@ fn camera_rays(mesh: &TriMesh, res: usize) -> Vec<Ray> {
         .collect()
 }
 
+/// A bumpy sphere of `2 * lat * lon` triangles (a UV sphere whose radius
+/// waves with latitude and longitude), a mesh unlike the scanned ones: long
+/// thin triangles near the poles, no flat regions.
+fn bumpy_sphere(lat: usize, lon: usize) -> TriMesh {
+    let mut vertices = Vec::with_capacity((lat + 1) * lon);
+    for i in 0..=lat {
+        let theta = std::f32::consts::PI * i as Real / lat as Real;
+        for j in 0..lon {
+            let phi = std::f32::consts::TAU * j as Real / lon as Real;
+            let r = 1.0 + 0.15 * (7.0 * theta).sin() * (5.0 * phi).cos() + 0.04 * (23.0 * theta + 3.0 * phi).sin();
+            vertices.push(Point::new(r * theta.sin() * phi.cos(), r * theta.cos(), r * theta.sin() * phi.sin()));
+        }
+    }
+    let at = |i: usize, j: usize| (i * lon + j % lon) as u32;
+    let mut indices = Vec::with_capacity(2 * lat * lon);
+    for i in 0..lat {
+        for j in 0..lon {
+            indices.push([at(i, j), at(i + 1, j), at(i + 1, j + 1)]);
+            indices.push([at(i, j), at(i + 1, j + 1), at(i, j + 1)]);
+        }
+    }
+    TriMesh::new(vertices, indices).unwrap()
+}
+
+/// The meshes of the ray and build benches: the two shipped scans and a
+/// generated one.
+fn bench_meshes() -> Vec<(&'static str, TriMesh)> {
+    let obj =
+        |name: &str| TriMesh::from_obj(format!("{}/assets/meshes/{name}.obj", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    vec![("spot", obj("spot")), ("nefertiti-lowres", obj("nefertiti-lowres")), ("bumpy-sphere", bumpy_sphere(200, 250))]
+}
+
+/// Camera rays (closest hit) and shadow rays (any hit) on each mesh: the
+/// bare `TriMesh` built both ways, a one-collider `Scene` holding the
+/// `FastRays` mesh, and parry3d's `TriMesh`.
 fn mesh_rays(c: &mut Criterion) {
-    for name in ["spot", "nefertiti-lowres"] {
-        let path = format!("{}/assets/meshes/{name}.obj", env!("CARGO_MANIFEST_DIR"));
-        let mesh = Arc::new(TriMesh::from_obj(&path).unwrap());
+    let all = QueryFilter::default();
+    for (name, mesh) in bench_meshes() {
         let theirs =
             parry3d::shape::TriMesh::new(mesh.vertices().iter().map(convert::pt).collect(), mesh.indices().to_vec())
                 .unwrap();
         let pose = parry3d::math::Pose::identity();
+        let sah = Arc::new(
+            TriMesh::with_build(mesh.vertices().to_vec(), mesh.indices().to_vec(), MeshBuild::FastRays).unwrap(),
+        );
+        let mut scene = Scene::new();
+        scene
+            .insert(ColliderDesc::new(ColliderShape::TriMesh(Arc::clone(&sah)), Isometry::identity()).fixed())
+            .unwrap();
         let rays = camera_rays(&mesh, 128);
         let prays: Vec<_> = rays.iter().map(|r| PRay::new(convert::pt(r.origin()), convert::vec(r.dir()))).collect();
         let hits = rays.iter().filter(|r| mesh.cast_ray(r, false).is_some()).count();
@@ -141,6 +183,12 @@ fn mesh_rays(c: &mut Criterion) {
         g.sample_size(10);
         g.bench_function("proxima", |b| {
             b.iter(|| rays.iter().filter_map(|r| mesh.cast_ray(r, false)).map(|h| h.hit.toi).sum::<f32>())
+        });
+        g.bench_function("proxima_fast_rays", |b| {
+            b.iter(|| rays.iter().filter_map(|r| sah.cast_ray(r, false)).map(|h| h.hit.toi).sum::<f32>())
+        });
+        g.bench_function("scene_fast_rays", |b| {
+            b.iter(|| rays.iter().filter_map(|r| scene.cast_ray_closest(r, &all)).map(|h| h.toi).sum::<f32>())
         });
         g.bench_function("parry3d", |b| {
             b.iter(|| prays.iter().filter_map(|r| theirs.cast_ray(&pose, r, Real::MAX, true)).sum::<f32>())
@@ -162,6 +210,12 @@ fn mesh_rays(c: &mut Criterion) {
         g.throughput(Throughput::Elements(shadow.len() as u64));
         g.sample_size(10);
         g.bench_function("proxima", |b| b.iter(|| shadow.iter().filter(|r| mesh.cast_ray(r, true).is_some()).count()));
+        g.bench_function("proxima_fast_rays", |b| {
+            b.iter(|| shadow.iter().filter(|r| sah.cast_ray(r, true).is_some()).count())
+        });
+        g.bench_function("scene_fast_rays", |b| {
+            b.iter(|| shadow.iter().filter(|r| scene.cast_ray_any(r, &all).is_some()).count())
+        });
         g.bench_function("parry3d", |b| {
             b.iter(|| pshadow.iter().filter(|r| theirs.intersects_ray(&pose, r, Real::MAX)).count())
         });
@@ -350,9 +404,7 @@ fn one_collider(c: &mut Criterion) {
 /// iteration on both sides, as both constructors take them by value.
 fn mesh_build(c: &mut Criterion) {
     let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
-    for name in ["spot", "nefertiti-lowres"] {
-        let path = format!("{}/assets/meshes/{name}.obj", env!("CARGO_MANIFEST_DIR"));
-        let mesh = TriMesh::from_obj(&path).unwrap();
+    for (name, mesh) in bench_meshes() {
         let (vertices, indices) = (mesh.vertices().to_vec(), mesh.indices().to_vec());
         let pvertices: Vec<_> = vertices.iter().map(convert::pt).collect();
         // Bytes per triangle: proxima's `memory_bytes`, parry's
@@ -360,10 +412,12 @@ fn mesh_build(c: &mut Criterion) {
         // indices and BVH arrays), both on a freshly built mesh.
         let theirs = parry3d::shape::TriMesh::new(pvertices.clone(), indices.clone()).unwrap();
         let per = |bytes: usize| bytes as f64 / indices.len() as f64;
+        let sah = TriMesh::with_build(vertices.clone(), indices.clone(), MeshBuild::FastRays).unwrap();
         eprintln!(
-            "{name}: {} triangles, memory per triangle: proxima {:.1} B, parry3d {:.1} B",
+            "{name}: {} triangles, memory per triangle: proxima {:.1} B (FastRays {:.1} B), parry3d {:.1} B",
             indices.len(),
             per(TriMesh::new(vertices.clone(), indices.clone()).unwrap().memory_bytes()),
+            per(sah.memory_bytes()),
             per(theirs.total_memory_size())
         );
         let mut g = c.benchmark_group(format!("scene/mesh_build_{name}"));
@@ -374,6 +428,14 @@ fn mesh_build(c: &mut Criterion) {
         });
         g.bench_function("proxima_all_threads", |b| {
             b.iter(|| TriMesh::new(vertices.clone(), indices.clone()).unwrap())
+        });
+        g.bench_function("proxima_fast_rays", |b| {
+            b.iter(|| {
+                one.install(|| TriMesh::with_build(vertices.clone(), indices.clone(), MeshBuild::FastRays).unwrap())
+            })
+        });
+        g.bench_function("proxima_fast_rays_all_threads", |b| {
+            b.iter(|| TriMesh::with_build(vertices.clone(), indices.clone(), MeshBuild::FastRays).unwrap())
         });
         g.bench_function("parry3d", |b| {
             b.iter(|| parry3d::shape::TriMesh::new(pvertices.clone(), indices.clone()).unwrap())

@@ -30,7 +30,7 @@ pub use ray_capsule::cast_ray_capsule;
 pub use ray_obb::cast_ray_obb;
 pub use ray_plane::cast_ray_plane;
 pub use ray_sphere::cast_ray_sphere;
-pub use ray_triangle::{cast_ray_triangle, WatertightRay};
+pub use ray_triangle::{cast_ray_triangle, cast_ray_triangle_uv, TriangleRayHit, WatertightRay};
 pub use sphere_aabb::cast_sphere_aabb;
 pub use sphere_capsule::cast_sphere_capsule;
 pub use sphere_obb::cast_sphere_obb;

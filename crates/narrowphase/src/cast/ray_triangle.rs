@@ -66,6 +66,18 @@ impl WatertightRay {
         (0.0..=max_toi).contains(&t).then_some(t)
     }
 
+    /// [`WatertightRay::toi`] and [`WatertightRay::barycentrics`] from one
+    /// computation of the edge functions: `(toi, [u, v])`.
+    #[inline]
+    #[must_use]
+    pub fn toi_and_barycentrics(&self, tri: &[Point; 3], max_toi: Real) -> Option<(Real, [Real; 2])> {
+        let ([u, v, w], [az, bz, cz]) = self.edge_functions(tri)?;
+        let det = u + v + w;
+        // The same expression, in the same order, as `toi`: the same bits.
+        let t = (u * az + v * bz + w * cz) / det * self.shear[2];
+        (0.0..=max_toi).contains(&t).then_some((t, [v / det, w / det]))
+    }
+
     /// The barycentric coordinates `[u, v]` of the point where the ray
     /// crosses the triangle's plane, when the ray crosses the triangle
     /// (ignoring `max_toi`): that point is `a + u (b - a) + v (c - a)`, with
@@ -165,4 +177,40 @@ pub fn cast_ray_triangle(ray: &Ray, tri: &Triangle) -> Option<RayHit> {
     let n = UnitVector::try_new(n, 0.0)?;
     let normal = if n.dot(d) > 0.0 { -n } else { n };
     Some(RayHit { toi: t, normal })
+}
+
+/// A ray's hit on a triangle with where on the triangle it lies (see
+/// [`cast_ray_triangle_uv`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TriangleRayHit {
+    /// The hit exactly as [`cast_ray_triangle`] gives it.
+    pub hit: RayHit,
+    /// The barycentric weight of vertex `b`: the hit point is
+    /// `a + u (b - a) + v (c - a)`.
+    pub u: Real,
+    /// The barycentric weight of vertex `c`.
+    pub v: Real,
+}
+
+/// [`cast_ray_triangle`] with the hit point's barycentric coordinates (for
+/// interpolating vertex normals, texture coordinates or colours): the same
+/// hit, bit for bit, and `u, v >= 0`, `u + v <= 1` up to rounding, from the
+/// same edge functions (see [`WatertightRay::barycentrics`]).
+///
+/// ```
+/// use proxima_narrowphase::{cast_ray_triangle, cast_ray_triangle_uv, Point, Ray, Triangle, Vector};
+/// let t = Triangle::new(Point::new(0.0, 0.0, 2.0), Point::new(4.0, 0.0, 2.0), Point::new(0.0, 4.0, 2.0));
+/// let ray = Ray::new(Point::new(1.0, 2.0, 0.0), Vector::z(), 10.0);
+/// let hit = cast_ray_triangle_uv(&ray, &t).unwrap();
+/// assert_eq!(Some(hit.hit), cast_ray_triangle(&ray, &t));
+/// assert_eq!((hit.u, hit.v), (0.25, 0.5)); // the point (1, 2, 2)
+/// ```
+#[inline]
+#[must_use]
+pub fn cast_ray_triangle_uv(ray: &Ray, tri: &Triangle) -> Option<TriangleRayHit> {
+    let (toi, [u, v]) = WatertightRay::new(ray).toi_and_barycentrics(&[tri.a, tri.b, tri.c], ray.max_toi())?;
+    let n = (tri.b - tri.a).cross(&(tri.c - tri.a));
+    let n = UnitVector::try_new(n, 0.0)?;
+    let normal = if n.dot(ray.dir()) > 0.0 { -n } else { n };
+    Some(TriangleRayHit { hit: RayHit { toi, normal }, u, v })
 }
