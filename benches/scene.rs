@@ -110,9 +110,13 @@ fn camera_rays(mesh: &TriMesh, res: usize) -> Vec<Ray> {
     let right = forward.cross(&Vector::y()).normalize();
     let up = right.cross(&forward);
     let half = 0.45;
+    // Pixels in 4 x 2 tiles, row by row of tiles: consecutive rays are
+    // neighbours, as a renderer would hand them to a packet.
+    assert!(res % 4 == 0 && res % 2 == 0);
     (0..res * res)
         .map(|k| {
-            let (i, j) = (k % res, k / res);
+            let (tile, within) = (k / 8, k % 8);
+            let (i, j) = ((tile % (res / 4)) * 4 + within % 4, (tile / (res / 4)) * 2 + within / 4);
             let u = (2.0 * (i as Real + 0.5) / res as Real - 1.0) * half;
             let v = (1.0 - 2.0 * (j as Real + 0.5) / res as Real) * half;
             Ray::new(eye, forward + right * u + up * v, Real::INFINITY)
@@ -154,9 +158,11 @@ fn bench_meshes() -> Vec<(&'static str, TriMesh)> {
 
 /// Camera rays (closest hit) and shadow rays (any hit) on each mesh: the
 /// bare `TriMesh` built both ways, a one-collider `Scene` holding the
-/// `FastRays` mesh, and parry3d's `TriMesh`.
+/// `FastRays` mesh (single rays, and the camera's batch in packets), and
+/// parry3d's `TriMesh`.
 fn mesh_rays(c: &mut Criterion) {
     let all = QueryFilter::default();
+    let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
     for (name, mesh) in bench_meshes() {
         let theirs =
             parry3d::shape::TriMesh::new(mesh.vertices().iter().map(convert::pt).collect(), mesh.indices().to_vec())
@@ -190,6 +196,19 @@ fn mesh_rays(c: &mut Criterion) {
         g.bench_function("scene_fast_rays", |b| {
             b.iter(|| rays.iter().filter_map(|r| scene.cast_ray_closest(r, &all)).map(|h| h.toi).sum::<f32>())
         });
+        g.bench_function("proxima_fast_rays_packets_1_thread", |b| {
+            let mut out = Vec::new();
+            b.iter(|| {
+                one.install(|| sah.cast_rays(&rays, &mut out));
+                out.iter().flatten().map(|h| h.hit.toi).sum::<f32>()
+            })
+        });
+        g.bench_function("scene_fast_rays_batch_1_thread", |b| {
+            b.iter(|| one.install(|| scene.cast_rays(&rays, &all)).iter().flatten().map(|h| h.toi).sum::<f32>())
+        });
+        g.bench_function("scene_fast_rays_batch_all_threads", |b| {
+            b.iter(|| scene.cast_rays(&rays, &all).iter().flatten().map(|h| h.toi).sum::<f32>())
+        });
         g.bench_function("parry3d", |b| {
             b.iter(|| prays.iter().filter_map(|r| theirs.cast_ray(&pose, r, Real::MAX, true)).sum::<f32>())
         });
@@ -215,6 +234,13 @@ fn mesh_rays(c: &mut Criterion) {
         });
         g.bench_function("scene_fast_rays", |b| {
             b.iter(|| shadow.iter().filter(|r| scene.cast_ray_any(r, &all).is_some()).count())
+        });
+        g.bench_function("proxima_fast_rays_occluded_packets_1_thread", |b| {
+            let mut out = Vec::new();
+            b.iter(|| {
+                one.install(|| sah.occluded(&shadow, &mut out));
+                out.iter().filter(|&&o| o).count()
+            })
         });
         g.bench_function("parry3d", |b| {
             b.iter(|| pshadow.iter().filter(|r| theirs.intersects_ray(&pose, r, Real::MAX)).count())

@@ -453,6 +453,58 @@ impl Scene {
         }
     }
 
+    /// Whether each ray hits a collider the filter accepts (shadow rays,
+    /// line of sight): `out[i]` is `cast_ray_any(&rays[i], filter).is_some()`,
+    /// whatever the thread count, without the hits. With the `parallel`
+    /// feature the rays are spread over the threads of the current rayon
+    /// pool (run it inside `rayon::ThreadPool::install` to choose the pool).
+    ///
+    /// When the static set is one mesh collider that the filter accepts, its
+    /// rays are cast in packets of [`PACKET_SIZE`] consecutive rays
+    /// ([`TriMesh::occluded`]), each retired at its first hit: keep
+    /// neighbouring rays consecutive (about 1.2x the speed of single rays on
+    /// shadow rays from a camera's tiles). A ray the mesh does not stop goes
+    /// on to the dynamic colliders.
+    ///
+    /// ```
+    /// use proxima_scene::*;
+    /// use proxima_narrowphase::{Isometry, Point, Ray, Vector};
+    /// let mut scene = Scene::new();
+    /// let wall = ColliderShape::Aabb { half_extents: Vector::new(0.1, 5.0, 5.0) };
+    /// scene.insert(ColliderDesc::new(wall, Isometry::translation(5.0, 0.0, 0.0)).fixed()).unwrap();
+    /// let rays = [Ray::new(Point::origin(), Vector::x(), 10.0), Ray::new(Point::origin(), -Vector::x(), 10.0)];
+    /// assert_eq!(scene.occluded(&rays, &QueryFilter::default()), [true, false]);
+    /// ```
+    pub fn occluded(&self, rays: &[Ray], filter: &QueryFilter) -> Vec<bool> {
+        let lone_mesh = self.lone_static_mesh(filter);
+        let chunk = |rays: &[Ray]| -> Vec<bool> {
+            let Some((_, mesh, pose)) = lone_mesh else {
+                return rays.iter().map(|r| self.cast_ray_any(r, filter).is_some()).collect();
+            };
+            let mut blocked = [false; PACKET_SIZE];
+            let mut out = Vec::with_capacity(rays.len());
+            for packet in rays.chunks(PACKET_SIZE) {
+                mesh.occluded_packet_posed(packet, pose, &mut blocked[..packet.len()]);
+                out.extend(
+                    packet
+                        .iter()
+                        .zip(&blocked)
+                        .map(|(ray, &b)| b || (self.dynamic_set.len() > 0 && self.dynamic_any(ray, filter).is_some())),
+                );
+            }
+            out
+        };
+        #[cfg(feature = "parallel")]
+        {
+            use rayon::prelude::*;
+            rays.par_chunks(64).flat_map_iter(chunk).collect()
+        }
+        #[cfg(not(feature = "parallel"))]
+        {
+            chunk(rays)
+        }
+    }
+
     /// [`Scene::cast_ray_any`] for each ray, in input order: with the
     /// `parallel` feature spread over the threads of the current rayon pool
     /// (run it inside `rayon::ThreadPool::install` to choose the pool, one

@@ -364,6 +364,43 @@ impl TriMesh {
         packets((rays, out));
     }
 
+    /// Whether each ray hits the mesh (shadow rays, line of sight), in input
+    /// order, into `out` (cleared first): `out[i]` is
+    /// `cast_ray(&rays[i], true).is_some()`, whatever the thread count.
+    /// Like [`TriMesh::cast_rays`], consecutive rays are cast in packets
+    /// that traverse the tree together, each ray retired at its first hit:
+    /// keep neighbouring rays consecutive. With the `parallel` feature the
+    /// packets are spread over the threads of the current rayon pool.
+    ///
+    /// ```
+    /// use proxima_scene::*;
+    /// use proxima_narrowphase::{Point, Ray, Vector};
+    /// let p = |x, y| Point::new(x, y, 0.0);
+    /// let mesh = TriMesh::new(vec![p(0.0, 0.0), p(1.0, 0.0), p(0.0, 1.0)], vec![[0, 1, 2]]).unwrap();
+    /// let rays: Vec<Ray> =
+    ///     (0..10).map(|i| Ray::new(Point::new(0.1 * i as f32, 0.2, 1.0), -Vector::z(), 5.0)).collect();
+    /// let mut blocked = Vec::new();
+    /// mesh.occluded(&rays, &mut blocked);
+    /// assert_eq!(blocked.iter().filter(|&&b| b).count(), 8);
+    /// ```
+    pub fn occluded(&self, rays: &[Ray], out: &mut Vec<bool>) {
+        use proxima_broadphase::PACKET_SIZE;
+        out.clear();
+        out.resize(rays.len(), false);
+        let packets = |(rays, out): (&[Ray], &mut [bool])| {
+            for (rays, out) in rays.chunks(PACKET_SIZE).zip(out.chunks_mut(PACKET_SIZE)) {
+                self.tree.occluded_packet(rays, out);
+            }
+        };
+        #[cfg(feature = "parallel")]
+        {
+            use rayon::prelude::*;
+            rays.par_chunks(64).zip(out.par_chunks_mut(64)).for_each(packets);
+        }
+        #[cfg(not(feature = "parallel"))]
+        packets((rays, out));
+    }
+
     /// [`TriMesh::cast_ray`] with `any` (a hit, not necessarily the
     /// closest: shadow rays) for each ray, in input order, into `out`
     /// (cleared first): each ray's result is the single call's, whatever the
@@ -436,33 +473,10 @@ impl TriMesh {
         use proxima_broadphase::PACKET_SIZE;
         let q = pose.rotation.as_ref();
         let unrotated = q.i == 0.0 && q.j == 0.0 && q.k == 0.0 && q.w == 1.0;
-        let t = pose.translation.vector;
-        if unrotated && t.x == 0.0 && t.y == 0.0 && t.z == 0.0 {
-            return self.tree.cast_packet(rays, out);
-        }
-        // The local rays that exist (as in `ray_posed`), and where each came from.
         let mut local = [Ray::new(Point::origin(), Vector::x(), 0.0); PACKET_SIZE];
         let mut from = [0usize; PACKET_SIZE];
-        let mut n = 0;
-        for (r, ray) in rays.iter().enumerate() {
-            out[r] = None;
-            let made = if unrotated {
-                Ray::try_new(ray.origin() - t, *ray.dir(), ray.max_toi())
-            } else {
-                Ray::try_new(
-                    pose.inverse_transform_point(ray.origin()),
-                    pose.inverse_transform_vector(ray.dir()),
-                    ray.max_toi(),
-                )
-            };
-            if let Ok(l) = made {
-                (local[n], from[n]) = (l, r);
-                n += 1;
-            }
-        }
-        if n == 0 {
-            return;
-        }
+        let n = self.local_rays(rays, pose, &mut local, &mut from);
+        out[..rays.len()].fill(None);
         let mut hits = [None; PACKET_SIZE];
         self.tree.cast_packet(&local[..n], &mut hits[..n]);
         for (k, hit) in hits[..n].iter().enumerate() {
@@ -474,6 +488,51 @@ impl TriMesh {
                 }
             });
         }
+    }
+
+    /// [`TriMesh::occluded`] for a packet of at most
+    /// [`PACKET_SIZE`](proxima_broadphase::PACKET_SIZE) world rays against
+    /// the mesh placed by `pose`: `out[r]` is
+    /// `ray_posed(&rays[r], pose, true).is_some()` (the same local rays).
+    pub(crate) fn occluded_packet_posed(&self, rays: &[Ray], pose: &Isometry, out: &mut [bool]) {
+        use proxima_broadphase::PACKET_SIZE;
+        let mut local = [Ray::new(Point::origin(), Vector::x(), 0.0); PACKET_SIZE];
+        let mut from = [0usize; PACKET_SIZE];
+        let n = self.local_rays(rays, pose, &mut local, &mut from);
+        out[..rays.len()].fill(false);
+        let mut blocked = [false; PACKET_SIZE];
+        self.tree.occluded_packet(&local[..n], &mut blocked[..n]);
+        for k in 0..n {
+            out[from[k]] = blocked[k];
+        }
+    }
+
+    /// The mesh-frame rays of `rays` (at most
+    /// [`PACKET_SIZE`](proxima_broadphase::PACKET_SIZE)) under `pose`, made
+    /// as [`TriMesh::ray_posed`] makes them, into `local[..n]`, and for
+    /// each the index of its world ray in `from`; returns `n` (a ray whose
+    /// local direction does not make a ray is left out: it hits nothing).
+    fn local_rays(&self, rays: &[Ray], pose: &Isometry, local: &mut [Ray], from: &mut [usize]) -> usize {
+        let q = pose.rotation.as_ref();
+        let unrotated = q.i == 0.0 && q.j == 0.0 && q.k == 0.0 && q.w == 1.0;
+        let t = pose.translation.vector;
+        let identity = unrotated && t.x == 0.0 && t.y == 0.0 && t.z == 0.0;
+        let mut n = 0;
+        for (r, ray) in rays.iter().enumerate() {
+            let made = if identity {
+                Ok(*ray)
+            } else if unrotated {
+                Ray::try_new(ray.origin() - t, *ray.dir(), ray.max_toi())
+            } else {
+                let (o, d) = (pose.inverse_transform_point(ray.origin()), pose.inverse_transform_vector(ray.dir()));
+                Ray::try_new(o, d, ray.max_toi())
+            };
+            if let Ok(l) = made {
+                (local[n], from[n]) = (l, r);
+                n += 1;
+            }
+        }
+        n
     }
 
     /// The first hit of a sphere moving by `motion` (all in the mesh frame).

@@ -4,9 +4,10 @@
 //! closest-hit cast does, and the barycentrics rebuild the hit point. Poses:
 //! rotated, a translation, and the identity; under the last two the posed
 //! cast also equals the unposed `TriMesh::cast_ray` of the translated ray.
-//! The batches (`Scene::cast_rays`, which casts a lone static mesh in packets
-//! of rays, and `TriMesh::cast_rays` / `cast_rays_any`) give each ray's
-//! single result on 1 and 2 threads, both mesh builds.
+//! The batches (`Scene::cast_rays` and `Scene::occluded`, which cast a lone
+//! static mesh in packets of rays, and `TriMesh::cast_rays`, `cast_rays_any`
+//! and `occluded`) give each ray's single result on 1 and 2 threads, both
+//! mesh builds.
 
 use std::sync::Arc;
 
@@ -72,6 +73,7 @@ fn check_mesh_built(name: &str, seed: u64, dynamic: bool, kind: Pose, build: Mes
     let (mut hits, n) = (0, 3_000);
     let mut rays = Vec::with_capacity(n);
     let mut closests: Vec<Vec<Option<SceneRayHit>>> = vec![Vec::with_capacity(n); filters.len()];
+    let mut anys: Vec<Vec<bool>> = vec![Vec::with_capacity(n); filters.len()];
     let mut bare_hits = Vec::with_capacity(n);
     for i in 0..n {
         let origin = gen::point(&mut rng, &around);
@@ -98,6 +100,7 @@ fn check_mesh_built(name: &str, seed: u64, dynamic: bool, kind: Pose, build: Mes
             let closest = scene.cast_ray_closest(&ray, filter);
             closests[k].push(closest);
             let any = scene.cast_ray_any(&ray, filter);
+            anys[k].push(any.is_some());
             let expected = bare.filter(|_| *accepts);
             let as_scene = |h: proxima_scene::MeshRayHit| SceneRayHit {
                 collider: handle,
@@ -126,13 +129,19 @@ fn check_mesh_built(name: &str, seed: u64, dynamic: bool, kind: Pose, build: Mes
             for (i, (got, single)) in batch.iter().zip(&closests[k]).enumerate() {
                 assert_eq!(got, single, "{name} ray {i} filter {k}, {threads} threads: cast_rays");
             }
+            let blocked = pool.install(|| scene.occluded(&rays, filter));
+            for (i, (got, single)) in blocked.iter().zip(&anys[k]).enumerate() {
+                assert_eq!(got, single, "{name} ray {i} filter {k}, {threads} threads: occluded");
+            }
         }
         if kind == Pose::Identity {
-            let (mut closest, mut any) = (Vec::new(), Vec::new());
+            let (mut closest, mut any, mut blocked) = (Vec::new(), Vec::new(), Vec::new());
             pool.install(|| mesh.cast_rays(&rays, &mut closest));
             pool.install(|| mesh.cast_rays_any(&rays, &mut any));
+            pool.install(|| mesh.occluded(&rays, &mut blocked));
             for (i, (&(bare, bare_any), (c, a))) in bare_hits.iter().zip(closest.iter().zip(&any)).enumerate() {
                 assert_eq!((*c, *a), (bare, bare_any), "{name} ray {i}, {threads} threads: TriMesh batches");
+                assert_eq!(blocked[i], bare_any.is_some(), "{name} ray {i}, {threads} threads: occluded");
             }
         }
     }
@@ -167,4 +176,49 @@ fn unrotated_mesh_collider_any_and_closest_match_the_bare_mesh() {
         }
     }
     check_mesh("nefertiti-lowres", 0xA9, false, Pose::Identity);
+}
+
+/// A lone static mesh with dynamic spheres about it: `cast_rays` and
+/// `occluded` (the mesh in packets, then each ray's dynamic pass) against the
+/// single calls, rays from around the mesh towards its vertices and the
+/// spheres, on 1 and 2 threads.
+#[test]
+fn batches_over_a_static_mesh_and_dynamic_spheres_match_single_rays() {
+    let path = format!("{}/../../assets/meshes/spot.obj", env!("CARGO_MANIFEST_DIR"));
+    let mesh = Arc::new(TriMesh::from_obj(path).unwrap());
+    let mut rng = proxima_test_support::rng(0xB7);
+    let mut scene = Scene::new();
+    let pose = Isometry::from_parts(Vector::new(1.0, 0.5, -2.0).into(), gen::rotation(&mut rng));
+    scene.insert(ColliderDesc::new(ColliderShape::TriMesh(Arc::clone(&mesh)), pose).fixed()).unwrap();
+    let world = mesh.world_aabb(&pose);
+    let around = Placement::new(2.0 * world.half_extents().norm(), 0.0, 0.0).at(world.center());
+    let near = Placement::new(1.2 * world.half_extents().max(), 0.0, 0.0).at(world.center());
+    let mut centres = Vec::new();
+    for _ in 0..20 {
+        let c = gen::point(&mut rng, &near);
+        let radius = 0.05 * world.half_extents().max();
+        scene.insert(ColliderDesc::new(ColliderShape::Sphere { radius }, Isometry::translation(c.x, c.y, c.z))).unwrap();
+        centres.push(c);
+    }
+    let rays: Vec<Ray> = (0..4_000)
+        .map(|i| {
+            let origin = gen::point(&mut rng, &around);
+            let target = match i % 3 {
+                0 => pose.transform_point(&mesh.vertices()[rng.random_range(0..mesh.vertices().len())]),
+                1 => centres[rng.random_range(0..centres.len())],
+                _ => gen::point(&mut rng, &near),
+            };
+            Ray::new(origin, target - origin, Real::INFINITY)
+        })
+        .collect();
+    let filter = QueryFilter::default();
+    let closest: Vec<_> = rays.iter().map(|r| scene.cast_ray_closest(r, &filter)).collect();
+    let any: Vec<bool> = rays.iter().map(|r| scene.cast_ray_any(r, &filter).is_some()).collect();
+    let on_spheres = closest.iter().flatten().filter(|h| h.triangle.is_none()).count();
+    assert!(on_spheres > 100, "only {on_spheres} rays end on a sphere");
+    for threads in [1, 2] {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        assert_eq!(pool.install(|| scene.cast_rays(&rays, &filter)), closest, "{threads} threads: cast_rays");
+        assert_eq!(pool.install(|| scene.occluded(&rays, &filter)), any, "{threads} threads: occluded");
+    }
 }

@@ -142,6 +142,43 @@ impl BlockTree {
         self.cast_packet_with(rays, out, TriangleBlock::hits);
     }
 
+    /// Whether each ray of a packet of at most [`PACKET_SIZE`] hits the
+    /// mesh (`out[r]` for `rays[r]`): exactly when [`BlockTree::cast`]
+    /// finds a hit for it alone. A ray is retired at its first hit.
+    pub(super) fn occluded_packet(&self, rays: &[Ray], out: &mut [bool]) {
+        #[cfg(target_arch = "x86_64")]
+        if SimdLevel::Avx.is_available() {
+            // SAFETY: this CPU has AVX (checked just above).
+            return self.occluded_packet_with(rays, out, |block, r, t| unsafe { block.hits_avx(r, t) });
+        }
+        self.occluded_packet_with(rays, out, TriangleBlock::hits);
+    }
+
+    /// [`BlockTree::occluded_packet`] with a given block test.
+    #[inline(always)]
+    fn occluded_packet_with(
+        &self,
+        rays: &[Ray],
+        out: &mut [bool],
+        hits: impl Fn(&TriangleBlock, &WatertightRay, Real) -> BlockHits,
+    ) {
+        let n = rays.len();
+        let sheared: [WatertightRay; PACKET_SIZE] = core::array::from_fn(|r| WatertightRay::new(&rays[r.min(n - 1)]));
+        out[..n].fill(false);
+        self.bvh.visit_packet_leaves(rays, |mask, slots, clip| {
+            let mut rest = mask;
+            while rest != 0 {
+                let r = rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                let max_toi = rays[r].max_toi();
+                if slots.clone().any(|slot| hits(&self.blocks[slot as usize], &sheared[r], max_toi).mask != 0) {
+                    out[r] = true;
+                    clip[r] = -1.0;
+                }
+            }
+        });
+    }
+
     /// [`BlockTree::cast_packet`] with a given block test.
     #[inline(always)]
     fn cast_packet_with(
