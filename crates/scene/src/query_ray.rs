@@ -31,13 +31,15 @@ pub struct SceneRayHit {
 }
 
 /// The best hit so far of [`Scene::cast_ray_closest`]: the collider's slot,
-/// the `toi`, and the normal, or for a box collider the box, whose normal is
-/// computed once, for the final hit (its box in the static set is its shape).
+/// the `toi`, and the normal, or for a box collider its leaf slot in the
+/// static tree, whose box (its shape) gives the normal once, for the final
+/// hit: a candidate's box is not loaded (on large scenes, a cache miss per
+/// candidate).
 #[derive(Clone, Copy)]
 struct Best {
     slot: u32,
     toi: Real,
-    normal: Result<UnitVector, Aabb>,
+    normal: Result<UnitVector, u32>,
     triangle: Option<TriangleHit>,
 }
 
@@ -128,7 +130,7 @@ impl StaticPass<'_> {
             return None;
         }
         if leaf.is_box {
-            return Some(Best { slot: leaf.slot, toi: entry_toi, normal: Err(self.boxes[s]), triangle: None });
+            return Some(Best { slot: leaf.slot, toi: entry_toi, normal: Err(s as u32), triangle: None });
         }
         let h = collider().world.ray_hit(ray, any)?;
         Some(Best { slot: leaf.slot, toi: h.hit.toi, normal: Ok(h.hit.normal), triangle: h.triangle })
@@ -278,7 +280,8 @@ impl Scene {
     /// The public hit of `best`; a box collider's normal is computed here.
     #[inline(always)]
     fn scene_hit(&self, ray: &Ray, Best { slot, toi, normal, triangle }: Best) -> SceneRayHit {
-        let normal = normal.unwrap_or_else(|aabb| {
+        let normal = normal.unwrap_or_else(|leaf| {
+            let aabb = self.static_set.leaf_box(leaf);
             // A box collider: its exact test again, for the normal of the face
             // entered (its toi is the BVH's entry toi, bit for bit).
             cast_ray_aabb(&ray.with_max_toi(toi), &aabb)

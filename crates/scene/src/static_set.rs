@@ -96,6 +96,12 @@ impl StaticSet {
         self.bvh.get_or_init(|| StaticBvh::build(&self.aabbs))
     }
 
+    /// The box in leaf slot `slot` of the tree (built by the query that
+    /// found the slot).
+    pub(crate) fn leaf_box(&self, slot: u32) -> Aabb {
+        self.tree().leaf_boxes()[slot as usize]
+    }
+
     /// Builds the tree now (it is otherwise built by the first query).
     pub(crate) fn prepare(&self) {
         self.tree();
