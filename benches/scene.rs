@@ -242,6 +242,9 @@ fn mesh_rays(c: &mut Criterion) {
                 out.iter().filter(|&&o| o).count()
             })
         });
+        g.bench_function("scene_fast_rays_occluded_1_thread", |b| {
+            b.iter(|| one.install(|| scene.occluded(&shadow, &all)).iter().filter(|&&o| o).count())
+        });
         g.bench_function("parry3d", |b| {
             b.iter(|| pshadow.iter().filter(|r| theirs.intersects_ray(&pose, r, Real::MAX)).count())
         });
@@ -415,11 +418,14 @@ fn one_collider(c: &mut Criterion) {
     let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
     let mut g = c.benchmark_group("scene/batch_one_thread_10k");
     quick(&mut g, rays.len());
+    // The loops collect the same output as the batches (a vector of hits).
     g.bench_function("loop_closest", |b| {
-        b.iter(|| rays.iter().filter(|r| scene.cast_ray_closest(r, &all).is_some()).count())
+        b.iter(|| black_box(rays.iter().map(|r| scene.cast_ray_closest(r, &all)).collect::<Vec<_>>()))
     });
     g.bench_function("cast_rays", |b| b.iter(|| one.install(|| black_box(scene.cast_rays(&rays, &all)))));
-    g.bench_function("loop_any", |b| b.iter(|| rays.iter().filter(|r| scene.cast_ray_any(r, &all).is_some()).count()));
+    g.bench_function("loop_any", |b| {
+        b.iter(|| black_box(rays.iter().map(|r| scene.cast_ray_any(r, &all)).collect::<Vec<_>>()))
+    });
     g.bench_function("cast_rays_any", |b| b.iter(|| one.install(|| black_box(scene.cast_rays_any(&rays, &all)))));
     g.finish();
 }

@@ -354,14 +354,7 @@ impl TriMesh {
                 self.tree.cast_packet(rays, out);
             }
         };
-        // Chunks of 64 rays (8 packets) amortise the scheduling.
-        #[cfg(feature = "parallel")]
-        {
-            use rayon::prelude::*;
-            rays.par_chunks(64).zip(out.par_chunks_mut(64)).for_each(packets);
-        }
-        #[cfg(not(feature = "parallel"))]
-        packets((rays, out));
+        spread_into(rays, out, packets);
     }
 
     /// Whether each ray hits the mesh (shadow rays, line of sight), in input
@@ -392,13 +385,7 @@ impl TriMesh {
                 self.tree.occluded_packet(rays, out);
             }
         };
-        #[cfg(feature = "parallel")]
-        {
-            use rayon::prelude::*;
-            rays.par_chunks(64).zip(out.par_chunks_mut(64)).for_each(packets);
-        }
-        #[cfg(not(feature = "parallel"))]
-        packets((rays, out));
+        spread_into(rays, out, packets);
     }
 
     /// [`TriMesh::cast_ray`] with `any` (a hit, not necessarily the
@@ -414,13 +401,7 @@ impl TriMesh {
                 *o = self.tree.cast(ray, true);
             }
         };
-        #[cfg(feature = "parallel")]
-        {
-            use rayon::prelude::*;
-            rays.par_chunks(64).zip(out.par_chunks_mut(64)).for_each(each);
-        }
-        #[cfg(not(feature = "parallel"))]
-        each((rays, out));
+        spread_into(rays, out, each);
     }
 
     /// [`TriMesh::cast_ray`] for a world ray against the mesh placed by `pose`.
@@ -665,4 +646,18 @@ impl TriMesh {
         });
         best
     }
+}
+
+/// `fill` on `(rays, out)` in runs of 256 rays (32 packets) spread over the
+/// current rayon pool with the `parallel` feature and more than one thread
+/// (enough rays per task to amortise the scheduling); on one thread, one
+/// plain call.
+fn spread_into<T: Send>(rays: &[Ray], out: &mut [T], fill: impl Fn((&[Ray], &mut [T])) + Sync) {
+    #[cfg(feature = "parallel")]
+    if rayon::current_num_threads() > 1 {
+        use rayon::prelude::*;
+        rays.par_chunks(256).zip(out.par_chunks_mut(256)).for_each(&fill);
+        return;
+    }
+    fill((rays, out));
 }

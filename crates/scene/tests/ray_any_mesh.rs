@@ -197,7 +197,9 @@ fn batches_over_a_static_mesh_and_dynamic_spheres_match_single_rays() {
     for _ in 0..20 {
         let c = gen::point(&mut rng, &near);
         let radius = 0.05 * world.half_extents().max();
-        scene.insert(ColliderDesc::new(ColliderShape::Sphere { radius }, Isometry::translation(c.x, c.y, c.z))).unwrap();
+        scene
+            .insert(ColliderDesc::new(ColliderShape::Sphere { radius }, Isometry::translation(c.x, c.y, c.z)))
+            .unwrap();
         centres.push(c);
     }
     let rays: Vec<Ray> = (0..4_000)
