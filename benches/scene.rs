@@ -102,49 +102,11 @@ fn box_rays(c: &mut Criterion) {
 }
 
 fn camera_rays(mesh: &TriMesh, res: usize) -> Vec<Ray> {
-    let b = mesh.local_aabb();
-    let c = b.center();
-    let radius = b.half_extents().norm();
-    let eye = c + Vector::new(0.3, 0.2, 1.0).normalize() * (1.6 * radius);
-    let forward = (c - eye).normalize();
-    let right = forward.cross(&Vector::y()).normalize();
-    let up = right.cross(&forward);
-    let half = 0.45;
-    // Pixels in 4 x 2 tiles, row by row of tiles: consecutive rays are
-    // neighbours, as a renderer would hand them to a packet.
-    assert!(res % 4 == 0 && res % 2 == 0);
-    (0..res * res)
-        .map(|k| {
-            let (tile, within) = (k / 8, k % 8);
-            let (i, j) = ((tile % (res / 4)) * 4 + within % 4, (tile / (res / 4)) * 2 + within / 4);
-            let u = (2.0 * (i as Real + 0.5) / res as Real - 1.0) * half;
-            let v = (1.0 - 2.0 * (j as Real + 0.5) / res as Real) * half;
-            Ray::new(eye, forward + right * u + up * v, Real::INFINITY)
-        })
-        .collect()
+    proxima_test_support::mesh::camera_rays(mesh.local_aabb(), res, 0.45)
 }
 
-/// A bumpy sphere of `2 * lat * lon` triangles (a UV sphere whose radius
-/// waves with latitude and longitude), a mesh unlike the scanned ones: long
-/// thin triangles near the poles, no flat regions.
 fn bumpy_sphere(lat: usize, lon: usize) -> TriMesh {
-    let mut vertices = Vec::with_capacity((lat + 1) * lon);
-    for i in 0..=lat {
-        let theta = std::f32::consts::PI * i as Real / lat as Real;
-        for j in 0..lon {
-            let phi = std::f32::consts::TAU * j as Real / lon as Real;
-            let r = 1.0 + 0.15 * (7.0 * theta).sin() * (5.0 * phi).cos() + 0.04 * (23.0 * theta + 3.0 * phi).sin();
-            vertices.push(Point::new(r * theta.sin() * phi.cos(), r * theta.cos(), r * theta.sin() * phi.sin()));
-        }
-    }
-    let at = |i: usize, j: usize| (i * lon + j % lon) as u32;
-    let mut indices = Vec::with_capacity(2 * lat * lon);
-    for i in 0..lat {
-        for j in 0..lon {
-            indices.push([at(i, j), at(i + 1, j), at(i + 1, j + 1)]);
-            indices.push([at(i, j), at(i + 1, j + 1), at(i, j + 1)]);
-        }
-    }
+    let (vertices, indices) = proxima_test_support::mesh::bumpy_sphere(lat, lon);
     TriMesh::new(vertices, indices).unwrap()
 }
 

@@ -5,6 +5,7 @@
 
 pub mod convert;
 pub mod gen;
+pub mod mesh;
 pub mod scene;
 
 pub use rand::rngs::SmallRng;
