@@ -35,7 +35,7 @@ pub fn bumpy_sphere(lat: usize, lon: usize) -> (Vec<Point>, Vec<[u32; 3]>) {
 /// tiles, so consecutive rays are neighbours as a renderer hands them to a
 /// packet. `res` must be a multiple of 4.
 pub fn camera_rays(bounds: &Aabb, res: usize, half: Real) -> Vec<Ray> {
-    assert!(res % 4 == 0, "res {res} is not a multiple of 4");
+    assert!(res.is_multiple_of(4), "res {res} is not a multiple of 4");
     let c = bounds.center();
     let radius = bounds.half_extents().norm();
     let eye = c + Vector::new(0.3, 0.2, 1.0).normalize() * (1.6 * radius);
