@@ -75,8 +75,8 @@ pub enum MeshBuild {
     /// A binned SAH over the triangles themselves that counts a leaf's cost
     /// in block tests ([`LeafCost::Blocks`](proxima_broadphase::LeafCost)),
     /// its leaves becoming the blocks: for static meshes that many rays
-    /// cross (picking, line of sight, rendering). Camera rays 10-15% and
-    /// shadow rays 15-20% faster than [`MeshBuild::FastBuild`] on the
+    /// cross (picking, line of sight, rendering). Camera rays 10-16% and
+    /// shadow rays 13-19% faster than [`MeshBuild::FastBuild`] on the
     /// shipped meshes, for a build about as slow as parry3d's.
     FastRays,
 }

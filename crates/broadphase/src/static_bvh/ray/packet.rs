@@ -53,7 +53,7 @@ impl StaticBvh {
     ///
     /// A ray is handed every leaf it would be handed alone with the same clip
     /// values, but in another order: the packet's (see the module). Worth it
-    /// for coherent rays (a camera's pixels: about twice the speed of one ray
+    /// for coherent rays (a camera's pixels in 4 x 2 tiles: 1.3-1.45x the speed of one ray
     /// at a time on meshes); incoherent rays gain nothing.
     ///
     /// # Panics
