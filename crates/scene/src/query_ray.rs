@@ -578,35 +578,33 @@ impl Scene {
     }
 }
 
-/// Rays per task of the batches: enough to amortise rayon's scheduling (one
-/// thread then costs what the loop of single rays does; 64 cost 3-7% more on
-/// the 10k-box scene), few enough to balance the threads (a 128 x 128
-/// camera is 64 tasks).
-const BATCH_CHUNK: usize = 256;
+/// Rays per task of the batches on more than one thread: enough to
+/// amortise rayon's scheduling, few enough to balance the threads.
+const BATCH_CHUNK: usize = 64;
 
 /// `out[i]` for `rays[i]`: `fill` appends the results of a run of rays to
-/// a vector. With the `parallel` feature and more than one thread in the
-/// current rayon pool, runs of [`BATCH_CHUNK`] rays are spread over the
-/// threads and their vectors concatenated in order; on one thread the rays
-/// go straight into one vector, as a loop of single calls would collect
-/// them (the batch then costs what that loop does).
+/// a vector. On one thread (no `parallel` feature, or a one-thread pool) the
+/// rays go straight into one vector, as a loop of single calls would collect
+/// them, so the batch costs what that loop does. On more, runs of
+/// [`BATCH_CHUNK`] rays are spread over the threads of the current rayon
+/// pool, each writing its results in place.
 fn spread<T, F>(rays: &[Ray], fill: F) -> Vec<T>
 where
-    T: Send,
+    T: Send + Default + Clone,
     F: Fn(&[Ray], &mut Vec<T>) + Sync,
 {
     #[cfg(feature = "parallel")]
     if rayon::current_num_threads() > 1 {
         use rayon::prelude::*;
-        let runs: Vec<Vec<T>> = rays
-            .par_chunks(BATCH_CHUNK)
-            .map(|r| {
-                let mut run = Vec::with_capacity(r.len());
-                fill(r, &mut run);
-                run
-            })
-            .collect();
-        return runs.into_iter().flatten().collect();
+        let mut out = vec![T::default(); rays.len()];
+        out.par_chunks_mut(BATCH_CHUNK).zip(rays.par_chunks(BATCH_CHUNK)).for_each(|(out, rays)| {
+            let mut run = Vec::with_capacity(rays.len());
+            fill(rays, &mut run);
+            for (o, r) in out.iter_mut().zip(run) {
+                *o = r;
+            }
+        });
+        return out;
     }
     let mut out = Vec::with_capacity(rays.len());
     fill(rays, &mut out);
