@@ -421,29 +421,17 @@ impl TriMesh {
     /// stalls on them).
     #[inline(always)]
     pub(crate) fn ray_posed(&self, ray: &Ray, pose: &Isometry, any: bool) -> Option<MeshRayHit> {
-        let q = pose.rotation.as_ref();
-        let unrotated = q.i == 0.0 && q.j == 0.0 && q.k == 0.0 && q.w == 1.0;
-        let t = pose.translation.vector;
+        let placement = Placement::of(pose);
         let local;
-        // Per component: nalgebra's `==` on vectors is an iterator fold.
-        let ray = if unrotated && t.x == 0.0 && t.y == 0.0 && t.z == 0.0 {
+        let ray = if placement == Placement::Identity {
             // The mesh frame is the world frame: the ray is the local ray.
             ray
-        } else if unrotated {
-            // A translation: the direction and the normal are unchanged (the
-            // same bits as the rotation by the identity would give).
-            local = Ray::try_new(ray.origin() - t, *ray.dir(), ray.max_toi()).ok()?;
-            &local
         } else {
-            let (o, d) = (pose.inverse_transform_point(ray.origin()), pose.inverse_transform_vector(ray.dir()));
-            local = Ray::try_new(o, d, ray.max_toi()).ok()?;
+            local = placement.local_ray(ray, pose)?;
             &local
         };
         let h = self.tree.cast(ray, any)?;
-        if unrotated {
-            return Some(h);
-        }
-        Some(MeshRayHit { hit: RayHit { normal: pose.rotation * h.hit.normal, ..h.hit }, ..h })
+        Some(placement.to_world(h, pose))
     }
 
     /// [`TriMesh::ray_posed`] (closest hit) for a packet of at most
@@ -452,10 +440,8 @@ impl TriMesh {
     /// bit (the same local ray, the same tie rule).
     pub(crate) fn cast_packet_posed(&self, rays: &[Ray], pose: &Isometry, out: &mut [Option<MeshRayHit>]) {
         use proxima_broadphase::PACKET_SIZE;
-        let q = pose.rotation.as_ref();
-        let unrotated = q.i == 0.0 && q.j == 0.0 && q.k == 0.0 && q.w == 1.0;
-        let t = pose.translation.vector;
-        if unrotated && t.x == 0.0 && t.y == 0.0 && t.z == 0.0 {
+        let placement = Placement::of(pose);
+        if placement == Placement::Identity {
             // The rays themselves: a copy would be stored piecewise and read
             // back whole by the traversal (a store-forwarding stall per ray,
             // 10-15% of the batch).
@@ -463,18 +449,12 @@ impl TriMesh {
         }
         let mut local = [Ray::new(Point::origin(), Vector::x(), 0.0); PACKET_SIZE];
         let mut from = [0usize; PACKET_SIZE];
-        let n = self.local_rays(rays, pose, &mut local, &mut from);
+        let n = placement.local_rays(rays, pose, &mut local, &mut from);
         out[..rays.len()].fill(None);
         let mut hits = [None; PACKET_SIZE];
         self.tree.cast_packet(&local[..n], &mut hits[..n]);
         for (k, hit) in hits[..n].iter().enumerate() {
-            out[from[k]] = hit.map(|h| {
-                if unrotated {
-                    h
-                } else {
-                    MeshRayHit { hit: RayHit { normal: pose.rotation * h.hit.normal, ..h.hit }, ..h }
-                }
-            });
+            out[from[k]] = hit.map(|h| placement.to_world(h, pose));
         }
     }
 
@@ -484,50 +464,20 @@ impl TriMesh {
     /// `ray_posed(&rays[r], pose, true).is_some()` (the same local rays).
     pub(crate) fn occluded_packet_posed(&self, rays: &[Ray], pose: &Isometry, out: &mut [bool]) {
         use proxima_broadphase::PACKET_SIZE;
-        let q = pose.rotation.as_ref();
-        let t = pose.translation.vector;
-        if q.i == 0.0 && q.j == 0.0 && q.k == 0.0 && q.w == 1.0 && t.x == 0.0 && t.y == 0.0 && t.z == 0.0 {
-            // The rays themselves: a copy would be stored piecewise and read
-            // back whole by the traversal (a store-forwarding stall per ray).
+        let placement = Placement::of(pose);
+        if placement == Placement::Identity {
+            // The rays themselves (see `cast_packet_posed`).
             return self.tree.occluded_packet(rays, out);
         }
         let mut local = [Ray::new(Point::origin(), Vector::x(), 0.0); PACKET_SIZE];
         let mut from = [0usize; PACKET_SIZE];
-        let n = self.local_rays(rays, pose, &mut local, &mut from);
+        let n = placement.local_rays(rays, pose, &mut local, &mut from);
         out[..rays.len()].fill(false);
         let mut blocked = [false; PACKET_SIZE];
         self.tree.occluded_packet(&local[..n], &mut blocked[..n]);
         for k in 0..n {
             out[from[k]] = blocked[k];
         }
-    }
-
-    /// The mesh-frame rays of `rays` (at most
-    /// [`PACKET_SIZE`](proxima_broadphase::PACKET_SIZE)) under `pose`, made
-    /// as [`TriMesh::ray_posed`] makes them, into `local[..n]`, and for
-    /// each the index of its world ray in `from`; returns `n` (a ray whose
-    /// local direction does not make a ray is left out: it hits nothing).
-    fn local_rays(&self, rays: &[Ray], pose: &Isometry, local: &mut [Ray], from: &mut [usize]) -> usize {
-        let q = pose.rotation.as_ref();
-        let unrotated = q.i == 0.0 && q.j == 0.0 && q.k == 0.0 && q.w == 1.0;
-        let t = pose.translation.vector;
-        let identity = unrotated && t.x == 0.0 && t.y == 0.0 && t.z == 0.0;
-        let mut n = 0;
-        for (r, ray) in rays.iter().enumerate() {
-            let made = if identity {
-                Ok(*ray)
-            } else if unrotated {
-                Ray::try_new(ray.origin() - t, *ray.dir(), ray.max_toi())
-            } else {
-                let (o, d) = (pose.inverse_transform_point(ray.origin()), pose.inverse_transform_vector(ray.dir()));
-                Ray::try_new(o, d, ray.max_toi())
-            };
-            if let Ok(l) = made {
-                (local[n], from[n]) = (l, r);
-                n += 1;
-            }
-        }
-        n
     }
 
     /// The first hit of a sphere moving by `motion` (all in the mesh frame).
@@ -674,4 +624,72 @@ fn spread_into<T: Send>(rays: &[Ray], out: &mut [T], fill: impl Fn((&[Ray], &mut
         return;
     }
     fill((rays, out));
+}
+
+/// How a pose places a mesh, which decides how a world ray becomes a mesh
+/// ray: as it is, moved, or moved and rotated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Placement {
+    /// The mesh frame is the world frame.
+    Identity,
+    /// A translation: directions and normals are unchanged (the same bits as
+    /// the rotation by the identity would give).
+    Translated,
+    /// A rotation, and perhaps a translation.
+    Rotated,
+}
+
+impl Placement {
+    /// The placement by `pose` (compared per component: nalgebra's `==` on
+    /// vectors is an iterator fold).
+    #[inline(always)]
+    fn of(pose: &Isometry) -> Self {
+        let q = pose.rotation.as_ref();
+        let t = pose.translation.vector;
+        if q.i != 0.0 || q.j != 0.0 || q.k != 0.0 || q.w != 1.0 {
+            Self::Rotated
+        } else if t.x == 0.0 && t.y == 0.0 && t.z == 0.0 {
+            Self::Identity
+        } else {
+            Self::Translated
+        }
+    }
+
+    /// The mesh-frame ray of world ray `ray` under `pose`, `None` when the
+    /// local direction does not make a ray (it then hits nothing).
+    #[inline(always)]
+    fn local_ray(self, ray: &Ray, pose: &Isometry) -> Option<Ray> {
+        match self {
+            Self::Identity => Some(*ray),
+            Self::Translated => Ray::try_new(ray.origin() - pose.translation.vector, *ray.dir(), ray.max_toi()).ok(),
+            Self::Rotated => {
+                let (o, d) = (pose.inverse_transform_point(ray.origin()), pose.inverse_transform_vector(ray.dir()));
+                Ray::try_new(o, d, ray.max_toi()).ok()
+            }
+        }
+    }
+
+    /// The mesh-frame rays of `rays` (at most
+    /// [`PACKET_SIZE`](proxima_broadphase::PACKET_SIZE)) into `local[..n]`,
+    /// and for each the index of its world ray in `from`; returns `n` (a ray
+    /// without a local ray is left out).
+    fn local_rays(self, rays: &[Ray], pose: &Isometry, local: &mut [Ray], from: &mut [usize]) -> usize {
+        let mut n = 0;
+        for (r, ray) in rays.iter().enumerate() {
+            if let Some(l) = self.local_ray(ray, pose) {
+                (local[n], from[n]) = (l, r);
+                n += 1;
+            }
+        }
+        n
+    }
+
+    /// A mesh-frame hit back in the world: its normal rotated by `pose`.
+    #[inline(always)]
+    fn to_world(self, h: MeshRayHit, pose: &Isometry) -> MeshRayHit {
+        match self {
+            Self::Rotated => MeshRayHit { hit: RayHit { normal: pose.rotation * h.hit.normal, ..h.hit }, ..h },
+            Self::Identity | Self::Translated => h,
+        }
+    }
 }
