@@ -217,22 +217,8 @@ impl StaticBvh {
             stack.push(far);
             return Some(near);
         }
-        // Three or more: insertion sort by toi (stable), at most 8.
-        let mut order: [(Real, u8); 8] = [(0.0, 0); 8];
-        let mut n = 0;
-        let mut mask = mask;
-        while mask != 0 {
-            let lane = mask.trailing_zeros() as usize;
-            mask &= mask - 1;
-            let toi = hits.toi[lane];
-            let mut k = n;
-            while k > 0 && order[k - 1].0 > toi {
-                order[k] = order[k - 1];
-                k -= 1;
-            }
-            order[k] = (toi, lane as u8);
-            n += 1;
-        }
+        // Three or more.
+        let (order, n) = lanes_by_toi(mask, |lane| hits.toi[lane]);
         for &(_, lane) in order[1..n].iter().rev() {
             stack.push(lane_entry(usize::from(lane)));
         }
@@ -275,6 +261,28 @@ impl StaticBvh {
         }
         false
     }
+}
+
+/// The lanes of `mask` (at most 8) in order of `toi(lane)`, ties by lane
+/// (an insertion sort, stable), and their number: the visiting order of a
+/// node's hit children.
+#[inline(always)]
+pub(super) fn lanes_by_toi(mut mask: u32, toi: impl Fn(usize) -> Real) -> ([(Real, u8); 8], usize) {
+    let mut order: [(Real, u8); 8] = [(0.0, 0); 8];
+    let mut n = 0;
+    while mask != 0 {
+        let lane = mask.trailing_zeros() as usize;
+        mask &= mask - 1;
+        let t = toi(lane);
+        let mut k = n;
+        while k > 0 && order[k - 1].0 > t {
+            order[k] = order[k - 1];
+            k -= 1;
+        }
+        order[k] = (t, lane as u8);
+        n += 1;
+    }
+    (order, n)
 }
 
 /// Applies a leaf visitor's answer to a ray's `max_toi`; true for `Stop`.

@@ -22,7 +22,7 @@
 //! hit) breaks ties in a fixed order of its own.
 
 use super::super::wide::WideNode;
-use super::{prefetch_node, STACK};
+use super::{lanes_by_toi, prefetch_node, STACK};
 use crate::static_bvh::StaticBvh;
 use core::ops::Range;
 use proxima_narrowphase::kernels::{PrecomputedRay, SimdLevel};
@@ -229,22 +229,7 @@ fn push_children(
         }
         PacketEntry { child: node.child[lane], count: u32::from(node.count[lane]), mask: masks[lane], toi: tois[lane] }
     };
-    let key = |lane: usize| tois[lane][masks[lane].trailing_zeros() as usize];
-    let mut order: [(Real, u8); 8] = [(0.0, 0); 8];
-    let mut n = 0;
-    let mut rest = hit;
-    while rest != 0 {
-        let lane = rest.trailing_zeros() as usize;
-        rest &= rest - 1;
-        let k = key(lane);
-        let mut at = n;
-        while at > 0 && order[at - 1].0 > k {
-            order[at] = order[at - 1];
-            at -= 1;
-        }
-        order[at] = (k, lane as u8);
-        n += 1;
-    }
+    let (order, n) = lanes_by_toi(hit, |lane| tois[lane][masks[lane].trailing_zeros() as usize]);
     for &(_, lane) in order[1..n].iter().rev() {
         stack.push(entry(usize::from(lane)));
     }
