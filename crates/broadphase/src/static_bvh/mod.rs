@@ -24,6 +24,7 @@ mod validate;
 mod wide;
 
 pub(crate) use marked_pairs::MarkedScratch;
+pub(crate) use refit::AreaSum;
 
 pub use cache::{InvalidMargin, OverlapCache};
 pub use overlap::StaticBvhOverlaps;

@@ -48,8 +48,8 @@ impl StaticBvh {
 
     /// Recomputes every node's lane boxes from the leaf boxes as they are now
     /// (one reverse pass: children come after their parents) and returns the
-    /// tree's area ratio: the sum of the lane boxes' surface areas over the
-    /// root's (a refitted tree whose ratio grew has lost quality). A new stamp.
+    /// sum of the lane boxes' surface areas (see
+    /// [`area_ratio_of`](Self::area_ratio_of)). A new stamp.
     pub(crate) fn refit_in_place(&mut self) -> f64 {
         self.stamp = super::next_stamp();
         let mut area_sum = 0.0f64;
@@ -70,23 +70,135 @@ impl StaticBvh {
                 node.bounds.set(lane, &aabb);
             }
         }
-        match self.nodes.first().and_then(|root| root.bounds.union_all()) {
-            Some(root) if area(&root) > 0.0 => area_sum / area(&root),
+        area_sum
+    }
+
+    /// Per node, its parent (the root: itself), and per leaf slot, the node
+    /// whose lane holds it: the links [`refit_marked`](Self::refit_marked)
+    /// climbs.
+    pub(crate) fn upward_links(&self, parents: &mut Vec<u32>, leaf_nodes: &mut Vec<u32>) {
+        parents.clear();
+        parents.resize(self.nodes.len(), 0);
+        leaf_nodes.clear();
+        leaf_nodes.resize(self.prim_ids.len(), 0);
+        for (index, node) in self.nodes.iter().enumerate() {
+            for lane in 0..usize::from(node.len) {
+                match node.lane(lane) {
+                    Lane::Node(child) => parents[child as usize] = index as u32,
+                    Lane::Leaf { first, count } => {
+                        leaf_nodes[first as usize..(first + count) as usize].fill(index as u32)
+                    }
+                }
+            }
+        }
+    }
+
+    /// [`refit_in_place`](Self::refit_in_place) for a tree of which only the
+    /// leaf slots marked in `moved` (bit `s % 64` of word `s / 64`) got new
+    /// boxes: the nodes above them are marked by climbing `links` (from
+    /// [`upward_links`](Self::upward_links)) and only those are recomputed,
+    /// children before parents (a parent's index is below its children's),
+    /// so the nodes over unmoved leaves are not even read (Box2D v3's
+    /// enlarged-node flags do the same for its binary tree). Every lane box
+    /// stays the exact union of what is below it, as after a full refit.
+    ///
+    /// `area_sum` holds the sum of the lane boxes' areas before the call (as
+    /// [`lane_area_sum`](Self::lane_area_sum) gives it); it is updated by the
+    /// recomputed nodes' differences. `stale` is scratch (one bit per node,
+    /// left cleared). A new stamp.
+    ///
+    /// The climb reads the stale nodes out of order, a cache miss each on a
+    /// large tree, where the full refit streams every node: on 100k boxes
+    /// with random leaves moved, 0.03 against 0.57 ms at 0.01% moved, 0.35
+    /// against 0.58 ms at 1%, even at 4%, 1.25x slower at 10%.
+    pub(crate) fn refit_marked(
+        &mut self,
+        moved: &[u64],
+        (parents, leaf_nodes): (&[u32], &[u32]),
+        stale: &mut Vec<u64>,
+        area_sum: &mut AreaSum,
+    ) {
+        self.stamp = super::next_stamp();
+        stale.clear();
+        stale.resize(self.nodes.len().div_ceil(64), 0);
+        for (w, &word) in moved.iter().enumerate() {
+            let mut bits = word;
+            while bits != 0 {
+                let node = leaf_nodes[w * 64 + bits.trailing_zeros() as usize] as usize;
+                bits &= bits - 1;
+                stale[node / 64] |= 1 << (node % 64);
+            }
+        }
+        // Descending node order: each stale node is recomputed after all its
+        // stale children, then marks its parent (a lower index, still ahead).
+        for w in (0..stale.len()).rev() {
+            while stale[w] != 0 {
+                let bit = 63 - stale[w].leading_zeros() as usize;
+                stale[w] &= !(1 << bit);
+                let index = w * 64 + bit;
+                let (head, tail) = self.nodes.split_at_mut(index + 1);
+                let node = &mut head[index];
+                let len = usize::from(node.len);
+                let before = lanes_area(&node.bounds, len);
+                for lane in 0..len {
+                    let aabb = match node.lane(lane) {
+                        Lane::Node(child) => tail[child as usize - index - 1].bounds.union_all(),
+                        Lane::Leaf { first, count } => self.prim_boxes[first as usize..(first + count) as usize]
+                            .iter()
+                            .copied()
+                            .reduce(|a, b| a.merged(&b)),
+                    };
+                    node.bounds.set(lane, &aabb.expect("a used lane covers at least one box"));
+                }
+                area_sum.replace(before, lanes_area(&node.bounds, len));
+                if index != 0 {
+                    let parent = parents[index] as usize;
+                    stale[parent / 64] |= 1 << (parent % 64);
+                }
+            }
+        }
+    }
+
+    /// The tree's area ratio: the sum of the lane boxes' surface areas over
+    /// the root's (a refitted tree whose ratio grew has lost quality).
+    pub(crate) fn area_ratio(&self) -> f64 {
+        self.area_ratio_of(self.lane_area_sum())
+    }
+
+    /// [`area_ratio`](Self::area_ratio) given the lane areas' sum.
+    pub(crate) fn area_ratio_of(&self, lane_area_sum: f64) -> f64 {
+        match self.nodes.first().and_then(super::wide::WideNode::own_box) {
+            Some(root) if area(&root) > 0.0 => lane_area_sum / area(&root),
             _ => 0.0,
         }
     }
 
-    /// The area ratio [`refit_in_place`](Self::refit_in_place) returns, of
-    /// the tree as it is.
-    pub(crate) fn area_ratio(&self) -> f64 {
+    /// The sum of every used lane box's surface area (the numerator of
+    /// [`area_ratio`](Self::area_ratio)).
+    pub(crate) fn lane_area_sum(&self) -> f64 {
         let mut area_sum = 0.0;
         for node in &self.nodes {
             area_sum += (0..usize::from(node.len)).filter_map(|l| node.bounds.get(l)).map(|b| area(&b)).sum::<f64>();
         }
-        match self.nodes.first().and_then(super::wide::WideNode::own_box) {
-            Some(root) if area(&root) > 0.0 => area_sum / area(&root),
-            _ => 0.0,
-        }
+        area_sum
+    }
+
+    /// Whether every used lane box is exactly the union of its child node's
+    /// lanes or of its leaf's boxes (true after a build and after any refit;
+    /// `validate` checks only that it contains them).
+    pub(crate) fn lanes_are_unions(&self) -> bool {
+        self.nodes.iter().all(|node| {
+            (0..usize::from(node.len)).all(|lane| {
+                let union = match node.lane(lane) {
+                    Lane::Node(child) => self.nodes[child as usize].bounds.union_all(),
+                    Lane::Leaf { first, count } => self.prim_boxes[first as usize..(first + count) as usize]
+                        .iter()
+                        .copied()
+                        .reduce(|a, b| a.merged(&b)),
+                };
+                union.is_some() && union == node.bounds.get(lane)
+            })
+        })
     }
 
     /// Heap bytes held: nodes, leaf ids and leaf boxes.
@@ -105,9 +217,104 @@ impl StaticBvh {
     }
 }
 
+/// A sum of lane box areas kept by differences across refits, with the
+/// scale of its rounding error.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct AreaSum {
+    /// The sum.
+    pub(crate) sum: f64,
+    /// The sum of the magnitudes of every term added or taken away since it
+    /// was exact:
+    /// the sum's rounding error is a small multiple of `f64::EPSILON` times
+    /// this (a sum that shrank from huge boxes to small ones keeps the
+    /// error of the huge terms).
+    pub(crate) scale: f64,
+}
+
+impl AreaSum {
+    /// An exact sum (a fresh [`StaticBvh::lane_area_sum`]).
+    pub(crate) fn exact(sum: f64) -> Self {
+        Self { sum, scale: sum.abs() }
+    }
+
+    /// Replaces terms summing to `before` by terms summing to `after`.
+    #[inline]
+    fn replace(&mut self, before: f64, after: f64) {
+        self.sum += after - before;
+        self.scale += before.abs() + after.abs();
+    }
+}
+
+/// The summed surface areas of the first `len` lanes, in `f64`, read from
+/// the rows (no `Aabb` is built).
+#[inline]
+fn lanes_area(bounds: &proxima_narrowphase::kernels::AabbX8, len: usize) -> f64 {
+    let rows = bounds.rows();
+    (0..len)
+        .map(|lane| {
+            // The extents in `Real`, then `f64`: the rounding of `area`.
+            let e = |axis: usize| f64::from(rows[axis][1][lane] - rows[axis][0][lane]);
+            let (x, y, z) = (e(0), e(1), e(2));
+            2.0 * (x * y + y * z + z * x)
+        })
+        .sum()
+}
+
 /// Surface area in `f64` (finite for any finite box).
 fn area(a: &Aabb) -> f64 {
     let e = a.max() - a.min();
     let (x, y, z) = (f64::from(e.x), f64::from(e.y), f64::from(e.z));
     2.0 * (x * y + y * z + z * x)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::BuildOptions;
+    use proxima_test_support::scene;
+
+    /// The climb from the moved leaves gives the full refit's nodes bit for
+    /// bit and its lane area sum within rounding, for no, one, few, many and
+    /// all leaves moved, scattered or in one run of leaf slots, on both
+    /// collapses, frame after frame on the same tree.
+    #[test]
+    fn refit_marked_equals_full_refit() {
+        let n = 3000;
+        let boxes = scene::boxes(n, false, 3);
+        let mut rng = proxima_test_support::rng(9);
+        for options in [BuildOptions::PAIRS, BuildOptions::default()] {
+            let mut full = StaticBvh::build_with(&boxes, options);
+            let mut climbed = full.clone();
+            let mut sum = AreaSum::exact(climbed.lane_area_sum());
+            let (mut parents, mut leaf_nodes, mut stale) = (Vec::new(), Vec::new(), Vec::new());
+            climbed.upward_links(&mut parents, &mut leaf_nodes);
+            for (frame, fraction) in [0.0, 0.0005, 0.01, 0.1, 1.0, 0.02, 0.3].into_iter().enumerate() {
+                let moves = scene::moves(n, fraction, 2.0, &mut rng);
+                // Odd frames move a run of consecutive leaf slots instead.
+                let slots: Vec<usize> = if frame % 2 == 1 {
+                    (100..100 + moves.len()).collect()
+                } else {
+                    moves.iter().map(|m| m.0).collect()
+                };
+                let mut moved = vec![0u64; n.div_ceil(64)];
+                for (&slot, &(_, d)) in slots.iter().zip(&moves) {
+                    let moved_box = scene::translated(&full.leaf_boxes()[slot], &d);
+                    *full.leaf_box_mut(slot as u32) = moved_box;
+                    *climbed.leaf_box_mut(slot as u32) = moved_box;
+                    moved[slot / 64] |= 1 << (slot % 64);
+                }
+                let exact = full.refit_in_place();
+                climbed.refit_marked(&moved, (&parents, &leaf_nodes), &mut stale, &mut sum);
+                assert!(stale.iter().all(|&w| w == 0), "the scratch is left cleared");
+                for (index, (a, b)) in full.nodes.iter().zip(&climbed.nodes).enumerate() {
+                    for lane in 0..usize::from(a.len) {
+                        assert_eq!(a.bounds.get(lane), b.bounds.get(lane), "frame {frame}, node {index} lane {lane}");
+                    }
+                }
+                assert!(climbed.lanes_are_unions());
+                // Differences of f64 areas: within 1e-9 of the terms' scale.
+                assert!((sum.sum - exact).abs() <= 1e-9 * (sum.scale + exact), "{} vs {exact}", sum.sum);
+            }
+        }
+    }
 }
