@@ -221,6 +221,9 @@ pub struct PairTracker<T = ()> {
     search: MarkedScratch,
     /// Whether this frame's dynamic pairs come from the marked self-descent.
     descent: bool,
+    /// A tight box changed since the last update (so its exact pairs may
+    /// have): with no change either, an update has nothing to do.
+    tights_moved: bool,
     stats: UpdateStats,
 }
 
@@ -264,6 +267,7 @@ impl<T> PairTracker<T> {
             pieces: Vec::new(),
             search: MarkedScratch::default(),
             descent: false,
+            tights_moved: false,
             stats: UpdateStats::default(),
         }
     }
@@ -396,7 +400,9 @@ impl<T> PairTracker<T> {
         if !displacement.iter().all(|d| d.is_finite()) {
             return Err(BroadPhaseError::InvalidDisplacement);
         }
-        self.tights[id.index() as usize].tight = aabb;
+        let tight = &mut self.tights[id.index() as usize].tight;
+        self.tights_moved |= *tight != aabb;
+        *tight = aabb;
         let record = &mut self.records[id.index() as usize];
         let old_fat = record.fat;
         if old_fat.contains_aabb(&aabb) {

@@ -51,6 +51,9 @@ impl<T> PairTracker<T> {
     where
         F: FnMut(ProxyId, &T, ProxyId, &T) -> bool,
     {
+        if self.is_still() {
+            return self.close_still_frame();
+        }
         self.prepare();
         let (view, work) = self.parts();
         work.found.clear();
@@ -145,8 +148,25 @@ impl<T> PairTracker<T> {
         self.close_frame()
     }
 
+    /// True when nothing changed since the last update: no proxy was
+    /// inserted, removed, re-filtered or got a new fat box, and no tight box
+    /// changed (a world whose bodies all sleep).
+    fn is_still(&self) -> bool {
+        self.changes.is_empty() && !self.tights_moved
+    }
+
+    /// The update of a still frame: the pairs and exact pairs stay, no event,
+    /// no work beyond starting a new frame.
+    fn close_still_frame(&mut self) -> &[PairEvent] {
+        self.events.clear();
+        self.stats = UpdateStats::default();
+        self.advance_epoch();
+        &self.events
+    }
+
     /// Makes the merged set current and starts a new frame.
     fn close_frame(&mut self) -> &[PairEvent] {
+        self.tights_moved = false;
         core::mem::swap(&mut self.pairs, &mut self.next_pairs);
         for entry in &self.changes {
             self.changed[entry.id.index() as usize / 64] = 0;
@@ -198,6 +218,9 @@ impl<T: Sync> PairTracker<T> {
         F: Fn(ProxyId, &T, ProxyId, &T) -> bool + Sync,
     {
         use rayon::prelude::*;
+        if self.is_still() {
+            return self.close_still_frame();
+        }
         self.prepare();
         let (view, work) = self.parts();
         let Work { queries, found, search, chunks, .. } = work;
