@@ -7,6 +7,7 @@
 //! confirms with the exact narrowphase test.
 #![deny(missing_docs)]
 
+mod change_log;
 mod collider;
 mod contact;
 mod dynamic_set;

@@ -77,6 +77,11 @@ pub struct FrameStats {
     pub narrowphase: Duration,
     /// Time spent sweeping CCD spheres.
     pub ccd: Duration,
+    /// Colliders the pipeline read from the scene: those inserted, removed,
+    /// moved, reshaped or re-grouped since its last update (every collider
+    /// at its first update, or when another pipeline updated from the same
+    /// scene in between, or on a cloned or restored scene).
+    pub colliders_read: usize,
     /// Candidate pairs (box overlaps that passed the group filter).
     pub candidate_pairs: usize,
     /// Pairs in contact.
@@ -119,6 +124,12 @@ pub struct ContactPipeline {
     events: Vec<ContactEvent>,
     ccd: Vec<CcdImpact>,
     stats: FrameStats,
+    /// The stamp of the scene's change log when this pipeline last took it
+    /// (`None`: read every collider at the next update).
+    #[cfg_attr(feature = "serde", serde(skip))]
+    log_stamp: Option<(u64, u64)>,
+    /// The collider slots this frame read: the logged ones, or all.
+    touched: Vec<u32>,
 }
 
 impl Default for ContactPipeline {
@@ -146,6 +157,8 @@ impl ContactPipeline {
             events: Vec::new(),
             ccd: Vec::new(),
             stats: FrameStats::default(),
+            log_stamp: None,
+            touched: Vec::new(),
         }
     }
 
@@ -254,6 +267,7 @@ impl ContactPipeline {
             broadphase: t1.since(t0),
             narrowphase: t2.since(t1),
             ccd: t3.since(t2),
+            colliders_read: self.touched.len(),
             candidate_pairs: self.candidates.len(),
             contacts: self.contacts.len(),
             ccd_impacts: self.ccd.len(),
@@ -330,7 +344,7 @@ impl ContactPipeline {
 
     /// Candidate pairs `(a, b)` as slots with `handle(a) < handle(b)`, sorted,
     /// unique: the tracker's pairs whose tight boxes may touch.
-    fn find_candidates(&mut self, scene: &Scene) {
+    fn find_candidates(&mut self, scene: &mut Scene) {
         self.sync(scene);
         let colliders = &scene.colliders;
         self.tracker.update_with(|_, &a, _, &b| groups_interact(&colliders[a].desc.groups, &colliders[b].desc.groups));
@@ -352,52 +366,63 @@ impl ContactPipeline {
 
     /// Mirrors the scene in the tracker: removed colliders leave it, new ones
     /// enter it, and every other collider's tight box is passed to
-    /// `move_proxy` (one containment test unless it left its fat box).
-    fn sync(&mut self, scene: &Scene) {
-        let live =
-            |slot: usize, generation: u32| scene.colliders.contains(ColliderHandle { index: slot as u32, generation });
-        for (slot, entry) in self.proxy_of.iter_mut().enumerate() {
-            if let Some((generation, id, _)) = *entry {
-                if !live(slot, generation) {
-                    let _ = self.tracker.remove(id);
-                    *entry = None;
-                }
-            }
+    /// `move_proxy` (one containment test unless it left its fat box). Only
+    /// the colliders in the scene's change log are read when this pipeline
+    /// took the log last (so colliders nobody moved cost nothing); otherwise
+    /// (the first update, another pipeline on the same scene, a cloned or
+    /// restored scene) every slot is. The slots read are left in `touched`,
+    /// ascending, for the CCD pass.
+    fn sync(&mut self, scene: &mut Scene) {
+        let incremental = self.log_stamp == Some(scene.changes.stamp());
+        self.log_stamp = Some(scene.changes.take(&mut self.touched));
+        if !incremental {
+            let end = scene.colliders.iter().last().map_or(0, |(slot, _)| slot as usize + 1);
+            self.touched.clear();
+            let proxy_of = &self.proxy_of;
+            let held = |slot: u32| proxy_of.get(slot as usize).is_some_and(Option::is_some);
+            let live = |slot: u32| scene.colliders.get_slot(slot).is_some();
+            self.touched.extend((0..end.max(proxy_of.len()) as u32).filter(|&slot| live(slot) || held(slot)));
         }
         // Boxes grown by half the prediction overlap when the shapes are
         // within it (the gap between two boxes is at most the shapes' distance).
         let half_prediction = self.prediction.unwrap_or(0.0) * 0.5;
-        for (slot, collider) in scene.colliders.iter() {
-            let slot = slot as usize;
-            if self.proxy_of.len() <= slot {
-                self.proxy_of.resize(slot + 1, None);
+        for &slot in &self.touched {
+            let index = slot as usize;
+            if self.proxy_of.len() <= index {
+                self.proxy_of.resize(index + 1, None);
             }
+            if let Some((generation, id, _)) = self.proxy_of[index] {
+                if !scene.colliders.contains(ColliderHandle { index: slot, generation }) {
+                    let _ = self.tracker.remove(id);
+                    self.proxy_of[index] = None;
+                }
+            }
+            let Some(collider) = scene.colliders.get_slot(slot) else { continue };
             let options =
                 ProxyOptions { groups: collider.desc.groups, is_static: collider.desc.kind == BodyKind::Static };
-            match self.proxy_of[slot] {
+            let tight = with_slack(&collider.aabb, half_prediction);
+            let id = match self.proxy_of[index] {
                 Some((_, id, groups)) => {
                     if groups != options.groups {
                         let _ = self.tracker.set_options(id, options);
                     }
-                    let tight = with_slack(&collider.aabb, half_prediction);
                     let old = self.tracker.tight_aabb(id).unwrap_or(tight);
                     let motion: Vector = tight.center() - old.center();
                     let motion = if motion.iter().all(|d| d.is_finite()) { motion } else { Vector::zeros() };
                     let _ = self.tracker.move_proxy(id, tight, motion);
+                    id
                 }
                 None => {
-                    let id = self.tracker.insert(with_slack(&collider.aabb, half_prediction), slot as u32, options);
-                    self.proxy_of[slot] = Some((scene.handle_of(slot as u32).generation, id, options.groups));
+                    let id = self.tracker.insert(tight, slot, options);
+                    let proxy = id.index() as usize;
+                    if self.slot_of_proxy.len() <= proxy {
+                        self.slot_of_proxy.resize(proxy + 1, 0);
+                    }
+                    self.slot_of_proxy[proxy] = slot;
+                    id
                 }
-            }
-            if let Some((_, id, groups)) = &mut self.proxy_of[slot] {
-                *groups = options.groups;
-                let index = id.index() as usize;
-                if self.slot_of_proxy.len() <= index {
-                    self.slot_of_proxy.resize(index + 1, 0);
-                }
-                self.slot_of_proxy[index] = slot as u32;
-            }
+            };
+            self.proxy_of[index] = Some((scene.handle_of(slot).generation, id, options.groups));
         }
     }
 
@@ -432,7 +457,8 @@ impl ContactPipeline {
     /// Sweeps every CCD sphere from its previous centre to its current one.
     fn sweep_ccd(&mut self, scene: &mut Scene) {
         self.ccd.clear();
-        for (slot, collider) in scene.colliders.iter() {
+        for &slot in &self.touched {
+            let Some(collider) = scene.colliders.get_slot(slot) else { continue };
             let WorldShape::Sphere(now) = &collider.world else { continue };
             if !collider.desc.ccd {
                 continue;
@@ -449,8 +475,12 @@ impl ContactPipeline {
                 self.ccd.push(CcdImpact { collider: me[0], other: hit.collider, hit: hit.hit });
             }
         }
-        for (_, collider) in scene.colliders.iter_mut() {
-            collider.previous_pose = collider.desc.pose;
+        // A collider not read this frame did not move: its previous pose is
+        // its pose already.
+        for &slot in &self.touched {
+            if let Some(collider) = scene.colliders.get_slot_mut(slot) {
+                collider.previous_pose = collider.desc.pose;
+            }
         }
     }
 }

@@ -5,6 +5,7 @@ use core::ops::ControlFlow;
 use proxima_broadphase::{CollisionGroups, RayControl, TreeStats, ValidationError};
 use proxima_narrowphase::{Aabb, Isometry, Ray, Real, Vector};
 
+use crate::change_log::ChangeLog;
 use crate::collider::{BodyKind, Collider, ColliderDesc, ColliderHandle, TreeKey};
 use crate::dynamic_set::DynamicSet;
 use crate::error::SceneError;
@@ -47,6 +48,10 @@ pub struct Scene {
     inserted_since_rebuild: usize,
     /// Dynamic colliders at that rebuild.
     dynamic_at_rebuild: usize,
+    /// The colliders changed since the contact pipeline last read them (a
+    /// restored scene starts empty: its first pipeline update reads all).
+    #[cfg_attr(feature = "serde", serde(skip))]
+    pub(crate) changes: ChangeLog,
 }
 
 /// A [`Scene`] as a payload holds it, before validation: accepted only if
@@ -74,6 +79,7 @@ impl TryFrom<StoredScene> for Scene {
             dynamic_set: s.dynamic_set,
             inserted_since_rebuild: s.inserted_since_rebuild,
             dynamic_at_rebuild: s.dynamic_at_rebuild,
+            changes: ChangeLog::default(),
         };
         scene.validate().map_err(|e| format!("invalid scene: {}", e.0))?;
         Ok(scene)
@@ -127,6 +133,7 @@ impl Scene {
         let previous_pose = desc.pose;
         let handle = self.colliders.insert(Collider { desc, world, aabb, key, previous_pose });
         debug_assert_eq!(handle.index, slot);
+        self.changes.log(slot);
         Ok(handle)
     }
 
@@ -147,6 +154,7 @@ impl Scene {
     /// ```
     pub fn remove(&mut self, handle: ColliderHandle) -> Result<Collider, SceneError> {
         let collider = self.colliders.remove(handle).ok_or(SceneError::StaleHandle)?;
+        self.changes.log(handle.index);
         match collider.key {
             TreeKey::Static(pos) => {
                 if let Some(moved) = self.static_set.remove(pos) {
@@ -251,6 +259,7 @@ impl Scene {
     /// ```
     pub fn set_groups(&mut self, handle: ColliderHandle, groups: CollisionGroups) -> Result<(), SceneError> {
         self.check(handle)?;
+        self.changes.log(handle.index);
         let collider = &mut self.colliders[handle.index];
         collider.desc.groups = groups;
         if let TreeKey::Static(_) = collider.key {
@@ -284,6 +293,7 @@ impl Scene {
         pose: Option<Isometry>,
         shape: Option<ColliderShape>,
     ) {
+        self.changes.log(handle.index);
         let collider = &mut self.colliders[handle.index];
         let aabb = world.aabb();
         // The motion only stretches the fat box; a jump between boxes near

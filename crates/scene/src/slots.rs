@@ -74,6 +74,18 @@ impl<T> Slots<T> {
         self.0.id_of(slot as usize)
     }
 
+    /// The value in slot `slot` if it is occupied (whatever its generation).
+    #[inline]
+    pub(crate) fn get_slot(&self, slot: u32) -> Option<&T> {
+        self.0.get_slot(slot as usize)
+    }
+
+    /// The value in slot `slot` if it is occupied, mutably.
+    #[inline]
+    pub(crate) fn get_slot_mut(&mut self, slot: u32) -> Option<&mut T> {
+        self.0.get_slot_mut(slot as usize)
+    }
+
     /// Number of values.
     #[inline]
     pub(crate) fn len(&self) -> usize {
@@ -83,11 +95,6 @@ impl<T> Slots<T> {
     /// `(slot, value)` in ascending slot order.
     pub(crate) fn iter(&self) -> impl Iterator<Item = (u32, &T)> + '_ {
         self.0.iter().map(|(h, v)| (h.index, v))
-    }
-
-    /// `(slot, value)` in ascending slot order, mutably.
-    pub(crate) fn iter_mut(&mut self) -> impl Iterator<Item = (u32, &mut T)> + '_ {
-        self.0.iter_mut().map(|(h, v)| (h.index, v))
     }
 }
 

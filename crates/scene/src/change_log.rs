@@ -1,0 +1,76 @@
+//! The colliders changed since the contact pipeline last read them, so that
+//! a frame costs the pipeline what moved, not what the scene holds.
+
+use core::sync::atomic::{AtomicU64, Ordering};
+
+/// The slots of the colliders inserted, removed, moved, reshaped or
+/// re-grouped since the last [`take`](ChangeLog::take), each once.
+///
+/// A reader (the contact pipeline) may use the log only if no other reader
+/// took it since its own last take: it keeps the `(scene, takes)` stamp that
+/// [`take`](ChangeLog::take) returned and compares it with
+/// [`stamp`](ChangeLog::stamp); on a mismatch (another pipeline on the same
+/// scene, a cloned or deserialized scene, which gets a new id) it reads
+/// every collider instead.
+#[derive(Debug)]
+pub(crate) struct ChangeLog {
+    /// The changed slots, in order of first change.
+    slots: Vec<u32>,
+    /// Per slot, one bit: the slot is in `slots`.
+    logged: Vec<u64>,
+    /// This scene's id (unique in the process) and the number of takes.
+    scene: u64,
+    takes: u64,
+}
+
+/// The source of scene ids.
+static NEXT_SCENE: AtomicU64 = AtomicU64::new(1);
+
+impl Default for ChangeLog {
+    fn default() -> Self {
+        Self { slots: Vec::new(), logged: Vec::new(), scene: NEXT_SCENE.fetch_add(1, Ordering::Relaxed), takes: 0 }
+    }
+}
+
+/// A clone is another scene: a new id, so a pipeline that read the original
+/// reads every collider of the clone once.
+impl Clone for ChangeLog {
+    fn clone(&self) -> Self {
+        Self { slots: self.slots.clone(), logged: self.logged.clone(), ..Self::default() }
+    }
+}
+
+impl ChangeLog {
+    /// Records a change of the collider in `slot`.
+    #[inline]
+    pub(crate) fn log(&mut self, slot: u32) {
+        let (word, bit) = (slot as usize / 64, 1u64 << (slot % 64));
+        if self.logged.len() <= word {
+            self.logged.resize(word + 1, 0);
+        }
+        if self.logged[word] & bit == 0 {
+            self.logged[word] |= bit;
+            self.slots.push(slot);
+        }
+    }
+
+    /// The stamp a reader that took the log last holds: `(scene id, takes)`.
+    #[inline]
+    pub(crate) fn stamp(&self) -> (u64, u64) {
+        (self.scene, self.takes)
+    }
+
+    /// The changed slots, sorted, moved into `out` (its old content
+    /// dropped); the log is left empty. Returns the new stamp.
+    pub(crate) fn take(&mut self, out: &mut Vec<u32>) -> (u64, u64) {
+        out.clear();
+        out.extend_from_slice(&self.slots);
+        out.sort_unstable();
+        for &slot in &self.slots {
+            self.logged[slot as usize / 64] = 0;
+        }
+        self.slots.clear();
+        self.takes += 1;
+        self.stamp()
+    }
+}
