@@ -274,7 +274,8 @@ fn parallel_update_matches_sequential() {
 }
 
 /// The parallel update on a pair set large enough for the parallel merge
-/// (more than 2 x 4096 pairs, so it is cut into one piece per thread), run
+/// (more than 2 x 32,768 pairs, so it is cut into pieces: two on two
+/// threads, three on three or five), run
 /// in pools of 1, 2, 3 and 5 threads (pieces of different boundaries): the
 /// same events, pair set and exact pairs as the sequential update at every
 /// frame, through moves, bursts of teleports, removals and insertions, a
@@ -292,8 +293,10 @@ fn parallel_merge_matches_sequential_at_every_thread_count() {
     let mut pars: Vec<PairTracker<u32>> = pools.iter().map(|_| PairTracker::new()).collect();
     let (mut boxes, mut ids) = (Vec::new(), Vec::new());
     let mut next_data = 0u32;
+    // 6,000 boxes in a cube of side 15: about 100k overlapping pairs.
+    const SIDE: f32 = 15.0;
     for _ in 0..6000 {
-        let b = random_box(&mut rng, 30.0, 0.3, 1.5);
+        let b = random_box(&mut rng, SIDE, 0.3, 1.5);
         let id = seq.insert(b, next_data, ProxyOptions::default());
         for par in &mut pars {
             assert_eq!(par.insert(b, next_data, ProxyOptions::default()), id);
@@ -307,7 +310,7 @@ fn parallel_merge_matches_sequential_at_every_thread_count() {
         let burst = frame % 8 == 5;
         for (id, b) in ids.iter().zip(boxes.iter_mut()) {
             if burst && rng.random_bool(0.5) {
-                *b = random_box(&mut rng, 30.0, 0.3, 1.5); // a teleport
+                *b = random_box(&mut rng, SIDE, 0.3, 1.5); // a teleport
             } else if rng.random_bool(0.2) {
                 *b = translated(b, &random_step(&mut rng, 0.4));
             } else {
@@ -326,7 +329,7 @@ fn parallel_merge_matches_sequential_at_every_thread_count() {
                 for par in &mut pars {
                     par.remove(ids[k]).unwrap();
                 }
-                let b = random_box(&mut rng, 30.0, 0.3, 1.5);
+                let b = random_box(&mut rng, SIDE, 0.3, 1.5);
                 let id = seq.insert(b, next_data, ProxyOptions::default());
                 for par in &mut pars {
                     assert_eq!(par.insert(b, next_data, ProxyOptions::default()), id);
@@ -345,7 +348,7 @@ fn parallel_merge_matches_sequential_at_every_thread_count() {
                 }
             }
         }
-        merged_big += usize::from(seq.pairs().len() > 2 * 4096);
+        merged_big += usize::from(seq.pairs().len() > 2 * 32_768);
         let expected = seq.update_with(|_, da, _, db| keep(*da, *db)).to_vec();
         for (pool, par) in pools.iter().zip(&mut pars) {
             let threads = pool.current_num_threads();
