@@ -14,6 +14,8 @@
 //!   margin (parry3d's `change_detection_margin`). With margin 0.2 about 94%
 //!   of the moved boxes leave their fat box and are re-inserted; with 0.5
 //!   (the largest step), about 35%.
+//! - `dynamic_frame_100k_1pct` and `_0.1pct`: the same with 1% and 0.1% of
+//!   the boxes moving (a mostly sleeping world), tracker and parry3d only.
 //!
 //! - `bulk_build_{100k,1m}`: `PairTracker::from_proxies` (one binned-SAH
 //!   build) against parry3d's binned `Bvh::from_leaves`, same fat boxes.
@@ -131,20 +133,24 @@ fn self_pairs_dense(c: &mut Criterion) {
 }
 
 /// The moves of `FRAMES` frames: which box moves, and by how much.
-fn frames() -> Vec<Vec<(usize, Vector)>> {
+fn frames(fraction: f64) -> Vec<Vec<(usize, Vector)>> {
     let mut r = rng(7);
-    (0..FRAMES).map(|_| scene::moves(N, 0.1, 0.5, &mut r)).collect()
+    (0..FRAMES).map(|_| scene::moves(N, fraction, 0.5, &mut r)).collect()
 }
 
-fn dynamic_frame(c: &mut Criterion, name: &str, margin: Real) {
+/// One frame of `fraction` of the boxes moving. Below 10% only the tracker
+/// and parry3d run: the others find every pair again each frame whatever
+/// moved.
+fn dynamic_frame(c: &mut Criterion, name: &str, margin: Real, fraction: f64) {
     let boxes0 = scene::boxes(N, false, 2);
-    let frames = frames();
+    let frames = frames(fraction);
+    let all = fraction >= 0.1;
     let mut group = c.benchmark_group(name);
     group.sample_size(20).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(3));
     let options = DynamicTreeOptions { margin, prediction: 0.0 };
 
     // DynamicTree: move_proxy for the moved boxes, then all pairs.
-    {
+    if all {
         let mut tree = DynamicTree::with_options(options).expect("options");
         let ids: Vec<ProxyId> = boxes0.iter().map(|b| tree.insert(*b, ())).collect();
         tree.rebuild();
@@ -190,7 +196,7 @@ fn dynamic_frame(c: &mut Criterion, name: &str, margin: Real) {
     }
 
     // SweepAndPrune, persistent: set the moved boxes (grown by the margin), insertion sort, sweep.
-    {
+    if all {
         let mut sap = SweepAndPrune::new(SapMode::Persistent);
         let ids: Vec<ProxyId> = boxes0.iter().map(|b| sap.insert(b.loosened(margin), ())).collect();
         sap.update();
@@ -263,11 +269,17 @@ fn bulk_build_1m(c: &mut Criterion) {
 }
 
 fn dynamic_frame_margin_02(c: &mut Criterion) {
-    dynamic_frame(c, "broadphase/dynamic_frame_100k", 0.2);
+    dynamic_frame(c, "broadphase/dynamic_frame_100k", 0.2, 0.1);
 }
 
 fn dynamic_frame_margin_05(c: &mut Criterion) {
-    dynamic_frame(c, "broadphase/dynamic_frame_100k_margin_0.5", 0.5);
+    dynamic_frame(c, "broadphase/dynamic_frame_100k_margin_0.5", 0.5, 0.1);
+}
+
+/// A mostly sleeping world: 1% and 0.1% of the boxes move.
+fn dynamic_frame_few_moving(c: &mut Criterion) {
+    dynamic_frame(c, "broadphase/dynamic_frame_100k_1pct", 0.2, 0.01);
+    dynamic_frame(c, "broadphase/dynamic_frame_100k_0.1pct", 0.2, 0.001);
 }
 
 criterion_group!(
@@ -276,6 +288,7 @@ criterion_group!(
     self_pairs_dense,
     dynamic_frame_margin_02,
     dynamic_frame_margin_05,
+    dynamic_frame_few_moving,
     bulk_build_100k,
     bulk_build_1m
 );
