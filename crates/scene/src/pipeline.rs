@@ -95,9 +95,12 @@ pub struct FrameStats {
 /// Call [`ContactPipeline::update`] once per frame after moving colliders with
 /// `Scene::set_pose`. The pipeline keeps its candidate pairs across frames in
 /// a [`PairTracker`] that mirrors the scene's colliders (fat boxes, margin
-/// 0.1): each frame a collider costs one containment test, and only those
-/// that left their fat box query for new pairs; static-static pairs are
-/// never formed. Each candidate whose tight boxes touch gets the exact
+/// 0.1): each frame it reads only the colliders inserted, removed, moved,
+/// reshaped or re-grouped since its last update (the scene logs them; a
+/// collider nobody touched costs nothing), a moved one costs one
+/// containment test, and only those that left their fat box query for new
+/// pairs; static-static pairs are never formed. Two pipelines updating from
+/// one scene in turn each read every collider (the log is taken by one). Each candidate whose tight boxes touch gets the exact
 /// contact test. Output lists are sorted by `(a, b)`, so events come in a
 /// deterministic order. Buffers are reused: frames without insertions,
 /// removals or tree rebuilds do not allocate.
