@@ -132,6 +132,7 @@ pub struct ContactPipeline {
     #[cfg_attr(feature = "serde", serde(skip))]
     log_stamp: Option<(u64, u64)>,
     /// The collider slots this frame read: the logged ones, or all.
+    #[cfg_attr(feature = "serde", serde(skip))]
     touched: Vec<u32>,
 }
 

@@ -172,11 +172,35 @@ impl<T> PairTracker<T> {
             self.changed[entry.id.index() as usize / 64] = 0;
         }
         self.changes.clear();
+        self.trim_frame_lists();
         if self.descent {
             self.dynamic.clear_marks();
         }
         self.advance_epoch();
         &self.events
+    }
+
+    /// Gives back what a bulk frame (every proxy inserted, every pair
+    /// started) left in the per-frame lists, which would otherwise hold ~90
+    /// bytes per proxy for good. The change and query lists keep room for a
+    /// quarter of the proxies (above, a frame takes the marked descent), the
+    /// found pairs and the events for a quarter of the pair set; a list is
+    /// shrunk only past twice that, so frames changing up to half of them
+    /// do not shrink and regrow it (steady frames stay allocation-free).
+    fn trim_frame_lists(&mut self) {
+        fn trim<E>(list: &mut Vec<E>, keep: usize) {
+            if list.capacity() > 2 * keep {
+                list.shrink_to(keep);
+            }
+        }
+        let (proxies, pairs) = ((self.proxies.len() / 4).max(256), (self.pairs.len() / 4).max(256));
+        trim(&mut self.changes, proxies);
+        trim(&mut self.queries, proxies);
+        trim(&mut self.found, pairs);
+        // The sort's scratch keeps its last length: it is scratch.
+        self.scratch.clear();
+        trim(&mut self.scratch, pairs);
+        trim(&mut self.events, pairs);
     }
 
     /// Starts a new frame; on the (rare) wrap of the counter, clears the stamps.
@@ -712,4 +736,38 @@ fn prefetch_record(records: &[TightRecord], slot: u32) {
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = (records, slot);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{DynamicTreeOptions, ProxyOptions};
+    use proxima_test_support::scene;
+
+    /// A bulk frame (every proxy inserted, every pair started) does not leave
+    /// its per-frame lists at full size: after two light frames each holds
+    /// at most twice the room kept (a quarter of the proxies or pairs), and
+    /// the update still reports what it should.
+    #[test]
+    fn bulk_frame_lists_are_given_back() {
+        let n = 20_000;
+        let boxes = scene::boxes(n, true, 4);
+        let proxies = boxes.iter().enumerate().map(|(i, b)| (*b, i, ProxyOptions::default()));
+        let mut tracker = PairTracker::from_proxies(DynamicTreeOptions::default(), proxies).unwrap();
+        let started = tracker.update().len();
+        assert!(started > n, "a dense world: {started} pairs");
+        for (slot, b) in boxes.iter().enumerate().take(2) {
+            let id = tracker.proxies.id_of(slot);
+            let moved = scene::translated(b, &proxima_narrowphase::Vector::repeat(5.0));
+            tracker.move_proxy(id, moved, proxima_narrowphase::Vector::zeros()).unwrap();
+            tracker.update();
+        }
+        let (proxies, pairs) = (n / 4, tracker.pairs.len() / 4);
+        assert!(tracker.changes.capacity() <= 2 * proxies, "changes: {}", tracker.changes.capacity());
+        assert!(tracker.queries.capacity() <= 2 * proxies, "queries: {}", tracker.queries.capacity());
+        assert!(tracker.found.capacity() <= 2 * pairs, "found: {}", tracker.found.capacity());
+        assert!(tracker.scratch.capacity() <= 2 * pairs, "scratch: {}", tracker.scratch.capacity());
+        assert!(tracker.events.capacity() <= 2 * pairs, "events: {}", tracker.events.capacity());
+        tracker.validate().unwrap();
+    }
 }
