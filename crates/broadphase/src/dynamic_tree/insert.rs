@@ -34,7 +34,8 @@ impl<T> DynamicTree<T> {
                 self.nodes.push(NodePair([Node::empty(); 2]));
             }
             *self.node_mut(ROOT) = leaf;
-            self.leaves.by_key_mut(key).node = ROOT;
+            let entry = self.leaves.by_key_mut(key);
+            (entry.node, entry.fat) = (ROOT, fat);
             self.has_root = true;
             return;
         }
@@ -46,7 +47,8 @@ impl<T> DynamicTree<T> {
         *self.node_mut(pair) = Node { parent: sibling, ..old };
         self.relink(pair);
         *self.node_mut(pair + 1) = Node { parent: sibling, ..leaf };
-        self.leaves.by_key_mut(key).node = pair + 1;
+        let entry = self.leaves.by_key_mut(key);
+        (entry.node, entry.fat) = (pair + 1, fat);
         *self.node_mut(sibling) = Node { aabb: old.aabb.merged(&fat), parent: old.parent, child: pair };
         self.rotate_and_refit_up(sibling);
     }

@@ -200,8 +200,8 @@ impl<T> DynamicTree<T> {
     /// # Panics
     /// With more than 2^31 proxies at once.
     pub fn insert(&mut self, aabb: Aabb, user_data: T) -> ProxyId {
-        let id = self.leaves.insert(Leaf { node: NULL, data: user_data }, !LEAF_BIT);
         let fat = aabb.loosened(self.options.margin);
+        let id = self.leaves.insert(Leaf { node: NULL, fat, data: user_data }, !LEAF_BIT);
         self.insert_leaf(id.index() as usize, fat);
         id
     }
@@ -231,7 +231,7 @@ impl<T> DynamicTree<T> {
         if !displacement.iter().all(|d| d.is_finite()) {
             return Err(BroadPhaseError::InvalidDisplacement);
         }
-        if self.node(leaf.node).aabb.contains_aabb(&aabb) {
+        if leaf.fat.contains_aabb(&aabb) {
             return Ok(false);
         }
         let fat = fat_box(&self.options, &aabb, &displacement);
@@ -241,6 +241,7 @@ impl<T> DynamicTree<T> {
             // Still inside its parent's box: keeping its sibling grows no
             // node, so the leaf stays put and only its ancestors shrink.
             self.node_mut(slot).aabb = fat;
+            self.leaves.by_key_mut(key).fat = fat;
             self.refit_up(self.node(slot).parent);
             return Ok(true);
         }
@@ -268,7 +269,7 @@ impl<T> DynamicTree<T> {
 
     /// A proxy's fat box (the box every query tests); `None` for a stale id.
     pub fn fat_aabb(&self, id: ProxyId) -> Option<Aabb> {
-        self.leaves.get(id).map(|leaf| self.node(leaf.node).aabb)
+        self.leaves.get(id).map(|leaf| leaf.fat)
     }
 
     /// Every proxy as `(id, fat box, user data)`, in ascending id order.

@@ -61,12 +61,17 @@ impl Node {
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub(crate) struct NodePair(pub(crate) [Node; 2]);
 
-/// Where a leaf lives, and its user data (the slot map's value).
+/// Where a leaf lives, its fat box, and its user data (the slot map's value).
 #[derive(Clone, Debug)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub(crate) struct Leaf<T> {
     /// The leaf's slot.
     pub(crate) node: u32,
+    /// A copy of the leaf node's box: `move_proxy`'s containment test reads
+    /// it here, beside the proxy's other fields, instead of loading the
+    /// node (a cache miss per call once re-insertions have scattered the
+    /// leaves; what Box2D v3 keeps as a shape's `fatAABB`).
+    pub(crate) fat: Aabb,
     /// The user's data.
     pub(crate) data: T,
 }

@@ -45,7 +45,10 @@ impl<T> DynamicTree<T> {
                 leaf_area += area(&node.aabb);
                 found_leaves += 1;
                 match self.leaves.get_key(node.key()) {
-                    Some(leaf) if leaf.node == slot => {}
+                    Some(leaf) if leaf.node == slot && leaf.fat == node.aabb => {}
+                    Some(leaf) if leaf.node == slot => {
+                        return err(format!("leaf in slot {slot}: the slot map's copy of its box differs"))
+                    }
                     Some(leaf) => return err(format!("leaf in slot {slot}: slot map says slot {}", leaf.node)),
                     None => return err(format!("leaf in slot {slot} has no slot-map entry {}", node.key())),
                 }
