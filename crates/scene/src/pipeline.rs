@@ -100,10 +100,11 @@ pub struct FrameStats {
 /// collider nobody touched costs nothing), a moved one costs one
 /// containment test, and only those that left their fat box query for new
 /// pairs; static-static pairs are never formed. Two pipelines updating from
-/// one scene in turn each read every collider (the log is taken by one). Each candidate whose tight boxes touch gets the exact
-/// contact test. Output lists are sorted by `(a, b)`, so events come in a
-/// deterministic order. Buffers are reused: frames without insertions,
-/// removals or tree rebuilds do not allocate.
+/// one scene in turn each read every collider (the log is taken by one).
+/// Each candidate whose tight boxes touch gets the exact contact test.
+/// Output lists are sorted by `(a, b)`, so events come in a deterministic
+/// order. Buffers are reused: frames without insertions, removals or tree
+/// rebuilds do not allocate.
 #[derive(Clone, Debug)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct ContactPipeline {
