@@ -255,7 +255,7 @@ impl<T: Sync> PairTracker<T> {
             for &(_, change) in queries {
                 view.query(change as usize, &mut keep, found);
             }
-            return self.finish_parallel();
+            return self.finish_parallel(PAR_MERGE_MIN);
         }
         if chunks.len() != PAR_CHUNKS {
             chunks.resize_with(PAR_CHUNKS, Vec::new);
@@ -272,17 +272,20 @@ impl<T: Sync> PairTracker<T> {
         for out in chunks.iter() {
             found.extend_from_slice(out);
         }
-        self.finish_parallel()
+        // The queries just ran on the pool: its threads are awake, so the
+        // merge's cut costs no wake-up.
+        self.finish_parallel(PAR_MERGE_MIN_AWAKE)
     }
 
     /// [`finish`](Self::finish) with the merge cut into one piece per
-    /// thread of the pool (see [`merge_parallel`]).
-    fn finish_parallel(&mut self) -> &[PairEvent] {
+    /// thread of the pool, each of at least `min_piece` old pairs (see
+    /// [`merge_parallel`]).
+    fn finish_parallel(&mut self, min_piece: usize) -> &[PairEvent] {
         self.stats.found = self.found.len();
         sort_pairs(&mut self.found, &mut self.scratch);
         let (view, work) = self.parts();
         let (io, pieces) = work.merge_io();
-        merge_parallel(&view, io, pieces);
+        merge_parallel(&view, io, pieces, min_piece);
         self.close_frame()
     }
 }
@@ -345,18 +348,22 @@ impl MergePiece {
 /// threads).
 #[cfg(feature = "parallel")]
 const PAR_MERGE_MIN: usize = 32_768;
+/// [`PAR_MERGE_MIN`] right after the queries ran on the pool (its threads
+/// awake): a cut then costs a task hand-off, not a wake-up.
+#[cfg(feature = "parallel")]
+const PAR_MERGE_MIN_AWAKE: usize = 4096;
 
 /// The merge cut into one piece per thread of the current rayon pool (at
-/// most 16, each of at least [`PAR_MERGE_MIN`] old pairs): piece `k` takes
+/// most 16, each of at least `min_piece` old pairs): piece `k` takes
 /// the old pairs from `old.len() * k / pieces` on, and the found pairs from
 /// the first whose key is not below that old pair's. Each piece is a merge
 /// of its own key range, so their outputs, appended in order, are the
 /// sequential merge's (the same events in the same order for any number of
 /// threads). The first piece writes in place; the others are copied after.
 #[cfg(feature = "parallel")]
-fn merge_parallel<T: Sync>(view: &View<'_, T>, io: MergeIo<'_>, pieces: &mut Vec<MergePiece>) {
+fn merge_parallel<T: Sync>(view: &View<'_, T>, io: MergeIo<'_>, pieces: &mut Vec<MergePiece>, min_piece: usize) {
     let MergeIo { old, found, next, exact, events } = io;
-    let parts = rayon::current_num_threads().min(16).min(old.len() / PAR_MERGE_MIN);
+    let parts = rayon::current_num_threads().min(16).min(old.len() / min_piece);
     if parts < 2 {
         merge(view, MergeIo { old, found, next, exact, events });
         return;
