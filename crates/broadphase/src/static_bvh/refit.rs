@@ -57,14 +57,7 @@ impl StaticBvh {
             let (head, tail) = self.nodes.split_at_mut(index + 1);
             let node = &mut head[index];
             for lane in 0..usize::from(node.len) {
-                let aabb = match node.lane(lane) {
-                    // Children are stored after their parent (checked by `validate`).
-                    Lane::Node(child) => tail[child as usize - index - 1].bounds.union_all(),
-                    Lane::Leaf { first, count } => self.prim_boxes[first as usize..(first + count) as usize]
-                        .iter()
-                        .copied()
-                        .reduce(|a, b| a.merged(&b)),
-                };
+                let aabb = lane_union(node.lane(lane), index, tail, &self.prim_boxes);
                 let aabb = aabb.expect("a used lane covers at least one box");
                 area_sum += area(&aabb);
                 node.bounds.set(lane, &aabb);
@@ -141,13 +134,7 @@ impl StaticBvh {
                 let len = usize::from(node.len);
                 let before = lanes_area(&node.bounds, len);
                 for lane in 0..len {
-                    let aabb = match node.lane(lane) {
-                        Lane::Node(child) => tail[child as usize - index - 1].bounds.union_all(),
-                        Lane::Leaf { first, count } => self.prim_boxes[first as usize..(first + count) as usize]
-                            .iter()
-                            .copied()
-                            .reduce(|a, b| a.merged(&b)),
-                    };
+                    let aabb = lane_union(node.lane(lane), index, tail, &self.prim_boxes);
                     node.bounds.set(lane, &aabb.expect("a used lane covers at least one box"));
                 }
                 area_sum.replace(before, lanes_area(&node.bounds, len));
@@ -187,16 +174,11 @@ impl StaticBvh {
     /// lanes or of its leaf's boxes (true after a build and after any refit;
     /// `validate` checks only that it contains them).
     pub(crate) fn lanes_are_unions(&self) -> bool {
-        self.nodes.iter().all(|node| {
+        self.nodes.iter().enumerate().all(|(index, node)| {
+            let tail = &self.nodes[index + 1..];
             (0..usize::from(node.len)).all(|lane| {
-                let union = match node.lane(lane) {
-                    Lane::Node(child) => self.nodes[child as usize].bounds.union_all(),
-                    Lane::Leaf { first, count } => self.prim_boxes[first as usize..(first + count) as usize]
-                        .iter()
-                        .copied()
-                        .reduce(|a, b| a.merged(&b)),
-                };
-                union.is_some() && union == node.bounds.get(lane)
+                lane_union(node.lane(lane), index, tail, &self.prim_boxes)
+                    .is_some_and(|u| Some(u) == node.bounds.get(lane))
             })
         })
     }
@@ -242,6 +224,19 @@ impl AreaSum {
     fn replace(&mut self, before: f64, after: f64) {
         self.sum += after - before;
         self.scale += before.abs() + after.abs();
+    }
+}
+
+/// The box lane `lane` of node `index` must hold: the union of its child
+/// node's lanes (children are stored after their parent, checked by
+/// `validate`; `after` is the node list past `index`) or of its leaf's boxes.
+#[inline]
+fn lane_union(lane: Lane, index: usize, after: &[super::wide::WideNode], prim_boxes: &[Aabb]) -> Option<Aabb> {
+    match lane {
+        Lane::Node(child) => after[child as usize - index - 1].bounds.union_all(),
+        Lane::Leaf { first, count } => {
+            prim_boxes[first as usize..(first + count) as usize].iter().copied().reduce(|a, b| a.merged(&b))
+        }
     }
 }
 
