@@ -245,20 +245,20 @@ fn lane_union(lane: Lane, index: usize, after: &[super::wide::WideNode], prim_bo
 #[inline]
 fn lanes_area(bounds: &proxima_narrowphase::kernels::AabbX8, len: usize) -> f64 {
     let rows = bounds.rows();
-    (0..len)
-        .map(|lane| {
-            // The extents in `Real`, then `f64`: the rounding of `area`.
-            let e = |axis: usize| f64::from(rows[axis][1][lane] - rows[axis][0][lane]);
-            let (x, y, z) = (e(0), e(1), e(2));
-            2.0 * (x * y + y * z + z * x)
-        })
-        .sum()
+    (0..len).map(|lane| extents_area(core::array::from_fn(|axis| rows[axis][1][lane] - rows[axis][0][lane]))).sum()
 }
 
 /// Surface area in `f64` (finite for any finite box).
 fn area(a: &Aabb) -> f64 {
-    let e = a.max() - a.min();
-    let (x, y, z) = (f64::from(e.x), f64::from(e.y), f64::from(e.z));
+    extents_area((a.max() - a.min()).into())
+}
+
+/// The surface area of a box with these extents, computed in `f64` from the
+/// `Real` extents: the one formula of [`area`] and [`lanes_area`], so that the
+/// climb's differences and a fresh sum round alike.
+#[inline]
+fn extents_area([x, y, z]: [proxima_narrowphase::Real; 3]) -> f64 {
+    let (x, y, z) = (f64::from(x), f64::from(y), f64::from(z));
     2.0 * (x * y + y * z + z * x)
 }
 
