@@ -185,6 +185,43 @@ fn leaf_ranges_partition_the_leaves_and_block_costs_fill_them() {
     assert!(StaticBvh::build(&[]).leaf_ranges().is_empty());
 }
 
+/// Boxes that only touch: unit cubes on an integer lattice (each touches its
+/// 26 neighbours at a face, an edge or a corner), flat squares lying in the
+/// lattice planes and points at lattice corners, near the origin and moved
+/// to 2^20 (the coordinates stay integers, exact in `f32`). The self-pair
+/// descent prunes by where two lanes meet, a flat or point-sized region
+/// here: a strict comparison anywhere would lose these pairs.
+#[test]
+fn touching_boxes_pair_exactly() {
+    for offset in [0.0, 1_048_576.0] {
+        let at = |x: i32, y: i32, z: i32| Point::new(x as Real + offset, y as Real, z as Real - offset);
+        let mut boxes = Vec::new();
+        for x in 0..9 {
+            for y in 0..9 {
+                for z in 0..9 {
+                    match (x + 2 * y + 3 * z) % 7 {
+                        0 => boxes.push(Aabb::new(at(x, y, z), at(x, y, z))),
+                        1 => boxes.push(Aabb::new(at(x, y, z), at(x + 1, y + 1, z))),
+                        _ => boxes.push(Aabb::new(at(x, y, z), at(x + 1, y + 1, z + 1))),
+                    }
+                }
+            }
+        }
+        for options in
+            [BuildOptions::default(), BuildOptions::PAIRS, BuildOptions { max_leaf_size: 1, ..Default::default() }]
+        {
+            let bvh = StaticBvh::build_with(&boxes, options);
+            let expected = brute_pairs(&boxes);
+            assert!(expected.len() > 6 * boxes.len(), "a touching lattice: {} pairs", expected.len());
+            assert_eq!(tree_pairs(&bvh), expected, "offset {offset} {options:?}");
+            let mut unsorted = Vec::new();
+            bvh.pairs_unsorted_into(&mut unsorted);
+            unsorted.sort_unstable();
+            assert_eq!(unsorted, expected, "unsorted, offset {offset} {options:?}");
+        }
+    }
+}
+
 #[test]
 fn pairs_match_parry() {
     for (n, dense, seed) in [(2_000, true, 11), (20_000, true, 12)] {

@@ -20,6 +20,7 @@ mod overlap;
 mod pairs;
 mod ray;
 mod refit;
+mod region;
 mod validate;
 mod wide;
 

@@ -11,7 +11,11 @@
 //! primitive of the leaf, two leaves as primitive tests. Every unordered
 //! pair of boxes has exactly one place where its two leaves part, so it is
 //! found exactly once.
+//!
+//! Every `Across` carries the region where its two lanes meet
+//! (`region.rs`): only the lanes that reach into it are opened.
 
+use super::region::Region;
 use super::wide::{Lane, WideNode};
 use super::StaticBvh;
 use proxima_narrowphase::intersects_aabb_aabb;
@@ -20,7 +24,7 @@ use smallvec::SmallVec;
 #[derive(Clone, Copy, Debug)]
 enum PairTask {
     Within(u32),
-    Across(u32, u32),
+    Across(u32, u32, Region),
 }
 
 type TaskStack = SmallVec<[PairTask; 64]>;
@@ -104,7 +108,9 @@ impl StaticBvh {
             PairTask::Within(index) => {
                 let node = &self.nodes[index as usize];
                 let used = node.used_mask();
-                for i in 0..usize::from(node.len) {
+                // Last lane first: the children pushed last pop first, so
+                // the subtrees are visited in lane order, which is memory order.
+                for i in (0..usize::from(node.len)).rev() {
                     match node.lane(i) {
                         Lane::Node(child) => stack.push(PairTask::Within(child)),
                         Lane::Leaf { first, count } => self.leaf_self_pairs(first, count, out),
@@ -118,11 +124,17 @@ impl StaticBvh {
                     }
                 }
             }
-            PairTask::Across(a, b) => {
+            PairTask::Across(a, b, region) => {
                 let (na, nb) = (&self.nodes[a as usize], &self.nodes[b as usize]);
-                let used = nb.used_mask();
-                for i in 0..usize::from(na.len) {
-                    let mut mask = nb.bounds.overlap_mask_lane(&na.bounds, i) & used;
+                let mut lanes_a = region.mask(&na.bounds) & na.used_mask();
+                let lanes_b = region.mask(&nb.bounds) & nb.used_mask();
+                if lanes_b == 0 {
+                    return;
+                }
+                while lanes_a != 0 {
+                    let i = lanes_a.trailing_zeros() as usize;
+                    lanes_a &= lanes_a - 1;
+                    let mut mask = nb.bounds.overlap_mask_lane(&na.bounds, i) & lanes_b;
                     while mask != 0 {
                         let j = mask.trailing_zeros() as usize;
                         mask &= mask - 1;
@@ -154,24 +166,30 @@ impl StaticBvh {
                 // visited (the descent is a chain of cache misses otherwise).
                 super::ray::prefetch_node(&self.nodes, a);
                 super::ray::prefetch_node(&self.nodes, b);
-                stack.push(PairTask::Across(a, b))
+                stack.push(PairTask::Across(a, b, Region::of_lanes(&na.bounds, i, &nb.bounds, j)))
             }
             (Lane::Leaf { first, count }, Lane::Node(node)) | (Lane::Node(node), Lane::Leaf { first, count }) => {
-                self.leaf_against(first, count, node, out)
+                self.leaf_against(first, count, node, Region::of_lanes(&na.bounds, i, &nb.bounds, j), out)
             }
         }
     }
 
-    /// Pairs between the primitives of a leaf and those below `root`: one
-    /// box query per primitive.
-    fn leaf_against(&self, first: u32, count: u32, root: u32, out: &mut Vec<(u32, u32)>) {
+    /// Pairs between the primitives of a leaf and those below `root`, whose
+    /// lanes meet in `region`: one box query per primitive that reaches into
+    /// it, pruned to the part of the primitive inside it (a pair's overlap
+    /// lies there).
+    fn leaf_against(&self, first: u32, count: u32, root: u32, region: Region, out: &mut Vec<(u32, u32)>) {
         let mut stack: SmallVec<[u32; 32]> = SmallVec::new();
         for s in first as usize..(first + count) as usize {
             let query = &self.prim_boxes[s];
+            if !region.touches(query) {
+                continue;
+            }
+            let part = region.clipped(query);
             stack.push(root);
             while let Some(index) = stack.pop() {
                 let node = &self.nodes[index as usize];
-                let mut mask = node.bounds.overlap_mask(query);
+                let mut mask = part.mask(&node.bounds);
                 while mask != 0 {
                     let lane = mask.trailing_zeros() as usize;
                     mask &= mask - 1;
@@ -179,10 +197,10 @@ impl StaticBvh {
                         Lane::Node(child) => stack.push(child),
                         Lane::Leaf { first: f, count: c } => {
                             for t in f as usize..(f + c) as usize {
-                                // A one-box leaf's lane is the box: already tested.
-                                if c == 1 || intersects_aabb_aabb(&self.prim_boxes[t], query) {
-                                    out.push(canonical(self.prim_ids[s], self.prim_ids[t]));
-                                }
+                                // A one-box leaf's lane is the box, and it
+                                // meets `part`, inside the query: tested.
+                                let hit = c == 1 || intersects_aabb_aabb(&self.prim_boxes[t], query);
+                                push_if(out, canonical(self.prim_ids[s], self.prim_ids[t]), hit);
                             }
                         }
                     }
@@ -197,9 +215,8 @@ impl StaticBvh {
             for t in fb..fb + cb {
                 let (s, t) = (s as usize, t as usize);
                 // Two one-box leaves: the lanes are the boxes, already tested.
-                if (ca == 1 && cb == 1) || intersects_aabb_aabb(&self.prim_boxes[s], &self.prim_boxes[t]) {
-                    out.push(canonical(self.prim_ids[s], self.prim_ids[t]));
-                }
+                let hit = (ca == 1 && cb == 1) || intersects_aabb_aabb(&self.prim_boxes[s], &self.prim_boxes[t]);
+                push_if(out, canonical(self.prim_ids[s], self.prim_ids[t]), hit);
             }
         }
     }
@@ -215,6 +232,17 @@ impl StaticBvh {
             }
         }
     }
+}
+
+/// Appends `pair` when `keep`, without a branch on `keep`: the pair is
+/// always written and the length moves only when it is kept (whether two
+/// boxes overlap follows no pattern, so a branch on it is mispredicted
+/// often in a dense scene).
+#[inline(always)]
+fn push_if(out: &mut Vec<(u32, u32)>, pair: (u32, u32), keep: bool) {
+    let len = out.len();
+    out.push(pair);
+    out.truncate(len + usize::from(keep));
 }
 
 #[inline]

@@ -129,6 +129,16 @@ impl<const W: usize> AabbLanes<W> {
         self.mask_against(&qmin, &qmax)
     }
 
+    /// The lanes whose box overlaps the closed box of bounds `min` and `max`
+    /// (per axis `x`, `y`, `z`), as [`overlap_mask`](Self::overlap_mask):
+    /// for a box the caller holds as bounds, such as the intersection of two
+    /// overlapping lanes, without building an [`Aabb`].
+    #[inline]
+    #[must_use]
+    pub fn overlap_mask_bounds(&self, min: &[Real; 3], max: &[Real; 3]) -> u32 {
+        self.mask_against(min, max)
+    }
+
     /// The lanes whose box overlaps `aabb` (closed boxes: touching counts), as
     /// a bit mask (bit `i` for lane `i`). Padded lanes never overlap.
     ///
