@@ -1,7 +1,7 @@
 //! Mesh rays against parry3d on any mesh, one thread, interleaved timings.
 //!
 //! ```text
-//! cargo run --release --example profile_rays -- [mesh.obj ...] [--fill] [--res N] [--passes N]
+//! cargo run --release --example profile_rays -- [mesh.obj ...] [--fill] [--res N] [--passes N] [--only TEXT]
 //! ```
 //! Without a mesh: the two shipped meshes and a generated 100k-triangle bumpy
 //! sphere. For each mesh: camera rays (closest hit, 4 x 2 tiles, `--fill`
@@ -31,12 +31,16 @@ struct Variant<'a> {
 fn main() {
     let mut paths = Vec::new();
     let (mut fill, mut res, mut passes) = (false, 256, 15);
+    // `--only TEXT`: time only the variants whose name contains TEXT (for
+    // `perf record`; parry3d's rows then read as not run).
+    let mut only = String::new();
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
             "--fill" => fill = true,
             "--res" => res = args.next().and_then(|v| v.parse().ok()).expect("--res N"),
             "--passes" => passes = args.next().and_then(|v| v.parse().ok()).expect("--passes N"),
+            "--only" => only = args.next().expect("--only TEXT"),
             path => paths.push(path.to_string()),
         }
     }
@@ -51,11 +55,11 @@ fn main() {
         inputs.push(("bumpy-sphere".to_string(), TriMesh::new(v, i).unwrap()));
     }
     for (name, mesh) in inputs {
-        profile(&name, mesh, if fill { 0.15 } else { 0.45 }, res, passes);
+        profile(&name, mesh, if fill { 0.15 } else { 0.45 }, res, passes, &only);
     }
 }
 
-fn profile(name: &str, fast: TriMesh, half: Real, res: usize, passes: usize) {
+fn profile(name: &str, fast: TriMesh, half: Real, res: usize, passes: usize, only: &str) {
     let sah =
         Arc::new(TriMesh::with_build(fast.vertices().to_vec(), fast.indices().to_vec(), MeshBuild::FastRays).unwrap());
     let theirs =
@@ -136,7 +140,7 @@ fn profile(name: &str, fast: TriMesh, half: Real, res: usize, passes: usize) {
     ];
     let mut best = vec![f64::INFINITY; variants.len()];
     for _ in 0..passes {
-        for (v, b) in variants.iter_mut().zip(&mut best) {
+        for (v, b) in variants.iter_mut().zip(&mut best).filter(|(v, _)| v.name.contains(only)) {
             let t = Instant::now();
             std::hint::black_box((v.run)());
             *b = b.min(t.elapsed().as_secs_f64() * 1e9 / v.rays as f64);

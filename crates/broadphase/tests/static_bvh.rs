@@ -55,7 +55,12 @@ fn tree_pairs(bvh: &StaticBvh) -> Vec<(u32, u32)> {
 fn check_queries(bvh: &StaticBvh, boxes: &[Aabb], seed: u64, queries: usize, context: &str) {
     let stats = bvh.validate().unwrap_or_else(|e| panic!("{context}: {e}"));
     assert_eq!(stats.leaves, boxes.len(), "{context}");
-    assert_eq!(tree_pairs(bvh), brute_pairs(boxes), "{context}: pairs");
+    // The traversals at every SIMD level this CPU runs (the masks must agree).
+    let levels = at_every_level(bvh);
+    let expected_pairs = brute_pairs(boxes);
+    for tree in &levels {
+        assert_eq!(tree_pairs(tree), expected_pairs, "{context}: pairs ({:?})", tree.simd_level());
+    }
     let (lo, hi) = bounds_of(boxes);
     let mut rng = rng(seed);
     let mut nonempty = 0;
@@ -63,14 +68,16 @@ fn check_queries(bvh: &StaticBvh, boxes: &[Aabb], seed: u64, queries: usize, con
         let query = random_query(&mut rng, &lo, &hi);
         let expected = brute_overlaps(boxes, &query);
         nonempty += usize::from(!expected.is_empty());
-        let mut visited = Vec::new();
-        let flow = bvh.visit_overlaps(&query, |id| {
-            visited.push(id);
-            ControlFlow::Continue(())
-        });
-        assert_eq!(flow, ControlFlow::Continue(()));
-        visited.sort_unstable();
-        assert_eq!(visited, expected, "{context}: visit_overlaps, query {q}");
+        for tree in &levels {
+            let mut visited = Vec::new();
+            let flow = tree.visit_overlaps(&query, |id| {
+                visited.push(id);
+                ControlFlow::Continue(())
+            });
+            assert_eq!(flow, ControlFlow::Continue(()));
+            visited.sort_unstable();
+            assert_eq!(visited, expected, "{context}: visit_overlaps ({:?}), query {q}", tree.simd_level());
+        }
         let mut iterated: Vec<u32> = bvh.overlaps(&query).collect();
         iterated.sort_unstable();
         assert_eq!(iterated, expected, "{context}: overlaps(), query {q}");
@@ -82,6 +89,18 @@ fn check_queries(bvh: &StaticBvh, boxes: &[Aabb], seed: u64, queries: usize, con
             "{context}: {nonempty} of {queries} queries hit"
         );
     }
+}
+
+/// Copies of `bvh` set to each SIMD level this CPU runs.
+fn at_every_level(bvh: &StaticBvh) -> Vec<StaticBvh> {
+    simd_levels()
+        .into_iter()
+        .map(|level| {
+            let mut tree = bvh.clone();
+            tree.set_simd_level(level);
+            tree
+        })
+        .collect()
 }
 
 fn bounds_of(boxes: &[Aabb]) -> (Point, Point) {
@@ -213,11 +232,25 @@ fn touching_boxes_pair_exactly() {
             let bvh = StaticBvh::build_with(&boxes, options);
             let expected = brute_pairs(&boxes);
             assert!(expected.len() > 6 * boxes.len(), "a touching lattice: {} pairs", expected.len());
-            assert_eq!(tree_pairs(&bvh), expected, "offset {offset} {options:?}");
+            for tree in at_every_level(&bvh) {
+                assert_eq!(tree_pairs(&tree), expected, "offset {offset} {options:?} {:?}", tree.simd_level());
+            }
             let mut unsorted = Vec::new();
             bvh.pairs_unsorted_into(&mut unsorted);
             unsorted.sort_unstable();
             assert_eq!(unsorted, expected, "unsorted, offset {offset} {options:?}");
+            // Each box as a query finds itself and the boxes it touches.
+            for tree in at_every_level(&bvh) {
+                for (i, query) in boxes.iter().enumerate().step_by(7) {
+                    let mut found: Vec<u32> = Vec::new();
+                    let _ = tree.visit_overlaps(query, |id| {
+                        found.push(id);
+                        ControlFlow::Continue(())
+                    });
+                    found.sort_unstable();
+                    assert_eq!(found, brute_overlaps(&boxes, query), "box {i}, {:?}", tree.simd_level());
+                }
+            }
         }
     }
 }

@@ -22,5 +22,5 @@ pub use crate::cast::{
     ray_aabb_interval, AabbLanes, AabbX4, AabbX8, PrecomputedRay, RayInterval, RayLaneHits, SimdLevel, WatertightRay,
 };
 #[cfg(target_arch = "x86_64")]
-pub use crate::cast::{cast_ray_aabb_x4_sse2, cast_ray_aabb_x8_avx, cast_ray_aabb_x8_sse2};
+pub use crate::cast::{cast_ray_aabb_x4_sse2, cast_ray_aabb_x8_avx, cast_ray_aabb_x8_sse2, overlap_mask_x8_avx};
 pub use crate::contact::{OBB_EDGE_AXIS_MIN_SINE, OBB_EDGE_AXIS_REL_TOL};

@@ -5,7 +5,8 @@
 use super::wide::Lane;
 use super::StaticBvh;
 use core::ops::ControlFlow;
-use proxima_narrowphase::{intersects_aabb_aabb, Aabb};
+use proxima_narrowphase::kernels::{AabbX8, SimdLevel};
+use proxima_narrowphase::{intersects_aabb_aabb, Aabb, Real};
 use smallvec::SmallVec;
 
 /// Traversal stack size before spilling to the heap.
@@ -21,19 +22,41 @@ impl StaticBvh {
 
     /// The leaf slots of the boxes overlapping `aabb`: the traversal behind
     /// [`visit_overlaps`](crate::BroadPhase::visit_overlaps) and the
-    /// [`OverlapCache`](super::OverlapCache)'s refill.
-    pub(crate) fn visit_overlap_slots<F>(&self, aabb: &Aabb, mut visitor: F) -> ControlFlow<()>
+    /// [`OverlapCache`](super::OverlapCache)'s refill. With AVX (and the
+    /// tree's [`SimdLevel`] allowing it), each node's 8 lanes are tested in
+    /// one 256-bit comparison per bound; the masks are the same.
+    #[inline]
+    pub(crate) fn visit_overlap_slots<F>(&self, aabb: &Aabb, visitor: F) -> ControlFlow<()>
     where
+        F: FnMut(u32) -> ControlFlow<()>,
+    {
+        #[cfg(target_arch = "x86_64")]
+        if self.simd.min(SimdLevel::detect()) == SimdLevel::Avx {
+            // SAFETY: the level is at most `SimdLevel::detect()`, which
+            // reports AVX only when this CPU has it.
+            return unsafe { visit_overlap_slots_avx(self, aabb, visitor) };
+        }
+        self.visit_overlap_slots_with(aabb, |lanes, min, max| lanes.overlap_mask_bounds(min, max), visitor)
+    }
+
+    /// [`visit_overlap_slots`](Self::visit_overlap_slots) with a given
+    /// lane-mask kernel.
+    #[inline(always)]
+    fn visit_overlap_slots_with<K, F>(&self, aabb: &Aabb, kernel: K, mut visitor: F) -> ControlFlow<()>
+    where
+        K: Fn(&AabbX8, &[Real; 3], &[Real; 3]) -> u32,
         F: FnMut(u32) -> ControlFlow<()>,
     {
         if self.nodes.is_empty() {
             return ControlFlow::Continue(());
         }
+        let (min, max) = (aabb.min(), aabb.max());
+        let (min, max) = ([min.x, min.y, min.z], [max.x, max.y, max.z]);
         let mut stack: SmallVec<[u32; STACK]> = SmallVec::new();
         stack.push(0);
         while let Some(index) = stack.pop() {
             let node = &self.nodes[index as usize];
-            let mut mask = node.bounds.overlap_mask(aabb);
+            let mut mask = kernel(&node.bounds, &min, &max);
             while mask != 0 {
                 let lane = mask.trailing_zeros() as usize;
                 mask &= mask - 1;
@@ -112,4 +135,21 @@ impl Iterator for StaticBvhOverlaps<'_> {
             self.mask = self.bvh.nodes[node as usize].bounds.overlap_mask(&self.query);
         }
     }
+}
+
+/// The AVX instance of the overlap traversal.
+///
+/// # Safety
+/// The CPU must support AVX.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+unsafe fn visit_overlap_slots_avx<F>(bvh: &StaticBvh, aabb: &Aabb, visitor: F) -> ControlFlow<()>
+where
+    F: FnMut(u32) -> ControlFlow<()>,
+{
+    // SAFETY: the caller guarantees AVX; the closure only runs inside this call.
+    let kernel = |lanes: &AabbX8, min: &[Real; 3], max: &[Real; 3]| unsafe {
+        proxima_narrowphase::kernels::overlap_mask_x8_avx(lanes, min, max)
+    };
+    bvh.visit_overlap_slots_with(aabb, kernel, visitor)
 }

@@ -19,6 +19,8 @@ use super::region::Region;
 use super::wide::{Lane, WideNode};
 use super::StaticBvh;
 use proxima_narrowphase::intersects_aabb_aabb;
+use proxima_narrowphase::kernels::{AabbX8, SimdLevel};
+use proxima_narrowphase::Real;
 use smallvec::SmallVec;
 
 #[derive(Clone, Copy, Debug)]
@@ -76,7 +78,7 @@ impl StaticBvh {
             }
             let mut next = TaskStack::new();
             for task in tasks {
-                self.expand(task, &mut next, out);
+                self.expand(task, &mut next, out, &portable_mask);
             }
             tasks = next;
         }
@@ -94,16 +96,32 @@ impl StaticBvh {
         }
     }
 
+    /// Runs the descent from `task`. With AVX (and the tree's [`SimdLevel`]
+    /// allowing it) the lane masks take one 256-bit comparison per bound;
+    /// they are the same masks.
     fn run_pairs(&self, task: PairTask, out: &mut Vec<(u32, u32)>) {
+        #[cfg(target_arch = "x86_64")]
+        if self.simd.min(SimdLevel::detect()) == SimdLevel::Avx {
+            // SAFETY: the level is at most `SimdLevel::detect()`, which
+            // reports AVX only when this CPU has it.
+            return unsafe { run_pairs_avx(self, task, out) };
+        }
+        self.run_pairs_with(task, out, &portable_mask);
+    }
+
+    /// [`run_pairs`](Self::run_pairs) with a given lane-mask kernel.
+    #[inline(always)]
+    fn run_pairs_with<K: MaskKernel>(&self, task: PairTask, out: &mut Vec<(u32, u32)>, kernel: &K) {
         let mut stack = TaskStack::new();
         stack.push(task);
         while let Some(task) = stack.pop() {
-            self.expand(task, &mut stack, out);
+            self.expand(task, &mut stack, out, kernel);
         }
     }
 
     /// One step of the descent: pushes subtasks, emits pairs found.
-    fn expand(&self, task: PairTask, stack: &mut TaskStack, out: &mut Vec<(u32, u32)>) {
+    #[inline(always)]
+    fn expand<K: MaskKernel>(&self, task: PairTask, stack: &mut TaskStack, out: &mut Vec<(u32, u32)>, kernel: &K) {
         match task {
             PairTask::Within(index) => {
                 let node = &self.nodes[index as usize];
@@ -116,29 +134,29 @@ impl StaticBvh {
                         Lane::Leaf { first, count } => self.leaf_self_pairs(first, count, out),
                     }
                     // Lanes after i that overlap lane i.
-                    let mut mask = node.bounds.overlap_mask_lane(&node.bounds, i) & used & !((2u32 << i) - 1);
+                    let mut mask = lane_mask(kernel, &node.bounds, &node.bounds, i) & used & !((2u32 << i) - 1);
                     while mask != 0 {
                         let j = mask.trailing_zeros() as usize;
                         mask &= mask - 1;
-                        self.lane_pair(node, i, node, j, stack, out);
+                        self.lane_pair(node, i, node, j, stack, out, kernel);
                     }
                 }
             }
             PairTask::Across(a, b, region) => {
                 let (na, nb) = (&self.nodes[a as usize], &self.nodes[b as usize]);
-                let mut lanes_a = region.mask(&na.bounds) & na.used_mask();
-                let lanes_b = region.mask(&nb.bounds) & nb.used_mask();
+                let mut lanes_a = kernel(&na.bounds, &region.min, &region.max) & na.used_mask();
+                let lanes_b = kernel(&nb.bounds, &region.min, &region.max) & nb.used_mask();
                 if lanes_b == 0 {
                     return;
                 }
                 while lanes_a != 0 {
                     let i = lanes_a.trailing_zeros() as usize;
                     lanes_a &= lanes_a - 1;
-                    let mut mask = nb.bounds.overlap_mask_lane(&na.bounds, i) & lanes_b;
+                    let mut mask = lane_mask(kernel, &nb.bounds, &na.bounds, i) & lanes_b;
                     while mask != 0 {
                         let j = mask.trailing_zeros() as usize;
                         mask &= mask - 1;
-                        self.lane_pair(na, i, nb, j, stack, out);
+                        self.lane_pair(na, i, nb, j, stack, out, kernel);
                     }
                 }
             }
@@ -147,8 +165,9 @@ impl StaticBvh {
 
     /// Lane `i` of `na` and lane `j` of `nb`: overlapping lanes of two
     /// different subtrees.
-    #[inline]
-    fn lane_pair(
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn lane_pair<K: MaskKernel>(
         &self,
         na: &WideNode,
         i: usize,
@@ -156,6 +175,7 @@ impl StaticBvh {
         j: usize,
         stack: &mut TaskStack,
         out: &mut Vec<(u32, u32)>,
+        kernel: &K,
     ) {
         match (na.lane(i), nb.lane(j)) {
             (Lane::Leaf { first: fa, count: ca }, Lane::Leaf { first: fb, count: cb }) => {
@@ -169,7 +189,7 @@ impl StaticBvh {
                 stack.push(PairTask::Across(a, b, Region::of_lanes(&na.bounds, i, &nb.bounds, j)))
             }
             (Lane::Leaf { first, count }, Lane::Node(node)) | (Lane::Node(node), Lane::Leaf { first, count }) => {
-                self.leaf_against(first, count, node, Region::of_lanes(&na.bounds, i, &nb.bounds, j), out)
+                self.leaf_against(first, count, node, Region::of_lanes(&na.bounds, i, &nb.bounds, j), out, kernel)
             }
         }
     }
@@ -178,7 +198,16 @@ impl StaticBvh {
     /// lanes meet in `region`: one box query per primitive that reaches into
     /// it, pruned to the part of the primitive inside it (a pair's overlap
     /// lies there).
-    fn leaf_against(&self, first: u32, count: u32, root: u32, region: Region, out: &mut Vec<(u32, u32)>) {
+    #[inline(always)]
+    fn leaf_against<K: MaskKernel>(
+        &self,
+        first: u32,
+        count: u32,
+        root: u32,
+        region: Region,
+        out: &mut Vec<(u32, u32)>,
+        kernel: &K,
+    ) {
         let mut stack: SmallVec<[u32; 32]> = SmallVec::new();
         for s in first as usize..(first + count) as usize {
             let query = &self.prim_boxes[s];
@@ -189,7 +218,7 @@ impl StaticBvh {
             stack.push(root);
             while let Some(index) = stack.pop() {
                 let node = &self.nodes[index as usize];
-                let mut mask = part.mask(&node.bounds);
+                let mut mask = kernel(&node.bounds, &part.min, &part.max);
                 while mask != 0 {
                     let lane = mask.trailing_zeros() as usize;
                     mask &= mask - 1;
@@ -232,6 +261,38 @@ impl StaticBvh {
             }
         }
     }
+}
+
+/// A lane-mask kernel: the lanes of a node overlapping the closed box
+/// `[min, max]` ([`AabbX8::overlap_mask_bounds`] or its AVX form).
+trait MaskKernel: Fn(&AabbX8, &[Real; 3], &[Real; 3]) -> u32 {}
+impl<K: Fn(&AabbX8, &[Real; 3], &[Real; 3]) -> u32> MaskKernel for K {}
+
+/// The portable kernel (SSE2 on x86_64).
+#[inline(always)]
+fn portable_mask(lanes: &AabbX8, min: &[Real; 3], max: &[Real; 3]) -> u32 {
+    lanes.overlap_mask_bounds(min, max)
+}
+
+/// The lanes of `lanes` overlapping lane `i` of `other`.
+#[inline(always)]
+fn lane_mask<K: MaskKernel>(kernel: &K, lanes: &AabbX8, other: &AabbX8, i: usize) -> u32 {
+    let rows = other.rows();
+    kernel(lanes, &[rows[0][0][i], rows[1][0][i], rows[2][0][i]], &[rows[0][1][i], rows[1][1][i], rows[2][1][i]])
+}
+
+/// The AVX instance of the descent.
+///
+/// # Safety
+/// The CPU must support AVX.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+unsafe fn run_pairs_avx(bvh: &StaticBvh, task: PairTask, out: &mut Vec<(u32, u32)>) {
+    // SAFETY: the caller guarantees AVX; the closure only runs inside this call.
+    let kernel = |lanes: &AabbX8, min: &[Real; 3], max: &[Real; 3]| unsafe {
+        proxima_narrowphase::kernels::overlap_mask_x8_avx(lanes, min, max)
+    };
+    bvh.run_pairs_with(task, out, &kernel);
 }
 
 /// Appends `pair` when `keep`, without a branch on `keep`: the pair is

@@ -31,12 +31,6 @@ impl Region {
         }
     }
 
-    /// The lanes of `lanes` that reach into the region.
-    #[inline(always)]
-    pub(crate) fn mask(&self, lanes: &AabbX8) -> u32 {
-        lanes.overlap_mask_bounds(&self.min, &self.max)
-    }
-
     /// Whether `aabb` (closed) reaches into the region.
     #[inline(always)]
     pub(crate) fn touches(&self, aabb: &Aabb) -> bool {

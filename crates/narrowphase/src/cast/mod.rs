@@ -25,7 +25,7 @@ pub use ray_aabb_wide::{
     AabbLanes, AabbX4, AabbX8, RayLaneHits, SimdLevel,
 };
 #[cfg(target_arch = "x86_64")]
-pub use ray_aabb_wide::{cast_ray_aabb_x4_sse2, cast_ray_aabb_x8_avx, cast_ray_aabb_x8_sse2};
+pub use ray_aabb_wide::{cast_ray_aabb_x4_sse2, cast_ray_aabb_x8_avx, cast_ray_aabb_x8_sse2, overlap_mask_x8_avx};
 pub use ray_capsule::cast_ray_capsule;
 pub use ray_obb::cast_ray_obb;
 pub use ray_plane::cast_ray_plane;

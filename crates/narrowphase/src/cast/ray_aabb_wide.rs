@@ -388,6 +388,34 @@ pub fn cast_ray_aabb_x8_sse2(ray: &PrecomputedRay, boxes: &AabbX8, max_toi: Real
     RayLaneHits { mask, toi }
 }
 
+/// The AVX kernel of [`AabbLanes::overlap_mask_bounds`] for 8 lanes: the
+/// lanes of `boxes` overlapping the closed box `[min, max]`, one 256-bit
+/// comparison per bound (the SSE2 form takes two).
+///
+/// # Safety
+/// The CPU must support AVX: check [`SimdLevel::Avx.is_available()`](SimdLevel::is_available).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+#[inline]
+#[must_use]
+pub unsafe fn overlap_mask_x8_avx(boxes: &AabbX8, min: &[Real; 3], max: &[Real; 3]) -> u32 {
+    use core::arch::x86_64::{
+        _mm256_and_ps, _mm256_cmp_ps, _mm256_loadu_ps, _mm256_movemask_ps, _mm256_set1_ps, _CMP_LE_OQ,
+    };
+    // SAFETY: AVX, as the caller guarantees; each load reads one `[Real; 8]` row.
+    unsafe {
+        let load = |row: &[Real; 8]| _mm256_loadu_ps(row.as_ptr());
+        let mut hit = _mm256_cmp_ps::<_CMP_LE_OQ>(load(&boxes.bounds[0][0]), _mm256_set1_ps(max[0]));
+        hit = _mm256_and_ps(hit, _mm256_cmp_ps::<_CMP_LE_OQ>(_mm256_set1_ps(min[0]), load(&boxes.bounds[0][1])));
+        for axis in 1..3 {
+            let lo = _mm256_cmp_ps::<_CMP_LE_OQ>(load(&boxes.bounds[axis][0]), _mm256_set1_ps(max[axis]));
+            let hi = _mm256_cmp_ps::<_CMP_LE_OQ>(_mm256_set1_ps(min[axis]), load(&boxes.bounds[axis][1]));
+            hit = _mm256_and_ps(hit, _mm256_and_ps(lo, hi));
+        }
+        _mm256_movemask_ps(hit) as u32
+    }
+}
+
 /// The AVX kernel for 8 lanes (see [`cast_ray_aabb_x8`]).
 ///
 /// # Safety
