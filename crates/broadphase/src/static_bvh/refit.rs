@@ -2,7 +2,7 @@
 
 use super::wide::Lane;
 use super::StaticBvh;
-use proxima_narrowphase::Aabb;
+use proxima_narrowphase::{Aabb, Real};
 
 /// [`StaticBvh::refit`] was given a different number of boxes than the tree holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -56,12 +56,12 @@ impl StaticBvh {
         for index in (0..self.nodes.len()).rev() {
             let (head, tail) = self.nodes.split_at_mut(index + 1);
             let node = &mut head[index];
-            for lane in 0..usize::from(node.len) {
-                let aabb = lane_union(node.lane(lane), index, tail, &self.prim_boxes);
-                let aabb = aabb.expect("a used lane covers at least one box");
-                area_sum += area(&aabb);
-                node.bounds.set(lane, &aabb);
+            let len = usize::from(node.len);
+            for lane in 0..len {
+                let (min, max) = lane_union(node.lane(lane), index, tail, &self.prim_boxes);
+                node.bounds.set_bounds(lane, min, max);
             }
+            area_sum += lanes_area(&node.bounds, len);
         }
         area_sum
     }
@@ -134,8 +134,8 @@ impl StaticBvh {
                 let len = usize::from(node.len);
                 let before = lanes_area(&node.bounds, len);
                 for lane in 0..len {
-                    let aabb = lane_union(node.lane(lane), index, tail, &self.prim_boxes);
-                    node.bounds.set(lane, &aabb.expect("a used lane covers at least one box"));
+                    let (min, max) = lane_union(node.lane(lane), index, tail, &self.prim_boxes);
+                    node.bounds.set_bounds(lane, min, max);
                 }
                 area_sum.replace(before, lanes_area(&node.bounds, len));
                 if index != 0 {
@@ -176,9 +176,10 @@ impl StaticBvh {
     pub(crate) fn lanes_are_unions(&self) -> bool {
         self.nodes.iter().enumerate().all(|(index, node)| {
             let tail = &self.nodes[index + 1..];
+            let rows = node.bounds.rows();
             (0..usize::from(node.len)).all(|lane| {
-                lane_union(node.lane(lane), index, tail, &self.prim_boxes)
-                    .is_some_and(|u| Some(u) == node.bounds.get(lane))
+                let (min, max) = lane_union(node.lane(lane), index, tail, &self.prim_boxes);
+                (0..3).all(|axis| rows[axis][0][lane] == min[axis] && rows[axis][1][lane] == max[axis])
             })
         })
     }
@@ -230,22 +231,50 @@ impl AreaSum {
 /// The box lane `lane` of node `index` must hold: the union of its child
 /// node's lanes (children are stored after their parent, checked by
 /// `validate`; `after` is the node list past `index`) or of its leaf's boxes.
+/// A used lane covers at least one box, and a child node at least one lane
+/// (padded lanes, `(+inf, -inf)`, drop out of the min/max).
 #[inline]
-fn lane_union(lane: Lane, index: usize, after: &[super::wide::WideNode], prim_boxes: &[Aabb]) -> Option<Aabb> {
+fn lane_union(lane: Lane, index: usize, after: &[super::wide::WideNode], prim_boxes: &[Aabb]) -> Bounds {
     match lane {
-        Lane::Node(child) => after[child as usize - index - 1].bounds.union_all(),
+        Lane::Node(child) => {
+            let rows = after[child as usize - index - 1].bounds.rows();
+            // Plain comparisons (no NaN in a tree): they vectorise, where
+            // `Real::min`'s NaN rule does not.
+            let min = |lo: Real, x: Real| if x < lo { x } else { lo };
+            let max = |hi: Real, x: Real| if x > hi { x } else { hi };
+            (
+                core::array::from_fn(|axis| rows[axis][0].iter().copied().fold(Real::INFINITY, min)),
+                core::array::from_fn(|axis| rows[axis][1].iter().copied().fold(Real::NEG_INFINITY, max)),
+            )
+        }
         Lane::Leaf { first, count } => {
-            prim_boxes[first as usize..(first + count) as usize].iter().copied().reduce(|a, b| a.merged(&b))
+            let boxes = &prim_boxes[first as usize..(first + count) as usize];
+            let union = boxes[1..].iter().fold(boxes[0], |union, b| union.merged(b));
+            let (min, max) = (union.min(), union.max());
+            ([min.x, min.y, min.z], [max.x, max.y, max.z])
         }
     }
 }
 
+/// A box as its corners' coordinates.
+type Bounds = ([Real; 3], [Real; 3]);
+
 /// The summed surface areas of the first `len` lanes, in `f64`, read from
-/// the rows (no `Aabb` is built).
+/// the rows (no `Aabb` is built). Each lane's area is [`extents_area`]'s;
+/// they are added pairwise (independent additions, not one chain), so the
+/// sum may differ from a left-to-right one in the last bits.
 #[inline]
 fn lanes_area(bounds: &proxima_narrowphase::kernels::AabbX8, len: usize) -> f64 {
     let rows = bounds.rows();
-    (0..len).map(|lane| extents_area(core::array::from_fn(|axis| rows[axis][1][lane] - rows[axis][0][lane]))).sum()
+    let areas: [f64; 8] = core::array::from_fn(|lane| {
+        let area = extents_area(core::array::from_fn(|axis| rows[axis][1][lane] - rows[axis][0][lane]));
+        if lane < len {
+            area
+        } else {
+            0.0
+        }
+    });
+    ((areas[0] + areas[1]) + (areas[2] + areas[3])) + ((areas[4] + areas[5]) + (areas[6] + areas[7]))
 }
 
 /// Surface area in `f64` (finite for any finite box).

@@ -82,6 +82,19 @@ impl<const W: usize> AabbLanes<W> {
         }
     }
 
+    /// Puts the box of corners `min` and `max` (per axis) in `lane`
+    /// (`lane < W`): [`set`](Self::set) for a box held as bounds, such as a
+    /// union computed from rows. With some `min > max` the lane overlaps
+    /// and is entered by nothing a valid box would not (a padded lane is
+    /// `(+inf, -inf)`).
+    #[inline]
+    pub fn set_bounds(&mut self, lane: usize, min: [Real; 3], max: [Real; 3]) {
+        for axis in 0..3 {
+            self.bounds[axis][0][lane] = min[axis];
+            self.bounds[axis][1][lane] = max[axis];
+        }
+    }
+
     /// Pads `lane` (`lane < W`): it then holds no box.
     #[inline]
     pub fn clear(&mut self, lane: usize) {
