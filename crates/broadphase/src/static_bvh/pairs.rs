@@ -126,12 +126,23 @@ impl StaticBvh {
             PairTask::Within(index) => {
                 let node = &self.nodes[index as usize];
                 let used = node.used_mask();
+                // The leaves of two or more boxes hold pairs of their own:
+                // their boxes start loading now and are tested last.
+                let mut shared = 0u32;
+                for i in 0..usize::from(node.len) {
+                    if node.count[i] > 1 {
+                        shared |= 1 << i;
+                        let (first, last) = (node.child[i], node.child[i] + u32::from(node.count[i]) - 1);
+                        prefetch_box(&self.prim_boxes, first);
+                        prefetch_box(&self.prim_boxes, last);
+                    }
+                }
                 // Last lane first: the children pushed last pop first, so
                 // the subtrees are visited in lane order, which is memory order.
                 for i in (0..usize::from(node.len)).rev() {
-                    match node.lane(i) {
-                        Lane::Node(child) => stack.push(PairTask::Within(child)),
-                        Lane::Leaf { first, count } => self.leaf_self_pairs(first, count, out),
+                    if let Lane::Node(child) = node.lane(i) {
+                        super::ray::prefetch_node(&self.nodes, child);
+                        stack.push(PairTask::Within(child));
                     }
                     // Lanes after i that overlap lane i.
                     let mut mask = lane_mask(kernel, &node.bounds, &node.bounds, i) & used & !((2u32 << i) - 1);
@@ -140,6 +151,11 @@ impl StaticBvh {
                         mask &= mask - 1;
                         self.lane_pair(node, i, node, j, stack, out, kernel);
                     }
+                }
+                while shared != 0 {
+                    let i = shared.trailing_zeros() as usize;
+                    shared &= shared - 1;
+                    self.leaf_self_pairs(node.child[i], u32::from(node.count[i]), out);
                 }
             }
             PairTask::Across(a, b, region) => {
@@ -293,6 +309,20 @@ unsafe fn run_pairs_avx(bvh: &StaticBvh, task: PairTask, out: &mut Vec<(u32, u32
         proxima_narrowphase::kernels::overlap_mask_x8_avx(lanes, min, max)
     };
     bvh.run_pairs_with(task, out, &kernel);
+}
+
+/// Asks the CPU to start loading the leaf box in slot `slot`.
+#[inline(always)]
+fn prefetch_box(boxes: &[proxima_narrowphase::Aabb], slot: u32) {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(aabb) = boxes.get(slot as usize) {
+        use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        // SAFETY: a prefetch is a hint without memory effects, of a line
+        // inside a live element of `boxes`.
+        unsafe { _mm_prefetch::<_MM_HINT_T0>((aabb as *const proxima_narrowphase::Aabb).cast::<i8>()) };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (boxes, slot);
 }
 
 /// Appends `pair` when `keep`, without a branch on `keep`: the pair is
