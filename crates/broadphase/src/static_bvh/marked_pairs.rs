@@ -13,9 +13,11 @@
 //! when one of the two lanes is marked, since two unmarked subtrees hold no
 //! pair with a marked box.
 
+use super::mask::{lane_mask, portable_mask, MaskKernel};
 use super::wide::{Lane, WideNode};
 use super::StaticBvh;
-use proxima_narrowphase::{intersects_aabb_aabb, Aabb};
+use proxima_narrowphase::kernels::{AabbX8, SimdLevel};
+use proxima_narrowphase::{intersects_aabb_aabb, Aabb, Real};
 
 #[derive(Clone, Copy, Debug)]
 enum Task {
@@ -70,34 +72,69 @@ impl StaticBvh {
     /// `masks` comes from [`marked_lanes`](Self::marked_lanes) with the same
     /// `marked`. Deterministic: the same tree and marks give the same calls
     /// in the same order.
+    /// With AVX (and the tree's [`SimdLevel`] allowing it) the lane masks
+    /// take one 256-bit comparison per bound (`mask.rs`).
     pub(crate) fn visit_marked_pairs(
         &self,
         marked: &[u64],
         masks: &[u8],
         scratch: &mut MarkedScratch,
-        mut visit: impl FnMut(u32, u32),
+        visit: impl FnMut(u32, u32),
     ) {
         if self.nodes.is_empty() || masks[0] == 0 {
             return;
         }
-        let walk = Walk { bvh: self, marked, masks };
+        #[cfg(target_arch = "x86_64")]
+        if self.simd.min(SimdLevel::detect()) == SimdLevel::Avx {
+            // SAFETY: the level is at most `SimdLevel::detect()`, which
+            // reports AVX only when this CPU has it.
+            return unsafe { walk_avx(self, marked, masks, scratch, visit) };
+        }
+        Walk { bvh: self, marked, masks, kernel: portable_mask }.run(scratch, visit);
+    }
+}
+
+/// The AVX instance of the descent.
+///
+/// # Safety
+/// The CPU must support AVX.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+unsafe fn walk_avx(
+    bvh: &StaticBvh,
+    marked: &[u64],
+    masks: &[u8],
+    scratch: &mut MarkedScratch,
+    visit: impl FnMut(u32, u32),
+) {
+    // SAFETY: the caller guarantees AVX; the closure only runs inside this call.
+    let kernel = |lanes: &AabbX8, min: &[Real; 3], max: &[Real; 3]| unsafe {
+        proxima_narrowphase::kernels::overlap_mask_x8_avx(lanes, min, max)
+    };
+    Walk { bvh, marked, masks, kernel }.run(scratch, visit);
+}
+
+/// The tree and its marks, as the descent reads them, and the lane-mask
+/// kernel it runs with.
+struct Walk<'a, K> {
+    bvh: &'a StaticBvh,
+    marked: &'a [u64],
+    masks: &'a [u8],
+    kernel: K,
+}
+
+impl<K: MaskKernel> Walk<'_, K> {
+    #[inline(always)]
+    fn run(&self, scratch: &mut MarkedScratch, mut visit: impl FnMut(u32, u32)) {
         let MarkedScratch { tasks, nodes } = scratch;
         tasks.clear();
         tasks.push(Task::Within(0));
         while let Some(task) = tasks.pop() {
-            walk.expand(task, tasks, nodes, &mut visit);
+            self.expand(task, tasks, nodes, &mut visit);
         }
     }
-}
 
-/// The tree and its marks, as the descent reads them.
-struct Walk<'a> {
-    bvh: &'a StaticBvh,
-    marked: &'a [u64],
-    masks: &'a [u8],
-}
-
-impl Walk<'_> {
+    #[inline(always)]
     fn expand(&self, task: Task, stack: &mut Vec<Task>, query: &mut Vec<u32>, visit: &mut impl FnMut(u32, u32)) {
         let nodes = &self.bvh.nodes;
         match task {
@@ -113,7 +150,8 @@ impl Walk<'_> {
                         }
                     }
                     // Lanes after i that overlap lane i, one of the two marked.
-                    let later = node.bounds.overlap_mask_lane(&node.bounds, i) & node.used_mask() & !((2u32 << i) - 1);
+                    let later =
+                        lane_mask(&self.kernel, &node.bounds, &node.bounds, i) & node.used_mask() & !((2u32 << i) - 1);
                     let mut mask = if lane_marked { later } else { later & marks };
                     while mask != 0 {
                         let j = mask.trailing_zeros() as usize;
@@ -126,7 +164,7 @@ impl Walk<'_> {
                 let (na, nb) = (&nodes[a as usize], &nodes[b as usize]);
                 let (marks_a, marks_b) = (u32::from(self.masks[a as usize]), u32::from(self.masks[b as usize]));
                 for i in 0..usize::from(na.len) {
-                    let overlaps = nb.bounds.overlap_mask_lane(&na.bounds, i) & nb.used_mask();
+                    let overlaps = lane_mask(&self.kernel, &nb.bounds, &na.bounds, i) & nb.used_mask();
                     let mut mask = if marks_a & (1 << i) != 0 { overlaps } else { overlaps & marks_b };
                     while mask != 0 {
                         let j = mask.trailing_zeros() as usize;
@@ -182,11 +220,13 @@ impl Walk<'_> {
     /// or only the marked ones).
     fn query(&self, s: u32, root: u32, all: bool, stack: &mut Vec<u32>, visit: &mut impl FnMut(u32, u32)) {
         let (nodes, aabb) = (&self.bvh.nodes, &self.bvh.prim_boxes[s as usize]);
+        let (lo, hi) = (aabb.min(), aabb.max());
+        let (min, max) = ([lo.x, lo.y, lo.z], [hi.x, hi.y, hi.z]);
         stack.clear();
         stack.push(root);
         while let Some(index) = stack.pop() {
             let node: &WideNode = &nodes[index as usize];
-            let mut mask = node.bounds.overlap_mask(aabb);
+            let mut mask = (self.kernel)(&node.bounds, &min, &max);
             if !all {
                 mask &= u32::from(self.masks[index as usize]);
             }

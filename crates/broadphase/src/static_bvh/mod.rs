@@ -15,6 +15,7 @@ mod binning;
 mod build;
 mod cache;
 mod marked_pairs;
+mod mask;
 mod optimal;
 mod overlap;
 mod pairs;

@@ -2,6 +2,7 @@
 //! ([`StaticBvh::overlaps`]). One SIMD-friendly test per node gives the mask
 //! of the lanes whose box overlaps the query (closed boxes: touching counts).
 
+use super::mask::{portable_mask, MaskKernel};
 use super::wide::Lane;
 use super::StaticBvh;
 use core::ops::ControlFlow;
@@ -36,7 +37,7 @@ impl StaticBvh {
             // reports AVX only when this CPU has it.
             return unsafe { visit_overlap_slots_avx(self, aabb, visitor) };
         }
-        self.visit_overlap_slots_with(aabb, |lanes, min, max| lanes.overlap_mask_bounds(min, max), visitor)
+        self.visit_overlap_slots_with(aabb, portable_mask, visitor)
     }
 
     /// [`visit_overlap_slots`](Self::visit_overlap_slots) with a given
@@ -44,7 +45,7 @@ impl StaticBvh {
     #[inline(always)]
     fn visit_overlap_slots_with<K, F>(&self, aabb: &Aabb, kernel: K, mut visitor: F) -> ControlFlow<()>
     where
-        K: Fn(&AabbX8, &[Real; 3], &[Real; 3]) -> u32,
+        K: MaskKernel,
         F: FnMut(u32) -> ControlFlow<()>,
     {
         if self.nodes.is_empty() {

@@ -15,6 +15,7 @@
 //! Every `Across` carries the region where its two lanes meet
 //! (`region.rs`): only the lanes that reach into it are opened.
 
+use super::mask::{lane_mask, portable_mask, MaskKernel};
 use super::region::Region;
 use super::wide::{Lane, WideNode};
 use super::StaticBvh;
@@ -277,24 +278,6 @@ impl StaticBvh {
             }
         }
     }
-}
-
-/// A lane-mask kernel: the lanes of a node overlapping the closed box
-/// `[min, max]` ([`AabbX8::overlap_mask_bounds`] or its AVX form).
-trait MaskKernel: Fn(&AabbX8, &[Real; 3], &[Real; 3]) -> u32 {}
-impl<K: Fn(&AabbX8, &[Real; 3], &[Real; 3]) -> u32> MaskKernel for K {}
-
-/// The portable kernel (SSE2 on x86_64).
-#[inline(always)]
-fn portable_mask(lanes: &AabbX8, min: &[Real; 3], max: &[Real; 3]) -> u32 {
-    lanes.overlap_mask_bounds(min, max)
-}
-
-/// The lanes of `lanes` overlapping lane `i` of `other`.
-#[inline(always)]
-fn lane_mask<K: MaskKernel>(kernel: &K, lanes: &AabbX8, other: &AabbX8, i: usize) -> u32 {
-    let rows = other.rows();
-    kernel(lanes, &[rows[0][0][i], rows[1][0][i], rows[2][0][i]], &[rows[0][1][i], rows[1][1][i], rows[2][1][i]])
 }
 
 /// The AVX instance of the descent.
