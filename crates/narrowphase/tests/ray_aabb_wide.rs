@@ -267,7 +267,8 @@ fn overlap_mask_lane_equals_overlap_mask_of_the_lane_box() {
     assert!(hits > 96_000 && hits < 864_000, "{hits} of 960,000 lane pairs overlap");
 }
 
-/// `overlap_mask` (SSE on x86_64) against `intersects_aabb_aabb` lane by
+/// `overlap_mask`, `overlap_mask_bounds` (SSE on x86_64) and the AVX
+/// kernel `overlap_mask_x8_avx` against `intersects_aabb_aabb` lane by
 /// lane, on 4- and 8-lane nodes with padded lanes, touching and nested boxes
 /// and boxes on a coarse grid (so equal coordinates are common).
 #[test]
@@ -285,6 +286,16 @@ fn overlap_mask_equals_the_scalar_test_lane_by_lane() {
         let expected =
             boxes.iter().enumerate().fold(0u32, |m, (l, b)| m | (intersects_aabb_aabb(b, &query) as u32) << l);
         assert_eq!(lanes.overlap_mask(&query), expected, "{boxes:?} against {query:?}");
+        let (min, max) = (query.min(), query.max());
+        let (min, max) = ([min.x, min.y, min.z], [max.x, max.y, max.z]);
+        assert_eq!(lanes.overlap_mask_bounds(&min, &max), expected, "bounds: {boxes:?} against {query:?}");
+        #[cfg(target_arch = "x86_64")]
+        if W == 8 && SimdLevel::Avx.is_available() {
+            let lanes8 = AabbX8::from_boxes(&boxes);
+            // SAFETY: this CPU has AVX (checked just above).
+            let avx = unsafe { proxima_narrowphase::kernels::overlap_mask_x8_avx(&lanes8, &min, &max) };
+            assert_eq!(avx, expected, "AVX: {boxes:?} against {query:?}");
+        }
     }
     let mut r = rng(77);
     for _ in 0..50_000 {
