@@ -197,3 +197,62 @@ fn dense_world_against_brute_force() {
     let most = run(7, 4_000, 12, 1.5);
     assert!(most > 8_192, "only {most} pairs: the world is not dense");
 }
+
+/// A world mostly at rest: each frame a few proxies shift their tight boxes
+/// a little inside their fat boxes (no query, no new fat pair), so the
+/// merge takes most pairs' exactness from the last update's exact pairs and
+/// tests only the touched ones. Tight boxes touch, part and touch again
+/// (moves of a quarter of the gap on a lattice of unit cubes one apart), and
+/// now and then one proxy jumps far. `exact_pairs()` must equal the
+/// brute-force tight overlaps after every update.
+#[test]
+fn exact_pairs_in_a_world_mostly_at_rest() {
+    use proxima_broadphase::DynamicTreeOptions;
+    use proxima_narrowphase::{Point, Vector};
+    let mut rng = rng(31);
+    let options = DynamicTreeOptions { margin: 0.6, prediction: 0.0 };
+    let mut tracker: PairTracker<()> = PairTracker::with_options(options).unwrap();
+    let side = 12;
+    let mut tights = Vec::new();
+    let mut ids = Vec::new();
+    for i in 0..side * side * side {
+        let (x, y, z) = ((i % side) as f32, (i / side % side) as f32, (i / (side * side)) as f32);
+        // Cubes of side 1 on a lattice of pitch 1.25: a gap of 0.25 between neighbours.
+        let min = Point::new(x * 1.25, y * 1.25, z * 1.25);
+        let tight = Aabb::new(min, min + Vector::repeat(1.0));
+        ids.push(tracker.insert(tight, (), ProxyOptions::default()));
+        tights.push(tight);
+    }
+    let brute_exact = |tights: &[Aabb]| -> BTreeSet<(ProxyId, ProxyId)> {
+        let mut out = BTreeSet::new();
+        for i in 0..tights.len() {
+            for j in i + 1..tights.len() {
+                if intersects_aabb_aabb(&tights[i], &tights[j]) {
+                    out.insert((ids[i].min(ids[j]), ids[i].max(ids[j])));
+                }
+            }
+        }
+        out
+    };
+    let mut joined = 0;
+    for frame in 0..60 {
+        // A few proxies (well under a quarter) move by +-0.125 or 0.25 on one axis.
+        for _ in 0..rng.random_range(0..40) {
+            let k = rng.random_range(0..tights.len());
+            let mut step = Vector::zeros();
+            step[rng.random_range(0..3)] = [-0.25f32, -0.125, 0.125, 0.25][rng.random_range(0..4)];
+            if frame % 10 == 9 && rng.random_bool(0.1) {
+                step *= 40.0; // a jump: a new fat box, its pairs found again
+            }
+            let moved = Aabb::new(tights[k].min() + step, tights[k].max() + step);
+            tracker.move_proxy(ids[k], moved, step).unwrap();
+            tights[k] = moved;
+        }
+        tracker.update();
+        let exact: BTreeSet<_> = tracker.exact_pairs().collect();
+        assert_eq!(exact, brute_exact(&tights), "frame {frame}");
+        tracker.validate().unwrap();
+        joined += usize::from(!exact.is_empty());
+    }
+    assert!(joined > 30, "the tight boxes never touched");
+}

@@ -193,6 +193,14 @@ pub struct PairTracker<T = ()> {
     /// query's hit on an unchanged proxy is decided from this table (a few
     /// kilobytes, in L1) and the leaf box, without reading its records.
     changed: Vec<u64>,
+    /// One bit per slot, set while its tight box moved or it has a change
+    /// since the last update: the merge takes the exactness of a pair of
+    /// two untouched slots from the last update's exact list (read in step
+    /// with the pair set) instead of reading their tight boxes, so the
+    /// resting part of a world costs no random read.
+    touched: Vec<u64>,
+    /// The number of bits set in `touched`.
+    touched_count: usize,
     /// The dynamic proxies, and the static ones.
     dynamic: KindTree,
     fixed: KindTree,
@@ -209,6 +217,7 @@ pub struct PairTracker<T = ()> {
     exact: Vec<u64>,
     /// Buffers kept between frames so `update` does not allocate.
     next_pairs: Vec<u64>,
+    next_exact: Vec<u64>,
     found: Vec<Pair>,
     scratch: Vec<Pair>,
     queries: Vec<(u32, u32)>,
@@ -252,6 +261,8 @@ impl<T> PairTracker<T> {
             records: Vec::new(),
             tights: Vec::new(),
             changed: Vec::new(),
+            touched: Vec::new(),
+            touched_count: 0,
             dynamic: KindTree::default(),
             fixed: KindTree::default(),
             changes: Vec::new(),
@@ -259,6 +270,7 @@ impl<T> PairTracker<T> {
             pairs: Vec::new(),
             exact: Vec::new(),
             next_pairs: Vec::new(),
+            next_exact: Vec::new(),
             found: Vec::new(),
             scratch: Vec::new(),
             queries: Vec::new(),
@@ -342,7 +354,16 @@ impl<T> PairTracker<T> {
         self.tights[slot].stamp = self.epoch;
         self.tights[slot].change = self.changes.len() as u32;
         self.changed[slot / 64] |= 1 << (slot % 64);
+        self.touch(slot);
         self.changes.push(ChangeEntry { id, change, before });
+    }
+
+    /// Sets slot `slot`'s bit in `touched`.
+    #[inline]
+    fn touch(&mut self, slot: usize) {
+        let (word, bit) = (&mut self.touched[slot / 64], 1u64 << (slot % 64));
+        self.touched_count += usize::from(*word & bit == 0);
+        *word |= bit;
     }
 
     /// The proxy slot `slot` held at the last update (for the slots of the
@@ -365,6 +386,7 @@ impl<T> PairTracker<T> {
             self.records.resize(slot + 1, record);
             self.tights.resize(slot + 1, TightRecord { tight: aabb, stamp: 0, change: 0 });
             self.changed.resize(self.records.len().div_ceil(64), 0);
+            self.touched.resize(self.records.len().div_ceil(64), 0);
         }
         self.records[slot] = record;
         // A slot freed this frame keeps its stamp (`record` finds the old
@@ -400,9 +422,13 @@ impl<T> PairTracker<T> {
         if !displacement.iter().all(|d| d.is_finite()) {
             return Err(BroadPhaseError::InvalidDisplacement);
         }
-        let tight = &mut self.tights[id.index() as usize].tight;
-        self.tights_moved |= *tight != aabb;
-        *tight = aabb;
+        let slot = id.index() as usize;
+        let tight = &mut self.tights[slot].tight;
+        if *tight != aabb {
+            *tight = aabb;
+            self.tights_moved = true;
+            self.touch(slot);
+        }
         let record = &mut self.records[id.index() as usize];
         let old_fat = record.fat;
         if old_fat.contains_aabb(&aabb) {
@@ -639,9 +665,10 @@ impl<T> PairTracker<T> {
             + self.proxies.heap_bytes()
             + self.records.capacity() * core::mem::size_of::<Record>()
             + self.tights.capacity() * core::mem::size_of::<TightRecord>()
-            + self.changed.capacity() * 8
+            + (self.changed.capacity() + self.touched.capacity()) * 8
             + self.changes.capacity() * core::mem::size_of::<ChangeEntry>()
-            + (self.pairs.capacity() + self.exact.capacity() + self.next_pairs.capacity()) * 8
+            + (self.pairs.capacity() + self.exact.capacity() + self.next_pairs.capacity() + self.next_exact.capacity())
+                * 8
             + (self.found.capacity() + self.scratch.capacity()) * pair
             + self.queries.capacity() * 8
             + self.events.capacity() * core::mem::size_of::<PairEvent>()

@@ -117,6 +117,8 @@ impl<T> PairTracker<T> {
             records,
             tights,
             changed,
+            touched,
+            touched_count,
             changes,
             epoch,
             dynamic,
@@ -129,13 +131,39 @@ impl<T> PairTracker<T> {
             pairs,
             next_pairs,
             exact,
+            next_exact,
             events,
             pieces,
             ..
         } = self;
-        let view =
-            View { proxies, records, tights, changed, changes, epoch: *epoch, dynamic, fixed, descent: *descent };
-        let work = Work { queries, found, search, chunks, old: pairs, next: next_pairs, exact, events, pieces };
+        let view = View {
+            proxies,
+            records,
+            tights,
+            changed,
+            touched,
+            // Reading the old exact pairs in step pays while most slots are
+            // untouched; with most touched (a physics step moves every
+            // awake body), every pair tests its tight boxes.
+            join_exact: *touched_count <= proxies.len() / 4,
+            changes,
+            epoch: *epoch,
+            dynamic,
+            fixed,
+            descent: *descent,
+        };
+        let work = Work {
+            queries,
+            found,
+            search,
+            chunks,
+            old: pairs,
+            old_exact: exact,
+            next: next_pairs,
+            exact: next_exact,
+            events,
+            pieces,
+        };
         (view, work)
     }
 
@@ -168,6 +196,11 @@ impl<T> PairTracker<T> {
     fn close_frame(&mut self) -> &[PairEvent] {
         self.tights_moved = false;
         core::mem::swap(&mut self.pairs, &mut self.next_pairs);
+        core::mem::swap(&mut self.exact, &mut self.next_exact);
+        // Every bit set since the last update goes (a memset of one bit per
+        // slot: 12.5 kB for 100k proxies).
+        self.touched.fill(0);
+        self.touched_count = 0;
         for entry in &self.changes {
             self.changed[entry.id.index() as usize / 64] = 0;
         }
@@ -300,6 +333,7 @@ struct Work<'a> {
     #[cfg_attr(not(feature = "parallel"), allow(dead_code))]
     chunks: &'a mut Vec<Vec<Pair>>,
     old: &'a [u64],
+    old_exact: &'a [u64],
     next: &'a mut Vec<u64>,
     exact: &'a mut Vec<u64>,
     events: &'a mut Vec<PairEvent>,
@@ -309,15 +343,17 @@ struct Work<'a> {
 impl<'a> Work<'a> {
     /// The merge's input and output, and the parallel merge's pieces.
     fn merge_io(self) -> (MergeIo<'a>, &'a mut Vec<MergePiece>) {
-        let Self { old, found, next, exact, events, pieces, .. } = self;
-        (MergeIo { old, found, next, exact, events }, pieces)
+        let Self { old, old_exact, found, next, exact, events, pieces, .. } = self;
+        (MergeIo { old, old_exact, found, next, exact, events }, pieces)
     }
 }
 
-/// The merge's input (the old pair set, this frame's sorted new pairs) and
-/// output (the next pair set, its exact pairs, the events).
+/// The merge's input (the old pair set and its exact pairs, this frame's
+/// sorted new pairs) and output (the next pair set, its exact pairs, the
+/// events).
 struct MergeIo<'a> {
     old: &'a [u64],
+    old_exact: &'a [u64],
     found: &'a [Pair],
     next: &'a mut Vec<u64>,
     exact: &'a mut Vec<u64>,
@@ -362,36 +398,39 @@ const PAR_MERGE_MIN_AWAKE: usize = 4096;
 /// threads). The first piece writes in place; the others are copied after.
 #[cfg(feature = "parallel")]
 fn merge_parallel<T: Sync>(view: &View<'_, T>, io: MergeIo<'_>, pieces: &mut Vec<MergePiece>, min_piece: usize) {
-    let MergeIo { old, found, next, exact, events } = io;
+    let MergeIo { old, old_exact, found, next, exact, events } = io;
     let parts = rayon::current_num_threads().min(16).min(old.len() / min_piece);
     if parts < 2 {
-        merge(view, MergeIo { old, found, next, exact, events });
+        merge(view, MergeIo { old, old_exact, found, next, exact, events });
         return;
     }
-    let start = |k: usize| -> (usize, usize) {
+    let start = |k: usize| -> (usize, usize, usize) {
         if k == parts {
-            return (old.len(), found.len());
+            return (old.len(), old_exact.len(), found.len());
         }
         let i = old.len() * k / parts;
         let key = old[i];
-        (i, if k == 0 { 0 } else { found.partition_point(|f| pair_key(f) < key) })
+        if k == 0 {
+            return (0, 0, 0);
+        }
+        (i, old_exact.partition_point(|&e| e < key), found.partition_point(|f| pair_key(f) < key))
     };
     let part = |k: usize| {
-        let ((i0, j0), (i1, j1)) = (start(k), start(k + 1));
-        (&old[i0..i1], &found[j0..j1])
+        let ((i0, e0, j0), (i1, e1, j1)) = (start(k), start(k + 1));
+        (&old[i0..i1], &old_exact[e0..e1], &found[j0..j1])
     };
     pieces.resize_with(parts - 1, MergePiece::default);
     rayon::join(
         || {
-            let (old, found) = part(0);
-            merge(view, MergeIo { old, found, next, exact, events });
+            let (old, old_exact, found) = part(0);
+            merge(view, MergeIo { old, old_exact, found, next, exact, events });
         },
         || {
             use rayon::prelude::*;
             pieces.par_iter_mut().enumerate().for_each(|(k, piece)| {
-                let (old, found) = part(k + 1);
+                let (old, old_exact, found) = part(k + 1);
                 let MergePiece { next, exact, events } = piece;
-                merge(view, MergeIo { old, found, next, exact, events });
+                merge(view, MergeIo { old, old_exact, found, next, exact, events });
             });
         },
     );
@@ -451,6 +490,10 @@ struct View<'a, T> {
     records: &'a [Record],
     tights: &'a [TightRecord],
     changed: &'a [u64],
+    touched: &'a [u64],
+    /// Whether the merge takes untouched pairs' exactness from the old
+    /// exact pairs (most slots untouched) or tests every pair's tight boxes.
+    join_exact: bool,
     changes: &'a [ChangeEntry],
     epoch: u32,
     dynamic: &'a super::tree::KindTree,
@@ -462,6 +505,13 @@ impl<T> View<'_, T> {
     #[inline(always)]
     fn tights_overlap(&self, a: u32, b: u32) -> bool {
         intersects_aabb_aabb(&self.tights[a as usize].tight, &self.tights[b as usize].tight)
+    }
+
+    /// Whether slot `slot`'s tight box moved or it has a change since the
+    /// last update (its bit in `touched`).
+    #[inline(always)]
+    fn is_touched(&self, slot: u32) -> bool {
+        self.touched[slot as usize / 64] & (1 << (slot % 64)) != 0
     }
 
     /// Whether slot `slot` has a change this frame (its bit in `changed`).
@@ -635,19 +685,32 @@ impl<T> View<'_, T> {
 /// its common case (neither proxy changed: two bits of [`View::changed`], in
 /// L1) reads only the two tight boxes.
 fn merge<T>(view: &View<'_, T>, io: MergeIo<'_>) {
-    let MergeIo { old, found, next, exact, events } = io;
+    if view.join_exact {
+        merge_with::<T, true>(view, io);
+    } else {
+        merge_with::<T, false>(view, io);
+    }
+}
+
+/// [`merge`], reading the old exact pairs in step (`JOIN`) or not.
+#[inline(always)]
+fn merge_with<T, const JOIN: bool>(view: &View<'_, T>, io: MergeIo<'_>) {
+    let MergeIo { old, old_exact, found, next, exact, events } = io;
     next.clear();
     exact.clear();
     events.clear();
-    let mut i = 0;
+    let (mut i, mut e) = (0, 0);
     for &f in found {
         let key = pair_key(&f);
         let run = count_below(&old[i..], key);
-        merge_old(view, &old[i..i + run], next, exact, events);
+        merge_old::<T, JOIN>(view, &old[i..i + run], (old_exact, &mut e), next, exact, events);
         i += run;
         let (a, b) = slots_of(key);
         if old.get(i) == Some(&key) {
             i += 1;
+            if JOIN {
+                e += usize::from(old_exact.get(e) == Some(&key));
+            }
             if view.held(a) != f.0 || view.held(b) != f.1 {
                 // A slot was freed and reused: the old proxy's pair stops
                 // before the new one's starts.
@@ -662,7 +725,7 @@ fn merge<T>(view: &View<'_, T>, io: MergeIo<'_>) {
             exact.push(key);
         }
     }
-    merge_old(view, &old[i..], next, exact, events);
+    merge_old::<T, JOIN>(view, &old[i..], (old_exact, &mut e), next, exact, events);
 }
 
 /// The number of keys in the sorted `keys` below `key`, by a galloping
@@ -680,11 +743,16 @@ fn count_below(keys: &[u64], key: u64) -> usize {
 }
 
 /// The old pairs of one run of the merge (none of them found again): each
-/// stays if [`View::keeps`] says so, else stops.
+/// stays if [`View::keeps`] says so, else stops. With `JOIN`,
+/// `old_exact[at..]` are the old exact pairs from this run's first on
+/// (advanced past the run's): a pair of two untouched slots is exact now as
+/// it was then, read from there in step (the old exact pairs are a sorted
+/// subsequence of the old pairs); the others test their tight boxes.
 #[inline]
-fn merge_old<T>(
+fn merge_old<T, const JOIN: bool>(
     view: &View<'_, T>,
     old: &[u64],
+    (old_exact, at): (&[u64], &mut usize),
     next: &mut Vec<u64>,
     exact: &mut Vec<u64>,
     events: &mut Vec<PairEvent>,
@@ -697,14 +765,27 @@ fn merge_old<T>(
     let (mut n, mut e) = (0, 0);
     let next_out = &mut next.spare_capacity_mut()[..old.len()];
     let exact_out = &mut exact.spare_capacity_mut()[..old.len()];
+    let mut x = *at;
     for (k, &o) in old.iter().enumerate() {
         // The records of old pairs are random reads (the second proxy of
-        // sorted pairs jumps around): start loading them a few pairs ahead.
+        // sorted pairs jumps around): start loading them a few pairs ahead,
+        // those that will be read.
         if let Some(&ahead) = old.get(k + PREFETCH_AHEAD) {
             let (a, b) = slots_of(ahead);
-            prefetch_record(view.tights, a);
-            prefetch_record(view.tights, b);
+            if !JOIN || view.is_touched(a) || view.is_touched(b) {
+                prefetch(view.tights, a);
+                prefetch(view.tights, b);
+            }
+            // A changed pair is kept by its fat boxes: load them too (in a
+            // world mostly at rest, where the tables are too large for the
+            // cache to hold what a step touches).
+            if JOIN && (view.is_changed(a) || view.is_changed(b)) {
+                prefetch(view.records, a);
+                prefetch(view.records, b);
+            }
         }
+        let was_exact = JOIN && old_exact.get(x) == Some(&o);
+        x += usize::from(was_exact);
         let (a, b) = slots_of(o);
         if (view.is_changed(a) || view.is_changed(b)) && !view.keeps(a, b) {
             events.push(PairEvent::Stopped(view.held(a), view.held(b)));
@@ -716,8 +797,11 @@ fn merge_old<T>(
         // follows no pattern, and a branch on it would be mispredicted on
         // about a third of the pairs.
         exact_out[e].write(o);
-        e += usize::from(view.tights_overlap(a, b));
+        let is_exact =
+            if !JOIN || view.is_touched(a) || view.is_touched(b) { view.tights_overlap(a, b) } else { was_exact };
+        e += usize::from(is_exact);
     }
+    *at = x;
     // SAFETY: the first `n` (`e`) spare slots of `next` (`exact`) were
     // written above, and `n, e <= old.len()` fit the capacity reserved.
     unsafe {
@@ -730,19 +814,20 @@ fn merge_old<T>(
 /// cover a miss to memory at a few nanoseconds per pair.
 const PREFETCH_AHEAD: usize = 16;
 
-/// Asks the CPU to start loading a proxy's tight record (half a cache line,
-/// see [`TightRecord`]'s alignment) before the merge reads it.
+/// Asks the CPU to start loading slot `slot`'s entry of a per-slot table
+/// (a tight record is half a cache line, see [`TightRecord`]'s alignment; a
+/// fat [`Record`] one line at most) before the merge reads it.
 #[inline(always)]
-fn prefetch_record(records: &[TightRecord], slot: u32) {
+fn prefetch<R>(table: &[R], slot: u32) {
     #[cfg(target_arch = "x86_64")]
-    if let Some(record) = records.get(slot as usize) {
+    if let Some(entry) = table.get(slot as usize) {
         use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
         // SAFETY: a prefetch is a hint without memory effects, of a line
-        // inside a live element of `records`.
-        unsafe { _mm_prefetch::<_MM_HINT_T0>((record as *const TightRecord).cast::<i8>()) };
+        // inside a live element of `table`.
+        unsafe { _mm_prefetch::<_MM_HINT_T0>((entry as *const R).cast::<i8>()) };
     }
     #[cfg(not(target_arch = "x86_64"))]
-    let _ = (records, slot);
+    let _ = (table, slot);
 }
 
 #[cfg(test)]
