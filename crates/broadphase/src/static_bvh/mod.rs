@@ -22,6 +22,7 @@ mod pairs;
 mod ray;
 mod refit;
 mod region;
+mod stack;
 mod validate;
 mod wide;
 

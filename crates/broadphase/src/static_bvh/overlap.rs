@@ -3,6 +3,7 @@
 //! of the lanes whose box overlaps the query (closed boxes: touching counts).
 
 use super::mask::{portable_mask, MaskKernel};
+use super::stack::NodeStack;
 use super::wide::Lane;
 use super::StaticBvh;
 use core::ops::ControlFlow;
@@ -53,8 +54,7 @@ impl StaticBvh {
         }
         let (min, max) = (aabb.min(), aabb.max());
         let (min, max) = ([min.x, min.y, min.z], [max.x, max.y, max.z]);
-        let mut stack: SmallVec<[u32; STACK]> = SmallVec::new();
-        stack.push(0);
+        let mut stack = NodeStack::new(0);
         while let Some(index) = stack.pop() {
             let node = &self.nodes[index as usize];
             let mut mask = kernel(&node.bounds, &min, &max);
