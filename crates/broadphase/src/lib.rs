@@ -13,6 +13,7 @@ mod error;
 mod filter;
 mod pair_tracker;
 mod pairs;
+mod prefetch;
 mod proxy;
 mod slot_map;
 mod slots;

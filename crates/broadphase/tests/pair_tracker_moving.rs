@@ -234,7 +234,7 @@ fn exact_pairs_in_a_world_mostly_at_rest() {
         }
         out
     };
-    let mut joined = 0;
+    let mut touching_frames = 0;
     for frame in 0..60 {
         // A few proxies (well under a quarter) move by +-0.125 or 0.25 on one axis.
         for _ in 0..rng.random_range(0..40) {
@@ -252,7 +252,7 @@ fn exact_pairs_in_a_world_mostly_at_rest() {
         let exact: BTreeSet<_> = tracker.exact_pairs().collect();
         assert_eq!(exact, brute_exact(&tights), "frame {frame}");
         tracker.validate().unwrap();
-        joined += usize::from(!exact.is_empty());
+        touching_frames += usize::from(!exact.is_empty());
     }
-    assert!(joined > 30, "the tight boxes never touched");
+    assert!(touching_frames > 30, "the tight boxes never touched");
 }

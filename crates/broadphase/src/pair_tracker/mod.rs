@@ -199,8 +199,6 @@ pub struct PairTracker<T = ()> {
     /// with the pair set) instead of reading their tight boxes, so the
     /// resting part of a world costs no random read.
     touched: Vec<u64>,
-    /// The number of bits set in `touched`.
-    touched_count: usize,
     /// The dynamic proxies, and the static ones.
     dynamic: KindTree,
     fixed: KindTree,
@@ -262,7 +260,6 @@ impl<T> PairTracker<T> {
             tights: Vec::new(),
             changed: Vec::new(),
             touched: Vec::new(),
-            touched_count: 0,
             dynamic: KindTree::default(),
             fixed: KindTree::default(),
             changes: Vec::new(),
@@ -361,9 +358,7 @@ impl<T> PairTracker<T> {
     /// Sets slot `slot`'s bit in `touched`.
     #[inline]
     fn touch(&mut self, slot: usize) {
-        let (word, bit) = (&mut self.touched[slot / 64], 1u64 << (slot % 64));
-        self.touched_count += usize::from(*word & bit == 0);
-        *word |= bit;
+        self.touched[slot / 64] |= 1 << (slot % 64);
     }
 
     /// The proxy slot `slot` held at the last update (for the slots of the

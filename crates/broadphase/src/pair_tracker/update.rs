@@ -11,6 +11,7 @@
 
 use super::{tree, Change, ChangeEntry, Entry, PairEvent, PairTracker, Record, TightRecord};
 use crate::pairs::{pair_key, slots_of, sort_pairs, Pair};
+use crate::prefetch::prefetch;
 use crate::slots::Slots;
 use crate::static_bvh::MarkedScratch;
 use crate::ProxyId;
@@ -118,7 +119,6 @@ impl<T> PairTracker<T> {
             tights,
             changed,
             touched,
-            touched_count,
             changes,
             epoch,
             dynamic,
@@ -145,7 +145,7 @@ impl<T> PairTracker<T> {
             // Reading the old exact pairs in step pays while most slots are
             // untouched; with most touched (a physics step moves every
             // awake body), every pair tests its tight boxes.
-            join_exact: *touched_count <= proxies.len() / 4,
+            join_exact: touched.iter().map(|w| w.count_ones() as usize).sum::<usize>() <= proxies.len() / 4,
             changes,
             epoch: *epoch,
             dynamic,
@@ -200,7 +200,6 @@ impl<T> PairTracker<T> {
         // Every bit set since the last update goes (a memset of one bit per
         // slot: 12.5 kB for 100k proxies).
         self.touched.fill(0);
-        self.touched_count = 0;
         for entry in &self.changes {
             self.changed[entry.id.index() as usize / 64] = 0;
         }
@@ -813,22 +812,6 @@ fn merge_old<T, const JOIN: bool>(
 /// How many old pairs ahead the merge prefetches their records: enough to
 /// cover a miss to memory at a few nanoseconds per pair.
 const PREFETCH_AHEAD: usize = 16;
-
-/// Asks the CPU to start loading slot `slot`'s entry of a per-slot table
-/// (a tight record is half a cache line, see [`TightRecord`]'s alignment; a
-/// fat [`Record`] one line at most) before the merge reads it.
-#[inline(always)]
-fn prefetch<R>(table: &[R], slot: u32) {
-    #[cfg(target_arch = "x86_64")]
-    if let Some(entry) = table.get(slot as usize) {
-        use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        // SAFETY: a prefetch is a hint without memory effects, of a line
-        // inside a live element of `table`.
-        unsafe { _mm_prefetch::<_MM_HINT_T0>((entry as *const R).cast::<i8>()) };
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = (table, slot);
-}
 
 #[cfg(test)]
 mod tests {

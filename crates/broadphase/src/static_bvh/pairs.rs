@@ -19,6 +19,7 @@ use super::mask::{lane_mask, portable_mask, MaskKernel};
 use super::region::Region;
 use super::wide::{Lane, WideNode};
 use super::StaticBvh;
+use crate::prefetch::prefetch;
 use proxima_narrowphase::intersects_aabb_aabb;
 use proxima_narrowphase::kernels::{AabbX8, SimdLevel};
 use proxima_narrowphase::Real;
@@ -134,8 +135,8 @@ impl StaticBvh {
                     if node.count[i] > 1 {
                         shared |= 1 << i;
                         let (first, last) = (node.child[i], node.child[i] + u32::from(node.count[i]) - 1);
-                        prefetch_box(&self.prim_boxes, first);
-                        prefetch_box(&self.prim_boxes, last);
+                        prefetch(&self.prim_boxes, first);
+                        prefetch(&self.prim_boxes, last);
                     }
                 }
                 // Last lane first: the children pushed last pop first, so
@@ -292,20 +293,6 @@ unsafe fn run_pairs_avx(bvh: &StaticBvh, task: PairTask, out: &mut Vec<(u32, u32
         proxima_narrowphase::kernels::overlap_mask_x8_avx(lanes, min, max)
     };
     bvh.run_pairs_with(task, out, &kernel);
-}
-
-/// Asks the CPU to start loading the leaf box in slot `slot`.
-#[inline(always)]
-fn prefetch_box(boxes: &[proxima_narrowphase::Aabb], slot: u32) {
-    #[cfg(target_arch = "x86_64")]
-    if let Some(aabb) = boxes.get(slot as usize) {
-        use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        // SAFETY: a prefetch is a hint without memory effects, of a line
-        // inside a live element of `boxes`.
-        unsafe { _mm_prefetch::<_MM_HINT_T0>((aabb as *const proxima_narrowphase::Aabb).cast::<i8>()) };
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = (boxes, slot);
 }
 
 /// Appends `pair` when `keep`, without a branch on `keep`: the pair is

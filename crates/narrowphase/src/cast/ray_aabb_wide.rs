@@ -84,9 +84,8 @@ impl<const W: usize> AabbLanes<W> {
 
     /// Puts the box of corners `min` and `max` (per axis) in `lane`
     /// (`lane < W`): [`set`](Self::set) for a box held as bounds, such as a
-    /// union computed from rows. With some `min > max` the lane overlaps
-    /// and is entered by nothing a valid box would not (a padded lane is
-    /// `(+inf, -inf)`).
+    /// union computed from rows. Nothing is checked: the caller passes
+    /// `min <= max` on every axis (to pad a lane, use [`clear`](Self::clear)).
     #[inline]
     pub fn set_bounds(&mut self, lane: usize, min: [Real; 3], max: [Real; 3]) {
         for axis in 0..3 {
