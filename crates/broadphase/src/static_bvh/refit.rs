@@ -2,6 +2,7 @@
 
 use super::wide::Lane;
 use super::StaticBvh;
+use proxima_narrowphase::kernels::{AabbX8, SimdLevel};
 use proxima_narrowphase::{Aabb, Real};
 
 /// [`StaticBvh::refit`] was given a different number of boxes than the tree holds.
@@ -51,6 +52,19 @@ impl StaticBvh {
     /// sum of the lane boxes' surface areas (see
     /// [`area_ratio_of`](Self::area_ratio_of)). A new stamp.
     pub(crate) fn refit_in_place(&mut self) -> f64 {
+        #[cfg(target_arch = "x86_64")]
+        if self.simd.min(SimdLevel::detect()) == SimdLevel::Avx {
+            // SAFETY: the level is at most `SimdLevel::detect()`, which
+            // reports AVX only when this CPU has it.
+            return unsafe { refit_in_place_avx(self) };
+        }
+        self.refit_nodes(lanes_area)
+    }
+
+    /// [`refit_in_place`](Self::refit_in_place)'s pass, inlined into each
+    /// instance with its [`lanes_area`].
+    #[inline(always)]
+    fn refit_nodes(&mut self, lanes_area: impl Fn(&AabbX8, usize) -> f64) -> f64 {
         self.stamp = super::next_stamp();
         let mut area_sum = 0.0f64;
         for index in (0..self.nodes.len()).rev() {
@@ -233,15 +247,15 @@ impl AreaSum {
 /// `validate`; `after` is the node list past `index`) or of its leaf's boxes.
 /// A used lane covers at least one box, and a child node at least one lane
 /// (padded lanes, `(+inf, -inf)`, drop out of the min/max).
-#[inline]
+#[inline(always)]
 fn lane_union(lane: Lane, index: usize, after: &[super::wide::WideNode], prim_boxes: &[Aabb]) -> Bounds {
+    // Plain comparisons (no NaN in a tree): they vectorise, where
+    // `Real::min`'s NaN rule does not.
+    let min = |lo: Real, x: Real| if x < lo { x } else { lo };
+    let max = |hi: Real, x: Real| if x > hi { x } else { hi };
     match lane {
         Lane::Node(child) => {
             let rows = after[child as usize - index - 1].bounds.rows();
-            // Plain comparisons (no NaN in a tree): they vectorise, where
-            // `Real::min`'s NaN rule does not.
-            let min = |lo: Real, x: Real| if x < lo { x } else { lo };
-            let max = |hi: Real, x: Real| if x > hi { x } else { hi };
             (
                 core::array::from_fn(|axis| rows[axis][0].iter().copied().fold(Real::INFINITY, min)),
                 core::array::from_fn(|axis| rows[axis][1].iter().copied().fold(Real::NEG_INFINITY, max)),
@@ -249,10 +263,62 @@ fn lane_union(lane: Lane, index: usize, after: &[super::wide::WideNode], prim_bo
         }
         Lane::Leaf { first, count } => {
             let boxes = &prim_boxes[first as usize..(first + count) as usize];
-            let union = boxes[1..].iter().fold(boxes[0], |union, b| union.merged(b));
-            let (min, max) = (union.min(), union.max());
-            ([min.x, min.y, min.z], [max.x, max.y, max.z])
+            let corners = |b: &Aabb| -> Bounds {
+                let (lo, hi) = (b.min(), b.max());
+                ([lo.x, lo.y, lo.z], [hi.x, hi.y, hi.z])
+            };
+            boxes[1..].iter().fold(corners(&boxes[0]), |(lo, hi), b| {
+                let (bl, bh) = corners(b);
+                (core::array::from_fn(|a| min(lo[a], bl[a])), core::array::from_fn(|a| max(hi[a], bh[a])))
+            })
         }
+    }
+}
+
+/// The AVX instance of [`StaticBvh::refit_in_place`]: the same pass, its
+/// lane unions and areas in 256-bit instructions.
+///
+/// # Safety
+/// The CPU must support AVX.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+unsafe fn refit_in_place_avx(bvh: &mut StaticBvh) -> f64 {
+    // SAFETY: AVX is enabled here, and the caller guarantees the CPU has it.
+    bvh.refit_nodes(|bounds, len| unsafe { lanes_area_avx(bounds, len) })
+}
+
+/// [`lanes_area`] in AVX: the same operations in the same order (extents
+/// in `Real`, each lane's area in `f64`, the pairwise sum), so the same
+/// bits, four lanes per instruction.
+///
+/// # Safety
+/// The CPU must support AVX.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+unsafe fn lanes_area_avx(bounds: &AabbX8, len: usize) -> f64 {
+    use core::arch::x86_64::*;
+    let rows = bounds.rows();
+    // SAFETY: AVX is enabled; the loads read `[Real; 8]` rows of `bounds`.
+    unsafe {
+        let extent = |axis: usize| {
+            let e = _mm256_sub_ps(_mm256_loadu_ps(rows[axis][1].as_ptr()), _mm256_loadu_ps(rows[axis][0].as_ptr()));
+            (_mm256_cvtps_pd(_mm256_castps256_ps128(e)), _mm256_cvtps_pd(_mm256_extractf128_ps::<1>(e)))
+        };
+        let ((x0, x1), (y0, y1), (z0, z1)) = (extent(0), extent(1), extent(2));
+        // 2 (xy + yz + zx), added left to right as in `extents_area`.
+        let area = |x, y, z| {
+            let sum = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(x, y), _mm256_mul_pd(y, z)), _mm256_mul_pd(z, x));
+            _mm256_mul_pd(_mm256_set1_pd(2.0), sum)
+        };
+        // Unused lanes count 0 (their extents are -inf).
+        let index = |first: f64| _mm256_setr_pd(first, first + 1.0, first + 2.0, first + 3.0);
+        let used = _mm256_set1_pd(len as f64);
+        let a0 = _mm256_and_pd(area(x0, y0, z0), _mm256_cmp_pd::<_CMP_LT_OQ>(index(0.0), used));
+        let a1 = _mm256_and_pd(area(x1, y1, z1), _mm256_cmp_pd::<_CMP_LT_OQ>(index(4.0), used));
+        // [a0+a1, a4+a5, a2+a3, a6+a7], then ((a0+a1)+(a2+a3)) and ((a4+a5)+(a6+a7)).
+        let pairs = _mm256_hadd_pd(a0, a1);
+        let quads = _mm_add_pd(_mm256_castpd256_pd128(pairs), _mm256_extractf128_pd::<1>(pairs));
+        _mm_cvtsd_f64(_mm_add_sd(quads, _mm_unpackhi_pd(quads, quads)))
     }
 }
 
@@ -264,7 +330,7 @@ type Bounds = ([Real; 3], [Real; 3]);
 /// they are added pairwise (independent additions, not one chain), so the
 /// sum may differ from a left-to-right one in the last bits.
 #[inline]
-fn lanes_area(bounds: &proxima_narrowphase::kernels::AabbX8, len: usize) -> f64 {
+fn lanes_area(bounds: &AabbX8, len: usize) -> f64 {
     let rows = bounds.rows();
     let areas: [f64; 8] = core::array::from_fn(|lane| {
         let area = extents_area(core::array::from_fn(|axis| rows[axis][1][lane] - rows[axis][0][lane]));
@@ -296,6 +362,44 @@ mod tests {
     use super::*;
     use crate::BuildOptions;
     use proxima_test_support::scene;
+
+    /// The AVX lane areas are [`lanes_area`]'s bits: every used-lane count,
+    /// boxes from points to extents near `f32::MAX` (whose areas overflow
+    /// `f32` but not `f64`), axes of unequal sizes, negative coordinates.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn avx_lane_areas_equal_the_portable_ones() {
+        if SimdLevel::detect() != SimdLevel::Avx {
+            return;
+        }
+        let mut rng = proxima_test_support::rng(5);
+        for round in 0..2000 {
+            let scale = [1e-3, 1.0, 1e6, 1e18, 1.5e38][round % 5];
+            let boxes: Vec<Aabb> = (0..8)
+                .map(|_| {
+                    // Axes of very different sizes, so that the three
+                    // products' sum rounds (equal-sized ones add exactly).
+                    let sizes: [Real; 3] = core::array::from_fn(|_| {
+                        let k = proxima_test_support::gen::uniform(&mut rng, -20.0, 20.0).round() as i32;
+                        (scale * (2.0 as Real).powi(k)).min(1.5e38)
+                    });
+                    let mut corner = || {
+                        proxima_narrowphase::Point::from(core::array::from_fn::<Real, 3, _>(|axis| {
+                            proxima_test_support::gen::uniform(&mut rng, -sizes[axis], sizes[axis])
+                        }))
+                    };
+                    let (a, b) = (corner(), corner());
+                    Aabb::new(a.inf(&b), a.sup(&b))
+                })
+                .collect();
+            let len = 1 + round % 8;
+            let lanes = AabbX8::from_boxes(&boxes[..len]);
+            // SAFETY: the CPU has AVX (checked above).
+            let avx = unsafe { lanes_area_avx(&lanes, len) };
+            assert_eq!(avx.to_bits(), lanes_area(&lanes, len).to_bits(), "round {round}: {boxes:?}");
+            assert!(avx.is_finite());
+        }
+    }
 
     /// The climb from the moved leaves gives the full refit's nodes bit for
     /// bit and its lane area sum within rounding, for no, one, few, many and
