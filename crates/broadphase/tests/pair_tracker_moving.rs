@@ -203,7 +203,7 @@ fn dense_world_against_brute_force() {
 /// merge takes most pairs' exactness from the last update's exact pairs and
 /// tests only the touched ones. Tight boxes touch, part and touch again
 /// (moves of a quarter of the gap on a lattice of unit cubes one apart), and
-/// now and then one proxy jumps far. `exact_pairs()` must equal the
+/// now and then one proxy jumps far. `exact_pairs()` (and `exact_pair_indices()`) must equal the
 /// brute-force tight overlaps after every update.
 #[test]
 fn exact_pairs_in_a_world_mostly_at_rest() {
@@ -251,6 +251,8 @@ fn exact_pairs_in_a_world_mostly_at_rest() {
         tracker.update();
         let exact: BTreeSet<_> = tracker.exact_pairs().collect();
         assert_eq!(exact, brute_exact(&tights), "frame {frame}");
+        // The index form names the same pairs, in the same order.
+        assert!(tracker.exact_pair_indices().eq(tracker.exact_pairs().map(|(a, b)| (a.index(), b.index()))));
         tracker.validate().unwrap();
         touching_frames += usize::from(!exact.is_empty());
     }

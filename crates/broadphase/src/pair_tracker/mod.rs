@@ -481,6 +481,25 @@ impl<T> PairTracker<T> {
         self.exact.iter().map(|&key| self.pair_of(key))
     }
 
+    /// [`exact_pairs`](Self::exact_pairs) as proxy indices
+    /// ([`ProxyId::index`]), in the same order: a sequential read of the
+    /// stored list, for a caller that keys its own tables by index (the
+    /// ids' generations are a random read per proxy).
+    ///
+    /// ```
+    /// use proxima_broadphase::{PairTracker, ProxyOptions};
+    /// use proxima_narrowphase::{Aabb, Point};
+    /// let mut tracker = PairTracker::new();
+    /// let unit = |x: f32| Aabb::new(Point::new(x, 0.0, 0.0), Point::new(x + 1.0, 1.0, 1.0));
+    /// let a = tracker.insert(unit(0.0), (), ProxyOptions::default());
+    /// let b = tracker.insert(unit(0.5), (), ProxyOptions::default());
+    /// tracker.update();
+    /// assert!(tracker.exact_pair_indices().eq([(a.index(), b.index())]));
+    /// ```
+    pub fn exact_pair_indices(&self) -> impl ExactSizeIterator<Item = (u32, u32)> + '_ {
+        self.exact.iter().map(|&key| slots_of(key))
+    }
+
     /// The proxies of a stored slot pair.
     #[inline]
     fn pair_of(&self, key: u64) -> Pair {
