@@ -121,9 +121,29 @@ impl StaticBvh {
     pub(crate) fn refit_marked(
         &mut self,
         moved: &[u64],
+        links: (&[u32], &[u32]),
+        stale: &mut Vec<u64>,
+        area_sum: &mut AreaSum,
+    ) {
+        #[cfg(target_arch = "x86_64")]
+        if self.simd.min(SimdLevel::detect()) == SimdLevel::Avx {
+            // SAFETY: the level is at most `SimdLevel::detect()`, which
+            // reports AVX only when this CPU has it.
+            return unsafe { refit_marked_avx(self, moved, links, stale, area_sum) };
+        }
+        self.refit_climb(moved, links, stale, area_sum, lanes_area);
+    }
+
+    /// [`refit_marked`](Self::refit_marked)'s climb, inlined into each
+    /// instance with its [`lanes_area`].
+    #[inline(always)]
+    fn refit_climb(
+        &mut self,
+        moved: &[u64],
         (parents, leaf_nodes): (&[u32], &[u32]),
         stale: &mut Vec<u64>,
         area_sum: &mut AreaSum,
+        lanes_area: impl Fn(&AabbX8, usize) -> f64,
     ) {
         self.stamp = super::next_stamp();
         stale.clear();
@@ -287,6 +307,23 @@ unsafe fn refit_in_place_avx(bvh: &mut StaticBvh) -> f64 {
     bvh.refit_nodes(|bounds, len| unsafe { lanes_area_avx(bounds, len) })
 }
 
+/// The AVX instance of [`StaticBvh::refit_marked`].
+///
+/// # Safety
+/// The CPU must support AVX.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+unsafe fn refit_marked_avx(
+    bvh: &mut StaticBvh,
+    moved: &[u64],
+    links: (&[u32], &[u32]),
+    stale: &mut Vec<u64>,
+    area_sum: &mut AreaSum,
+) {
+    // SAFETY: AVX is enabled here, and the caller guarantees the CPU has it.
+    bvh.refit_climb(moved, links, stale, area_sum, |bounds, len| unsafe { lanes_area_avx(bounds, len) });
+}
+
 /// [`lanes_area`] in AVX: the same operations in the same order (extents
 /// in `Real`, each lane's area in `f64`, the pairwise sum), so the same
 /// bits, four lanes per instruction.
@@ -404,15 +441,25 @@ mod tests {
     /// The climb from the moved leaves gives the full refit's nodes bit for
     /// bit and its lane area sum within rounding, for no, one, few, many and
     /// all leaves moved, scattered or in one run of leaf slots, on both
-    /// collapses, frame after frame on the same tree.
+    /// collapses, frame after frame on the same tree, with the climb at every
+    /// SIMD level; and the full refit's portable instance gives the same
+    /// bits (bounds and area sum) as the one the CPU runs.
     #[test]
     fn refit_marked_equals_full_refit() {
         let n = 3000;
         let boxes = scene::boxes(n, false, 3);
         let mut rng = proxima_test_support::rng(9);
-        for options in [BuildOptions::PAIRS, BuildOptions::default()] {
+        let levels = [SimdLevel::Scalar, SimdLevel::Sse2, SimdLevel::Avx].into_iter().filter(|l| l.is_available());
+        let cases: Vec<_> = [BuildOptions::PAIRS, BuildOptions::default()]
+            .into_iter()
+            .flat_map(|o| levels.clone().map(move |l| (o, l)))
+            .collect();
+        for (options, level) in cases {
             let mut full = StaticBvh::build_with(&boxes, options);
+            let mut portable = full.clone();
+            portable.set_simd_level(SimdLevel::Scalar);
             let mut climbed = full.clone();
+            climbed.set_simd_level(level);
             let mut sum = AreaSum::exact(climbed.lane_area_sum());
             let (mut parents, mut leaf_nodes, mut stale) = (Vec::new(), Vec::new(), Vec::new());
             climbed.upward_links(&mut parents, &mut leaf_nodes);
@@ -428,10 +475,13 @@ mod tests {
                 for (&slot, &(_, d)) in slots.iter().zip(&moves) {
                     let moved_box = scene::translated(&full.leaf_boxes()[slot], &d);
                     *full.leaf_box_mut(slot as u32) = moved_box;
+                    *portable.leaf_box_mut(slot as u32) = moved_box;
                     *climbed.leaf_box_mut(slot as u32) = moved_box;
                     moved[slot / 64] |= 1 << (slot % 64);
                 }
                 let exact = full.refit_in_place();
+                assert_eq!(portable.refit_in_place().to_bits(), exact.to_bits(), "frame {frame}");
+                assert_eq!(portable.nodes, full.nodes, "frame {frame}");
                 climbed.refit_marked(&moved, (&parents, &leaf_nodes), &mut stale, &mut sum);
                 assert!(stale.iter().all(|&w| w == 0), "the scratch is left cleared");
                 for (index, (a, b)) in full.nodes.iter().zip(&climbed.nodes).enumerate() {
