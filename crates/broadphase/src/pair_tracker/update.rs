@@ -120,7 +120,6 @@ impl<T> PairTracker<T> {
             changed,
             touched,
             changes,
-            epoch,
             dynamic,
             fixed,
             descent,
@@ -147,7 +146,6 @@ impl<T> PairTracker<T> {
             // awake body), every pair tests its tight boxes.
             join_exact: touched.iter().map(|w| w.count_ones() as usize).sum::<usize>() <= proxies.len() / 4,
             changes,
-            epoch: *epoch,
             dynamic,
             fixed,
             descent: *descent,
@@ -466,7 +464,7 @@ const DESCENT_FRACTION: f64 = 0.25;
 #[inline]
 fn state_of(change: Change) -> State {
     match change {
-        Change::Moved { old_fat } => State::Moved(old_fat),
+        Change::Moved { .. } => State::Moved,
         Change::Fresh => State::Fresh,
         Change::Removed => State::Removed,
     }
@@ -476,7 +474,7 @@ fn state_of(change: Change) -> State {
 #[derive(Clone, Copy)]
 enum State {
     Unchanged,
-    Moved(Aabb),
+    Moved,
     Fresh,
     Removed,
 }
@@ -494,7 +492,6 @@ struct View<'a, T> {
     /// exact pairs (most slots untouched) or tests every pair's tight boxes.
     join_exact: bool,
     changes: &'a [ChangeEntry],
-    epoch: u32,
     dynamic: &'a super::tree::KindTree,
     fixed: &'a super::tree::KindTree,
 }
@@ -517,20 +514,6 @@ impl<T> View<'_, T> {
     #[inline(always)]
     fn is_changed(&self, slot: u32) -> bool {
         self.changed[slot as usize / 64] & (1 << (slot % 64)) != 0
-    }
-
-    /// How the live-or-stale proxy `id` changed this frame.
-    #[inline]
-    fn state(&self, id: ProxyId) -> State {
-        let record = &self.tights[id.index() as usize];
-        if record.stamp != self.epoch {
-            return State::Unchanged;
-        }
-        let entry = &self.changes[record.change as usize];
-        if entry.id != id {
-            return State::Removed;
-        }
-        state_of(entry.change)
     }
 
     /// How the proxy that slot `slot` held at the last update (a slot of the
@@ -561,10 +544,14 @@ impl<T> View<'_, T> {
         if !self.is_changed(slot) {
             return Some(*fat);
         }
-        match self.state(self.proxies.id_of(slot as usize)) {
-            State::Moved(old_fat) => Some(old_fat),
-            State::Unchanged => Some(*fat),
-            State::Fresh | State::Removed => None,
+        // The slot of a live proxy (a tree's hit): its latest change entry
+        // is its own (`PairTracker::record` starts a new one when a slot is
+        // reused), so its id need not be read to tell it from a removed one.
+        let entry = &self.changes[self.tights[slot as usize].change as usize];
+        debug_assert_eq!(entry.id, self.proxies.id_of(slot as usize), "a tree hit is the slot's live proxy");
+        match entry.change {
+            Change::Moved { old_fat } => Some(old_fat),
+            Change::Fresh | Change::Removed => None,
         }
     }
 
