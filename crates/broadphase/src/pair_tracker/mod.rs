@@ -193,6 +193,11 @@ pub struct PairTracker<T = ()> {
     /// query's hit on an unchanged proxy is decided from this table (a few
     /// kilobytes, in L1) and the leaf box, without reading its records.
     changed: Vec<u64>,
+    /// One bit per slot, set while the slot has a change this frame that
+    /// re-derives its pairs (inserted, re-filtered or removed; not a move):
+    /// an old pair of two slots without it is kept exactly when the fat
+    /// boxes overlap, decided without reading the change entries.
+    renewed: Vec<u64>,
     /// One bit per slot, set while its tight box moved or it has a change
     /// since the last update: the merge takes the exactness of a pair of
     /// two untouched slots from the last update's exact list (read in step
@@ -259,6 +264,7 @@ impl<T> PairTracker<T> {
             records: Vec::new(),
             tights: Vec::new(),
             changed: Vec::new(),
+            renewed: Vec::new(),
             touched: Vec::new(),
             dynamic: KindTree::default(),
             fixed: KindTree::default(),
@@ -337,6 +343,9 @@ impl<T> PairTracker<T> {
     /// pair, so what it names is never read).
     fn record(&mut self, id: ProxyId, change: Change) {
         let slot = id.index() as usize;
+        if !matches!(change, Change::Moved { .. }) {
+            self.renewed[slot / 64] |= 1 << (slot % 64);
+        }
         let mut before = id;
         if self.tights[slot].stamp == self.epoch {
             let entry = &mut self.changes[self.tights[slot].change as usize];
@@ -381,6 +390,7 @@ impl<T> PairTracker<T> {
             self.records.resize(slot + 1, record);
             self.tights.resize(slot + 1, TightRecord { tight: aabb, stamp: 0, change: 0 });
             self.changed.resize(self.records.len().div_ceil(64), 0);
+            self.renewed.resize(self.records.len().div_ceil(64), 0);
             self.touched.resize(self.records.len().div_ceil(64), 0);
         }
         self.records[slot] = record;
@@ -679,7 +689,7 @@ impl<T> PairTracker<T> {
             + self.proxies.heap_bytes()
             + self.records.capacity() * core::mem::size_of::<Record>()
             + self.tights.capacity() * core::mem::size_of::<TightRecord>()
-            + (self.changed.capacity() + self.touched.capacity()) * 8
+            + (self.changed.capacity() + self.renewed.capacity() + self.touched.capacity()) * 8
             + self.changes.capacity() * core::mem::size_of::<ChangeEntry>()
             + (self.pairs.capacity() + self.exact.capacity() + self.next_pairs.capacity() + self.next_exact.capacity())
                 * 8

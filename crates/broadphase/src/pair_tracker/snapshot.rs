@@ -96,6 +96,7 @@ impl<T> PairTracker<T> {
             s.records.iter().map(|r| Record { fat: r.fat, leaf: super::tree::NONE, is_static: r.is_static }).collect();
         tracker.tights = s.records.iter().map(|r| TightRecord { tight: r.tight, stamp: 0, change: 0 }).collect();
         tracker.changed = vec![0; n.div_ceil(64)];
+        tracker.renewed = vec![0; n.div_ceil(64)];
         tracker.touched = vec![0; n.div_ceil(64)];
         for (slot, is_static) in statics {
             tracker.records[slot].is_static = is_static;

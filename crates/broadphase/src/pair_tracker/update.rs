@@ -118,6 +118,7 @@ impl<T> PairTracker<T> {
             records,
             tights,
             changed,
+            renewed,
             touched,
             changes,
             dynamic,
@@ -140,6 +141,7 @@ impl<T> PairTracker<T> {
             records,
             tights,
             changed,
+            renewed,
             touched,
             // Reading the old exact pairs in step pays while most slots are
             // untouched; with most touched (a physics step moves every
@@ -200,6 +202,7 @@ impl<T> PairTracker<T> {
         self.touched.fill(0);
         for entry in &self.changes {
             self.changed[entry.id.index() as usize / 64] = 0;
+            self.renewed[entry.id.index() as usize / 64] = 0;
         }
         self.changes.clear();
         self.trim_frame_lists();
@@ -487,6 +490,7 @@ struct View<'a, T> {
     records: &'a [Record],
     tights: &'a [TightRecord],
     changed: &'a [u64],
+    renewed: &'a [u64],
     touched: &'a [u64],
     /// Whether the merge takes untouched pairs' exactness from the old
     /// exact pairs (most slots untouched) or tests every pair's tight boxes.
@@ -514,6 +518,13 @@ impl<T> View<'_, T> {
     #[inline(always)]
     fn is_changed(&self, slot: u32) -> bool {
         self.changed[slot as usize / 64] & (1 << (slot % 64)) != 0
+    }
+
+    /// Whether slot `slot` has a change this frame that re-derives its pairs
+    /// (its bit in `renewed`).
+    #[inline(always)]
+    fn is_renewed(&self, slot: u32) -> bool {
+        self.renewed[slot as usize / 64] & (1 << (slot % 64)) != 0
     }
 
     /// How the proxy that slot `slot` held at the last update (a slot of the
@@ -651,6 +662,11 @@ impl<T> View<'_, T> {
     /// stays in the set.
     #[inline]
     fn keeps(&self, a: u32, b: u32) -> bool {
+        if !self.is_renewed(a) && !self.is_renewed(b) {
+            // Each unchanged or moved: kept while the fat boxes overlap (an
+            // unchanged pair's still do).
+            return intersects_aabb_aabb(&self.records[a as usize].fat, &self.records[b as usize].fat);
+        }
         match (self.held_state(a), self.held_state(b)) {
             (State::Unchanged, State::Unchanged) => true,
             (State::Removed | State::Fresh, _) | (_, State::Removed | State::Fresh) => false,
