@@ -341,11 +341,9 @@ impl<T> PairTracker<T> {
     /// A slot's first change this frame names the proxy it held at the last
     /// update (a proxy inserted into a slot that was free then has no old
     /// pair, so what it names is never read).
+    #[inline(always)]
     fn record(&mut self, id: ProxyId, change: Change) {
         let slot = id.index() as usize;
-        if !matches!(change, Change::Moved { .. }) {
-            self.renewed[slot / 64] |= 1 << (slot % 64);
-        }
         let mut before = id;
         if self.tights[slot].stamp == self.epoch {
             let entry = &mut self.changes[self.tights[slot].change as usize];
@@ -362,6 +360,27 @@ impl<T> PairTracker<T> {
         self.changed[slot / 64] |= 1 << (slot % 64);
         self.touch(slot);
         self.changes.push(ChangeEntry { id, change, before });
+    }
+
+    /// Records an insertion or a re-filtering of `id` (its pairs are
+    /// derived again) and sets its slot's bit in `renewed`.
+    fn renew(&mut self, id: ProxyId) {
+        self.mark_renewed(id);
+        self.record(id, Change::Fresh);
+    }
+
+    /// Records the removal of `id` (its pairs end) and sets its slot's bit
+    /// in `renewed`.
+    fn renew_removed(&mut self, id: ProxyId) {
+        self.mark_renewed(id);
+        self.record(id, Change::Removed);
+    }
+
+    /// Sets the bit of `id`'s slot in `renewed` (kept out of
+    /// [`record`](Self::record), which every move out of a fat box runs).
+    fn mark_renewed(&mut self, id: ProxyId) {
+        let slot = id.index() as usize;
+        self.renewed[slot / 64] |= 1 << (slot % 64);
     }
 
     /// Sets slot `slot`'s bit in `touched`.
@@ -398,7 +417,7 @@ impl<T> PairTracker<T> {
         // proxy's change by it).
         self.tights[slot].tight = aabb;
         self.tree_mut(&options).add(id.index());
-        self.record(id, Change::Fresh);
+        self.renew(id);
         id
     }
 
@@ -408,7 +427,7 @@ impl<T> PairTracker<T> {
         let options = self.proxies.try_get(id)?.options;
         let leaf = self.records[id.index() as usize].leaf;
         self.tree_mut(&options).remove(id.index(), leaf);
-        self.record(id, Change::Removed);
+        self.renew_removed(id);
         self.proxies.remove(id).map(|entry| entry.data)
     }
 
@@ -460,7 +479,7 @@ impl<T> PairTracker<T> {
             self.tree_mut(&old).remove(id.index(), leaf);
             self.tree_mut(&options).add(id.index());
         }
-        self.record(id, Change::Fresh);
+        self.renew(id);
         Ok(())
     }
 
