@@ -5,15 +5,17 @@
 //! - `events()` equal the set differences of consecutive brute-force sets;
 //! - `exact_pairs()` equals the brute-force set of tight-box overlaps;
 //! - `validate()` passes;
+//! - box and ray queries see the current fat boxes, also between the moves
+//!   and the update (before the update's refit);
 //! - the parallel update, in a one-thread and a two-thread pool
 //!   (`ThreadPool::install`), gives the same events as the sequential one.
 
 mod common_bp;
 
 use common_bp::{random_box, random_step, translated};
-use proxima_broadphase::{CollisionGroups, PairEvent, PairTracker, ProxyId, ProxyOptions};
-use proxima_narrowphase::{intersects_aabb_aabb, Aabb};
-use proxima_test_support::{rng, Rng};
+use proxima_broadphase::{CollisionGroups, PairEvent, PairTracker, ProxyId, ProxyOptions, RayControl};
+use proxima_narrowphase::{cast_ray_aabb, intersects_aabb_aabb, Aabb, Point, Ray, Real, Vector};
+use proxima_test_support::{gen, rng, Rng};
 use std::collections::BTreeSet;
 
 /// The user's side of the simulation: live proxies with their tight box and options.
@@ -125,6 +127,56 @@ fn check(
     fat
 }
 
+/// Box and ray queries against brute force over the current fat boxes. Run
+/// between the moves and the update too, where the lanes above a moved
+/// leaf may still hold its old box. Ray hits are compared outside a grazing
+/// band: every box the ray enters when shrunk by `GRAZE` is reported, none
+/// it misses when grown by `GRAZE` (the tree's 8-lane kernel and the scalar
+/// test may round a grazing ray apart), and the nearest entry (rays clipped
+/// at each hit) is the brute-force one within `GRAZE`.
+fn check_queries(world: &World, tracker: &PairTracker<u32>, rng: &mut impl Rng, frame: usize) {
+    const GRAZE: Real = 1e-3;
+    let fats: Vec<(ProxyId, Aabb)> =
+        world.live.iter().map(|(id, ..)| (*id, tracker.fat_aabb(*id).expect("live"))).collect();
+    let side = world.side;
+    for k in 0..6 {
+        let query = match (k % 2, fats.is_empty()) {
+            (1, false) => fats[rng.random_range(0..fats.len())].1,
+            _ => random_box(rng, side, 0.5, 4.0),
+        };
+        let expected: BTreeSet<ProxyId> =
+            fats.iter().filter(|(_, fat)| intersects_aabb_aabb(fat, &query)).map(|(id, _)| *id).collect();
+        let got: Vec<ProxyId> = tracker.overlaps(&query).collect();
+        assert_eq!(got.len(), expected.len(), "frame {frame}: a box query repeated or missed hits");
+        assert_eq!(got.into_iter().collect::<BTreeSet<_>>(), expected, "frame {frame}: box query");
+
+        let origin =
+            Point::new(gen::uniform(rng, 0.0, side), gen::uniform(rng, 0.0, side), gen::uniform(rng, 0.0, side));
+        let ray = Ray::new(origin, gen::unit_vector(rng), side);
+        let enters = |grow: Real| -> BTreeSet<ProxyId> {
+            let grown = |fat: &Aabb| Aabb::new(fat.min() - Vector::repeat(grow), fat.max() + Vector::repeat(grow));
+            fats.iter().filter(|(_, fat)| cast_ray_aabb(&ray, &grown(fat)).is_some()).map(|(id, _)| *id).collect()
+        };
+        let mut got = BTreeSet::new();
+        tracker.visit_ray(&ray, |id, _| {
+            assert!(got.insert(id), "frame {frame}: a ray reported {id:?} twice");
+            RayControl::Continue
+        });
+        assert!(enters(-GRAZE).is_subset(&got), "frame {frame}: a ray missed a box it enters");
+        assert!(got.is_subset(&enters(GRAZE)), "frame {frame}: a ray reported a box it misses");
+        let nearest = fats.iter().filter_map(|(_, fat)| cast_ray_aabb(&ray, fat)).map(|h| h.toi).reduce(Real::min);
+        let mut clipped: Option<Real> = None;
+        tracker.visit_ray(&ray, |_, toi| {
+            clipped = Some(clipped.map_or(toi, |c| c.min(toi)));
+            RayControl::Clip(toi)
+        });
+        match (nearest, clipped) {
+            (Some(a), Some(b)) => assert!((a - b).abs() <= GRAZE, "frame {frame}: nearest entry {b} against {a}"),
+            (a, b) => assert_eq!(a.is_some(), b.is_some(), "frame {frame}: nearest entry {b:?} against {a:?}"),
+        }
+    }
+}
+
 /// Runs the sequence; returns the largest pair set seen.
 fn run(seed: u64, n: usize, frames: usize, spacing: f32) -> usize {
     let mut r = rng(seed);
@@ -155,6 +207,7 @@ fn run(seed: u64, n: usize, frames: usize, spacing: f32) -> usize {
         };
         if frame > 0 {
             mutate(&mut world, &mut [&mut seq, &mut par1, &mut par2], &mut r, phase);
+            check_queries(&world, &seq, &mut r, frame);
         }
         let expected = seq.update().to_vec();
         #[cfg(feature = "parallel")]
@@ -172,6 +225,7 @@ fn run(seed: u64, n: usize, frames: usize, spacing: f32) -> usize {
             assert!(expected.is_empty(), "frame {frame}: a quiet frame changed pairs");
         }
         before = check(&world, &seq, &before, frame);
+        check_queries(&world, &seq, &mut r, frame);
         most = most.max(seq.pairs().len());
     }
     assert!(events > frames, "the sequence must change pairs ({events} events)");

@@ -619,7 +619,9 @@ impl<T> PairTracker<T> {
                 let start = ray;
                 crate::BroadPhase::visit_ray(bvh, &start, |id, toi| {
                     let slot = members[id as usize];
-                    if slot == u32::MAX || toi > ray.max_toi() {
+                    // A leaf moved since the last refit is cast apart below
+                    // (see `KindTree::visit_moved`).
+                    if slot == u32::MAX || toi > ray.max_toi() || tree.is_moved(self.records[slot as usize].leaf) {
                         return RayControl::Continue;
                     }
                     let control = visitor(self.proxies.id_of(slot as usize), toi);
@@ -634,12 +636,22 @@ impl<T> PairTracker<T> {
             if stopped {
                 return;
             }
-            for &slot in pending {
-                let Some(hit) = cast_ray_aabb(&ray, &self.records[slot as usize].fat) else { continue };
+            // The pending proxies, and the leaves moved since the last refit.
+            let mut cast = |slot: u32, fat: &Aabb| {
+                let Some(hit) = cast_ray_aabb(&ray, fat) else { return ControlFlow::Continue(()) };
                 match visitor(self.proxies.id_of(slot as usize), hit.toi) {
-                    RayControl::Stop => return,
+                    RayControl::Stop => return ControlFlow::Break(()),
                     RayControl::Clip(t) => ray = ray.with_max_toi(t.min(ray.max_toi())),
                     RayControl::Continue => {}
+                }
+                ControlFlow::Continue(())
+            };
+            if tree.visit_moved(&mut cast).is_break() {
+                return;
+            }
+            for &slot in pending {
+                if cast(slot, &self.records[slot as usize].fat).is_break() {
+                    return;
                 }
             }
         }

@@ -233,12 +233,64 @@ impl KindTree {
     where
         F: FnMut(u32, &Aabb) -> ControlFlow<()>,
     {
-        if let Some(bvh) = &self.bvh {
-            let boxes = bvh.leaf_boxes();
-            bvh.visit_overlap_slots(query, |leaf| match self.slot_of_leaf[leaf as usize] {
-                DEAD => ControlFlow::Continue(()),
-                slot => visitor(slot, &boxes[leaf as usize]),
-            })?;
+        let Some(bvh) = &self.bvh else { return ControlFlow::Continue(()) };
+        let boxes = bvh.leaf_boxes();
+        if self.dirty {
+            return self.visit_dirty_overlaps(query, visitor);
+        }
+        bvh.visit_overlap_slots(query, |leaf| match self.slot_of_leaf[leaf as usize] {
+            DEAD => ControlFlow::Continue(()),
+            slot => visitor(slot, &boxes[leaf as usize]),
+        })
+    }
+
+    /// [`visit_built_overlaps`](Self::visit_built_overlaps) between a move
+    /// and the next refit (a user's query before `update`): the lanes above a
+    /// moved leaf may still hold its old box (which a one-box leaf's lane
+    /// test would even take for its box), so the traversal skips the moved
+    /// leaves and they are tested one by one with their new box. Every
+    /// other leaf's box is inside the lanes above it, as at the last refit.
+    #[cold]
+    fn visit_dirty_overlaps<F>(&self, query: &Aabb, mut visitor: F) -> ControlFlow<()>
+    where
+        F: FnMut(u32, &Aabb) -> ControlFlow<()>,
+    {
+        let Some(bvh) = &self.bvh else { return ControlFlow::Continue(()) };
+        let boxes = bvh.leaf_boxes();
+        bvh.visit_overlap_slots(query, |leaf| match self.slot_of_leaf[leaf as usize] {
+            DEAD => ControlFlow::Continue(()),
+            _ if self.is_moved(leaf) => ControlFlow::Continue(()),
+            slot => visitor(slot, &boxes[leaf as usize]),
+        })?;
+        self.visit_moved(
+            |slot, fat| if intersects_aabb_aabb(fat, query) { visitor(slot, fat) } else { ControlFlow::Continue(()) },
+        )
+    }
+
+    /// Whether the box of leaf `leaf` changed since the last refit (the
+    /// lanes above it may still hold its old box).
+    #[inline]
+    pub(crate) fn is_moved(&self, leaf: u32) -> bool {
+        self.dirty && self.moved[leaf as usize / 64] & (1 << (leaf % 64)) != 0
+    }
+
+    /// The live proxies whose leaf box changed since the last refit, with
+    /// that box, in leaf order.
+    pub(crate) fn visit_moved<F>(&self, mut visitor: F) -> ControlFlow<()>
+    where
+        F: FnMut(u32, &Aabb) -> ControlFlow<()>,
+    {
+        let (Some(bvh), true) = (&self.bvh, self.dirty) else { return ControlFlow::Continue(()) };
+        let boxes = bvh.leaf_boxes();
+        for (w, &word) in self.moved.iter().enumerate() {
+            let mut bits = word;
+            while bits != 0 {
+                let leaf = w * 64 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                if self.slot_of_leaf[leaf] != DEAD {
+                    visitor(self.slot_of_leaf[leaf], &boxes[leaf])?;
+                }
+            }
         }
         ControlFlow::Continue(())
     }
