@@ -17,6 +17,8 @@
 //!   `BruteForce` over the tight boxes;
 //! - box and ray queries return exactly the brute-force answer (ray entry
 //!   parameters bit for bit);
+//! - `PairTracker` box queries return the brute-force answer over its fat
+//!   boxes, before its update as after;
 //! - after `PairTracker::update`, its pairs equal the brute-force pairs of its
 //!   fat boxes under its filters (never static-static, groups interacting),
 //!   its events are exactly the change of the pair set, in pair order, and
@@ -402,6 +404,17 @@ impl World {
         let mut got: Vec<ProxyId> = self.tree.overlaps(&q).collect();
         got.sort_unstable();
         assert_eq!(got, want_fat, "tree box query");
+        // The tracker's fat boxes, whether or not an update ran since the moves.
+        let mut want_tracker: Vec<ProxyId> = self
+            .live
+            .iter()
+            .filter(|l| intersects_aabb_aabb(&self.tracker.fat_aabb(l.0).expect("live"), &q))
+            .map(|l| l.0)
+            .collect();
+        want_tracker.sort_unstable();
+        let mut got: Vec<ProxyId> = self.tracker.overlaps(&q).collect();
+        got.sort_unstable();
+        assert_eq!(got, want_tracker, "tracker box query");
         // Early exit: a visitor that breaks at once sees at most one proxy.
         let mut seen = 0;
         let flow = self.tree.visit_overlaps(&q, |_| {
