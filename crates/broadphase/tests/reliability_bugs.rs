@@ -25,11 +25,11 @@ fn b1_fat_boxes_stay_finite_with_huge_margins() {
     assert!(tracker.fat_aabb(id).expect("live").is_valid());
 }
 
-/// B2 (tenth session): a `PairTracker` query between `move_proxy` and
+/// B33 (tenth session): a `PairTracker` query between `move_proxy` and
 /// `update` missed a proxy that had left its fat box: the lanes above its
 /// leaf kept its old box until the update's refit.
 #[test]
-fn b2_queries_see_a_move_before_the_update() {
+fn b33_queries_see_a_move_before_the_update() {
     let unit = |x: f32| Aabb::new(Point::new(x, 0.0, 0.0), Point::new(x + 1.0, 1.0, 1.0));
     let mut tracker = PairTracker::new();
     let ids: Vec<_> = (0..200).map(|i| tracker.insert(unit(i as f32 * 3.0), i, ProxyOptions::default())).collect();

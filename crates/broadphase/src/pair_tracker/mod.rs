@@ -162,6 +162,11 @@ pub(crate) enum Change {
 /// of persistent pairs. Output is deterministic (sorted by pair, never in
 /// hash order) and steady-state updates allocate nothing.
 ///
+/// **Queries** ([`overlaps`](Self::overlaps), [`visit_overlaps`](Self::visit_overlaps),
+/// [`visit_ray`](Self::visit_ray)) see the current fat boxes at any time,
+/// also between [`move_proxy`](Self::move_proxy) and the next update (the
+/// proxies moved since are tested one by one until the update's refit).
+///
 /// **Exact pairs.** The tight boxes passed to [`move_proxy`](Self::move_proxy)
 /// are kept: [`exact_pairs`](Self::exact_pairs) yields the pairs whose tight
 /// boxes overlap, without giving up fat-box persistence.
