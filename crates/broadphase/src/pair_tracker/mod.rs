@@ -341,13 +341,25 @@ impl<T> PairTracker<T> {
         }
     }
 
-    /// Records a change of proxy `id` this frame; a proxy changed twice
-    /// keeps its first `old_fat`, and `Fresh` or `Removed` override `Moved`.
-    /// A slot's first change this frame names the proxy it held at the last
-    /// update (a proxy inserted into a slot that was free then has no old
-    /// pair, so what it names is never read).
-    #[inline(always)]
+    /// Records a change of proxy `id` this frame (see
+    /// [`record_entry`](Self::record_entry)); an insert, removal or re-filter
+    /// also sets the slot's bit in `renewed` (its pairs are derived again).
     fn record(&mut self, id: ProxyId, change: Change) {
+        if !matches!(change, Change::Moved { .. }) {
+            let slot = id.index() as usize;
+            self.renewed[slot / 64] |= 1 << (slot % 64);
+        }
+        self.record_entry(id, change);
+    }
+
+    /// The change entry of [`record`](Self::record), without the `renewed`
+    /// bit: what `move_proxy` calls (a move renews nothing), inlined there.
+    /// A proxy changed twice keeps its first `old_fat`, and `Fresh` or
+    /// `Removed` override `Moved`. A slot's first change this frame names the
+    /// proxy it held at the last update (a proxy inserted into a slot that
+    /// was free then has no old pair, so what it names is never read).
+    #[inline(always)]
+    fn record_entry(&mut self, id: ProxyId, change: Change) {
         let slot = id.index() as usize;
         let mut before = id;
         if self.tights[slot].stamp == self.epoch {
@@ -365,27 +377,6 @@ impl<T> PairTracker<T> {
         self.changed[slot / 64] |= 1 << (slot % 64);
         self.touch(slot);
         self.changes.push(ChangeEntry { id, change, before });
-    }
-
-    /// Records an insertion or a re-filtering of `id` (its pairs are
-    /// derived again) and sets its slot's bit in `renewed`.
-    fn renew(&mut self, id: ProxyId) {
-        self.mark_renewed(id);
-        self.record(id, Change::Fresh);
-    }
-
-    /// Records the removal of `id` (its pairs end) and sets its slot's bit
-    /// in `renewed`.
-    fn renew_removed(&mut self, id: ProxyId) {
-        self.mark_renewed(id);
-        self.record(id, Change::Removed);
-    }
-
-    /// Sets the bit of `id`'s slot in `renewed` (kept out of
-    /// [`record`](Self::record), which every move out of a fat box runs).
-    fn mark_renewed(&mut self, id: ProxyId) {
-        let slot = id.index() as usize;
-        self.renewed[slot / 64] |= 1 << (slot % 64);
     }
 
     /// Sets slot `slot`'s bit in `touched`.
@@ -422,7 +413,7 @@ impl<T> PairTracker<T> {
         // proxy's change by it).
         self.tights[slot].tight = aabb;
         self.tree_mut(&options).add(id.index());
-        self.renew(id);
+        self.record(id, Change::Fresh);
         id
     }
 
@@ -432,7 +423,7 @@ impl<T> PairTracker<T> {
         let options = self.proxies.try_get(id)?.options;
         let leaf = self.records[id.index() as usize].leaf;
         self.tree_mut(&options).remove(id.index(), leaf);
-        self.renew_removed(id);
+        self.record(id, Change::Removed);
         self.proxies.remove(id).map(|entry| entry.data)
     }
 
@@ -468,7 +459,7 @@ impl<T> PairTracker<T> {
         let (leaf, is_static) = (record.leaf, record.is_static);
         let tree = if is_static { &mut self.fixed } else { &mut self.dynamic };
         tree.set_box(leaf, &fat);
-        self.record(id, Change::Moved { old_fat });
+        self.record_entry(id, Change::Moved { old_fat });
         Ok(true)
     }
 
@@ -484,7 +475,7 @@ impl<T> PairTracker<T> {
             self.tree_mut(&old).remove(id.index(), leaf);
             self.tree_mut(&options).add(id.index());
         }
-        self.renew(id);
+        self.record(id, Change::Fresh);
         Ok(())
     }
 
