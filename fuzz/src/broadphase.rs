@@ -17,8 +17,9 @@
 //!   `BruteForce` over the tight boxes;
 //! - box and ray queries return exactly the brute-force answer (ray entry
 //!   parameters bit for bit);
-//! - `PairTracker` box queries return the brute-force answer over its fat
-//!   boxes, before its update as after;
+//! - `PairTracker` box and ray queries return the brute-force answer over
+//!   its fat boxes (ray entry parameters bit for bit), before its update as
+//!   after;
 //! - after `PairTracker::update`, its pairs equal the brute-force pairs of its
 //!   fat boxes under its filters (never static-static, groups interacting),
 //!   its events are exactly the change of the pair set, in pair order, and
@@ -453,6 +454,15 @@ impl World {
             v
         };
         assert_eq!(visit_all(&|f| self.tree.visit_ray(&ray, f)), want_fat, "tree ray query");
+        // The tracker's fat boxes (its 8-lane kernel equals the scalar slab
+        // test bit for bit), before its update as after.
+        let mut tracker_fat = BruteForce::new();
+        for l in &self.live {
+            tracker_fat.insert(self.tracker.fat_aabb(l.0).expect("live"), l.0);
+        }
+        let want_tracker =
+            visit_all(&|f| tracker_fat.visit_ray(&ray, &mut |id, t| f(*tracker_fat.get(id).expect("live"), t)));
+        assert_eq!(visit_all(&|f| self.tracker.visit_ray(&ray, f)), want_tracker, "tracker ray query");
         // Closest hit with clipping: the smallest entry toi.
         let mut best: Option<(f32, ProxyId)> = None;
         self.tree.visit_ray(&ray, |id, t| {
