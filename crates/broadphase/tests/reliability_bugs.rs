@@ -3,7 +3,9 @@
 //! an open one would be ignored with the bug's summary
 //! (`cargo test --release -p proxima-broadphase --test reliability_bugs -- --ignored`).
 
-use proxima_broadphase::{BroadPhase, DynamicTree, DynamicTreeOptions, PairTracker, ProxyOptions, RayControl};
+use proxima_broadphase::{
+    BroadPhase, BuildOptions, DynamicTree, DynamicTreeOptions, PairTracker, ProxyOptions, RayControl, StaticBvh,
+};
 use proxima_narrowphase::{Aabb, Point, Ray, Vector};
 
 /// B1 (broadphase side): `with_options` accepts any finite margin, but
@@ -43,4 +45,42 @@ fn b33_queries_see_a_move_before_the_update() {
         RayControl::Continue
     });
     assert_eq!(hits, [ids[5]], "a ray finds it too");
+}
+
+/// B35 (tenth session, found by `broadphase_ops`): the SAH-optimal collapse
+/// (`BuildOptions::PAIRS`, what `PairTracker` builds) panicked on boxes
+/// spanning `f32::MAX`: their areas are infinite or NaN, no split compared
+/// below infinity, and the collapse read an unset split of 0 lanes. Every
+/// split now starts valid, and only a subtree of at most `max_leaf_size`
+/// boxes may become a leaf (infinite costs compared equal).
+#[test]
+fn b35_builds_over_boxes_spanning_f32_max() {
+    let m = f32::MAX;
+    let boxes: Vec<Aabb> = (0..40)
+        .map(|i| {
+            let f = i as f32;
+            match i % 4 {
+                0 => Aabb::new(Point::new(-m, -m, -m), Point::new(m, m, m)),
+                1 => Aabb::new(Point::new(-m, 0.0, f), Point::new(m, 0.0, f)), // flat: inf * 0 = NaN
+                2 => Aabb::new(Point::new(f, f, f), Point::new(f + 1.0, f + 1.0, f + 1.0)),
+                _ => Aabb::new(Point::new(-m, -m, f), Point::new(m, m, f)),
+            }
+        })
+        .collect();
+    for options in [BuildOptions::PAIRS, BuildOptions::default()] {
+        let bvh = StaticBvh::build_with(&boxes, options);
+        bvh.validate().expect("a valid tree");
+        for query in &boxes {
+            let mut got: Vec<u32> = bvh.overlaps(query).collect();
+            got.sort_unstable();
+            let want: Vec<u32> = (0..boxes.len() as u32)
+                .filter(|&i| proxima_narrowphase::intersects_aabb_aabb(&boxes[i as usize], query))
+                .collect();
+            assert_eq!(got, want, "query {query:?}");
+        }
+    }
+    let proxies = boxes.iter().enumerate().map(|(i, b)| (*b, i, ProxyOptions::default()));
+    let mut tracker = PairTracker::from_proxies(DynamicTreeOptions::default(), proxies).expect("valid options");
+    tracker.update();
+    tracker.validate().expect("a valid tracker");
 }

@@ -88,9 +88,12 @@ impl Optimal {
                 continue;
             };
             let (cl, cr) = (t.cost[l as usize], t.cost[r as usize]);
-            // spread[j - 1] for j in 2..=WIDTH.
+            // spread[j - 1] for j in 2..=WIDTH. A share starts at the split
+            // k = 1, so it is a valid split even when no cost compares below
+            // infinity (boxes spanning `f32::MAX` have infinite or NaN areas).
             let mut spread = [f32::INFINITY; WIDTH];
             for j in 2..=WIDTH {
+                t.share[i][j - 1] = 1;
                 for k in 1..j {
                     let c = cl[k - 1] + cr[j - k - 1];
                     if c < spread[j - 1] {
@@ -100,7 +103,9 @@ impl Optimal {
                 }
             }
             let wide = node.area * C_NODE + spread[WIDTH - 1];
-            t.leaf[i] = leaf_cost <= wide;
+            // Only a subtree of at most `max_leaf` boxes may become a leaf
+            // (infinite costs would otherwise compare equal).
+            t.leaf[i] = node.len as usize <= max_leaf && leaf_cost <= wide;
             t.cost[i][0] = leaf_cost.min(wide);
             for j in 2..=WIDTH {
                 let (fewer, take_fewer) = (t.cost[i][j - 2], t.take[i][j - 2]);
