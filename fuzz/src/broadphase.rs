@@ -395,27 +395,26 @@ impl World {
             got.sort_unstable();
             assert_eq!(got, want_tight, "sweep-and-prune box query");
         }
-        let mut want_fat: Vec<ProxyId> = self
-            .live
-            .iter()
-            .filter(|l| intersects_aabb_aabb(&self.tree.fat_aabb(l.0).expect("live"), &q))
-            .map(|l| l.0)
-            .collect();
-        want_fat.sort_unstable();
-        let mut got: Vec<ProxyId> = self.tree.overlaps(&q).collect();
-        got.sort_unstable();
-        assert_eq!(got, want_fat, "tree box query");
+        // The live proxies whose fat box (by `fat_of`) overlaps `q`, sorted.
+        let fat_hits = |fat_of: &dyn Fn(ProxyId) -> Option<Aabb>| -> Vec<ProxyId> {
+            let mut v: Vec<ProxyId> = self
+                .live
+                .iter()
+                .filter(|l| intersects_aabb_aabb(&fat_of(l.0).expect("live"), &q))
+                .map(|l| l.0)
+                .collect();
+            v.sort_unstable();
+            v
+        };
+        let sorted_ids = |mut v: Vec<ProxyId>| {
+            v.sort_unstable();
+            v
+        };
+        let want_fat = fat_hits(&|id| self.tree.fat_aabb(id));
+        assert_eq!(sorted_ids(self.tree.overlaps(&q).collect()), want_fat, "tree box query");
         // The tracker's fat boxes, whether or not an update ran since the moves.
-        let mut want_tracker: Vec<ProxyId> = self
-            .live
-            .iter()
-            .filter(|l| intersects_aabb_aabb(&self.tracker.fat_aabb(l.0).expect("live"), &q))
-            .map(|l| l.0)
-            .collect();
-        want_tracker.sort_unstable();
-        let mut got: Vec<ProxyId> = self.tracker.overlaps(&q).collect();
-        got.sort_unstable();
-        assert_eq!(got, want_tracker, "tracker box query");
+        let want_tracker = fat_hits(&|id| self.tracker.fat_aabb(id));
+        assert_eq!(sorted_ids(self.tracker.overlaps(&q).collect()), want_tracker, "tracker box query");
         // Early exit: a visitor that breaks at once sees at most one proxy.
         let mut seen = 0;
         let flow = self.tree.visit_overlaps(&q, |_| {

@@ -463,25 +463,6 @@ enum Rule {
 /// keeps the pile's busiest steps on the queries.
 const DESCENT_FRACTION: f64 = 0.25;
 
-/// A proxy's [`State`] from its change.
-#[inline]
-fn state_of(change: Change) -> State {
-    match change {
-        Change::Moved { .. } => State::Moved,
-        Change::Fresh => State::Fresh,
-        Change::Removed => State::Removed,
-    }
-}
-
-/// How a proxy stands this frame.
-#[derive(Clone, Copy)]
-enum State {
-    Unchanged,
-    Moved,
-    Fresh,
-    Removed,
-}
-
 /// The tracker's state as the queries and the merge read it.
 struct View<'a, T> {
     /// This frame's dynamic pairs come from the marked self-descent.
@@ -525,20 +506,6 @@ impl<T> View<'_, T> {
     #[inline(always)]
     fn is_renewed(&self, slot: u32) -> bool {
         self.renewed[slot as usize / 64] & (1 << (slot % 64)) != 0
-    }
-
-    /// How the proxy that slot `slot` held at the last update (a slot of the
-    /// pair set) changed this frame: removed when the slot was reused.
-    #[inline]
-    fn held_state(&self, slot: u32) -> State {
-        if !self.is_changed(slot) {
-            return State::Unchanged;
-        }
-        let entry = &self.changes[self.tights[slot as usize].change as usize];
-        if entry.before != entry.id {
-            return State::Removed;
-        }
-        state_of(entry.change)
     }
 
     /// The proxy slot `slot` held at the last update.
@@ -660,18 +627,16 @@ impl<T> View<'_, T> {
 
     /// Whether the old pair of slots `a`, `b` (not found again this frame)
     /// stays in the set.
+    ///
+    /// A renewed slot's proxy was inserted, re-filtered or removed (or the
+    /// slot reused): its pairs are re-derived, so an old one not found again
+    /// ends. Two slots that only moved (or did not change) keep it while
+    /// their fat boxes overlap (an unchanged pair's still do).
     #[inline]
     fn keeps(&self, a: u32, b: u32) -> bool {
-        if !self.is_renewed(a) && !self.is_renewed(b) {
-            // Each unchanged or moved: kept while the fat boxes overlap (an
-            // unchanged pair's still do).
-            return intersects_aabb_aabb(&self.records[a as usize].fat, &self.records[b as usize].fat);
-        }
-        match (self.held_state(a), self.held_state(b)) {
-            (State::Unchanged, State::Unchanged) => true,
-            (State::Removed | State::Fresh, _) | (_, State::Removed | State::Fresh) => false,
-            _ => intersects_aabb_aabb(&self.records[a as usize].fat, &self.records[b as usize].fat),
-        }
+        !self.is_renewed(a)
+            && !self.is_renewed(b)
+            && intersects_aabb_aabb(&self.records[a as usize].fat, &self.records[b as usize].fat)
     }
 }
 
