@@ -552,12 +552,34 @@ fn unsorted_pairs_are_the_pairs_in_a_fixed_order() {
 /// Packets of rays for `visit_packet_leaves`: bundles from one origin with
 /// nearby directions (a camera's tile), rays with zero direction components
 /// (axis-parallel, either sign), fully random rays (mixed signs in one
-/// packet), and every packet size from 1 to 8.
+/// packet), parallel rays from scattered origins (a directional light's
+/// shadow rays: every sign shared, the traversal's broadcast path) whose
+/// direction sometimes has a zero component of either sign per ray (+0 and
+/// -0 put the near plane on opposite sides: a mixed packet), and every
+/// packet size from 1 to 8.
 fn packets(rng: &mut impl Rng, side: Real, count: usize) -> Vec<Vec<Ray>> {
     (0..count)
         .map(|k| {
             let size = 1 + k % PACKET_SIZE;
-            match k % 3 {
+            match k % 4 {
+                3 => {
+                    let d = gen::unit_vector(rng);
+                    let zero = rng.random_range(0..6);
+                    (0..size)
+                        .map(|_| {
+                            let mut d = d;
+                            if zero < 3 {
+                                d[zero] = if rng.random_range(0..2) == 0 { 0.0 } else { -0.0 };
+                            }
+                            let o = Point::new(
+                                uniform(rng, 0.0, side),
+                                uniform(rng, 0.0, side),
+                                uniform(rng, 0.0, side),
+                            );
+                            Ray::new(o, d, side * 2.0)
+                        })
+                        .collect()
+                }
                 0 => {
                     let o = Point::new(uniform(rng, 0.0, side), uniform(rng, 0.0, side), uniform(rng, 0.0, side));
                     let d = gen::unit_vector(rng);

@@ -10,7 +10,10 @@
 //! per ray as alone), and makes those decisions once for the packet: the
 //! children that any ray enters, their order (by the entry `toi` of the
 //! first ray that enters each), and one stack whose entries carry the rays
-//! that entered them and their entry `toi`s.
+//! that entered them and their entry `toi`s. A packet whose rays share
+//! their direction signs (a directional light's shadow rays, most camera
+//! tiles) shares each box's near and far planes too, which are then
+//! broadcast instead of selected per ray.
 //!
 //! Exactness: lane `r` of a child's test is the one-ray kernel's arithmetic
 //! for ray `r` (near and far planes chosen by the ray's direction signs,
@@ -122,6 +125,32 @@ unsafe fn visit_packet_avx<F>(bvh: &StaticBvh, rays: &[Ray], visitor: &mut F)
 where
     F: FnMut(u32, Range<u32>, &mut [Real; PACKET_SIZE]),
 {
+    // Rays that share their direction signs on every axis (a directional
+    // light's shadow rays, most camera tiles) share their near and far
+    // planes: the traversal then broadcasts them instead of blending per ray.
+    // The signs as the kernel takes them (`PrecomputedRay::sign`).
+    let sign = |r: &Ray| PrecomputedRay::new(r).sign;
+    let first = sign(&rays[0]);
+    if rays.iter().all(|r| sign(r) == first) {
+        // SAFETY: the caller's guarantee (AVX) holds.
+        unsafe { visit_packet_avx_signs::<F, true>(bvh, rays, visitor) }
+    } else {
+        // SAFETY: as above.
+        unsafe { visit_packet_avx_signs::<F, false>(bvh, rays, visitor) }
+    }
+}
+
+/// [`visit_packet_avx`] for rays that share their direction signs
+/// (`SHARED`) or not.
+///
+/// # Safety
+/// The CPU must support AVX.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+unsafe fn visit_packet_avx_signs<F, const SHARED: bool>(bvh: &StaticBvh, rays: &[Ray], visitor: &mut F)
+where
+    F: FnMut(u32, Range<u32>, &mut [Real; PACKET_SIZE]),
+{
     use core::arch::x86_64::*;
     let live = (1u32 << rays.len()) - 1;
     // The rays structure of arrays; lanes past `rays.len()` repeat ray 0
@@ -150,6 +179,9 @@ where
         let v = |x: &[Real; PACKET_SIZE]| _mm256_loadu_ps(x.as_ptr());
         ([0, 1, 2].map(|a| v(&origin[a])), [0, 1, 2].map(|a| v(&inv[a])), [0, 1, 2].map(|a| v(&sign[a])))
     };
+    // Per axis, whether ray 0's near plane is the box's max (with `SHARED`,
+    // every ray's).
+    let near_max = PrecomputedRay::new(&rays[0]).sign;
     let mut stack: SmallVec<[PacketEntry; STACK]> = SmallVec::new();
     let mut cur = PacketEntry { child: 0, count: 0, mask: live, toi: [0.0; PACKET_SIZE] };
     loop {
@@ -166,10 +198,15 @@ where
                     let mut t_enter = _mm256_setzero_ps();
                     let mut t_exit = clipv;
                     for a in 0..3 {
-                        let lo = _mm256_set1_ps(rows[a][0][c]);
-                        let hi = _mm256_set1_ps(rows[a][1][c]);
-                        let near = _mm256_blendv_ps(lo, hi, sg[a]);
-                        let far = _mm256_blendv_ps(hi, lo, sg[a]);
+                        let (near, far) = if SHARED {
+                            // Every ray's near plane is ray 0's.
+                            let s = near_max[a];
+                            (_mm256_set1_ps(rows[a][s][c]), _mm256_set1_ps(rows[a][1 - s][c]))
+                        } else {
+                            let lo = _mm256_set1_ps(rows[a][0][c]);
+                            let hi = _mm256_set1_ps(rows[a][1][c]);
+                            (_mm256_blendv_ps(lo, hi, sg[a]), _mm256_blendv_ps(hi, lo, sg[a]))
+                        };
                         let tn = _mm256_mul_ps(_mm256_sub_ps(near, o[a]), iv[a]);
                         let tf = _mm256_mul_ps(_mm256_sub_ps(far, o[a]), iv[a]);
                         // Running value second, as in the one-ray kernel.
@@ -192,15 +229,12 @@ where
         // The next entry that a ray still enters within its clip value.
         loop {
             let Some(mut entry) = stack.pop() else { return };
-            let mut mask = entry.mask;
-            let mut rest = mask;
-            while rest != 0 {
-                let r = rest.trailing_zeros() as usize;
-                rest &= rest - 1;
-                if entry.toi[r] > clip[r] {
-                    mask &= !(1 << r);
-                }
-            }
+            // SAFETY: AVX as above; unaligned loads of `[f32; 8]`s.
+            let beyond = unsafe {
+                let toi = _mm256_loadu_ps(entry.toi.as_ptr());
+                _mm256_movemask_ps(_mm256_cmp_ps::<_CMP_GT_OQ>(toi, _mm256_loadu_ps(clip.as_ptr()))) as u32
+            };
+            let mask = entry.mask & !beyond;
             if mask != 0 {
                 entry.mask = mask;
                 cur = entry;
