@@ -571,11 +571,8 @@ fn packets(rng: &mut impl Rng, side: Real, count: usize) -> Vec<Vec<Ray>> {
                             if zero < 3 {
                                 d[zero] = if rng.random_range(0..2) == 0 { 0.0 } else { -0.0 };
                             }
-                            let o = Point::new(
-                                uniform(rng, 0.0, side),
-                                uniform(rng, 0.0, side),
-                                uniform(rng, 0.0, side),
-                            );
+                            let o =
+                                Point::new(uniform(rng, 0.0, side), uniform(rng, 0.0, side), uniform(rng, 0.0, side));
                             Ray::new(o, d, side * 2.0)
                         })
                         .collect()

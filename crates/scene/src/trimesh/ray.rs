@@ -149,32 +149,42 @@ impl BlockTree {
         #[cfg(target_arch = "x86_64")]
         if SimdLevel::Avx.is_available() {
             // SAFETY: this CPU has AVX (checked just above).
-            return self.occluded_packet_with(rays, out, |block, r, t| unsafe { block.hits_avx(r, t) });
+            return self.occluded_packet_with(rays, out, |blocks, r, t, mask| unsafe {
+                TriangleBlock::any_hits_avx(blocks, r, t, mask)
+            });
         }
-        self.occluded_packet_with(rays, out, TriangleBlock::hits);
+        self.occluded_packet_with(rays, out, |blocks, sheared, max_toi, mask| {
+            let mut hit = 0;
+            for r in (0..PACKET_SIZE).filter(|r| mask & 1 << r != 0) {
+                if blocks.iter().any(|block| block.hits(&sheared[r], max_toi[r]).mask != 0) {
+                    hit |= 1 << r;
+                }
+            }
+            hit
+        });
     }
 
-    /// [`BlockTree::occluded_packet`] with a given block test.
+    /// [`BlockTree::occluded_packet`] with a given leaf test:
+    /// `any_hits(blocks, sheared, max_toi, mask)` gives the rays of `mask`
+    /// that hit a triangle of `blocks`.
     #[inline(always)]
     fn occluded_packet_with(
         &self,
         rays: &[Ray],
         out: &mut [bool],
-        hits: impl Fn(&TriangleBlock, &WatertightRay, Real) -> BlockHits,
+        any_hits: impl Fn(&[TriangleBlock], &[WatertightRay; PACKET_SIZE], &[Real; PACKET_SIZE], u32) -> u32,
     ) {
         let n = rays.len();
         let sheared: [WatertightRay; PACKET_SIZE] = core::array::from_fn(|r| WatertightRay::new(&rays[r.min(n - 1)]));
+        let max_toi: [Real; PACKET_SIZE] = core::array::from_fn(|r| rays[r.min(n - 1)].max_toi());
         out[..n].fill(false);
         self.bvh.visit_packet_leaves(rays, |mask, slots, clip| {
-            let mut rest = mask;
-            while rest != 0 {
-                let r = rest.trailing_zeros() as usize;
-                rest &= rest - 1;
-                let max_toi = rays[r].max_toi();
-                if slots.clone().any(|slot| hits(&self.blocks[slot as usize], &sheared[r], max_toi).mask != 0) {
-                    out[r] = true;
-                    clip[r] = -1.0;
-                }
+            let mut hit = any_hits(&self.blocks[slots.start as usize..slots.end as usize], &sheared, &max_toi, mask);
+            while hit != 0 {
+                let r = hit.trailing_zeros() as usize;
+                hit &= hit - 1;
+                out[r] = true;
+                clip[r] = -1.0;
             }
         });
     }

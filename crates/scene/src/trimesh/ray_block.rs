@@ -245,6 +245,35 @@ impl TriangleBlock {
         }
     }
 
+    /// The rays of `mask` (bit `r` for `rays[r]`) that hit a triangle of
+    /// `blocks` within their `max_toi`: bit `r` set exactly when some
+    /// block's [`TriangleBlock::hits_avx`] for `rays[r]` has a lane set. One
+    /// call per leaf of a packet's any-hit traversal: the block test inlines
+    /// here, and a hit ray skips the leaf's other blocks.
+    ///
+    /// # Safety
+    /// The CPU must support AVX.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx")]
+    pub(super) unsafe fn any_hits_avx<const N: usize>(
+        blocks: &[TriangleBlock],
+        rays: &[WatertightRay; N],
+        max_toi: &[Real; N],
+        mask: u32,
+    ) -> u32 {
+        let mut hit = 0;
+        let mut rest = mask;
+        while rest != 0 {
+            let r = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            // SAFETY: the caller guarantees AVX.
+            if blocks.iter().any(|block| unsafe { block.hits_avx(&rays[r], max_toi[r]) }.mask != 0) {
+                hit |= 1 << r;
+            }
+        }
+        hit
+    }
+
     /// [`TriangleBlock::hits`] one lane at a time.
     #[cfg_attr(target_arch = "x86_64", cold)]
     fn hits_scalar(&self, ray: &WatertightRay, max_toi: Real) -> BlockHits {
