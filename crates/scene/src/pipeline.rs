@@ -350,12 +350,9 @@ impl ContactPipeline {
     /// Candidate pairs `(a, b)` as slots with `handle(a) < handle(b)`, sorted,
     /// unique: the tracker's pairs whose tight boxes may touch.
     fn find_candidates(&mut self, scene: &mut Scene) {
-        let t0 = std::time::Instant::now();
         self.sync(scene);
-        let t1 = std::time::Instant::now();
         let colliders = &scene.colliders;
         self.tracker.update_with(|_, &a, _, &b| groups_interact(&colliders[a].desc.groups, &colliders[b].desc.groups));
-        let t2 = std::time::Instant::now();
         // The tracker's tight boxes carry the cull's slack (`with_slack`), so
         // its exact pairs are the pairs that may touch.
         self.candidates.clear();
@@ -369,19 +366,6 @@ impl ContactPipeline {
         // list is then sorted already, and one pass over it says so.
         if !self.candidates.is_sorted() {
             sort_index_pairs(&mut self.candidates, &mut self.sort_scratch);
-        }
-        if std::env::var_os("PXDBG").is_some() {
-            let s = self.tracker.stats();
-            eprintln!(
-                "queried {} descended {} pairs {} exact {} sync {:?} update {:?} cand {:?}",
-                s.queried,
-                s.descended,
-                self.tracker.pairs().len(),
-                self.candidates.len(),
-                t1 - t0,
-                t2 - t1,
-                t2.elapsed()
-            );
         }
     }
 
