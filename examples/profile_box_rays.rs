@@ -1,0 +1,100 @@
+//! Times the box-scene ray workload of the `scene/rays_closest_*` benches
+//! (sparse boxes as static box colliders, 20,000 rays from uniform origins in
+//! uniform directions, closest hit) through `Scene` and through parry3d's
+//! `Bvh`, one thread each, interleaved (proxima, parry3d, proxima, ...) with
+//! the fastest pass of each kept: a quick A/B loop on other sizes and seeds
+//! than the bench's (`perf record` friendly with `--only proxima`).
+//!
+//! `cargo run --release --example profile_box_rays -- [boxes] [seed] [passes] [--only proxima|parry3d]`
+
+use parry3d::partitioning::{Bvh, BvhBuildStrategy};
+use parry3d::query::{Ray as PRay, RayCast};
+use proxima::narrowphase::{Isometry, Point, Ray};
+use proxima::scene::{ColliderDesc, ColliderShape, QueryFilter, Scene};
+use proxima_test_support::{convert, gen, rng, scene};
+use std::hint::black_box;
+use std::time::Instant;
+
+const RAYS: usize = 20_000;
+
+fn main() {
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let only = match args.iter().position(|a| a == "--only") {
+        Some(i) => {
+            let v = args.get(i + 1).cloned().expect("--only proxima|parry3d");
+            args.drain(i..i + 2);
+            v
+        }
+        None => String::new(),
+    };
+    let arg = |i: usize, default: u64| args.get(i).and_then(|s| s.parse().ok()).unwrap_or(default);
+    let (n, seed, passes) = (arg(0, 100_000) as usize, arg(1, 7), arg(2, 7));
+
+    let boxes = scene::boxes(n, false, seed);
+    let side = scene::scene_side(n, false);
+    let mut r = rng(seed + 1);
+    let rays: Vec<Ray> = (0..RAYS)
+        .map(|_| {
+            let o = Point::new(
+                gen::uniform(&mut r, 0.0, side),
+                gen::uniform(&mut r, 0.0, side),
+                gen::uniform(&mut r, 0.0, side),
+            );
+            Ray::new(o, gen::unit_vector(&mut r), side * 3f32.sqrt())
+        })
+        .collect();
+    let mut world = Scene::new();
+    for b in &boxes {
+        let pose = Isometry::translation(b.center().x, b.center().y, b.center().z);
+        world.insert(ColliderDesc::new(ColliderShape::Aabb { half_extents: b.half_extents() }, pose).fixed()).unwrap();
+    }
+    let all = QueryFilter::default();
+    let leaves: Vec<_> = boxes.iter().map(convert::aabb).collect();
+    let bvh = Bvh::from_leaves(BvhBuildStrategy::Binned, &leaves);
+    let prays: Vec<_> = rays.iter().map(|r| PRay::new(convert::pt(r.origin()), convert::vec(r.dir()))).collect();
+
+    // The same hits (toi within 1e-5 relative) before any timing.
+    let (mut hits, mut agree) = (0, 0);
+    for (ray, pray) in rays.iter().zip(&prays) {
+        let ours = world.cast_ray_closest(ray, &all).map(|h| h.toi);
+        let theirs = bvh
+            .cast_ray(pray, ray.max_toi(), |leaf, best| leaves[leaf as usize].cast_local_ray(pray, best, true))
+            .map(|(_, t)| t);
+        hits += usize::from(ours.is_some());
+        agree += usize::from(match (ours, theirs) {
+            (Some(a), Some(b)) => (a - b).abs() <= 1e-5 * a.abs().max(1.0),
+            (a, b) => a.is_none() && b.is_none(),
+        });
+    }
+    println!("{n} boxes, seed {seed}: {RAYS} rays, {hits} hit, {agree} agree with parry3d");
+
+    let (mut ours, mut theirs) = (f64::INFINITY, f64::INFINITY);
+    for _ in 0..passes {
+        if only != "parry3d" {
+            let t = Instant::now();
+            let mut sum = 0.0;
+            for ray in &rays {
+                if let Some(h) = world.cast_ray_closest(ray, &all) {
+                    sum += h.toi;
+                }
+            }
+            black_box(sum);
+            ours = ours.min(t.elapsed().as_secs_f64());
+        }
+        if only != "proxima" {
+            let t = Instant::now();
+            let mut sum = 0.0;
+            for (pray, ray) in prays.iter().zip(&rays) {
+                let hit = bvh
+                    .cast_ray(pray, ray.max_toi(), |leaf, best| leaves[leaf as usize].cast_local_ray(pray, best, true));
+                if let Some((_, t)) = hit {
+                    sum += t;
+                }
+            }
+            black_box(sum);
+            theirs = theirs.min(t.elapsed().as_secs_f64());
+        }
+    }
+    let per_ray = |s: f64| s * 1e9 / RAYS as f64;
+    println!("Scene {:.1} ns/ray, parry3d {:.1} ns/ray: {:.2}x", per_ray(ours), per_ray(theirs), theirs / ours);
+}
