@@ -199,6 +199,7 @@ impl TriangleBlock {
     /// The CPU must support AVX (see [`SimdLevel`](proxima_narrowphase::kernels::SimdLevel)).
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx")]
+    #[inline]
     pub(super) unsafe fn hits_avx(&self, ray: &WatertightRay, max_toi: Real) -> BlockHits {
         use core::arch::x86_64::*;
         let [kx, ky, kz] = ray.axes();
