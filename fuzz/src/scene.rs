@@ -402,7 +402,22 @@ impl World {
     }
 
     fn ray_queries(&mut self, b: &mut Bytes, wild: bool) {
-        let rays: Vec<Ray> = (0..1 + b.byte() % 4).filter_map(|_| self.ray(b, wild)).collect();
+        let mut rays: Vec<Ray> = (0..1 + b.byte() % 4).filter_map(|_| self.ray(b, wild)).collect();
+        if b.chance(96) {
+            // Parallel rays (a directional light's shadow rays): a packet
+            // whose rays share their direction signs, with a zero component
+            // of either sign now and then (+0 and -0 face opposite planes).
+            if let Some(first) = rays.first().map(|r| *r.dir()) {
+                let zero = b.byte() % 4;
+                for r in &mut rays {
+                    let mut d = first;
+                    if zero < 3 {
+                        d[zero as usize] = if b.chance(128) { 0.0 } else { -0.0 };
+                    }
+                    *r = Ray::try_new(*r.origin(), d, r.max_toi()).unwrap_or(*r);
+                }
+            }
+        }
         let g = groups(b);
         let filter = QueryFilter { groups: g, ..QueryFilter::default() };
         let batch = self.scene.cast_rays(&rays, &filter);
