@@ -13,7 +13,9 @@
 //! that entered them and their entry `toi`s. A packet whose rays share
 //! their direction signs (a directional light's shadow rays, most camera
 //! tiles) shares each box's near and far planes too, which are then
-//! broadcast instead of selected per ray.
+//! broadcast instead of selected per ray; if they also share their origin
+//! (a pinhole camera's), each plane's offset from it is computed once for
+//! the node's 8 children.
 //!
 //! Exactness: lane `r` of a child's test is the one-ray kernel's arithmetic
 //! for ray `r` (near and far planes chosen by the ray's direction signs,
@@ -129,26 +131,35 @@ where
     // light's shadow rays, most camera tiles) share their near and far
     // planes: the traversal then broadcasts them instead of blending per ray.
     // The signs as the kernel takes them (`PrecomputedRay::sign`).
+    // Rays from one point too (a pinhole camera's) share each plane's
+    // offset from their origin, which is then computed for the node's 8
+    // children at once.
     let sign = |r: &Ray| PrecomputedRay::new(r).sign;
     let first = sign(&rays[0]);
-    if rays.iter().all(|r| sign(r) == first) {
-        // SAFETY: the caller's guarantee (AVX) holds.
-        unsafe { visit_packet_avx_signs::<F, true>(bvh, rays, visitor) }
+    let origin = |r: &Ray| r.origin().coords.map(Real::to_bits);
+    // SAFETY (all three): the caller's guarantee (AVX) holds.
+    if !rays.iter().all(|r| sign(r) == first) {
+        unsafe { visit_packet_avx_signs::<F, false, false>(bvh, rays, visitor) }
+    } else if rays.iter().all(|r| origin(r) == origin(&rays[0])) {
+        unsafe { visit_packet_avx_signs::<F, true, true>(bvh, rays, visitor) }
     } else {
-        // SAFETY: as above.
-        unsafe { visit_packet_avx_signs::<F, false>(bvh, rays, visitor) }
+        unsafe { visit_packet_avx_signs::<F, true, false>(bvh, rays, visitor) }
     }
 }
 
 /// [`visit_packet_avx`] for rays that share their direction signs
-/// (`SHARED`) or not.
+/// (`SHARED`) or not, and, sharing them, their origin (`ORIGIN`, bit for
+/// bit) or not.
 ///
 /// # Safety
 /// The CPU must support AVX.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx")]
-unsafe fn visit_packet_avx_signs<F, const SHARED: bool>(bvh: &StaticBvh, rays: &[Ray], visitor: &mut F)
-where
+unsafe fn visit_packet_avx_signs<F, const SHARED: bool, const ORIGIN: bool>(
+    bvh: &StaticBvh,
+    rays: &[Ray],
+    visitor: &mut F,
+) where
     F: FnMut(u32, Range<u32>, &mut [Real; PACKET_SIZE]),
 {
     use core::arch::x86_64::*;
@@ -194,10 +205,30 @@ where
             // SAFETY: as above; the loads and stores are of `[f32; 8]` locals.
             unsafe {
                 let clipv = _mm256_loadu_ps(clip.as_ptr());
+                // With one origin, every ray's `near - o` and `far - o` (the
+                // same subtraction in each lane) for the 8 children at once.
+                let mut offsets = [[[0.0; 8]; 2]; 3];
+                if ORIGIN {
+                    for a in 0..3 {
+                        let o0 = _mm256_set1_ps(origin[a][0]);
+                        let s = near_max[a];
+                        let near = _mm256_sub_ps(_mm256_loadu_ps(rows[a][s].as_ptr()), o0);
+                        let far = _mm256_sub_ps(_mm256_loadu_ps(rows[a][1 - s].as_ptr()), o0);
+                        _mm256_storeu_ps(offsets[a][0].as_mut_ptr(), near);
+                        _mm256_storeu_ps(offsets[a][1].as_mut_ptr(), far);
+                    }
+                }
                 for c in 0..usize::from(node.len) {
                     let mut t_enter = _mm256_setzero_ps();
                     let mut t_exit = clipv;
                     for a in 0..3 {
+                        if ORIGIN {
+                            let tn = _mm256_mul_ps(_mm256_set1_ps(offsets[a][0][c]), iv[a]);
+                            let tf = _mm256_mul_ps(_mm256_set1_ps(offsets[a][1][c]), iv[a]);
+                            t_enter = _mm256_max_ps(tn, t_enter);
+                            t_exit = _mm256_min_ps(tf, t_exit);
+                            continue;
+                        }
                         let (near, far) = if SHARED {
                             // Every ray's near plane is ray 0's.
                             let s = near_max[a];
