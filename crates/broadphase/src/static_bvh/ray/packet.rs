@@ -137,12 +137,14 @@ where
     let sign = |r: &Ray| PrecomputedRay::new(r).sign;
     let first = sign(&rays[0]);
     let origin = |r: &Ray| r.origin().coords.map(Real::to_bits);
-    // SAFETY (all three): the caller's guarantee (AVX) holds.
     if !rays.iter().all(|r| sign(r) == first) {
+        // SAFETY: the caller's guarantee (AVX) holds.
         unsafe { visit_packet_avx_signs::<F, false, false>(bvh, rays, visitor) }
     } else if rays.iter().all(|r| origin(r) == origin(&rays[0])) {
+        // SAFETY: as above.
         unsafe { visit_packet_avx_signs::<F, true, true>(bvh, rays, visitor) }
     } else {
+        // SAFETY: as above.
         unsafe { visit_packet_avx_signs::<F, true, false>(bvh, rays, visitor) }
     }
 }
