@@ -154,13 +154,7 @@ impl BlockTree {
             });
         }
         self.occluded_packet_with(rays, out, |blocks, sheared, max_toi, mask| {
-            let mut hit = 0;
-            for r in (0..PACKET_SIZE).filter(|r| mask & 1 << r != 0) {
-                if blocks.iter().any(|block| block.hits(&sheared[r], max_toi[r]).mask != 0) {
-                    hit |= 1 << r;
-                }
-            }
-            hit
+            TriangleBlock::any_hits(blocks, sheared, max_toi, mask, TriangleBlock::hits)
         });
     }
 

@@ -248,9 +248,30 @@ impl TriangleBlock {
 
     /// The rays of `mask` (bit `r` for `rays[r]`) that hit a triangle of
     /// `blocks` within their `max_toi`: bit `r` set exactly when some
-    /// block's [`TriangleBlock::hits_avx`] for `rays[r]` has a lane set. One
-    /// call per leaf of a packet's any-hit traversal: the block test inlines
-    /// here, and a hit ray skips the leaf's other blocks.
+    /// block's `hits` for `rays[r]` has a lane set (a hit ray skips the
+    /// leaf's other blocks). The leaf test of a packet's any-hit traversal.
+    #[inline(always)]
+    pub(super) fn any_hits<const N: usize>(
+        blocks: &[TriangleBlock],
+        rays: &[WatertightRay; N],
+        max_toi: &[Real; N],
+        mask: u32,
+        hits: impl Fn(&TriangleBlock, &WatertightRay, Real) -> BlockHits,
+    ) -> u32 {
+        let mut hit = 0;
+        let mut rest = mask;
+        while rest != 0 {
+            let r = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            if blocks.iter().any(|block| hits(block, &rays[r], max_toi[r]).mask != 0) {
+                hit |= 1 << r;
+            }
+        }
+        hit
+    }
+
+    /// [`TriangleBlock::any_hits`] with [`TriangleBlock::hits_avx`], one call
+    /// per leaf: the block test inlines here.
     ///
     /// # Safety
     /// The CPU must support AVX.
@@ -262,17 +283,8 @@ impl TriangleBlock {
         max_toi: &[Real; N],
         mask: u32,
     ) -> u32 {
-        let mut hit = 0;
-        let mut rest = mask;
-        while rest != 0 {
-            let r = rest.trailing_zeros() as usize;
-            rest &= rest - 1;
-            // SAFETY: the caller guarantees AVX.
-            if blocks.iter().any(|block| unsafe { block.hits_avx(&rays[r], max_toi[r]) }.mask != 0) {
-                hit |= 1 << r;
-            }
-        }
-        hit
+        // SAFETY: the caller guarantees AVX.
+        Self::any_hits(blocks, rays, max_toi, mask, |block, ray, t| unsafe { block.hits_avx(ray, t) })
     }
 
     /// [`TriangleBlock::hits`] one lane at a time.
