@@ -129,10 +129,12 @@ struct PairTrackerReplay {
 }
 
 impl PairTrackerReplay {
-    /// The exact pairs: the tracker's fat pairs whose tight boxes overlap.
+    /// The exact pairs: the tracker's fat pairs whose tight boxes overlap,
+    /// as proxy indices (`exact_pair_indices`: a sequential read of the
+    /// stored list; `exact_pairs` would name each pair's ids first).
     fn collect(&mut self) {
         self.out.clear();
-        self.out.extend(self.tracker.exact_pairs().map(|(a, b)| (a.index(), b.index())));
+        self.out.extend(self.tracker.exact_pair_indices());
     }
 }
 
