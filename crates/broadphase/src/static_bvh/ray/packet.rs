@@ -127,13 +127,12 @@ unsafe fn visit_packet_avx<F>(bvh: &StaticBvh, rays: &[Ray], visitor: &mut F)
 where
     F: FnMut(u32, Range<u32>, &mut [Real; PACKET_SIZE]),
 {
-    // Rays that share their direction signs on every axis (a directional
-    // light's shadow rays, most camera tiles) share their near and far
-    // planes: the traversal then broadcasts them instead of blending per ray.
-    // The signs as the kernel takes them (`PrecomputedRay::sign`).
-    // Rays from one point too (a pinhole camera's) share each plane's
-    // offset from their origin, which is then computed for the node's 8
-    // children at once.
+    // Rays that share their direction signs on every axis (as the kernel
+    // takes them: `PrecomputedRay::sign`) share their near and far planes,
+    // which the traversal then broadcasts instead of blending them per ray:
+    // a directional light's shadow rays, most camera tiles. Rays from one
+    // point too (a pinhole camera's) share each plane's offset from it,
+    // computed for a node's 8 children at once.
     let sign = |r: &Ray| PrecomputedRay::new(r).sign;
     let first = sign(&rays[0]);
     let origin = |r: &Ray| r.origin().coords.map(Real::to_bits);
@@ -224,24 +223,24 @@ unsafe fn visit_packet_avx_signs<F, const SHARED: bool, const ORIGIN: bool>(
                     let mut t_enter = _mm256_setzero_ps();
                     let mut t_exit = clipv;
                     for a in 0..3 {
-                        if ORIGIN {
-                            let tn = _mm256_mul_ps(_mm256_set1_ps(offsets[a][0][c]), iv[a]);
-                            let tf = _mm256_mul_ps(_mm256_set1_ps(offsets[a][1][c]), iv[a]);
-                            t_enter = _mm256_max_ps(tn, t_enter);
-                            t_exit = _mm256_min_ps(tf, t_exit);
-                            continue;
-                        }
-                        let (near, far) = if SHARED {
-                            // Every ray's near plane is ray 0's.
-                            let s = near_max[a];
-                            (_mm256_set1_ps(rows[a][s][c]), _mm256_set1_ps(rows[a][1 - s][c]))
+                        let (tn, tf) = if ORIGIN {
+                            let (near, far) = (offsets[a][0][c], offsets[a][1][c]);
+                            (_mm256_mul_ps(_mm256_set1_ps(near), iv[a]), _mm256_mul_ps(_mm256_set1_ps(far), iv[a]))
                         } else {
-                            let lo = _mm256_set1_ps(rows[a][0][c]);
-                            let hi = _mm256_set1_ps(rows[a][1][c]);
-                            (_mm256_blendv_ps(lo, hi, sg[a]), _mm256_blendv_ps(hi, lo, sg[a]))
+                            let (near, far) = if SHARED {
+                                // Every ray's near plane is ray 0's.
+                                let s = near_max[a];
+                                (_mm256_set1_ps(rows[a][s][c]), _mm256_set1_ps(rows[a][1 - s][c]))
+                            } else {
+                                let lo = _mm256_set1_ps(rows[a][0][c]);
+                                let hi = _mm256_set1_ps(rows[a][1][c]);
+                                (_mm256_blendv_ps(lo, hi, sg[a]), _mm256_blendv_ps(hi, lo, sg[a]))
+                            };
+                            (
+                                _mm256_mul_ps(_mm256_sub_ps(near, o[a]), iv[a]),
+                                _mm256_mul_ps(_mm256_sub_ps(far, o[a]), iv[a]),
+                            )
                         };
-                        let tn = _mm256_mul_ps(_mm256_sub_ps(near, o[a]), iv[a]);
-                        let tf = _mm256_mul_ps(_mm256_sub_ps(far, o[a]), iv[a]);
                         // Running value second, as in the one-ray kernel.
                         t_enter = _mm256_max_ps(tn, t_enter);
                         t_exit = _mm256_min_ps(tf, t_exit);
