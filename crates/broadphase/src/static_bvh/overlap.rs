@@ -68,12 +68,21 @@ impl StaticBvh {
                         super::ray::prefetch_node(&self.nodes, child);
                         stack.push(child);
                     }
+                    // A one-box leaf's lane is the box: already tested.
+                    Lane::Leaf { first, count: 1 } => visitor(first)?,
                     Lane::Leaf { first, count } => {
-                        for slot in first..first + count {
-                            // A one-box leaf's lane is the box: already tested.
-                            if count == 1 || intersects_aabb_aabb(&self.prim_boxes[slot as usize], aabb) {
-                                visitor(slot)?;
-                            }
+                        // The leaf's boxes tested first, without a branch
+                        // each (whether a box overlaps follows no pattern in
+                        // a pile), then the overlapping ones visited.
+                        let boxes = &self.prim_boxes[first as usize..(first + count) as usize];
+                        let mut hits = boxes
+                            .iter()
+                            .enumerate()
+                            .fold(0u32, |m, (k, b)| m | u32::from(intersects_aabb_aabb(b, aabb)) << k);
+                        while hits != 0 {
+                            let k = hits.trailing_zeros();
+                            hits &= hits - 1;
+                            visitor(first + k)?;
                         }
                     }
                 }
