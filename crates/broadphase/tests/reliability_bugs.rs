@@ -6,7 +6,7 @@
 use proxima_broadphase::{
     BroadPhase, BuildOptions, DynamicTree, DynamicTreeOptions, PairTracker, ProxyOptions, RayControl, StaticBvh,
 };
-use proxima_narrowphase::{Aabb, Point, Ray, Vector};
+use proxima_narrowphase::{intersects_aabb_aabb, Aabb, Point, Ray, Vector};
 
 /// B1 (broadphase side): `with_options` accepts any finite margin, but
 /// `Aabb::loosened` overflows: a box near `f32::MAX` gets an infinite fat box,
@@ -83,4 +83,41 @@ fn b35_builds_over_boxes_spanning_f32_max() {
     let mut tracker = PairTracker::from_proxies(DynamicTreeOptions::default(), proxies).expect("valid options");
     tracker.update();
     tracker.validate().expect("a valid tracker");
+}
+
+/// B37: a box query testing a leaf's boxes as one mask (eleventh session)
+/// shifted a bit per box into a `u32`, while a leaf may hold up to 255 boxes
+/// (`BuildOptions::max_leaf_size`): boxes past the 32nd were visited at the
+/// wrong slot or not at all. Coincident boxes make one leaf of all of them
+/// (no split lowers the SAH cost); every query must equal brute force.
+#[test]
+fn b37_box_queries_over_leaves_of_more_than_32_boxes() {
+    let mut boxes: Vec<Aabb> = (0..100).map(|_| Aabb::new(Point::origin(), Point::new(1.0, 1.0, 1.0))).collect();
+    // A few apart, so that the tree has more than one leaf.
+    boxes.extend((0..5).map(|i| {
+        let lo = Point::new(10.0 + 3.0 * i as f32, 0.0, 0.0);
+        Aabb::new(lo, lo + Vector::repeat(1.0))
+    }));
+    for max_leaf_size in [64, 255] {
+        let options = BuildOptions { max_leaf_size, ..BuildOptions::default() };
+        let bvh = StaticBvh::build_with(&boxes, options);
+        let largest = bvh.leaf_ranges().iter().map(|r| r.len()).max().unwrap_or(0);
+        assert!(largest > 32, "max_leaf_size {max_leaf_size}: the largest leaf holds {largest} boxes");
+        for query in [
+            Aabb::new(Point::new(0.5, 0.5, 0.5), Point::new(0.6, 0.6, 0.6)),
+            Aabb::new(Point::new(-1.0, -1.0, -1.0), Point::new(30.0, 2.0, 2.0)),
+            Aabb::new(Point::new(12.5, 0.0, 0.0), Point::new(13.5, 1.0, 1.0)),
+        ] {
+            let mut want: Vec<u32> =
+                (0..boxes.len() as u32).filter(|&i| intersects_aabb_aabb(&boxes[i as usize], &query)).collect();
+            want.sort_unstable();
+            let mut got: Vec<u32> = Vec::new();
+            let _ = bvh.visit_overlaps(&query, |id| {
+                got.push(id);
+                core::ops::ControlFlow::Continue(())
+            });
+            got.sort_unstable();
+            assert_eq!(got, want, "max_leaf_size {max_leaf_size}, query {query:?}");
+        }
+    }
 }

@@ -73,16 +73,20 @@ impl StaticBvh {
                     Lane::Leaf { first, count } => {
                         // The leaf's boxes tested first, without a branch
                         // each (whether a box overlaps follows no pattern in
-                        // a pile), then the overlapping ones visited.
+                        // a pile), then the overlapping ones visited: 32 at
+                        // a time, a bit each (a leaf holds up to 255, B37).
                         let boxes = &self.prim_boxes[first as usize..(first + count) as usize];
-                        let mut hits = boxes
-                            .iter()
-                            .enumerate()
-                            .fold(0u32, |m, (k, b)| m | u32::from(intersects_aabb_aabb(b, aabb)) << k);
-                        while hits != 0 {
-                            let k = hits.trailing_zeros();
-                            hits &= hits - 1;
-                            visitor(first + k)?;
+                        for (chunk, group) in boxes.chunks(32).enumerate() {
+                            let chunk = first + 32 * chunk as u32;
+                            let mut hits = group
+                                .iter()
+                                .enumerate()
+                                .fold(0u32, |m, (k, b)| m | u32::from(intersects_aabb_aabb(b, aabb)) << k);
+                            while hits != 0 {
+                                let k = hits.trailing_zeros();
+                                hits &= hits - 1;
+                                visitor(chunk + k)?;
+                            }
                         }
                     }
                 }
