@@ -19,18 +19,7 @@ const RAYS: usize = 20_000;
 /// The ray workload: origins uniform in the scene cube, uniform
 /// directions, max distance the cube's diagonal.
 fn box_scene_rays(n: usize, seed: u64) -> Vec<Ray> {
-    let side = scenes::scene_side(n, false);
-    let mut rng = proxima_test_support::rng(seed);
-    (0..RAYS)
-        .map(|_| {
-            let o = Point::new(
-                gen::uniform(&mut rng, 0.0, side),
-                gen::uniform(&mut rng, 0.0, side),
-                gen::uniform(&mut rng, 0.0, side),
-            );
-            Ray::new(o, gen::unit_vector(&mut rng), side * 3f32.sqrt())
-        })
-        .collect()
+    scenes::rays(n, RAYS, seed)
 }
 
 /// A scene of one static box collider per box.

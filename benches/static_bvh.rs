@@ -23,8 +23,8 @@ use proxima::narrowphase::kernels::{
     cast_ray_aabb_lanes_scalar, cast_ray_aabb_x8, ray_aabb_interval, AabbX4, AabbX8, PrecomputedRay, RayInterval,
     SimdLevel,
 };
-use proxima::narrowphase::{Aabb, Point, Ray, Real};
-use proxima_test_support::{convert, gen, rng, scene};
+use proxima::narrowphase::{Aabb, Ray, Real};
+use proxima_test_support::{convert, scene};
 use std::hint::black_box;
 use std::time::Duration;
 
@@ -73,18 +73,7 @@ fn build(c: &mut Criterion) {
 
 /// The benchmark's rays over the scene of `n` boxes.
 fn rays(n: usize) -> Vec<Ray> {
-    let side = scene::scene_side(n, false);
-    let mut rng = rng(SEED + 1);
-    (0..RAYS)
-        .map(|_| {
-            let o = Point::new(
-                gen::uniform(&mut rng, 0.0, side),
-                gen::uniform(&mut rng, 0.0, side),
-                gen::uniform(&mut rng, 0.0, side),
-            );
-            Ray::new(o, gen::unit_vector(&mut rng), side * 3.0f32.sqrt())
-        })
-        .collect()
+    scene::rays(n, RAYS, SEED + 1)
 }
 
 /// Closest hits of every ray, counted; leaf test `ray_aabb_interval`.

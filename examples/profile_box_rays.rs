@@ -9,9 +9,9 @@
 
 use parry3d::partitioning::{Bvh, BvhBuildStrategy};
 use parry3d::query::{Ray as PRay, RayCast};
-use proxima::narrowphase::{Isometry, Point, Ray};
+use proxima::narrowphase::{Isometry, Ray};
 use proxima::scene::{ColliderDesc, ColliderShape, QueryFilter, Scene};
-use proxima_test_support::{convert, gen, rng, scene};
+use proxima_test_support::{convert, scene};
 use std::hint::black_box;
 use std::time::Instant;
 
@@ -31,18 +31,7 @@ fn main() {
     let (n, seed, passes) = (arg(0, 100_000) as usize, arg(1, 7), arg(2, 7));
 
     let boxes = scene::boxes(n, false, seed);
-    let side = scene::scene_side(n, false);
-    let mut r = rng(seed + 1);
-    let rays: Vec<Ray> = (0..RAYS)
-        .map(|_| {
-            let o = Point::new(
-                gen::uniform(&mut r, 0.0, side),
-                gen::uniform(&mut r, 0.0, side),
-                gen::uniform(&mut r, 0.0, side),
-            );
-            Ray::new(o, gen::unit_vector(&mut r), side * 3f32.sqrt())
-        })
-        .collect();
+    let rays: Vec<Ray> = scene::rays(n, RAYS, seed + 1);
     let mut world = Scene::new();
     for b in &boxes {
         let pose = Isometry::translation(b.center().x, b.center().y, b.center().z);

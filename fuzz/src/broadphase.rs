@@ -395,20 +395,19 @@ impl World {
             got.sort_unstable();
             assert_eq!(got, want_tight, "sweep-and-prune box query");
         }
-        // The live proxies whose fat box (by `fat_of`) overlaps `q`, sorted.
-        let fat_hits = |fat_of: &dyn Fn(ProxyId) -> Option<Aabb>| -> Vec<ProxyId> {
-            let mut v: Vec<ProxyId> = self
-                .live
-                .iter()
-                .filter(|l| intersects_aabb_aabb(&fat_of(l.0).expect("live"), &q))
-                .map(|l| l.0)
-                .collect();
-            v.sort_unstable();
-            v
-        };
         let sorted_ids = |mut v: Vec<ProxyId>| {
             v.sort_unstable();
             v
+        };
+        // The live proxies whose fat box (by `fat_of`) overlaps `q`, sorted.
+        let fat_hits = |fat_of: &dyn Fn(ProxyId) -> Option<Aabb>| -> Vec<ProxyId> {
+            sorted_ids(
+                self.live
+                    .iter()
+                    .filter(|l| intersects_aabb_aabb(&fat_of(l.0).expect("live"), &q))
+                    .map(|l| l.0)
+                    .collect(),
+            )
         };
         let want_fat = fat_hits(&|id| self.tree.fat_aabb(id));
         assert_eq!(sorted_ids(self.tree.overlaps(&q).collect()), want_fat, "tree box query");

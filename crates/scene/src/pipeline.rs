@@ -151,9 +151,8 @@ impl ContactPipeline {
             // The tree's defaults: margin 0.1, and a fat box stretched by
             // twice the last displacement, so a body in steady motion (a
             // falling pile) leaves it every other frame or less rather than
-            // every frame (the demo's broadphase: 7.0-7.2 -> 5.5-5.7 ms a
-            // frame against a stretch of 1x; the narrowphase's candidates are
-            // the tight pairs either way).
+            // every frame (measured in benches/NOTES.md, eleventh session;
+            // the narrowphase's candidates are the tight pairs either way).
             tracker: PairTracker::with_options(DynamicTreeOptions::default()).expect("valid options"),
             proxy_of: Vec::new(),
             slot_of_proxy: Vec::new(),

@@ -1,7 +1,7 @@
 //! The broadphase scenes of the benchmarks and tests, seeded.
 
-use crate::gen::uniform;
-use proxima_narrowphase::{Aabb, Point, Real, Vector};
+use crate::gen::{self, uniform};
+use proxima_narrowphase::{Aabb, Point, Ray, Real, Vector};
 use rand::Rng;
 
 /// The side of the cube that holds `n` boxes: `100 * cbrt(n / 1000)` for the
@@ -24,6 +24,21 @@ pub fn boxes(n: usize, dense: bool, seed: u64) -> Vec<Aabb> {
                 Point::new(uniform(&mut rng, 0.0, side), uniform(&mut rng, 0.0, side), uniform(&mut rng, 0.0, side));
             let h = Vector::new(uniform(&mut rng, 0.1, 1.0), uniform(&mut rng, 0.1, 1.0), uniform(&mut rng, 0.1, 1.0));
             Aabb::try_from_center(c, h).expect("valid box")
+        })
+        .collect()
+}
+
+/// `count` rays through the sparse scene of `n` boxes (the box-scene ray
+/// benches' workload): origins uniform in its cube, uniform directions,
+/// `max_toi` the cube's diagonal.
+pub fn rays(n: usize, count: usize, seed: u64) -> Vec<Ray> {
+    let side = scene_side(n, false);
+    let mut rng = crate::rng(seed);
+    (0..count)
+        .map(|_| {
+            let o =
+                Point::new(uniform(&mut rng, 0.0, side), uniform(&mut rng, 0.0, side), uniform(&mut rng, 0.0, side));
+            Ray::new(o, gen::unit_vector(&mut rng), side * 3.0f32.sqrt())
         })
         .collect()
 }
