@@ -4,7 +4,10 @@
 //! thread each, fastest of many passes: a quick A/B loop for tuning on other
 //! seeds, fractions and steps than the bench's (`perf record` friendly).
 //!
-//! `cargo run --release --example profile_frame -- [tracker|parry] [fraction] [step] [margin] [seed] [dense]`
+//! `cargo run --release --example profile_frame -- [tracker|tracker_par|parry] [fraction] [step] [margin] [seed] [dense]`
+//!
+//! `tracker_par` runs `update_parallel` on rayon's pool (set
+//! `RAYON_NUM_THREADS` for the thread count).
 
 use parry3d::partitioning::{Bvh, BvhBuildStrategy, BvhWorkspace};
 use proxima::broadphase::{DynamicTreeOptions, PairTracker, ProxyId, ProxyOptions};
@@ -61,7 +64,11 @@ fn main() {
                     boxes[*i] = scene::translated(&boxes[*i], d);
                     tracker.move_proxy(ids[*i], boxes[*i], *d).expect("live id");
                 }
-                tracker.update();
+                if which == "tracker_par" {
+                    tracker.update_parallel();
+                } else {
+                    tracker.update();
+                }
                 queried += tracker.stats().queried;
                 updates += 1;
             }

@@ -231,7 +231,7 @@ pub struct PairTracker<T = ()> {
     queries: Vec<(u32, u32)>,
     events: Vec<PairEvent>,
     /// Per-slice output of the parallel update's queries.
-    chunks: Vec<Vec<Pair>>,
+    chunks: Vec<update::ParChunk>,
     /// The parallel merge's pieces after the first.
     pieces: Vec<update::MergePiece>,
     /// The stacks of the marked self-descent.
@@ -723,7 +723,7 @@ impl<T> PairTracker<T> {
             + (self.found.capacity() + self.scratch.capacity()) * pair
             + self.queries.capacity() * 8
             + self.events.capacity() * core::mem::size_of::<PairEvent>()
-            + self.chunks.iter().map(|o| o.capacity() * pair).sum::<usize>()
+            + self.chunks.iter().map(update::ParChunk::memory_bytes).sum::<usize>()
             + self.pieces.iter().map(update::MergePiece::memory_bytes).sum::<usize>()
             + self.search.memory_bytes()
     }

@@ -10,6 +10,8 @@
 //! lane boxes' areas over the root's) grow by half since the build.
 
 use super::Record;
+#[cfg(feature = "parallel")]
+use crate::static_bvh::MarkedTask;
 use crate::static_bvh::{AreaSum, MarkedScratch};
 use crate::{BuildOptions, StaticBvh};
 use core::ops::ControlFlow;
@@ -217,13 +219,53 @@ impl KindTree {
         F: FnMut(u32, &Aabb, u32, &Aabb),
     {
         let Some(bvh) = &self.bvh else { return };
-        let (boxes, slot_of_leaf) = (bvh.leaf_boxes(), &self.slot_of_leaf);
-        bvh.visit_marked_pairs(&self.marked, &self.masks, scratch, |s, t| {
-            let (a, b) = (slot_of_leaf[s as usize], slot_of_leaf[t as usize]);
-            if a != DEAD && b != DEAD {
-                visit(a, &boxes[s as usize], b, &boxes[t as usize]);
-            }
-        });
+        bvh.visit_marked_pairs(&self.marked, &self.masks, scratch, |s, t| self.named(bvh, s, t, &mut visit));
+    }
+
+    /// [`visit_marked_pairs`](Self::visit_marked_pairs) cut for threads: the
+    /// top of the descent is opened into `scratch.open` (at least `min_tasks`
+    /// tasks where the tree has them; the pairs found on the way are
+    /// visited), then [`visit_marked_tasks`](Self::visit_marked_tasks) finds
+    /// each remaining pair in exactly one of those tasks.
+    #[cfg(feature = "parallel")]
+    pub(crate) fn open_marked_pairs<F>(&self, scratch: &mut MarkedScratch, min_tasks: usize, mut visit: F)
+    where
+        F: FnMut(u32, &Aabb, u32, &Aabb),
+    {
+        let Some(bvh) = &self.bvh else {
+            scratch.open.clear();
+            return;
+        };
+        bvh.open_marked_pairs(&self.marked, &self.masks, scratch, min_tasks, |s, t| self.named(bvh, s, t, &mut visit));
+    }
+
+    /// Finds the pairs of the marked descent below `tasks` (see
+    /// [`open_marked_pairs`](Self::open_marked_pairs)).
+    #[cfg(feature = "parallel")]
+    pub(crate) fn visit_marked_tasks<F>(
+        &self,
+        tasks: impl Iterator<Item = MarkedTask>,
+        scratch: &mut MarkedScratch,
+        mut visit: F,
+    ) where
+        F: FnMut(u32, &Aabb, u32, &Aabb),
+    {
+        let Some(bvh) = &self.bvh else { return };
+        bvh.visit_marked_tasks(&self.marked, &self.masks, tasks, scratch, |s, t| self.named(bvh, s, t, &mut visit));
+    }
+
+    /// A pair of leaf slots of the BVH passed on as live proxies' slots with
+    /// their leaf boxes (a dead leaf's pairs are dropped).
+    #[inline(always)]
+    fn named<F>(&self, bvh: &StaticBvh, s: u32, t: u32, visit: &mut F)
+    where
+        F: FnMut(u32, &Aabb, u32, &Aabb),
+    {
+        let (a, b) = (self.slot_of_leaf[s as usize], self.slot_of_leaf[t as usize]);
+        if a != DEAD && b != DEAD {
+            let boxes = bvh.leaf_boxes();
+            visit(a, &boxes[s as usize], b, &boxes[t as usize]);
+        }
     }
 
     /// The proxies in the BVH whose fat box overlaps `query`, as

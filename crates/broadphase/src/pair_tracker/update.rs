@@ -14,6 +14,8 @@ use crate::pairs::{pair_key, slots_of, sort_pairs, Pair};
 use crate::prefetch::prefetch;
 use crate::slots::Slots;
 use crate::static_bvh::MarkedScratch;
+#[cfg(feature = "parallel")]
+use crate::static_bvh::MarkedTask;
 use crate::ProxyId;
 use core::ops::ControlFlow;
 use proxima_narrowphase::{intersects_aabb_aabb, Aabb};
@@ -250,13 +252,34 @@ impl<T> PairTracker<T> {
 /// (fixed, so the work split does not depend on the thread count).
 #[cfg(feature = "parallel")]
 const PAR_CHUNKS: usize = 16;
-/// Below this many queries the parallel update queries sequentially.
+/// Below this many changed proxies the parallel update searches sequentially.
 #[cfg(feature = "parallel")]
 const PAR_MIN_QUERIES: usize = 256;
+/// The tasks the marked descent's top is opened into for the parallel
+/// update: several per slice, so that the slices' shares even out.
+#[cfg(feature = "parallel")]
+const PAR_DESCENT_TASKS: usize = 128;
+
+/// One slice of the parallel update's searches: its pairs found, and its
+/// own stacks for the marked descent's tasks.
+#[derive(Clone, Debug, Default)]
+#[cfg_attr(not(feature = "parallel"), allow(dead_code))]
+pub(super) struct ParChunk {
+    found: Vec<Pair>,
+    search: MarkedScratch,
+}
+
+impl ParChunk {
+    /// Heap bytes held.
+    pub(super) fn memory_bytes(&self) -> usize {
+        self.found.capacity() * core::mem::size_of::<Pair>() + self.search.memory_bytes()
+    }
+}
 
 #[cfg(feature = "parallel")]
 impl<T: Sync> PairTracker<T> {
-    /// [`update`](Self::update), with the queries of the changed proxies and
+    /// [`update`](Self::update), with the searches of the changed proxies
+    /// (their queries, or the marked self-descent below its top levels) and
     /// the merge into the pair set run on rayon's pool: the pool of the
     /// caller's [`ThreadPool::install`](rayon::ThreadPool::install) if there
     /// is one, the global pool otherwise (the tree upkeep and the sort stay
@@ -279,33 +302,40 @@ impl<T: Sync> PairTracker<T> {
             return self.close_still_frame();
         }
         self.prepare();
+        let searched = self.stats.queried;
         let (view, work) = self.parts();
         let Work { queries, found, search, chunks, .. } = work;
         let mut keep = |a: ProxyId, da: &T, b: ProxyId, db: &T| predicate(a, da, b, db);
         found.clear();
-        view.marked_pairs(search, &mut keep, found);
-        if queries.len() < PAR_MIN_QUERIES {
+        if searched < PAR_MIN_QUERIES {
+            view.marked_pairs(search, &mut keep, found);
             for &(_, change) in queries {
                 view.query(change as usize, &mut keep, found);
             }
             return self.finish_parallel(PAR_MERGE_MIN);
         }
+        // The descent's top is opened here; its tasks are dealt to the
+        // slices in turn (neighbouring tasks differ most in size).
+        view.open_marked_pairs(search, PAR_DESCENT_TASKS, &mut keep, found);
+        let tasks = &search.open;
         if chunks.len() != PAR_CHUNKS {
-            chunks.resize_with(PAR_CHUNKS, Vec::new);
+            chunks.resize_with(PAR_CHUNKS, Default::default);
         }
         let per = queries.len().div_ceil(PAR_CHUNKS);
-        chunks.par_iter_mut().enumerate().for_each(|(c, out)| {
+        chunks.par_iter_mut().enumerate().for_each(|(c, chunk)| {
+            let ParChunk { found: out, search } = chunk;
             out.clear();
             let mut keep = |a: ProxyId, da: &T, b: ProxyId, db: &T| predicate(a, da, b, db);
+            view.marked_tasks(tasks.iter().skip(c).step_by(PAR_CHUNKS).copied(), search, &mut keep, out);
             let range = (c * per).min(queries.len())..((c + 1) * per).min(queries.len());
             for &(_, change) in &queries[range] {
                 view.query(change as usize, &mut keep, out);
             }
         });
-        for out in chunks.iter() {
-            found.extend_from_slice(out);
+        for chunk in chunks.iter() {
+            found.extend_from_slice(&chunk.found);
         }
-        // The queries just ran on the pool: its threads are awake, so the
+        // The searches just ran on the pool: its threads are awake, so the
         // merge's cut costs no wake-up.
         self.finish_parallel(PAR_MERGE_MIN_AWAKE)
     }
@@ -331,7 +361,7 @@ struct Work<'a> {
     search: &'a mut MarkedScratch,
     /// The parallel update's per-slice outputs.
     #[cfg_attr(not(feature = "parallel"), allow(dead_code))]
-    chunks: &'a mut Vec<Vec<Pair>>,
+    chunks: &'a mut Vec<ParChunk>,
     old: &'a [u64],
     old_exact: &'a [u64],
     next: &'a mut Vec<u64>,
@@ -573,6 +603,44 @@ impl<T> View<'_, T> {
                 self.offer(a, self.old_fat(a, fat_a), b, self.old_fat(b, fat_b), predicate, out);
             });
         }
+    }
+
+    /// [`marked_pairs`](Self::marked_pairs)' first part for threads: opens
+    /// the descent's top into `scratch.open` (at least `min_tasks` tasks
+    /// where the tree has them), appending the pairs found on the way.
+    #[cfg(feature = "parallel")]
+    fn open_marked_pairs<F>(
+        &self,
+        scratch: &mut MarkedScratch,
+        min_tasks: usize,
+        predicate: &mut F,
+        out: &mut Vec<Pair>,
+    ) where
+        F: FnMut(ProxyId, &T, ProxyId, &T) -> bool,
+    {
+        scratch.open.clear();
+        if self.descent {
+            self.dynamic.open_marked_pairs(scratch, min_tasks, |a, fat_a, b, fat_b| {
+                self.offer(a, self.old_fat(a, fat_a), b, self.old_fat(b, fat_b), predicate, out);
+            });
+        }
+    }
+
+    /// Appends to `out` the new pairs found below the descent's `tasks`
+    /// (from [`open_marked_pairs`](Self::open_marked_pairs)).
+    #[cfg(feature = "parallel")]
+    fn marked_tasks<F>(
+        &self,
+        tasks: impl Iterator<Item = MarkedTask>,
+        scratch: &mut MarkedScratch,
+        predicate: &mut F,
+        out: &mut Vec<Pair>,
+    ) where
+        F: FnMut(ProxyId, &T, ProxyId, &T) -> bool,
+    {
+        self.dynamic.visit_marked_tasks(tasks, scratch, |a, fat_a, b, fat_b| {
+            self.offer(a, self.old_fat(a, fat_a), b, self.old_fat(b, fat_b), predicate, out);
+        });
     }
 
     /// Appends to `out` the new pairs that the changed proxy `changes[change]`

@@ -19,25 +19,30 @@ use super::StaticBvh;
 use proxima_narrowphase::kernels::{AabbX8, SimdLevel};
 use proxima_narrowphase::{intersects_aabb_aabb, Aabb, Real};
 
+/// A node of the descent, or a pair of nodes, whose pairs are still to find.
 #[derive(Clone, Copy, Debug)]
-enum Task {
+pub(crate) enum MarkedTask {
     Within(u32),
     Across(u32, u32),
 }
+use MarkedTask as Task;
 
 /// The descent's two stacks, kept by the caller between frames so that a
 /// frame allocates nothing once they have grown (a dense pile's descent
-/// holds more than a fixed-size stack would).
+/// holds more than a fixed-size stack would), and the tasks that
+/// [`StaticBvh::open_marked_pairs`] leaves for the threads.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct MarkedScratch {
     tasks: Vec<Task>,
     nodes: Vec<u32>,
+    /// The independent tasks of the descent's top, in breadth-first order.
+    pub(crate) open: Vec<Task>,
 }
 
 impl MarkedScratch {
     /// Heap bytes held.
     pub(crate) fn memory_bytes(&self) -> usize {
-        self.tasks.capacity() * core::mem::size_of::<Task>() + self.nodes.capacity() * 4
+        (self.tasks.capacity() + self.open.capacity()) * core::mem::size_of::<Task>() + self.nodes.capacity() * 4
     }
 }
 
@@ -88,9 +93,72 @@ impl StaticBvh {
         if self.simd.min(SimdLevel::detect()) == SimdLevel::Avx {
             // SAFETY: the level is at most `SimdLevel::detect()`, which
             // reports AVX only when this CPU has it.
-            return unsafe { walk_avx(self, marked, masks, scratch, visit) };
+            return unsafe { walk_avx(self, marked, masks, Task::Within(0), scratch, visit) };
         }
-        Walk { bvh: self, marked, masks, kernel: portable_mask }.run(scratch, visit);
+        Walk { bvh: self, marked, masks, kernel: portable_mask }.run(Task::Within(0), scratch, visit);
+    }
+
+    /// The top of [`visit_marked_pairs`](Self::visit_marked_pairs)' descent,
+    /// opened breadth first until `scratch.open` holds at least `min_tasks`
+    /// independent tasks (or the descent ends): the pairs found on the way
+    /// are visited, and each pair still to find is found by exactly one of
+    /// the open tasks ([`visit_marked_tasks`](Self::visit_marked_tasks)), so
+    /// threads can share them. Each level is opened in order: the tasks do
+    /// not depend on the thread count.
+    #[cfg(feature = "parallel")]
+    pub(crate) fn open_marked_pairs(
+        &self,
+        marked: &[u64],
+        masks: &[u8],
+        scratch: &mut MarkedScratch,
+        min_tasks: usize,
+        mut visit: impl FnMut(u32, u32),
+    ) {
+        let MarkedScratch { tasks, nodes, open } = scratch;
+        open.clear();
+        if self.nodes.is_empty() || masks[0] == 0 {
+            return;
+        }
+        let walk = Walk { bvh: self, marked, masks, kernel: portable_mask };
+        open.push(Task::Within(0));
+        // A few levels: each multiplies the tasks by up to the lanes' pairs.
+        for _ in 0..4 {
+            if open.len() >= min_tasks || open.is_empty() {
+                break;
+            }
+            tasks.clear();
+            for &task in open.iter() {
+                walk.expand(task, tasks, nodes, &mut visit);
+            }
+            core::mem::swap(open, tasks);
+        }
+    }
+
+    /// Runs the descent from each of `tasks` (taken from
+    /// [`open_marked_pairs`](Self::open_marked_pairs)'s list), with this
+    /// scratch's stacks.
+    #[cfg(feature = "parallel")]
+    pub(crate) fn visit_marked_tasks(
+        &self,
+        marked: &[u64],
+        masks: &[u8],
+        tasks: impl Iterator<Item = Task>,
+        scratch: &mut MarkedScratch,
+        mut visit: impl FnMut(u32, u32),
+    ) {
+        #[cfg(target_arch = "x86_64")]
+        if self.simd.min(SimdLevel::detect()) == SimdLevel::Avx {
+            for task in tasks {
+                // SAFETY: the level is at most `SimdLevel::detect()`, which
+                // reports AVX only when this CPU has it.
+                unsafe { walk_avx(self, marked, masks, task, scratch, &mut visit) };
+            }
+            return;
+        }
+        let walk = Walk { bvh: self, marked, masks, kernel: portable_mask };
+        for task in tasks {
+            walk.run(task, scratch, &mut visit);
+        }
     }
 }
 
@@ -104,6 +172,7 @@ unsafe fn walk_avx(
     bvh: &StaticBvh,
     marked: &[u64],
     masks: &[u8],
+    task: Task,
     scratch: &mut MarkedScratch,
     visit: impl FnMut(u32, u32),
 ) {
@@ -111,7 +180,7 @@ unsafe fn walk_avx(
     let kernel = |lanes: &AabbX8, min: &[Real; 3], max: &[Real; 3]| unsafe {
         proxima_narrowphase::kernels::overlap_mask_x8_avx(lanes, min, max)
     };
-    Walk { bvh, marked, masks, kernel }.run(scratch, visit);
+    Walk { bvh, marked, masks, kernel }.run(task, scratch, visit);
 }
 
 /// The tree and its marks, as the descent reads them, and the lane-mask
@@ -125,10 +194,10 @@ struct Walk<'a, K> {
 
 impl<K: MaskKernel> Walk<'_, K> {
     #[inline(always)]
-    fn run(&self, scratch: &mut MarkedScratch, mut visit: impl FnMut(u32, u32)) {
-        let MarkedScratch { tasks, nodes } = scratch;
+    fn run(&self, task: Task, scratch: &mut MarkedScratch, mut visit: impl FnMut(u32, u32)) {
+        let MarkedScratch { tasks, nodes, .. } = scratch;
         tasks.clear();
-        tasks.push(Task::Within(0));
+        tasks.push(task);
         while let Some(task) = tasks.pop() {
             self.expand(task, tasks, nodes, &mut visit);
         }

@@ -27,6 +27,8 @@ mod validate;
 mod wide;
 
 pub(crate) use marked_pairs::MarkedScratch;
+#[cfg(feature = "parallel")]
+pub(crate) use marked_pairs::MarkedTask;
 pub(crate) use refit::AreaSum;
 
 pub use cache::{InvalidMargin, OverlapCache};
