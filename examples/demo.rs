@@ -5,9 +5,11 @@
 //! a PNG of the final scene rendered by proxima's ray caster.
 //!
 //! ```text
-//! cargo run --release --example demo -- [--bodies N] [--frames F] [--bullets B]
+//! cargo run --release --example demo -- [--bodies N] [--frames F] [--bullets B] [--threads T]
 //!                                        [--width W] [--height H] [--out PATH] [--manifolds] [--ci]
 //! ```
+//! `--threads T` (default 1) runs `ContactPipeline::update_parallel` on a
+//! pool of `T` threads instead of `update` on the calling thread.
 //! `--ci` runs a reduced scene and checks the invariants: no bullet tunnels,
 //! and the final frame's contact pairs equal brute force over all pairs.
 //! `--manifolds` runs the pipeline with contact manifolds (prediction 0.02,
@@ -36,6 +38,7 @@ struct Options {
     out: std::path::PathBuf,
     manifolds: bool,
     ci: bool,
+    threads: usize,
 }
 
 impl Options {
@@ -49,6 +52,7 @@ impl Options {
             out: "target/proxima-demo.png".into(),
             manifolds: false,
             ci: false,
+            threads: 1,
         };
         let mut args = std::env::args().skip(1);
         while let Some(a) = args.next() {
@@ -61,12 +65,13 @@ impl Options {
                 "--height" => o.height = value()?.parse().map_err(|e| format!("--height: {e}"))?,
                 "--out" => o.out = value()?.into(),
                 "--manifolds" => o.manifolds = true,
+                "--threads" => o.threads = value()?.parse().map_err(|e| format!("--threads: {e}"))?,
                 "--ci" => {
                     o.ci = true;
                     (o.bodies, o.frames, o.bullets, o.width, o.height) = (2_000, 90, 16, 320, 180);
                 }
                 "-h" | "--help" => return Err(
-                    "usage: demo [--bodies N] [--frames F] [--bullets B] [--width W] [--height H] [--out PATH] [--manifolds] [--ci]"
+                    "usage: demo [--bodies N] [--frames F] [--bullets B] [--threads T] [--width W] [--height H] [--out PATH] [--manifolds] [--ci]"
                         .into(),
                 ),
                 other => return Err(format!("unknown argument {other}")),
@@ -129,6 +134,8 @@ fn main() {
     } else {
         ContactPipeline::new()
     };
+    // The pipeline's pool: with one thread, `update` on this thread.
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(opts.threads.max(1)).build().expect("thread pool");
     let mut totals = Totals::default();
     let bar = ProgressBar::new(opts.frames as u64);
     bar.set_style(
@@ -143,7 +150,7 @@ fn main() {
         let t = Instant::now();
         integrate(&mut scene, &mut bodies, &mut bullets, frame);
         totals.poses += t.elapsed();
-        pipeline.update(&mut scene);
+        update_pipeline(&mut pipeline, &mut scene, &pool);
         resolve_contacts(&scene, &pipeline, &mut bodies);
         stop_bullets(&mut scene, &pipeline, &mut bullets);
         let t = Instant::now();
@@ -174,11 +181,13 @@ fn main() {
     let n = opts.frames.max(1) as f64;
     let ms = |d: Duration| d.as_secs_f64() * 1e3 / n;
     println!(
-        "proxima demo: {} bodies, {} static colliders, {} bullets, {} frames",
+        "proxima demo: {} bodies, {} static colliders, {} bullets, {} frames, pipeline on {} thread{}",
         bodies.len(),
         scene.tree_sizes().statics,
         bullets.len(),
-        opts.frames
+        opts.frames,
+        opts.threads.max(1),
+        if opts.threads > 1 { "s" } else { "" }
     );
     println!("| per frame (mean)       | value        |");
     println!("|------------------------|--------------|");
@@ -314,6 +323,18 @@ fn spawn_bullets(scene: &mut Scene, n: usize, wall_x: Real) -> Vec<Bullet> {
 }
 
 /// Semi-implicit Euler under gravity; bullets fly from frame 5 on, straight.
+/// One pipeline update: `update_parallel` on `pool` when it has several
+/// threads (and the `parallel` feature is on), `update` otherwise.
+fn update_pipeline(pipeline: &mut ContactPipeline, scene: &mut Scene, pool: &rayon::ThreadPool) {
+    #[cfg(feature = "parallel")]
+    if pool.current_num_threads() > 1 {
+        pool.install(|| pipeline.update_parallel(scene));
+        return;
+    }
+    let _ = pool;
+    pipeline.update(scene);
+}
+
 fn integrate(scene: &mut Scene, bodies: &mut [Body], bullets: &mut [Bullet], frame: usize) {
     for b in bodies.iter_mut() {
         b.velocity.y += GRAVITY * DT;

@@ -64,11 +64,7 @@ fn main() {
                     boxes[*i] = scene::translated(&boxes[*i], d);
                     tracker.move_proxy(ids[*i], boxes[*i], *d).expect("live id");
                 }
-                if which == "tracker_par" {
-                    tracker.update_parallel();
-                } else {
-                    tracker.update();
-                }
+                update(&mut tracker, which == "tracker_par");
                 queried += tracker.stats().queried;
                 updates += 1;
             }
@@ -86,4 +82,15 @@ fn main() {
         if dense { " dense" } else { "" },
         best * 1e3
     );
+}
+
+/// `update_parallel` (with the `parallel` feature) or `update`.
+fn update(tracker: &mut PairTracker, parallel: bool) {
+    #[cfg(feature = "parallel")]
+    if parallel {
+        tracker.update_parallel();
+        return;
+    }
+    assert!(!parallel, "tracker_par needs the parallel feature");
+    tracker.update();
 }

@@ -125,6 +125,10 @@ pub struct ContactPipeline {
     /// The mesh manifolds' working lists, kept across frames.
     #[cfg_attr(feature = "serde", serde(skip))]
     mesh_scratch: MeshScratch,
+    /// The parallel update's slices of the exact tests.
+    #[cfg(feature = "parallel")]
+    #[cfg_attr(feature = "serde", serde(skip))]
+    narrow_slices: Vec<NarrowSlice>,
     previous: Vec<(ColliderHandle, ColliderHandle)>,
     events: Vec<ContactEvent>,
     ccd: Vec<CcdImpact>,
@@ -163,6 +167,8 @@ impl ContactPipeline {
             manifolds: Vec::new(),
             manifold_scratch: Vec::new(),
             mesh_scratch: MeshScratch::default(),
+            #[cfg(feature = "parallel")]
+            narrow_slices: Vec::new(),
             previous: Vec::new(),
             events: Vec::new(),
             ccd: Vec::new(),
@@ -236,36 +242,80 @@ impl ContactPipeline {
         self.previous.extend(self.contacts.iter().map(|p| (p.a, p.b)));
         self.contacts.clear();
         self.manifolds.clear();
-        for &(sa, sb) in &self.candidates {
-            let (ca, cb) = (&scene.colliders[sa], &scene.colliders[sb]);
-            let (a, b) = (scene.handle_of(sa), scene.handle_of(sb));
-            let Some(prediction) = self.prediction else {
-                if let Some(c) = contact(&ca.world, &cb.world) {
-                    self.contacts.push(ContactPair { a, b, contact: c });
-                }
-                continue;
-            };
-            self.manifold_scratch.clear();
-            contact_manifolds_with(
-                &ca.world,
-                &cb.world,
-                prediction,
-                &mut self.mesh_scratch,
-                &mut self.manifold_scratch,
-            );
-            let mut deepest: Option<Contact> = None;
-            for m in &self.manifold_scratch {
-                let p = m.deepest();
-                if p.depth >= 0.0 && deepest.is_none_or(|d| p.depth > d.depth) {
-                    deepest =
-                        Some(Contact { point_a: p.point_a, point_b: p.point_b, normal: m.normal, depth: p.depth });
-                }
-                self.manifolds.push(ManifoldPair { a, b, manifold: *m });
-            }
-            if let Some(contact) = deepest {
-                self.contacts.push(ContactPair { a, b, contact });
-            }
+        let out = NarrowOut {
+            contacts: &mut self.contacts,
+            manifolds: &mut self.manifolds,
+            manifold_scratch: &mut self.manifold_scratch,
+            mesh_scratch: &mut self.mesh_scratch,
+        };
+        narrow(scene, &self.candidates, self.prediction, out);
+        self.close(scene, t0, t1)
+    }
+
+    /// [`update`](Self::update) with the pair tracker's searches and merge
+    /// ([`PairTracker::update_parallel`]) and the exact tests spread over
+    /// the threads of the current rayon pool (run it inside
+    /// [`ThreadPool::install`](rayon::ThreadPool::install) to choose the
+    /// pool). The mirror of the scene, the events and the CCD sweeps stay on
+    /// the calling thread. Same contacts, manifolds, events and impacts, in
+    /// the same order, for any number of threads: the candidates are cut
+    /// into fixed slices whose results are appended in order. Its buffers
+    /// are kept, but rayon's scheduler may allocate now and then, so only
+    /// [`update`](Self::update) is strictly allocation-free.
+    ///
+    /// ```
+    /// use proxima_scene::*;
+    /// use proxima_narrowphase::Isometry;
+    /// let mut scene = Scene::new();
+    /// let ball = |x| ColliderDesc::new(ColliderShape::Sphere { radius: 1.0 }, Isometry::translation(x, 0.0, 0.0));
+    /// let a = scene.insert(ball(0.0)).unwrap();
+    /// let b = scene.insert(ball(1.5)).unwrap();
+    /// let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    /// let mut pipeline = ContactPipeline::new();
+    /// let events = pool.install(|| pipeline.update_parallel(&mut scene).to_vec());
+    /// assert!(matches!(events[..], [ContactEvent::Started(p)] if (p.a, p.b) == (a, b)));
+    /// ```
+    #[cfg(feature = "parallel")]
+    pub fn update_parallel(&mut self, scene: &mut Scene) -> &[ContactEvent] {
+        use rayon::prelude::*;
+        let t0 = Stamp::now();
+        scene.prepare();
+        self.find_candidates_with(scene, true);
+        let t1 = Stamp::now();
+        self.previous.clear();
+        self.previous.extend(self.contacts.iter().map(|p| (p.a, p.b)));
+        self.contacts.clear();
+        self.manifolds.clear();
+        let shared: &Scene = scene;
+        let prediction = self.prediction;
+        let slices = self.candidates.len().div_ceil(NARROW_SLICE);
+        if self.narrow_slices.len() < slices {
+            self.narrow_slices.resize_with(slices, NarrowSlice::default);
         }
+        self.narrow_slices[..slices].par_iter_mut().zip(self.candidates.par_chunks(NARROW_SLICE)).for_each(
+            |(slice, candidates)| {
+                slice.contacts.clear();
+                slice.manifolds.clear();
+                let out = NarrowOut {
+                    contacts: &mut slice.contacts,
+                    manifolds: &mut slice.manifolds,
+                    manifold_scratch: &mut slice.manifold_scratch,
+                    mesh_scratch: &mut slice.mesh_scratch,
+                };
+                narrow(shared, candidates, prediction, out);
+            },
+        );
+        for slice in &self.narrow_slices[..slices] {
+            self.contacts.extend_from_slice(&slice.contacts);
+            self.manifolds.extend_from_slice(&slice.manifolds);
+        }
+        // A frame with fewer candidates gives back the slices it left.
+        self.narrow_slices.truncate(slices.max(1));
+        self.close(scene, t0, t1)
+    }
+
+    /// The end of a frame: events, CCD sweeps, stats.
+    fn close(&mut self, scene: &mut Scene, t0: Stamp, t1: Stamp) -> &[ContactEvent] {
         // Candidates are sorted by slot, and slots order like handles: the
         // contacts are already in `(a, b)` order.
         debug_assert!(self.contacts.windows(2).all(|w| (w[0].a, w[0].b) < (w[1].a, w[1].b)));
@@ -355,9 +405,28 @@ impl ContactPipeline {
     /// Candidate pairs `(a, b)` as slots with `handle(a) < handle(b)`, sorted,
     /// unique: the tracker's pairs whose tight boxes may touch.
     fn find_candidates(&mut self, scene: &mut Scene) {
+        self.find_candidates_with(scene, false);
+    }
+
+    /// [`find_candidates`](Self::find_candidates), with the tracker's
+    /// parallel update when `parallel` (and the feature) is on.
+    fn find_candidates_with(&mut self, scene: &mut Scene, parallel: bool) {
         self.sync(scene);
         let colliders = &scene.colliders;
-        self.tracker.update_with(|_, &a, _, &b| groups_interact(&colliders[a].desc.groups, &colliders[b].desc.groups));
+        let interact = |_: ProxyId, &a: &u32, _: ProxyId, &b: &u32| {
+            groups_interact(&colliders[a].desc.groups, &colliders[b].desc.groups)
+        };
+        #[cfg(feature = "parallel")]
+        if parallel {
+            self.tracker.update_parallel_with(interact);
+        } else {
+            self.tracker.update_with(interact);
+        }
+        #[cfg(not(feature = "parallel"))]
+        {
+            let _ = parallel;
+            self.tracker.update_with(interact);
+        }
         // The tracker's tight boxes carry the cull's slack (`with_slack`), so
         // its exact pairs are the pairs that may touch.
         self.candidates.clear();
@@ -491,6 +560,62 @@ impl ContactPipeline {
             if let Some(collider) = scene.colliders.get_slot_mut(slot) {
                 collider.previous_pose = collider.desc.pose;
             }
+        }
+    }
+}
+
+/// Candidates per slice of the parallel exact tests: enough to amortise
+/// rayon's scheduling, few enough to balance the threads (a pair with a mesh
+/// costs many times a pair of boxes). Fixed, so the cut does not depend on
+/// the thread count.
+#[cfg(feature = "parallel")]
+const NARROW_SLICE: usize = 2048;
+
+/// One slice of the parallel exact tests: its results and its own scratch.
+#[cfg(feature = "parallel")]
+#[derive(Clone, Debug, Default)]
+struct NarrowSlice {
+    contacts: Vec<ContactPair>,
+    manifolds: Vec<ManifoldPair>,
+    manifold_scratch: Vec<ContactManifold>,
+    mesh_scratch: MeshScratch,
+}
+
+/// Where [`narrow`] appends its results, and its scratch.
+struct NarrowOut<'a> {
+    contacts: &'a mut Vec<ContactPair>,
+    manifolds: &'a mut Vec<ManifoldPair>,
+    manifold_scratch: &'a mut Vec<ContactManifold>,
+    mesh_scratch: &'a mut MeshScratch,
+}
+
+/// The exact tests of `candidates` (collider slots, sorted): each pair in
+/// contact appended to `out.contacts`, in candidate order; with a
+/// `prediction`, the manifolds within it too, and the contact is the
+/// deepest point of the pair's manifolds.
+fn narrow(scene: &Scene, candidates: &[(u32, u32)], prediction: Option<Real>, out: NarrowOut<'_>) {
+    let NarrowOut { contacts, manifolds, manifold_scratch, mesh_scratch } = out;
+    for &(sa, sb) in candidates {
+        let (ca, cb) = (&scene.colliders[sa], &scene.colliders[sb]);
+        let (a, b) = (scene.handle_of(sa), scene.handle_of(sb));
+        let Some(prediction) = prediction else {
+            if let Some(c) = contact(&ca.world, &cb.world) {
+                contacts.push(ContactPair { a, b, contact: c });
+            }
+            continue;
+        };
+        manifold_scratch.clear();
+        contact_manifolds_with(&ca.world, &cb.world, prediction, mesh_scratch, manifold_scratch);
+        let mut deepest: Option<Contact> = None;
+        for m in manifold_scratch.iter() {
+            let p = m.deepest();
+            if p.depth >= 0.0 && deepest.is_none_or(|d| p.depth > d.depth) {
+                deepest = Some(Contact { point_a: p.point_a, point_b: p.point_b, normal: m.normal, depth: p.depth });
+            }
+            manifolds.push(ManifoldPair { a, b, manifold: *m });
+        }
+        if let Some(contact) = deepest {
+            contacts.push(ContactPair { a, b, contact });
         }
     }
 }
