@@ -95,8 +95,8 @@ pub struct FrameStats {
 /// Call [`ContactPipeline::update`] once per frame after moving colliders with
 /// `Scene::set_pose`. The pipeline keeps its candidate pairs across frames in
 /// a [`PairTracker`] that mirrors the scene's colliders (fat boxes with the
-/// default [`DynamicTreeOptions`]: margin 0.1, stretched by twice the last
-/// displacement): each frame it reads only the colliders inserted, removed, moved,
+/// default [`DynamicTreeOptions`]: margin 0.1, stretched by four times the
+/// last displacement): each frame it reads only the colliders inserted, removed, moved,
 /// reshaped or re-grouped since its last update (the scene logs them; a
 /// collider nobody touched costs nothing), a moved one costs one
 /// containment test, and only those that left their fat box query for new
@@ -153,10 +153,11 @@ impl ContactPipeline {
     pub fn new() -> Self {
         Self {
             // The tree's defaults: margin 0.1, and a fat box stretched by
-            // twice the last displacement, so a body in steady motion (a
-            // falling pile) leaves it every other frame or less rather than
-            // every frame (measured in benches/NOTES.md, eleventh session;
-            // the narrowphase's candidates are the tight pairs either way).
+            // four times the last displacement, so a body in steady motion
+            // (a falling pile) stays inside it for about four frames rather
+            // than one (measured in benches/NOTES.md, eleventh and
+            // twelfth sessions; the narrowphase's candidates are the tight
+            // pairs either way).
             tracker: PairTracker::with_options(DynamicTreeOptions::default()).expect("valid options"),
             proxy_of: Vec::new(),
             slot_of_proxy: Vec::new(),

@@ -251,7 +251,7 @@ impl<T> Default for PairTracker<T> {
 }
 
 impl<T> PairTracker<T> {
-    /// An empty tracker with [`DynamicTreeOptions::default`] (margin 0.1, prediction 2).
+    /// An empty tracker with [`DynamicTreeOptions::default`] (margin 0.1, prediction 4).
     pub fn new() -> Self {
         Self::from_options(DynamicTreeOptions::default())
     }
