@@ -65,7 +65,12 @@ impl Options {
                 "--height" => o.height = value()?.parse().map_err(|e| format!("--height: {e}"))?,
                 "--out" => o.out = value()?.into(),
                 "--manifolds" => o.manifolds = true,
-                "--threads" => o.threads = value()?.parse().map_err(|e| format!("--threads: {e}"))?,
+                "--threads" => {
+                    o.threads = value()?.parse().map_err(|e| format!("--threads: {e}"))?;
+                    if o.threads > 1 && !cfg!(feature = "parallel") {
+                        return Err("--threads above 1 needs the parallel feature".into());
+                    }
+                }
                 "--ci" => {
                     o.ci = true;
                     (o.bodies, o.frames, o.bullets, o.width, o.height) = (2_000, 90, 16, 320, 180);
@@ -322,7 +327,6 @@ fn spawn_bullets(scene: &mut Scene, n: usize, wall_x: Real) -> Vec<Bullet> {
         .collect()
 }
 
-/// Semi-implicit Euler under gravity; bullets fly from frame 5 on, straight.
 /// One pipeline update: `update_parallel` on `pool` when it has several
 /// threads (and the `parallel` feature is on), `update` otherwise.
 fn update_pipeline(pipeline: &mut ContactPipeline, scene: &mut Scene, pool: &rayon::ThreadPool) {
@@ -335,6 +339,7 @@ fn update_pipeline(pipeline: &mut ContactPipeline, scene: &mut Scene, pool: &ray
     pipeline.update(scene);
 }
 
+/// Semi-implicit Euler under gravity; bullets fly from frame 5 on, straight.
 fn integrate(scene: &mut Scene, bodies: &mut [Body], bullets: &mut [Bullet], frame: usize) {
     for b in bodies.iter_mut() {
         b.velocity.y += GRAVITY * DT;

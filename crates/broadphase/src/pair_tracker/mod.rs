@@ -230,7 +230,7 @@ pub struct PairTracker<T = ()> {
     scratch: Vec<Pair>,
     queries: Vec<(u32, u32)>,
     events: Vec<PairEvent>,
-    /// Per-slice output of the parallel update's queries.
+    /// Per-slice output and descent stacks of the parallel update's searches.
     chunks: Vec<update::ParChunk>,
     /// The parallel merge's pieces after the first.
     pieces: Vec<update::MergePiece>,

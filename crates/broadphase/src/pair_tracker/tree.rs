@@ -223,8 +223,8 @@ impl KindTree {
     }
 
     /// [`visit_marked_pairs`](Self::visit_marked_pairs) cut for threads: the
-    /// top of the descent is opened into `scratch.open` (at least `min_tasks`
-    /// tasks where the tree has them; the pairs found on the way are
+    /// top of the descent is opened into `scratch.open` (up to four levels
+    /// down, until it holds `min_tasks` tasks; the pairs found on the way are
     /// visited), then [`visit_marked_tasks`](Self::visit_marked_tasks) finds
     /// each remaining pair in exactly one of those tasks.
     #[cfg(feature = "parallel")]

@@ -248,8 +248,9 @@ impl<T> PairTracker<T> {
     }
 }
 
-/// Number of slices the query list is cut into for the parallel update
-/// (fixed, so the work split does not depend on the thread count).
+/// Number of slices the parallel update's searches are cut into (the query
+/// list in ranges, the marked descent's open tasks in turn); fixed, so the
+/// work split does not depend on the thread count.
 #[cfg(feature = "parallel")]
 const PAR_CHUNKS: usize = 16;
 /// Below this many changed proxies the parallel update searches sequentially.
@@ -606,8 +607,8 @@ impl<T> View<'_, T> {
     }
 
     /// [`marked_pairs`](Self::marked_pairs)' first part for threads: opens
-    /// the descent's top into `scratch.open` (at least `min_tasks` tasks
-    /// where the tree has them), appending the pairs found on the way.
+    /// the descent's top into `scratch.open` (up to four levels down, until
+    /// it holds `min_tasks` tasks), appending the pairs found on the way.
     #[cfg(feature = "parallel")]
     fn open_marked_pairs<F>(
         &self,

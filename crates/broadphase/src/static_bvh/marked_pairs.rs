@@ -99,7 +99,7 @@ impl StaticBvh {
     }
 
     /// The top of [`visit_marked_pairs`](Self::visit_marked_pairs)' descent,
-    /// opened breadth first until `scratch.open` holds at least `min_tasks`
+    /// opened breadth first, at most four levels, until `scratch.open` holds `min_tasks`
     /// independent tasks (or the descent ends): the pairs found on the way
     /// are visited, and each pair still to find is found by exactly one of
     /// the open tasks ([`visit_marked_tasks`](Self::visit_marked_tasks)), so
