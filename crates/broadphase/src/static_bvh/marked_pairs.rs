@@ -337,3 +337,73 @@ impl<K: MaskKernel> Walk<'_, K> {
         intersects_aabb_aabb(&self.bvh.prim_boxes[t as usize], aabb)
     }
 }
+
+#[cfg(all(test, feature = "parallel"))]
+mod tests {
+    use super::*;
+    use crate::BuildOptions;
+    use proxima_test_support::scene;
+    use rand::Rng;
+
+    /// The sequential descent's pairs, sorted (a pair found twice stays twice).
+    fn sequential(bvh: &StaticBvh, marked: &[u64], masks: &[u8]) -> Vec<(u32, u32)> {
+        let mut out = Vec::new();
+        bvh.visit_marked_pairs(marked, masks, &mut MarkedScratch::default(), |s, t| out.push((s.min(t), s.max(t))));
+        out.sort_unstable();
+        out
+    }
+
+    /// The opened descent's pairs: those met while opening, then every open
+    /// task's, each task run alone in a scratch of its own (as the threads
+    /// do), sorted.
+    fn opened(bvh: &StaticBvh, marked: &[u64], masks: &[u8], min_tasks: usize) -> (Vec<(u32, u32)>, usize) {
+        let mut out = Vec::new();
+        let mut scratch = MarkedScratch::default();
+        bvh.open_marked_pairs(marked, masks, &mut scratch, min_tasks, |s, t| out.push((s.min(t), s.max(t))));
+        let tasks = scratch.open.clone();
+        for &task in &tasks {
+            let mut own = MarkedScratch::default();
+            bvh.visit_marked_tasks(marked, masks, core::iter::once(task), &mut own, |s, t| {
+                out.push((s.min(t), s.max(t)))
+            });
+        }
+        out.sort_unstable();
+        (out, tasks.len())
+    }
+
+    /// Opening the descent and running its tasks apart finds the sequential
+    /// descent's pairs, each once: trees whose root lanes are all leaves,
+    /// mid-sized and dense trees, every slot or a few marked, task targets
+    /// from 1 to more than the four levels can open (the cap), and no mark.
+    #[test]
+    fn opened_tasks_find_the_sequential_pairs_once() {
+        let mut rng = proxima_test_support::rng(0x0DE5C);
+        let (mut capped, mut leaf_root) = (false, false);
+        for (n, dense) in [(3, true), (12, true), (300, false), (2_000, true), (20_000, true)] {
+            for options in [BuildOptions::default(), BuildOptions::PAIRS] {
+                let boxes = scene::boxes(n, dense, n as u64);
+                let bvh = StaticBvh::build_with(&boxes, options);
+                leaf_root |= bvh.nodes.len() == 1;
+                for fraction in [0.0, 0.05, 0.4, 1.0] {
+                    let mut marked = vec![0u64; n.div_ceil(64)];
+                    for slot in 0..n {
+                        if rng.random_bool(fraction) {
+                            marked[slot / 64] |= 1 << (slot % 64);
+                        }
+                    }
+                    let mut masks = Vec::new();
+                    bvh.marked_lanes(&marked, &mut masks);
+                    let want = sequential(&bvh, &marked, &masks);
+                    assert!(want.windows(2).all(|w| w[0] != w[1]), "the sequential descent repeats a pair");
+                    for min_tasks in [1, 16, 128, 1 << 20] {
+                        let (got, tasks) = opened(&bvh, &marked, &masks, min_tasks);
+                        assert_eq!(got, want, "n {n}, fraction {fraction}, min_tasks {min_tasks}");
+                        capped |= tasks > 0 && tasks < min_tasks && min_tasks == 1 << 20;
+                    }
+                }
+            }
+        }
+        assert!(leaf_root, "no tree of one node");
+        assert!(capped, "no opening stopped at its four levels with tasks left");
+    }
+}
