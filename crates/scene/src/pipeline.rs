@@ -93,7 +93,8 @@ pub struct FrameStats {
 /// Turns a scene's state each frame into contacts and contact events.
 ///
 /// Call [`ContactPipeline::update`] once per frame after moving colliders with
-/// `Scene::set_pose`. The pipeline keeps its candidate pairs across frames in
+/// `Scene::set_pose` (or `update_parallel`, with the `parallel` feature, to
+/// spread the pair search and the exact tests over a rayon pool). The pipeline keeps its candidate pairs across frames in
 /// a [`PairTracker`] that mirrors the scene's colliders (fat boxes with the
 /// default [`DynamicTreeOptions`]: margin 0.1, stretched by four times the
 /// last displacement): each frame it reads only the colliders inserted, removed, moved,
