@@ -9,7 +9,7 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use nalgebra::Translation3;
-use proxima_narrowphase::{intersects_aabb_aabb, ContactManifold, Isometry, Point, Real, Rotation, Vector};
+use proxima_narrowphase::{intersects_aabb_aabb, ContactManifold, Isometry, Real, Rotation, Vector};
 use proxima_scene::*;
 use proxima_test_support::gen::{self, uniform};
 use rand::Rng;
@@ -17,27 +17,6 @@ use rand::Rng;
 /// `point_a - point_b` may differ from `depth * normal` by rounding of
 /// positions of size ~10 (a few ulps of 10, with margin).
 const GAP_TOL: Real = 1e-4;
-
-/// A bumpy mesh patch: an `n x n` grid of quads (two triangles each) of
-/// side `cell` with random heights in `[0, bump)`, in its own frame.
-fn patch(rng: &mut impl Rng, n: u32, cell: Real, bump: Real) -> Arc<TriMesh> {
-    let mut vertices = Vec::new();
-    for i in 0..=n {
-        for j in 0..=n {
-            let y = if bump > 0.0 { uniform(rng, 0.0, bump) } else { 0.0 };
-            vertices.push(Point::new(i as Real * cell, y, j as Real * cell));
-        }
-    }
-    let at = |i: u32, j: u32| i * (n + 1) + j;
-    let mut indices = Vec::new();
-    for i in 0..n {
-        for j in 0..n {
-            indices.push([at(i, j), at(i + 1, j), at(i + 1, j + 1)]);
-            indices.push([at(i, j), at(i + 1, j + 1), at(i, j + 1)]);
-        }
-    }
-    Arc::new(TriMesh::new(vertices, indices).expect("valid mesh"))
-}
 
 /// A random placed shape of any kind in a cube of side `side`.
 fn shape(rng: &mut impl Rng, side: Real, mesh: &Arc<TriMesh>) -> WorldShape {
@@ -93,7 +72,7 @@ fn check_points(ms: &[ContactManifold], prediction: Real, what: &str) {
 #[test]
 fn dispatch_agrees_with_contact_for_every_pair_of_kinds() {
     let mut rng = proxima_test_support::rng(0x3A1);
-    let mesh = patch(&mut rng, 4, 0.6, 0.4);
+    let mesh = common::patch(&mut rng, 4, 0.6, 0.4);
     let mut kinds = BTreeSet::new();
     let (mut touching, mut speculative_only) = (0, 0);
     for case in 0..150_000 {
@@ -147,7 +126,7 @@ fn dispatch_agrees_with_contact_for_every_pair_of_kinds() {
 #[test]
 fn box_sliding_on_a_flat_mesh_does_not_catch_on_internal_edges() {
     let mut rng = proxima_test_support::rng(0x3A2);
-    let floor = patch(&mut rng, 8, 1.0, 0.0);
+    let floor = common::patch(&mut rng, 8, 1.0, 0.0);
     let floor = WorldShape::TriMesh(floor, Isometry::identity());
     let mut tilted = 0;
     for step in 0..2_000 {
@@ -238,7 +217,7 @@ fn resting_box_keeps_its_point_ids() {
     let mut scene = Scene::new();
     let floor = ColliderShape::Obb { half_extents: Vector::new(5.0, 0.5, 5.0) };
     scene.insert(ColliderDesc::new(floor, Isometry::identity()).fixed()).unwrap();
-    let mesh = patch(&mut proxima_test_support::rng(1), 4, 1.0, 0.0);
+    let mesh = common::patch(&mut proxima_test_support::rng(1), 4, 1.0, 0.0);
     scene
         .insert(ColliderDesc::new(ColliderShape::TriMesh(mesh), Isometry::translation(10.0, 0.5, 0.0)).fixed())
         .unwrap();

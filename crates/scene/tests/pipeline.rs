@@ -11,22 +11,6 @@ use proxima_narrowphase::{Isometry, Vector};
 use proxima_scene::*;
 use proxima_test_support::gen::uniform;
 
-fn brute_pairs(scene: &Scene) -> BTreeSet<(ColliderHandle, ColliderHandle)> {
-    let all: Vec<_> = scene.iter().collect();
-    let mut out = BTreeSet::new();
-    for (i, (ha, a)) in all.iter().enumerate() {
-        for (hb, b) in &all[i + 1..] {
-            if a.kind() == BodyKind::Static && b.kind() == BodyKind::Static {
-                continue;
-            }
-            if contact(a.world_shape(), b.world_shape()).is_some() {
-                out.insert(if ha < hb { (*ha, *hb) } else { (*hb, *ha) });
-            }
-        }
-    }
-    out
-}
-
 #[test]
 fn contacts_and_events_match_brute_force_over_frames() {
     let side = 18.0;
@@ -48,7 +32,7 @@ fn contacts_and_events_match_brute_force_over_frames() {
         }
         let events = pipeline.update(&mut scene).to_vec();
         let ours: BTreeSet<_> = pipeline.contacts().iter().map(|p| (p.a, p.b)).collect();
-        let brute = brute_pairs(&scene);
+        let brute = common::brute_pairs(&scene);
         assert_eq!(ours, brute, "frame {frame}: contact pairs differ");
         for p in pipeline.contacts() {
             assert!(p.a < p.b && p.contact.depth >= 0.0);
@@ -170,7 +154,7 @@ fn mesh_contacts_match_all_triangles() {
     let mut pipeline = ContactPipeline::new();
     pipeline.update(&mut scene);
     let ours: BTreeSet<_> = pipeline.contacts().iter().map(|p| (p.a, p.b)).collect();
-    assert_eq!(ours, brute_pairs(&scene));
+    assert_eq!(ours, common::brute_pairs(&scene));
     let mut with_mesh = 0;
     for pair in pipeline.contacts().iter().filter(|p| p.a == m || p.b == m) {
         let other = scene.get(if pair.a == m { pair.b } else { pair.a }).unwrap();

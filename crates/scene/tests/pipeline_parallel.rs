@@ -11,40 +11,20 @@
 mod common;
 
 use std::collections::BTreeSet;
-use std::sync::Arc;
 
 use nalgebra::Translation3;
-use proxima_narrowphase::{Isometry, Point, Real, Vector};
+use proxima_narrowphase::{Isometry, Real, Vector};
 use proxima_scene::*;
 use proxima_test_support::gen::uniform;
 use rand::Rng;
-
-/// A 4 x 4 grid mesh of side 3 in the xz plane.
-fn grid_mesh() -> Arc<TriMesh> {
-    let n = 4u32;
-    let mut vertices = Vec::new();
-    for i in 0..=n {
-        for j in 0..=n {
-            vertices.push(Point::new(i as Real * 0.75, 0.0, j as Real * 0.75));
-        }
-    }
-    let at = |i: u32, j: u32| i * (n + 1) + j;
-    let mut indices = Vec::new();
-    for i in 0..n {
-        for j in 0..n {
-            indices.push([at(i, j), at(i + 1, j), at(i + 1, j + 1)]);
-            indices.push([at(i, j), at(i + 1, j + 1), at(i, j + 1)]);
-        }
-    }
-    Arc::new(TriMesh::new(vertices, indices).expect("valid mesh"))
-}
 
 /// The mixed scene of the other pipeline tests, with static meshes and CCD
 /// spheres added.
 fn scene(n: usize, side: Real, seed: u64) -> (Scene, Vec<ColliderHandle>) {
     let (mut scene, mut handles) = common::mixed_scene(n, side, seed);
     let mut rng = proxima_test_support::rng(seed + 1);
-    let mesh = grid_mesh();
+    // A flat 4 x 4 grid of side 3.
+    let mesh = common::patch(&mut rng, 4, 0.75, 0.0);
     for _ in 0..12 {
         let pose = common::pose(&mut rng, side);
         handles.push(scene.insert(ColliderDesc::new(ColliderShape::TriMesh(mesh.clone()), pose).fixed()).unwrap());
@@ -55,23 +35,6 @@ fn scene(n: usize, side: Real, seed: u64) -> (Scene, Vec<ColliderHandle>) {
         handles.push(scene.insert(ball).unwrap());
     }
     (scene, handles)
-}
-
-/// Brute force over all pairs (static-static excluded).
-fn brute_pairs(scene: &Scene) -> BTreeSet<(ColliderHandle, ColliderHandle)> {
-    let all: Vec<_> = scene.iter().collect();
-    let mut out = BTreeSet::new();
-    for (i, (ha, a)) in all.iter().enumerate() {
-        for (hb, b) in &all[i + 1..] {
-            if a.kind() == BodyKind::Static && b.kind() == BodyKind::Static {
-                continue;
-            }
-            if contact(a.world_shape(), b.world_shape()).is_some() {
-                out.insert(if ha < hb { (*ha, *hb) } else { (*hb, *ha) });
-            }
-        }
-    }
-    out
 }
 
 /// The frame's moves: `fraction` of the dynamic colliders moved by up to
@@ -166,7 +129,7 @@ fn run(manifolds: bool) {
         // scatter and the last.
         let ours: BTreeSet<_> = two.contacts.iter().map(|p| (p.a, p.b)).collect();
         if !manifolds && matches!(k, 0 | 4 | 11 | 13) {
-            assert_eq!(ours, brute_pairs(s2), "frame {k}: contact pairs differ from brute force");
+            assert_eq!(ours, common::brute_pairs(s2), "frame {k}: contact pairs differ from brute force");
         }
         fewer_after_more |= two.candidates.div_ceil(2048) < most.div_ceil(2048);
         impacts += two.ccd.len();

@@ -619,11 +619,12 @@ impl<T> View<'_, T> {
     ) where
         F: FnMut(ProxyId, &T, ProxyId, &T) -> bool,
     {
-        scratch.open.clear();
         if self.descent {
             self.dynamic.open_marked_pairs(scratch, min_tasks, |a, fat_a, b, fat_b| {
                 self.offer(a, self.old_fat(a, fat_a), b, self.old_fat(b, fat_b), predicate, out);
             });
+        } else {
+            scratch.open.clear();
         }
     }
 

@@ -372,7 +372,8 @@ mod tests {
     }
 
     /// Opening the descent and running its tasks apart finds the sequential
-    /// descent's pairs, each once: trees whose root lanes are all leaves,
+    /// descent's pairs, each once (and those are brute force's, up to 2,000
+    /// boxes): trees whose root lanes are all leaves,
     /// mid-sized and dense trees, every slot or a few marked, task targets
     /// from 1 to more than the four levels can open (the cap), and no mark.
     #[test]
@@ -395,6 +396,19 @@ mod tests {
                     bvh.marked_lanes(&marked, &mut masks);
                     let want = sequential(&bvh, &marked, &masks);
                     assert!(want.windows(2).all(|w| w[0] != w[1]), "the sequential descent repeats a pair");
+                    if n <= 2_000 {
+                        // The sequential descent itself against all pairs of leaf slots.
+                        let is_marked = |s: usize| marked[s / 64] & (1 << (s % 64)) != 0;
+                        let boxes = &bvh.prim_boxes;
+                        let brute: Vec<(u32, u32)> = (0..n)
+                            .flat_map(|s| (s + 1..n).map(move |t| (s, t)))
+                            .filter(|&(s, t)| {
+                                (is_marked(s) || is_marked(t)) && intersects_aabb_aabb(&boxes[s], &boxes[t])
+                            })
+                            .map(|(s, t)| (s as u32, t as u32))
+                            .collect();
+                        assert_eq!(want, brute, "n {n}, fraction {fraction}: sequential descent against brute force");
+                    }
                     for min_tasks in [1, 16, 128, 1 << 20] {
                         let (got, tasks) = opened(&bvh, &marked, &masks, min_tasks);
                         assert_eq!(got, want, "n {n}, fraction {fraction}, min_tasks {min_tasks}");

@@ -5,10 +5,12 @@ use nalgebra::Translation3;
 use parry3d::math::Pose;
 use parry3d::shape::SharedShape;
 use proxima_narrowphase::{Isometry, Point, Real, Vector};
-use proxima_scene::{ColliderDesc, ColliderHandle, ColliderShape, Scene, WorldShape};
+use proxima_scene::{contact, BodyKind, ColliderDesc, ColliderHandle, ColliderShape, Scene, TriMesh, WorldShape};
 use proxima_test_support::convert;
 use proxima_test_support::gen::{self, uniform};
 use proxima_test_support::Rng;
+use std::collections::BTreeSet;
+use std::sync::Arc;
 
 /// A random pose in `[0, side)^3` with a uniform rotation.
 pub fn pose(rng: &mut impl Rng, side: Real) -> Isometry {
@@ -129,4 +131,43 @@ pub fn oracle_ray_toi(shape: &WorldShape, ray: &proxima_narrowphase::Ray) -> (Op
         }
     }
     (Some(b), f_min)
+}
+
+/// A bumpy mesh patch: an `n x n` grid of quads (two triangles each) of
+/// side `cell` with random heights in `[0, bump)`, in its own frame.
+pub fn patch(rng: &mut impl Rng, n: u32, cell: Real, bump: Real) -> Arc<TriMesh> {
+    let mut vertices = Vec::new();
+    for i in 0..=n {
+        for j in 0..=n {
+            let y = if bump > 0.0 { uniform(rng, 0.0, bump) } else { 0.0 };
+            vertices.push(Point::new(i as Real * cell, y, j as Real * cell));
+        }
+    }
+    let at = |i: u32, j: u32| i * (n + 1) + j;
+    let mut indices = Vec::new();
+    for i in 0..n {
+        for j in 0..n {
+            indices.push([at(i, j), at(i + 1, j), at(i + 1, j + 1)]);
+            indices.push([at(i, j), at(i + 1, j + 1), at(i, j + 1)]);
+        }
+    }
+    Arc::new(TriMesh::new(vertices, indices).expect("valid mesh"))
+}
+
+/// The pairs of colliders in contact by the exact test over all pairs
+/// (static-static excluded): the pipeline tests' oracle.
+pub fn brute_pairs(scene: &Scene) -> BTreeSet<(ColliderHandle, ColliderHandle)> {
+    let all: Vec<_> = scene.iter().collect();
+    let mut out = BTreeSet::new();
+    for (i, (ha, a)) in all.iter().enumerate() {
+        for (hb, b) in &all[i + 1..] {
+            if a.kind() == BodyKind::Static && b.kind() == BodyKind::Static {
+                continue;
+            }
+            if contact(a.world_shape(), b.world_shape()).is_some() {
+                out.insert(if ha < hb { (*ha, *hb) } else { (*hb, *ha) });
+            }
+        }
+    }
+    out
 }
