@@ -58,6 +58,7 @@ impl BlockTree {
     /// share) go to the first triangle in the blocks' order (leaf slot, then
     /// lane), whatever order the blocks are visited in: so a packet of rays
     /// ([`BlockTree::cast_packet`]) reports what each ray alone does.
+    #[inline(always)]
     pub(super) fn cast(&self, ray: &Ray, any: bool) -> Option<MeshRayHit> {
         #[cfg(target_arch = "x86_64")]
         if SimdLevel::Avx.is_available() {
