@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use proxima_broadphase::{sort_index_pairs, DynamicTreeOptions, PairTracker, ProxyId, ProxyOptions};
+use proxima_broadphase::{DynamicTreeOptions, PairTracker, ProxyId, ProxyOptions};
 use proxima_narrowphase::{Aabb, Contact, ContactManifold, Real, Sphere, SweepHit, Vector};
 
 use crate::collider::{BodyKind, ColliderHandle};
@@ -116,8 +116,13 @@ pub struct ContactPipeline {
     proxy_of: Vec<Option<(u32, ProxyId, proxima_broadphase::CollisionGroups)>>,
     /// Per proxy slot: the collider's slot.
     slot_of_proxy: Vec<u32>,
-    candidates: Vec<(u32, u32)>,
-    sort_scratch: Vec<(u32, u32)>,
+    /// Every proxy's index is its collider's slot (`slot_of_proxy` is the
+    /// identity), so the tracker's exact pairs are the candidates as they
+    /// stand: checked after each frame that inserted proxies.
+    proxy_is_slot: bool,
+    /// The candidates as pair keys (`(a << 32) | b`, slots `a < b`, sorted)
+    /// when `proxy_is_slot` is false; empty otherwise.
+    candidates: Vec<u64>,
     contacts: Vec<ContactPair>,
     /// `Some(prediction)` when the pipeline computes manifolds.
     prediction: Option<Real>,
@@ -162,8 +167,8 @@ impl ContactPipeline {
             tracker: PairTracker::with_options(DynamicTreeOptions::default()).expect("valid options"),
             proxy_of: Vec::new(),
             slot_of_proxy: Vec::new(),
+            proxy_is_slot: true,
             candidates: Vec::new(),
-            sort_scratch: Vec::new(),
             contacts: Vec::new(),
             prediction: None,
             manifolds: Vec::new(),
@@ -250,7 +255,8 @@ impl ContactPipeline {
             manifold_scratch: &mut self.manifold_scratch,
             mesh_scratch: &mut self.mesh_scratch,
         };
-        narrow(scene, &self.candidates, self.prediction, out);
+        let candidates = if self.proxy_is_slot { self.tracker.exact_pair_keys() } else { &self.candidates };
+        narrow(scene, candidates, self.prediction, out);
         self.close(scene, t0, t1)
     }
 
@@ -290,11 +296,12 @@ impl ContactPipeline {
         self.manifolds.clear();
         let shared: &Scene = scene;
         let prediction = self.prediction;
-        let slices = self.candidates.len().div_ceil(NARROW_SLICE);
+        let candidates = if self.proxy_is_slot { self.tracker.exact_pair_keys() } else { &self.candidates };
+        let slices = candidates.len().div_ceil(NARROW_SLICE);
         if self.narrow_slices.len() < slices {
             self.narrow_slices.resize_with(slices, NarrowSlice::default);
         }
-        self.narrow_slices[..slices].par_iter_mut().zip(self.candidates.par_chunks(NARROW_SLICE)).for_each(
+        self.narrow_slices[..slices].par_iter_mut().zip(candidates.par_chunks(NARROW_SLICE)).for_each(
             |(slice, candidates)| {
                 slice.contacts.clear();
                 slice.manifolds.clear();
@@ -333,7 +340,7 @@ impl ContactPipeline {
             narrowphase: t2.since(t1),
             ccd: t3.since(t2),
             colliders_read: self.touched.len(),
-            candidate_pairs: self.candidates.len(),
+            candidate_pairs: self.candidate_count(),
             contacts: self.contacts.len(),
             ccd_impacts: self.ccd.len(),
         };
@@ -433,18 +440,33 @@ impl ContactPipeline {
             self.tracker.update_with(interact);
         }
         // The tracker's tight boxes carry the cull's slack (`with_slack`), so
-        // its exact pairs are the pairs that may touch.
+        // its exact pairs are the pairs that may touch. When proxies are
+        // indexed like their colliders (colliders made before any removal
+        // are, as slot maps hand out slots in the same order), they are the
+        // candidates already; otherwise they are renamed to slots here.
         self.candidates.clear();
-        let slot_of = &self.slot_of_proxy;
-        for (a, b) in self.tracker.exact_pair_indices() {
-            let (sa, sb) = (slot_of[a as usize], slot_of[b as usize]);
-            self.candidates.push((sa.min(sb), sa.max(sb)));
+        if self.proxy_is_slot {
+            return;
         }
+        let slot_of = &self.slot_of_proxy;
+        self.candidates.extend(self.tracker.exact_pair_indices().map(|(a, b)| {
+            let (sa, sb) = (slot_of[a as usize], slot_of[b as usize]);
+            u64::from(sa.min(sb)) << 32 | u64::from(sa.max(sb))
+        }));
         // Slots order like handles (the generation only breaks ties of
         // equal slots), and proxies are usually made in slot order: the
         // list is then sorted already, and one pass over it says so.
         if !self.candidates.is_sorted() {
-            sort_index_pairs(&mut self.candidates, &mut self.sort_scratch);
+            self.candidates.sort_unstable();
+        }
+    }
+
+    /// The number of candidate pairs of the last update.
+    fn candidate_count(&self) -> usize {
+        if self.proxy_is_slot {
+            self.tracker.exact_pair_keys().len()
+        } else {
+            self.candidates.len()
         }
     }
 
@@ -470,6 +492,7 @@ impl ContactPipeline {
         // Boxes grown by half the prediction overlap when the shapes are
         // within it (the gap between two boxes is at most the shapes' distance).
         let half_prediction = self.prediction.unwrap_or(0.0) * 0.5;
+        let mut inserted = false;
         for &slot in &self.touched {
             let index = slot as usize;
             if self.proxy_of.len() <= index {
@@ -503,10 +526,16 @@ impl ContactPipeline {
                         self.slot_of_proxy.resize(proxy + 1, 0);
                     }
                     self.slot_of_proxy[proxy] = slot;
+                    inserted = true;
                     id
                 }
             };
             self.proxy_of[index] = Some((scene.handle_of(slot).generation, id, options.groups));
+        }
+        if inserted {
+            // A removed proxy's entry may keep a stale slot: the test is then
+            // false although it need not be, which only costs the renaming.
+            self.proxy_is_slot = self.slot_of_proxy.iter().enumerate().all(|(proxy, &slot)| proxy as u32 == slot);
         }
     }
 
@@ -594,13 +623,15 @@ struct NarrowOut<'a> {
     mesh_scratch: &'a mut MeshScratch,
 }
 
-/// The exact tests of `candidates` (collider slots, sorted): each pair in
+/// The exact tests of `candidates` (pair keys of collider slots,
+/// `(a << 32) | b`, sorted): each pair in
 /// contact appended to `out.contacts`, in candidate order; with a
 /// `prediction`, the manifolds within it too, and the contact is the
 /// deepest point of the pair's manifolds.
-fn narrow(scene: &Scene, candidates: &[(u32, u32)], prediction: Option<Real>, out: NarrowOut<'_>) {
+fn narrow(scene: &Scene, candidates: &[u64], prediction: Option<Real>, out: NarrowOut<'_>) {
     let NarrowOut { contacts, manifolds, manifold_scratch, mesh_scratch } = out;
-    for &(sa, sb) in candidates {
+    for &key in candidates {
+        let (sa, sb) = ((key >> 32) as u32, key as u32);
         let (ca, cb) = (&scene.colliders[sa], &scene.colliders[sb]);
         let (a, b) = (scene.handle_of(sa), scene.handle_of(sb));
         let Some(prediction) = prediction else {

@@ -70,6 +70,63 @@ fn contacts_and_events_match_brute_force_over_frames() {
     assert!(started_total > 100, "scene too sparse to test: {started_total} pairs started");
 }
 
+/// Colliders removed from the highest slot down come back, in the scene's
+/// free list, in the reverse of the order in which the pipeline frees their
+/// proxies (it reads slots ascending), so the new colliders' proxies are no
+/// longer indexed like their slots: the pipeline then renames the tracker's
+/// pairs to collider slots (and sorts them) instead of reading them as they
+/// stand. Both forms match brute force, frame after frame.
+#[test]
+fn renamed_proxies_match_brute_force() {
+    let side = 14.0;
+    let (mut scene, mut handles) = common::mixed_scene(900, side, 0xA1);
+    let mut pipeline = ContactPipeline::new();
+    let mut rng = proxima_test_support::rng(0xA2);
+    let mut previous = common::brute_pairs(&scene);
+    pipeline.update(&mut scene);
+    for frame in 0..8 {
+        if frame % 3 == 1 {
+            // Remove a fifth of the colliders, highest slot first, then add as
+            // many new ones, which reuse the freed slots in the scene's order.
+            let mut gone: Vec<ColliderHandle> =
+                handles.iter().copied().filter(|h| h.index() % 5 == frame % 5).collect();
+            gone.sort_by_key(|h| std::cmp::Reverse(h.index()));
+            for h in &gone {
+                scene.remove(*h).unwrap();
+            }
+            pipeline.update(&mut scene);
+            handles.retain(|h| !gone.contains(h));
+            previous = common::brute_pairs(&scene);
+            for _ in 0..gone.len() {
+                let r = uniform(&mut rng, 0.2, 0.9);
+                let desc = ColliderDesc::new(ColliderShape::Sphere { radius: r }, common::pose(&mut rng, side));
+                handles.push(scene.insert(desc).unwrap());
+            }
+        }
+        for &h in &handles {
+            let c = scene.get(h).unwrap();
+            if c.kind() == BodyKind::Static || uniform(&mut rng, 0.0, 1.0) > 0.4 {
+                continue;
+            }
+            let d =
+                Vector::new(uniform(&mut rng, -0.3, 0.3), uniform(&mut rng, -0.3, 0.3), uniform(&mut rng, -0.3, 0.3));
+            let pose = Isometry::from_parts(Translation3::from(c.pose().translation.vector + d), c.pose().rotation);
+            scene.set_pose(h, pose).unwrap();
+        }
+        let events = pipeline.update(&mut scene).to_vec();
+        let brute = common::brute_pairs(&scene);
+        let ours: Vec<_> = pipeline.contacts().iter().map(|p| (p.a, p.b)).collect();
+        assert!(ours.windows(2).all(|w| w[0] < w[1]), "frame {frame}: contacts not sorted");
+        assert_eq!(ours.iter().copied().collect::<BTreeSet<_>>(), brute, "frame {frame}: contact pairs differ");
+        assert_eq!(pipeline.stats().contacts, brute.len());
+        let started = events.iter().filter(|e| matches!(e, ContactEvent::Started(_))).count();
+        let stopped = events.len() - started;
+        assert_eq!(started, brute.difference(&previous).count(), "frame {frame}: started");
+        assert_eq!(stopped, previous.difference(&brute).count(), "frame {frame}: stopped");
+        previous = brute;
+    }
+}
+
 #[test]
 fn bullet_through_thin_wall_is_stopped_by_ccd() {
     let mut scene = Scene::new();

@@ -525,6 +525,25 @@ impl<T> PairTracker<T> {
         self.exact.iter().map(|&key| slots_of(key))
     }
 
+    /// [`exact_pair_indices`](Self::exact_pair_indices) as stored: one key
+    /// per pair, `(a << 32) | b` for proxy indices `a < b`, sorted ascending
+    /// (so in the same order). A caller whose own tables are indexed like the
+    /// proxies reads them in place, without copying a frame's pairs.
+    ///
+    /// ```
+    /// use proxima_broadphase::{PairTracker, ProxyOptions};
+    /// use proxima_narrowphase::{Aabb, Point};
+    /// let mut tracker = PairTracker::new();
+    /// let unit = |x: f32| Aabb::new(Point::new(x, 0.0, 0.0), Point::new(x + 1.0, 1.0, 1.0));
+    /// let a = tracker.insert(unit(0.0), (), ProxyOptions::default());
+    /// let b = tracker.insert(unit(0.5), (), ProxyOptions::default());
+    /// tracker.update();
+    /// assert_eq!(tracker.exact_pair_keys(), &[(u64::from(a.index()) << 32) | u64::from(b.index())]);
+    /// ```
+    pub fn exact_pair_keys(&self) -> &[u64] {
+        &self.exact
+    }
+
     /// The proxies of a stored slot pair.
     #[inline]
     fn pair_of(&self, key: u64) -> Pair {
