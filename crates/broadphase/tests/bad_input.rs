@@ -117,6 +117,8 @@ fn stale_ids_are_rejected_by_every_structure() {
     let p = tracker.insert(unit(), (), ProxyOptions::default());
     tracker.remove(p).unwrap();
     assert_eq!(tracker.remove(p), Err(stale(p)));
+    assert_eq!(tracker.move_proxy_to(p, unit()), Err(stale(p)));
+    assert_eq!(tracker.move_proxy_to(never, unit()), Err(stale(never)));
     assert_eq!(tracker.set_options(never, ProxyOptions::STATIC), Err(stale(never)));
     assert!(tracker.update().is_empty());
 }
@@ -167,6 +169,40 @@ fn huge_boxes_everywhere() {
     });
     assert_eq!(n_tree, n_bf);
     assert!(n_bf >= 10);
+}
+
+/// `PairTracker::move_proxy_to` takes the displacement from the tight boxes'
+/// centres: the same fat box as `move_proxy` given that displacement, and a
+/// zero displacement (the box grown by the margin only) where a centre is not
+/// finite (corners at `±f32::MAX` on one axis: `min + max` overflows).
+#[test]
+fn move_proxy_to_takes_the_centres_move() {
+    let mut rng = rng(405);
+    let mut by_centre = PairTracker::new();
+    let mut given = PairTracker::new();
+    let boxes: Vec<Aabb> = (0..200).map(|_| random_box(&mut rng, 30.0, 0.1, 1.0)).collect();
+    let ids: Vec<ProxyId> = boxes.iter().map(|b| by_centre.insert(*b, (), ProxyOptions::default())).collect();
+    for b in &boxes {
+        given.insert(*b, (), ProxyOptions::default());
+    }
+    for step in 0..4 {
+        for id in &ids {
+            let moved = random_box(&mut rng, 30.0, 0.1, 1.0);
+            let d = moved.center() - by_centre.tight_aabb(*id).unwrap().center();
+            assert_eq!(by_centre.move_proxy_to(*id, moved), given.move_proxy(*id, moved, d), "step {step}");
+            assert_eq!(by_centre.fat_aabb(*id), given.fat_aabb(*id));
+        }
+        assert_eq!(by_centre.update(), given.update(), "step {step}");
+        assert!(by_centre.exact_pairs().eq(given.exact_pairs()));
+    }
+    // A centre that overflows: no stretch, the margin only.
+    let wide = Aabb::new(Point::new(-f32::MAX, 0.0, 0.0), Point::new(f32::MAX, 1.0, 1.0));
+    let half = Aabb::new(Point::new(0.0, 0.0, 0.0), Point::new(f32::MAX, 1.0, 1.0));
+    let (mut a, mut b) = (PairTracker::new(), PairTracker::new());
+    let (ia, ib) = (a.insert(half, (), ProxyOptions::default()), b.insert(half, (), ProxyOptions::default()));
+    assert_eq!(a.move_proxy_to(ia, wide), b.move_proxy(ib, wide, Vector::zeros()));
+    assert_eq!(a.fat_aabb(ia), b.fat_aabb(ib));
+    assert!(a.fat_aabb(ia).unwrap().is_valid());
 }
 
 fn pairs_of(bp: &impl BroadPhase<Id = ProxyId>) -> Vec<(ProxyId, ProxyId)> {

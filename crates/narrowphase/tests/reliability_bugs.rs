@@ -37,6 +37,14 @@ fn b1_shape_boxes_stay_finite() {
     assert_eq!(big, Err(too("obb centre or half-extents")));
     let a = Aabb::new(p(0.0, 0.0, 0.0), p(3e38, 1.0, 1.0));
     assert!(a.loosened(1e38).is_valid(), "Aabb::loosened = {:?}", a.loosened(1e38));
+    // The same for a margin per axis; a margin that is not a finite
+    // non-negative number leaves the box unchanged.
+    let g = a.loosened_per_axis(&v(1e38, 0.5, 3e38));
+    assert!(g.is_valid() && g.max().x == f32::MAX && g.min().z == -3e38, "{g:?}");
+    assert!(g.contains_aabb(&a));
+    for bad in [v(f32::NAN, 0.0, 0.0), v(0.0, -1.0, 0.0), v(0.0, 0.0, f32::INFINITY)] {
+        assert_eq!(a.loosened_per_axis(&bad), a);
+    }
 }
 
 /// B2: `Plane::try_new` accepts "any non-zero length" normal, but

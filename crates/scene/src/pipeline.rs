@@ -498,39 +498,40 @@ impl ContactPipeline {
             if self.proxy_of.len() <= index {
                 self.proxy_of.resize(index + 1, None);
             }
+            // The collider in the slot now, with its generation (a vacant
+            // slot's generation names no live collider).
+            let current = scene.colliders.get_slot(slot).map(|c| (scene.handle_of(slot).generation, c));
             if let Some((generation, id, _)) = self.proxy_of[index] {
-                if !scene.colliders.contains(ColliderHandle { index: slot, generation }) {
+                if current.is_none_or(|(now, _)| now != generation) {
                     let _ = self.tracker.remove(id);
                     self.proxy_of[index] = None;
                 }
             }
-            let Some(collider) = scene.colliders.get_slot(slot) else { continue };
-            let options =
-                ProxyOptions { groups: collider.desc.groups, is_static: collider.desc.kind == BodyKind::Static };
+            let Some((generation, collider)) = current else { continue };
             let tight = with_slack(&collider.aabb, half_prediction);
-            let id = match self.proxy_of[index] {
-                Some((_, id, groups)) => {
-                    if groups != options.groups {
-                        let _ = self.tracker.set_options(id, options);
+            let groups = collider.desc.groups;
+            let options = || ProxyOptions { groups, is_static: collider.desc.kind == BodyKind::Static };
+            match self.proxy_of[index] {
+                Some((_, id, mirrored)) => {
+                    if mirrored != groups {
+                        let _ = self.tracker.set_options(id, options());
+                        self.proxy_of[index] = Some((generation, id, groups));
                     }
-                    let old = self.tracker.tight_aabb(id).unwrap_or(tight);
-                    let motion: Vector = tight.center() - old.center();
-                    let motion = if motion.iter().all(|d| d.is_finite()) { motion } else { Vector::zeros() };
-                    let _ = self.tracker.move_proxy(id, tight, motion);
-                    id
+                    // The displacement that stretches the fat box is the move
+                    // of the tight box's centre.
+                    let _ = self.tracker.move_proxy_to(id, tight);
                 }
                 None => {
-                    let id = self.tracker.insert(tight, slot, options);
+                    let id = self.tracker.insert(tight, slot, options());
                     let proxy = id.index() as usize;
                     if self.slot_of_proxy.len() <= proxy {
                         self.slot_of_proxy.resize(proxy + 1, 0);
                     }
                     self.slot_of_proxy[proxy] = slot;
                     inserted = true;
-                    id
+                    self.proxy_of[index] = Some((generation, id, groups));
                 }
-            };
-            self.proxy_of[index] = Some((scene.handle_of(slot).generation, id, options.groups));
+            }
         }
         if inserted {
             // A removed proxy's entry may keep a stale slot: the test is then
@@ -705,8 +706,5 @@ impl Stamp {
 /// the manifolds' prediction distance). Saturates at `±f32::MAX`.
 #[inline]
 fn with_slack(a: &Aabb, extra: Real) -> Aabb {
-    let slack = (a.min().coords.abs() + a.max().coords.abs()) * 1e-5 + Vector::repeat(extra);
-    let lo = (a.min() - slack).map(|v| v.max(-f32::MAX));
-    let hi = (a.max() + slack).map(|v| v.min(f32::MAX));
-    Aabb::try_new(lo, hi).unwrap_or(*a)
+    a.loosened_per_axis(&((a.min().coords.abs() + a.max().coords.abs()) * 1e-5 + Vector::repeat(extra)))
 }

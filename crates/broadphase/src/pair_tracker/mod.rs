@@ -442,6 +442,43 @@ impl<T> PairTracker<T> {
         if !displacement.iter().all(|d| d.is_finite()) {
             return Err(BroadPhaseError::InvalidDisplacement);
         }
+        Ok(self.move_live(id, aabb, &displacement))
+    }
+
+    /// [`move_proxy`](Self::move_proxy) with the displacement taken as the
+    /// move of the tight box's centre since the proxy's last tight box (zero
+    /// where that is not finite: a box whose centre overflows), for a caller
+    /// that does not track it: one lookup of the proxy instead of a
+    /// [`tight_aabb`](Self::tight_aabb) and a `move_proxy`. A stale id is
+    /// rejected and nothing changes.
+    ///
+    /// ```
+    /// use proxima_broadphase::{PairTracker, ProxyOptions};
+    /// use proxima_narrowphase::{Aabb, Point, Vector};
+    /// let mut tracker = PairTracker::new();
+    /// let unit = |x: f32| Aabb::new(Point::new(x, 0.0, 0.0), Point::new(x + 1.0, 1.0, 1.0));
+    /// let a = tracker.insert(unit(0.0), (), ProxyOptions::default());
+    /// let mut twin = tracker.clone();
+    /// // Moved by 3 along x: the fat box is stretched along +x, as with the
+    /// // displacement given.
+    /// assert!(tracker.move_proxy_to(a, unit(3.0)).unwrap());
+    /// twin.move_proxy(a, unit(3.0), Vector::new(3.0, 0.0, 0.0)).unwrap();
+    /// assert_eq!(tracker.fat_aabb(a), twin.fat_aabb(a));
+    /// ```
+    pub fn move_proxy_to(&mut self, id: ProxyId, aabb: Aabb) -> Result<bool, BroadPhaseError> {
+        if !self.proxies.contains(id) {
+            return Err(BroadPhaseError::StaleId(id));
+        }
+        let old = &self.tights[id.index() as usize].tight;
+        let displacement: Vector = aabb.center() - old.center();
+        let displacement = if displacement.iter().all(|d| d.is_finite()) { displacement } else { Vector::zeros() };
+        Ok(self.move_live(id, aabb, &displacement))
+    }
+
+    /// The move of live proxy `id` (checked by the caller) with a finite
+    /// displacement: [`move_proxy`](Self::move_proxy)'s answer.
+    #[inline]
+    fn move_live(&mut self, id: ProxyId, aabb: Aabb, displacement: &Vector) -> bool {
         let slot = id.index() as usize;
         let tight = &mut self.tights[slot].tight;
         if *tight != aabb {
@@ -452,15 +489,15 @@ impl<T> PairTracker<T> {
         let record = &mut self.records[id.index() as usize];
         let old_fat = record.fat;
         if old_fat.contains_aabb(&aabb) {
-            return Ok(false);
+            return false;
         }
-        let fat = crate::dynamic_tree::fat_box(&self.options, &aabb, &displacement);
+        let fat = crate::dynamic_tree::fat_box(&self.options, &aabb, displacement);
         record.fat = fat;
         let (leaf, is_static) = (record.leaf, record.is_static);
         let tree = if is_static { &mut self.fixed } else { &mut self.dynamic };
         tree.set_box(leaf, &fat);
         self.record_entry(id, Change::Moved { old_fat });
-        Ok(true)
+        true
     }
 
     /// Changes a proxy's groups and static flag; its pairs are re-evaluated at
