@@ -116,12 +116,15 @@ pub struct ContactPipeline {
     proxy_of: Vec<Option<(u32, ProxyId, proxima_broadphase::CollisionGroups)>>,
     /// Per proxy slot: the collider's slot.
     slot_of_proxy: Vec<u32>,
-    /// Every proxy's index is its collider's slot (`slot_of_proxy` is the
-    /// identity), so the tracker's exact pairs are the candidates as they
-    /// stand: checked after each frame that inserted proxies.
-    proxy_is_slot: bool,
+    /// The live proxies whose index is not their collider's slot. At 0 the
+    /// tracker's exact pairs are the candidates as they stand. Kept by the
+    /// mirror as it inserts and removes, and counted again from `proxy_of`
+    /// whenever it reads every slot (so a restored pipeline, whose log stamp
+    /// is not saved, never trusts a count it did not make).
+    #[cfg_attr(feature = "serde", serde(skip))]
+    renamed: usize,
     /// The candidates as pair keys (`(a << 32) | b`, slots `a < b`, sorted)
-    /// when `proxy_is_slot` is false; empty otherwise.
+    /// when some proxy is renamed; empty otherwise.
     candidates: Vec<u64>,
     contacts: Vec<ContactPair>,
     /// `Some(prediction)` when the pipeline computes manifolds.
@@ -167,7 +170,7 @@ impl ContactPipeline {
             tracker: PairTracker::with_options(DynamicTreeOptions::default()).expect("valid options"),
             proxy_of: Vec::new(),
             slot_of_proxy: Vec::new(),
-            proxy_is_slot: true,
+            renamed: 0,
             candidates: Vec::new(),
             contacts: Vec::new(),
             prediction: None,
@@ -255,7 +258,7 @@ impl ContactPipeline {
             manifold_scratch: &mut self.manifold_scratch,
             mesh_scratch: &mut self.mesh_scratch,
         };
-        let candidates = if self.proxy_is_slot { self.tracker.exact_pair_keys() } else { &self.candidates };
+        let candidates = if self.renamed == 0 { self.tracker.exact_pair_keys() } else { &self.candidates };
         narrow(scene, candidates, self.prediction, out);
         self.close(scene, t0, t1)
     }
@@ -296,7 +299,7 @@ impl ContactPipeline {
         self.manifolds.clear();
         let shared: &Scene = scene;
         let prediction = self.prediction;
-        let candidates = if self.proxy_is_slot { self.tracker.exact_pair_keys() } else { &self.candidates };
+        let candidates = if self.renamed == 0 { self.tracker.exact_pair_keys() } else { &self.candidates };
         let slices = candidates.len().div_ceil(NARROW_SLICE);
         if self.narrow_slices.len() < slices {
             self.narrow_slices.resize_with(slices, NarrowSlice::default);
@@ -414,8 +417,9 @@ impl ContactPipeline {
         &self.stats
     }
 
-    /// Candidate pairs `(a, b)` as slots with `handle(a) < handle(b)`, sorted,
-    /// unique: the tracker's pairs whose tight boxes may touch.
+    /// The candidate pairs, slots `a < b` (so `handle(a) < handle(b)`), sorted,
+    /// unique: the tracker's pairs whose tight boxes may touch, read in place
+    /// (`renamed == 0`) or renamed into `candidates`.
     fn find_candidates(&mut self, scene: &mut Scene) {
         self.find_candidates_with(scene, false);
     }
@@ -445,7 +449,7 @@ impl ContactPipeline {
         // are, as slot maps hand out slots in the same order), they are the
         // candidates already; otherwise they are renamed to slots here.
         self.candidates.clear();
-        if self.proxy_is_slot {
+        if self.renamed == 0 {
             return;
         }
         let slot_of = &self.slot_of_proxy;
@@ -463,7 +467,7 @@ impl ContactPipeline {
 
     /// The number of candidate pairs of the last update.
     fn candidate_count(&self) -> usize {
-        if self.proxy_is_slot {
+        if self.renamed == 0 {
             self.tracker.exact_pair_keys().len()
         } else {
             self.candidates.len()
@@ -472,7 +476,7 @@ impl ContactPipeline {
 
     /// Mirrors the scene in the tracker: removed colliders leave it, new ones
     /// enter it, and every other collider's tight box is passed to
-    /// `move_proxy` (one containment test unless it left its fat box). Only
+    /// `move_proxy_to` (one containment test unless it left its fat box). Only
     /// the colliders in the scene's change log are read when this pipeline
     /// took the log last (so colliders nobody moved cost nothing); otherwise
     /// (the first update, another pipeline on the same scene, a cloned or
@@ -488,11 +492,16 @@ impl ContactPipeline {
             let held = |slot: u32| proxy_of.get(slot as usize).is_some_and(Option::is_some);
             let live = |slot: u32| scene.colliders.get_slot(slot).is_some();
             self.touched.extend((0..end.max(proxy_of.len()) as u32).filter(|&slot| live(slot) || held(slot)));
+            self.renamed = self
+                .proxy_of
+                .iter()
+                .enumerate()
+                .filter(|(slot, held)| held.is_some_and(|(_, id, _)| id.index() as usize != *slot))
+                .count();
         }
         // Boxes grown by half the prediction overlap when the shapes are
         // within it (the gap between two boxes is at most the shapes' distance).
         let half_prediction = self.prediction.unwrap_or(0.0) * 0.5;
-        let mut inserted = false;
         for &slot in &self.touched {
             let index = slot as usize;
             if self.proxy_of.len() <= index {
@@ -505,6 +514,7 @@ impl ContactPipeline {
                 if current.is_none_or(|(now, _)| now != generation) {
                     let _ = self.tracker.remove(id);
                     self.proxy_of[index] = None;
+                    self.renamed -= usize::from(id.index() != slot);
                 }
             }
             let Some((generation, collider)) = current else { continue };
@@ -528,15 +538,10 @@ impl ContactPipeline {
                         self.slot_of_proxy.resize(proxy + 1, 0);
                     }
                     self.slot_of_proxy[proxy] = slot;
-                    inserted = true;
+                    self.renamed += usize::from(id.index() != slot);
                     self.proxy_of[index] = Some((generation, id, groups));
                 }
             }
-        }
-        if inserted {
-            // A removed proxy's entry may keep a stale slot: the test is then
-            // false although it need not be, which only costs the renaming.
-            self.proxy_is_slot = self.slot_of_proxy.iter().enumerate().all(|(proxy, &slot)| proxy as u32 == slot);
         }
     }
 

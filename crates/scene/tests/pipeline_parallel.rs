@@ -87,7 +87,7 @@ fn frame(pipeline: &ContactPipeline, events: &[ContactEvent]) -> Frame {
 
 fn run(manifolds: bool) {
     let side = 22.0;
-    let (base, handles) = scene(6_000, side, 0xA7);
+    let (base, mut handles) = scene(6_000, side, 0xA7);
     let make = || if manifolds { ContactPipeline::with_manifolds(0.02).unwrap() } else { ContactPipeline::new() };
     let mut scenes = [base.clone(), base.clone(), base];
     let mut pipelines = [make(), make(), make()];
@@ -95,6 +95,7 @@ fn run(manifolds: bool) {
         [1, 2].iter().map(|&t| rayon::ThreadPoolBuilder::new().num_threads(t).build().expect("pool")).collect();
     let mut rng = proxima_test_support::rng(0xA8);
     let (mut most, mut fewer_after_more, mut impacts) = (0usize, false, 0);
+    let mut gone: Vec<ColliderHandle> = Vec::new();
     for k in 0..14 {
         // Light frames, a heavy one (60% moved), quiet ones, a scatter.
         let (fraction, step) = match k {
@@ -103,6 +104,31 @@ fn run(manifolds: bool) {
             11 => (1.0, 0.5 * side),
             _ => (0.15, 0.3),
         };
+        if k == 9 {
+            // A seventh of the colliders removed from the highest slot down
+            // (this frame), then as many new ones (the next): they reuse the
+            // freed slots lowest first, while the pipelines freed the proxies
+            // in slot order, so from here on proxies and slots differ and the
+            // candidates are renamed.
+            gone = handles.iter().copied().filter(|h| h.index() % 7 == 3).collect();
+            gone.sort_by_key(|h| std::cmp::Reverse(h.index()));
+            handles.retain(|h| !gone.contains(h));
+            for scene in &mut scenes {
+                for h in &gone {
+                    scene.remove(*h).unwrap();
+                }
+            }
+        }
+        if k == 10 {
+            let fresh: Vec<ColliderDesc> = (0..gone.len())
+                .map(|_| ColliderDesc::new(ColliderShape::Sphere { radius: 0.4 }, common::pose(&mut rng, side)))
+                .collect();
+            let mut added = Vec::new();
+            for scene in &mut scenes {
+                added = fresh.iter().map(|d| scene.insert(d.clone()).unwrap()).collect();
+            }
+            handles.extend(added);
+        }
         let moved = moves(&scenes[0], &handles, &mut rng, fraction, step);
         for scene in &mut scenes {
             for &(h, pose) in &moved {
@@ -128,7 +154,7 @@ fn run(manifolds: bool) {
         // Brute force is O(n^2): on the first frame, the heavy one, the
         // scatter and the last.
         let ours: BTreeSet<_> = two.contacts.iter().map(|p| (p.a, p.b)).collect();
-        if !manifolds && matches!(k, 0 | 4 | 11 | 13) {
+        if !manifolds && matches!(k, 0 | 4 | 10 | 11 | 13) {
             assert_eq!(ours, common::brute_pairs(s2), "frame {k}: contact pairs differ from brute force");
         }
         fewer_after_more |= two.candidates.div_ceil(2048) < most.div_ceil(2048);

@@ -159,27 +159,26 @@ impl Aabb {
         Aabb::new_saturating(self.min - m, self.max + m)
     }
 
-    /// [`loosened`](Self::loosened) by a margin per axis: each axis of the
-    /// box grown by `margins[axis]` on both sides, the corners clamped to
-    /// `[-f32::MAX, f32::MAX]`. Margins that are negative, NaN or infinite
-    /// leave the box as it is, so the invariant cannot break.
+    /// [`loosened`](Self::loosened) by a margin per axis: axis `i` of the box
+    /// grown by `margins[i]` on both sides, the corners clamped to
+    /// `[-f32::MAX, f32::MAX]`. As with `loosened`, a margin that is negative,
+    /// NaN or infinite leaves its axis as it is (the other axes still grow),
+    /// so the invariant cannot break.
     ///
     /// ```
     /// use proxima_narrowphase::{Aabb, Point, Vector};
     /// let b = Aabb::new(Point::origin(), Point::new(1.0, 1.0, 1.0));
     /// let g = b.loosened_per_axis(&Vector::new(0.5, 0.0, 2.0));
     /// assert_eq!((*g.min(), *g.max()), (Point::new(-0.5, 0.0, -2.0), Point::new(1.5, 1.0, 3.0)));
-    /// assert_eq!(b.loosened_per_axis(&Vector::new(-1.0, 0.0, 0.0)), b);
+    /// let h = b.loosened_per_axis(&Vector::new(-1.0, f32::NAN, 0.5));
+    /// assert_eq!((*h.min(), *h.max()), (Point::new(0.0, 0.0, -0.5), Point::new(1.0, 1.0, 1.5)));
     /// ```
     #[inline]
     #[must_use]
     pub fn loosened_per_axis(&self, margins: &Vector) -> Aabb {
-        // `m >= 0` is false for NaN; with a finite check, every margin is a
-        // finite non-negative number.
-        if !margins.iter().all(|&m| m >= 0.0 && m.is_finite()) {
-            return *self;
-        }
-        Aabb::new_saturating(self.min - margins, self.max + margins)
+        // `m >= 0` is false for NaN: every kept margin is finite and non-negative.
+        let m = margins.map(|m| if m >= 0.0 && m.is_finite() { m } else { 0.0 });
+        Aabb::new_saturating(self.min - m, self.max + m)
     }
 
     /// Surface area, `2 (xy + yz + zx)` of the extents: the SAH weight.
