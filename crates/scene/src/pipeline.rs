@@ -523,7 +523,11 @@ impl ContactPipeline {
             let options = || ProxyOptions { groups, is_static: collider.desc.kind == BodyKind::Static };
             match self.proxy_of[index] {
                 Some((_, id, mirrored)) => {
-                    if mirrored != groups {
+                    // A scene changes a collider's groups in place, never its
+                    // kind; another scene (or a restored one) may hold a
+                    // collider of the other kind at this slot and
+                    // generation, so a full read compares both (B38).
+                    if mirrored != groups || (!incremental && self.tracker.options(id) != Some(options())) {
                         let _ = self.tracker.set_options(id, options());
                         self.proxy_of[index] = Some((generation, id, groups));
                     }

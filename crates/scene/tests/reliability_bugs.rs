@@ -133,3 +133,49 @@ fn b26_overlaps_sphere_agrees_with_the_exact_test_on_a_point_mesh() {
         assert_eq!(got.len() == 1, exact, "radius {radius:e}: scene {got:?}, exact test {exact}");
     }
 }
+
+/// B38, found by reviewing the thirteenth session's diff: a pipeline updated
+/// from a second scene (or a restored one) reads every slot, but mirrored only
+/// a change of groups. A collider of the other kind at the same slot and
+/// generation kept the first scene's static flag: here a dynamic ball resting
+/// on a static floor kept the flag of the static box that held its slot in
+/// the first scene, so the two were "static-static" and their contact was
+/// never reported. The mirror now compares the whole proxy options when it
+/// reads every slot.
+#[test]
+fn b38_a_pipeline_moved_to_another_scene_mirrors_the_kind() {
+    let floor = || {
+        ColliderDesc::new(ColliderShape::Aabb { half_extents: Vector::new(5.0, 0.5, 5.0) }, Isometry::identity())
+            .fixed()
+    };
+    let ball = |kind_static: bool| {
+        let desc = ColliderDesc::new(ColliderShape::Sphere { radius: 1.0 }, Isometry::translation(0.0, 1.4, 0.0));
+        if kind_static {
+            desc.fixed()
+        } else {
+            desc
+        }
+    };
+    // Scene A: the slot-0 collider is static (and so is the floor).
+    let mut a = Scene::new();
+    a.insert(ball(true)).unwrap();
+    a.insert(floor()).unwrap();
+    // Scene B: the same slots and generations, the slot-0 collider dynamic.
+    let mut b = Scene::new();
+    let hb = b.insert(ball(false)).unwrap();
+    let hf = b.insert(floor()).unwrap();
+    for prediction in [None, Some(0.02)] {
+        let mut pipeline = match prediction {
+            None => ContactPipeline::new(),
+            Some(p) => ContactPipeline::with_manifolds(p).unwrap(),
+        };
+        pipeline.update(&mut a);
+        assert!(pipeline.contacts().is_empty(), "static-static pairs are never reported");
+        pipeline.update(&mut b);
+        let pairs: Vec<_> = pipeline.contacts().iter().map(|p| (p.a, p.b)).collect();
+        assert_eq!(pairs, vec![(hb.min(hf), hb.max(hf))], "the dynamic ball rests on the floor");
+        // And back: the ball is static again, the contact ends.
+        pipeline.update(&mut a);
+        assert!(pipeline.contacts().is_empty());
+    }
+}
