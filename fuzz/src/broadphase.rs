@@ -287,7 +287,16 @@ impl World {
         if !moved {
             assert_eq!(self.tree.fat_aabb(id), Some(old_fat));
         }
-        self.tracker.move_proxy(id, aabb, d).expect("valid move");
+        // The tracker moves either way: with the displacement given, or with
+        // the tight box centre's move (`move_proxy_to`); the verdict is the
+        // same rule.
+        let tracker_fat = self.tracker.fat_aabb(id).expect("live");
+        let moved = if b.chance(128) {
+            self.tracker.move_proxy_to(id, aabb).expect("valid move")
+        } else {
+            self.tracker.move_proxy(id, aabb, d).expect("valid move")
+        };
+        assert_eq!(moved, !tracker_fat.contains_aabb(&aabb), "the tracker's move verdict");
         for s in &mut self.sap {
             s.move_proxy(id, aabb, d).expect("live");
         }
@@ -313,6 +322,7 @@ impl World {
         }
         assert_eq!(self.tracker.remove(id), stale.map(|_: ()| 0));
         assert_eq!(self.tracker.move_proxy(id, aabb, Vector::zeros()), stale.map(|_: ()| false));
+        assert_eq!(self.tracker.move_proxy_to(id, aabb), stale.map(|_: ()| false));
         assert_eq!(self.tracker.set_options(id, ProxyOptions::STATIC), stale);
         assert!(self.tree.get(id).is_none() && self.tracker.get(id).is_none() && self.bf.get(id).is_none());
         assert_eq!(self.snapshot(), before, "a rejected call changed the state");
