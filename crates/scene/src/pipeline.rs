@@ -258,8 +258,7 @@ impl ContactPipeline {
             manifold_scratch: &mut self.manifold_scratch,
             mesh_scratch: &mut self.mesh_scratch,
         };
-        let candidates = if self.renamed == 0 { self.tracker.exact_pair_keys() } else { &self.candidates };
-        narrow(scene, candidates, self.prediction, out);
+        narrow(scene, candidate_keys(&self.tracker, self.renamed, &self.candidates), self.prediction, out);
         self.close(scene, t0, t1)
     }
 
@@ -299,7 +298,7 @@ impl ContactPipeline {
         self.manifolds.clear();
         let shared: &Scene = scene;
         let prediction = self.prediction;
-        let candidates = if self.renamed == 0 { self.tracker.exact_pair_keys() } else { &self.candidates };
+        let candidates = candidate_keys(&self.tracker, self.renamed, &self.candidates);
         let slices = candidates.len().div_ceil(NARROW_SLICE);
         if self.narrow_slices.len() < slices {
             self.narrow_slices.resize_with(slices, NarrowSlice::default);
@@ -343,7 +342,7 @@ impl ContactPipeline {
             narrowphase: t2.since(t1),
             ccd: t3.since(t2),
             colliders_read: self.touched.len(),
-            candidate_pairs: self.candidate_count(),
+            candidate_pairs: candidate_keys(&self.tracker, self.renamed, &self.candidates).len(),
             contacts: self.contacts.len(),
             ccd_impacts: self.ccd.len(),
         };
@@ -462,15 +461,6 @@ impl ContactPipeline {
         // list is then sorted already, and one pass over it says so.
         if !self.candidates.is_sorted() {
             self.candidates.sort_unstable();
-        }
-    }
-
-    /// The number of candidate pairs of the last update.
-    fn candidate_count(&self) -> usize {
-        if self.renamed == 0 {
-            self.tracker.exact_pair_keys().len()
-        } else {
-            self.candidates.len()
         }
     }
 
@@ -631,6 +621,18 @@ struct NarrowOut<'a> {
     manifolds: &'a mut Vec<ManifoldPair>,
     manifold_scratch: &'a mut Vec<ContactManifold>,
     mesh_scratch: &'a mut MeshScratch,
+}
+
+/// The candidates of the last update: the tracker's exact pairs as they
+/// stand when no proxy is `renamed` (indexed unlike its collider), else the
+/// renamed list (see `find_candidates`). A function of the fields, not a
+/// method, so the exact tests can borrow them beside the outputs.
+fn candidate_keys<'a>(tracker: &'a PairTracker<u32>, renamed: usize, candidates: &'a [u64]) -> &'a [u64] {
+    if renamed == 0 {
+        tracker.exact_pair_keys()
+    } else {
+        candidates
+    }
 }
 
 /// The exact tests of `candidates` (pair keys of collider slots,

@@ -7,9 +7,24 @@ mod common;
 use std::collections::BTreeSet;
 
 use nalgebra::Translation3;
-use proxima_narrowphase::{Isometry, Vector};
+use proxima_narrowphase::{Isometry, Real, Vector};
 use proxima_scene::*;
 use proxima_test_support::gen::uniform;
+use proxima_test_support::Rng;
+
+/// Moves about `fraction` of the dynamic colliders by up to `step` per axis
+/// (their rotation kept).
+fn jitter(scene: &mut Scene, handles: &[ColliderHandle], rng: &mut impl Rng, fraction: Real, step: Real) {
+    for &h in handles {
+        let c = scene.get(h).unwrap();
+        if c.kind() == BodyKind::Static || uniform(rng, 0.0, 1.0) > fraction {
+            continue;
+        }
+        let d = Vector::new(uniform(rng, -step, step), uniform(rng, -step, step), uniform(rng, -step, step));
+        let pose = Isometry::from_parts(Translation3::from(c.pose().translation.vector + d), c.pose().rotation);
+        scene.set_pose(h, pose).unwrap();
+    }
+}
 
 #[test]
 fn contacts_and_events_match_brute_force_over_frames() {
@@ -20,16 +35,7 @@ fn contacts_and_events_match_brute_force_over_frames() {
     let mut previous = BTreeSet::new();
     let mut started_total = 0;
     for frame in 0..12 {
-        for &h in &handles {
-            let c = scene.get(h).unwrap();
-            if c.kind() == BodyKind::Static || uniform(&mut rng, 0.0, 1.0) > 0.3 {
-                continue;
-            }
-            let d =
-                Vector::new(uniform(&mut rng, -0.5, 0.5), uniform(&mut rng, -0.5, 0.5), uniform(&mut rng, -0.5, 0.5));
-            let pose = Isometry::from_parts(Translation3::from(c.pose().translation.vector + d), c.pose().rotation);
-            scene.set_pose(h, pose).unwrap();
-        }
+        jitter(&mut scene, &handles, &mut rng, 0.3, 0.5);
         let events = pipeline.update(&mut scene).to_vec();
         let ours: BTreeSet<_> = pipeline.contacts().iter().map(|p| (p.a, p.b)).collect();
         let brute = common::brute_pairs(&scene);
@@ -103,16 +109,7 @@ fn renamed_proxies_match_brute_force() {
                 handles.push(scene.insert(desc).unwrap());
             }
         }
-        for &h in &handles {
-            let c = scene.get(h).unwrap();
-            if c.kind() == BodyKind::Static || uniform(&mut rng, 0.0, 1.0) > 0.4 {
-                continue;
-            }
-            let d =
-                Vector::new(uniform(&mut rng, -0.3, 0.3), uniform(&mut rng, -0.3, 0.3), uniform(&mut rng, -0.3, 0.3));
-            let pose = Isometry::from_parts(Translation3::from(c.pose().translation.vector + d), c.pose().rotation);
-            scene.set_pose(h, pose).unwrap();
-        }
+        jitter(&mut scene, &handles, &mut rng, 0.4, 0.3);
         let events = pipeline.update(&mut scene).to_vec();
         let brute = common::brute_pairs(&scene);
         let ours: Vec<_> = pipeline.contacts().iter().map(|p| (p.a, p.b)).collect();
