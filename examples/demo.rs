@@ -7,11 +7,17 @@
 //! ```text
 //! cargo run --release --example demo -- [--bodies N] [--frames F] [--bullets B] [--threads T]
 //!                                        [--width W] [--height H] [--out PATH] [--manifolds] [--ci]
+//!                                        [--repeat P]
 //! ```
 //! `--threads T` (default 1) runs `ContactPipeline::update_parallel` on a
 //! pool of `T` threads instead of `update` on the calling thread.
 //! `--ci` runs a reduced scene and checks the invariants: no bullet tunnels,
 //! and the final frame's contact pairs equal brute force over all pairs.
+//! `--repeat P` records every frame's poses and, after the run, replays them
+//! `P` times through a clone of the first frame's scene and a fresh pipeline
+//! (`set_pose` for every pose, then the pipeline's update), printing the
+//! broadphase's mean over the frames of each frame's fastest replay: a figure
+//! for A/B comparisons that a busy machine disturbs less than one run's mean.
 //! `--manifolds` runs the pipeline with contact manifolds (prediction 0.02,
 //! what a solver consumes) instead of single contacts. Either way the end
 //! prints the narrowphase cost per candidate pair, and times the final
@@ -39,6 +45,7 @@ struct Options {
     manifolds: bool,
     ci: bool,
     threads: usize,
+    repeat: usize,
 }
 
 impl Options {
@@ -53,6 +60,7 @@ impl Options {
             manifolds: false,
             ci: false,
             threads: 1,
+            repeat: 0,
         };
         let mut args = std::env::args().skip(1);
         while let Some(a) = args.next() {
@@ -65,6 +73,7 @@ impl Options {
                 "--height" => o.height = value()?.parse().map_err(|e| format!("--height: {e}"))?,
                 "--out" => o.out = value()?.into(),
                 "--manifolds" => o.manifolds = true,
+                "--repeat" => o.repeat = value()?.parse().map_err(|e| format!("--repeat: {e}"))?,
                 "--threads" => {
                     o.threads = value()?.parse().map_err(|e| format!("--threads: {e}"))?;
                     if o.threads > 1 && !cfg!(feature = "parallel") {
@@ -76,7 +85,7 @@ impl Options {
                     (o.bodies, o.frames, o.bullets, o.width, o.height) = (2_000, 90, 16, 320, 180);
                 }
                 "-h" | "--help" => return Err(
-                    "usage: demo [--bodies N] [--frames F] [--bullets B] [--threads T] [--width W] [--height H] [--out PATH] [--manifolds] [--ci]"
+                    "usage: demo [--bodies N] [--frames F] [--bullets B] [--threads T] [--width W] [--height H] [--out PATH] [--manifolds] [--ci] [--repeat P]"
                         .into(),
                 ),
                 other => return Err(format!("unknown argument {other}")),
@@ -142,6 +151,9 @@ fn main() {
     // The pipeline's pool: with one thread, `update` on this thread.
     let pool = rayon::ThreadPoolBuilder::new().num_threads(opts.threads.max(1)).build().expect("thread pool");
     let mut totals = Totals::default();
+    // With `--repeat`: the scene before the first frame and each frame's poses.
+    let first_scene = (opts.repeat > 0).then(|| scene.clone());
+    let mut recorded: Vec<Vec<(ColliderHandle, Isometry)>> = Vec::new();
     let bar = ProgressBar::new(opts.frames as u64);
     bar.set_style(
         ProgressStyle::with_template("{spinner} frame {pos}/{len} [{bar:40}] {elapsed_precise} {msg}")
@@ -155,6 +167,10 @@ fn main() {
         let t = Instant::now();
         integrate(&mut scene, &mut bodies, &mut bullets, frame);
         totals.poses += t.elapsed();
+        if opts.repeat > 0 {
+            let handles = bodies.iter().map(|b| b.handle).chain(bullets.iter().map(|b| b.handle));
+            recorded.push(handles.map(|h| (h, *scene.get(h).expect("live collider").pose())).collect());
+        }
         update_pipeline(&mut pipeline, &mut scene, &pool);
         resolve_contacts(&scene, &pipeline, &mut bodies);
         stop_bullets(&mut scene, &pipeline, &mut bullets);
@@ -223,6 +239,10 @@ fn main() {
     }
 
     compare_manifolds(&scene);
+    if let Some(first) = first_scene {
+        let fastest = replay_broadphase(&first, &recorded, opts.repeat, opts.manifolds, &pool);
+        println!("broadphase replayed {} times: {fastest:.3} ms per frame (mean of each frame's fastest)", opts.repeat);
+    }
 
     if opts.ci {
         assert_eq!(tunnelled, 0, "a bullet tunnelled through the wall");
@@ -337,6 +357,35 @@ fn update_pipeline(pipeline: &mut ContactPipeline, scene: &mut Scene, pool: &ray
     }
     let _ = pool;
     pipeline.update(scene);
+}
+
+/// Replays the recorded poses `passes` times from `first`, each time through
+/// a fresh pipeline, and returns the mean over the frames of each frame's
+/// fastest broadphase time, in milliseconds.
+fn replay_broadphase(
+    first: &Scene,
+    frames: &[Vec<(ColliderHandle, Isometry)>],
+    passes: usize,
+    manifolds: bool,
+    pool: &rayon::ThreadPool,
+) -> f64 {
+    let mut fastest = vec![Duration::MAX; frames.len()];
+    for _ in 0..passes {
+        let mut scene = first.clone();
+        let mut pipeline = if manifolds {
+            ContactPipeline::with_manifolds(MANIFOLD_PREDICTION).expect("valid prediction")
+        } else {
+            ContactPipeline::new()
+        };
+        for (poses, best) in frames.iter().zip(&mut fastest) {
+            for &(h, pose) in poses {
+                scene.set_pose(h, pose).expect("live collider");
+            }
+            update_pipeline(&mut pipeline, &mut scene, pool);
+            *best = (*best).min(pipeline.stats().broadphase);
+        }
+    }
+    fastest.iter().map(|d| d.as_secs_f64() * 1e3).sum::<f64>() / frames.len().max(1) as f64
 }
 
 /// Semi-implicit Euler under gravity; bullets fly from frame 5 on, straight.

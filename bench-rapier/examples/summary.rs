@@ -3,6 +3,13 @@
 //! criterion, then where the pair tracker's step spends its time:
 //! `cargo run --release --example summary` (the default wide scene) or
 //! `cargo run --release --example summary -- tall` (the tall drop).
+//!
+//! Other scenes than the bench's, to check that a result holds on inputs it
+//! was not tuned on: `seed=N`, `bodies=N`, `columns=N` and `spacing=X`
+//! override the scene's fields (after `tall`, if given), and `passes=N`
+//! times each structure over `N` full passes and keeps the fastest (1 by
+//! default); `only=a,b` times only the structures named (e.g.
+//! `only=pair_tracker,parry3d`): `-- tall seed=7 bodies=12000 passes=5`.
 
 use proxima_bench_rapier::*;
 use proxima_broadphase::{DynamicTreeOptions, PairTracker, ProxyId, ProxyOptions};
@@ -11,8 +18,29 @@ use std::time::Instant;
 
 fn main() {
     let tall = std::env::args().any(|a| a == "tall");
-    let scene = if tall { SceneOptions::tall_drop() } else { SceneOptions::default() };
-    println!("scene: {}", if tall { "tall drop (20 layers of 20 x 20)" } else { "wide (5 layers of 40 x 40)" });
+    let mut scene = if tall { SceneOptions::tall_drop() } else { SceneOptions::default() };
+    let mut passes = 1;
+    let mut only: Vec<String> = Vec::new();
+    for arg in std::env::args().skip(1).filter(|a| a != "tall") {
+        let (key, value) = arg.split_once('=').unwrap_or_else(|| panic!("unknown argument {arg}"));
+        match key {
+            "seed" => scene.seed = parse(&arg, value),
+            "bodies" => scene.bodies = parse(&arg, value),
+            "columns" => scene.columns = parse(&arg, value),
+            "spacing" => scene.spacing = parse(&arg, value),
+            "passes" => passes = parse::<usize>(&arg, value).max(1),
+            "only" => only = value.split(',').map(str::to_owned).collect(),
+            _ => panic!("unknown argument {arg}"),
+        }
+    }
+    let layers = scene.bodies.div_ceil(scene.columns * scene.columns);
+    println!(
+        "scene: {} bodies in {layers} layers of {c} x {c}, spacing {}, seed {:#x}; fastest of {passes} passes",
+        scene.bodies,
+        scene.spacing,
+        scene.seed,
+        c = scene.columns
+    );
     let recording = record(&scene);
     let frames = &recording.frames;
     println!(
@@ -30,24 +58,36 @@ fn main() {
     let counts: Vec<usize> = reference.iter().map(|d| d.count).collect();
     println!("exact pairs at steps 0, 30, 60, 120, 299: {:?}", [0, 30, 60, 120, 299].map(|i| counts[i]));
     for mut replay in all_replays() {
-        if replay.name() == "brute_force" {
-            continue; // ~32 M box tests a step
+        if replay.name() == "brute_force" || !(only.is_empty() || only.iter().any(|n| n == replay.name())) {
+            continue; // brute force: ~32 M box tests a step
         }
         check_replay(replay.as_mut(), &recording, &reference, frames.len()).unwrap_or_else(|e| panic!("{e}"));
-        replay.start(&frames[0]);
-        let mut per_step = Vec::new();
-        for k in 1..frames.len() {
-            let t = Instant::now();
-            replay.step(&frames[k - 1], &frames[k]);
-            per_step.push(t.elapsed().as_secs_f64() * 1e3);
-            black_box(replay.pairs().len());
+        let mut best: Option<(f64, Vec<f64>)> = None;
+        for _ in 0..passes {
+            replay.start(&frames[0]);
+            let mut per_step = Vec::new();
+            for k in 1..frames.len() {
+                let t = Instant::now();
+                replay.step(&frames[k - 1], &frames[k]);
+                per_step.push(t.elapsed().as_secs_f64() * 1e3);
+                black_box(replay.pairs().len());
+            }
+            let mean = per_step.iter().sum::<f64>() / per_step.len() as f64;
+            if !best.as_ref().is_some_and(|(b, _)| *b <= mean) {
+                best = Some((mean, per_step));
+            }
         }
-        let mean = per_step.iter().sum::<f64>() / per_step.len() as f64;
+        let (mean, per_step) = best.expect("at least one pass");
         let phases: Vec<String> =
             per_step.chunks(50).map(|c| format!("{:.3}", c.iter().sum::<f64>() / c.len() as f64)).collect();
         println!("{:<20} {mean:.3} ms/step; by 50-step block: {}", replay.name(), phases.join(" "));
     }
     pair_tracker_breakdown(&recording);
+}
+
+/// The value of argument `arg` (`key=value`).
+fn parse<V: std::str::FromStr>(arg: &str, value: &str) -> V {
+    value.parse().unwrap_or_else(|_| panic!("bad value in {arg}"))
 }
 
 /// The pair tracker's step in its three parts, as `pair_tracker` drives it.

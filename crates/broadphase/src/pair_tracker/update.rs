@@ -722,11 +722,14 @@ impl<T> View<'_, T> {
 /// its common case (neither proxy changed: two bits of [`View::changed`], in
 /// L1) reads only the two tight boxes.
 fn merge<T>(view: &View<'_, T>, io: MergeIo<'_>) {
-    // A table that a core's L2 holds (1 MiB on the Zen 4 measured) gains
-    // nothing from the prefetches: their instructions cost more than the
-    // misses they hide (the rapier tall drop's 8,000 proxies: 1.7% faster
-    // without them, 4 of 4 interleaved runs; 100k proxies, every one moving:
-    // 3.9 ms with them, 4.7 without).
+    // A table that stays in a core's L2 between updates gains nothing from
+    // the prefetches: their instructions cost more than the misses they hide
+    // (the rapier tall drop's 8,000 proxies, 256 kB: 1.7% faster without
+    // them, 4 of 4 interleaved runs). A table past half the L2 (1 MiB on the
+    // Zen 4 measured) does not stay there while the rest of a physics step
+    // (its narrowphase, its solver) runs between two updates: the demo's
+    // 20,000 bodies (640 kB) 4-8% faster with them (5 of 5 interleaved
+    // replays); 100k proxies every one moving: 3.9 ms with them, 4.7 without.
     let prefetch = core::mem::size_of_val(view.tights) > PREFETCH_MIN_BYTES;
     match (view.join_exact, prefetch) {
         (true, true) => merge_with::<T, true, true>(view, io),
@@ -736,8 +739,9 @@ fn merge<T>(view: &View<'_, T>, io: MergeIo<'_>) {
     }
 }
 
-/// Below this size of the tight-record table, the merge does not prefetch.
-const PREFETCH_MIN_BYTES: usize = 1 << 20;
+/// Up to this size of the tight-record table, the merge does not prefetch:
+/// half the L2 of the CPU measured.
+const PREFETCH_MIN_BYTES: usize = 1 << 19;
 
 /// [`merge`], reading the old exact pairs in step (`JOIN`) or not, and
 /// prefetching the records of the pairs ahead (`PREFETCH`) or not.
