@@ -8,7 +8,7 @@ use proxima_narrowphase::{Aabb, Contact, ContactManifold, Real, Sphere, SweepHit
 use crate::collider::{BodyKind, ColliderHandle};
 use crate::contact::contact;
 use crate::error::SceneError;
-use crate::filter::{groups_interact, QueryFilter};
+use crate::filter::QueryFilter;
 use crate::manifold::contact_manifolds_with;
 use crate::scene::Scene;
 use crate::shape::WorldShape;
@@ -427,20 +427,21 @@ impl ContactPipeline {
     /// parallel update when `parallel` (and the feature) is on.
     fn find_candidates_with(&mut self, scene: &mut Scene, parallel: bool) {
         self.sync(scene);
-        let colliders = &scene.colliders;
-        let interact = |_: ProxyId, &a: &u32, _: ProxyId, &b: &u32| {
-            groups_interact(&colliders[a].desc.groups, &colliders[b].desc.groups)
-        };
+        // The mirror gives each proxy its collider's groups (and gives them
+        // again when they change), and the tracker keeps a new pair only when
+        // the two proxies' groups interact: no predicate is needed, which
+        // would read both colliders of every new pair (two cache misses each
+        // in a large scene).
         #[cfg(feature = "parallel")]
         if parallel {
-            self.tracker.update_parallel_with(interact);
+            self.tracker.update_parallel();
         } else {
-            self.tracker.update_with(interact);
+            self.tracker.update();
         }
         #[cfg(not(feature = "parallel"))]
         {
             let _ = parallel;
-            self.tracker.update_with(interact);
+            self.tracker.update();
         }
         // The tracker's tight boxes carry the cull's slack (`with_slack`), so
         // its exact pairs are the pairs that may touch. When proxies are

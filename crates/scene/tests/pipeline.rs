@@ -264,6 +264,67 @@ fn set_groups_takes_effect_at_the_next_update() {
     assert_eq!(scene.set_groups(a, CollisionGroups::NONE), Err(SceneError::StaleHandle));
 }
 
+/// Collision groups decide the contacts: colliders get random groups of two
+/// bits (some pairs interact, some do not, some only one way, which is no
+/// interaction), a tenth of them new groups every frame, a third of them
+/// move. Every frame the contacts equal brute force over the pairs whose
+/// groups interact, with `update` (which reads only the colliders changed)
+/// and with `update_parallel` (on a copy of the scene, read whole). The
+/// pipeline passes no predicate: the tracker filters new pairs by the
+/// groups the mirror copies from the colliders, so a mirror that misses a
+/// change of groups fails this.
+#[test]
+fn collision_groups_filter_contacts_like_brute_force() {
+    let side = 14.0;
+    let (mut scene, handles) = common::mixed_scene(900, side, 0x6A);
+    let mut rng = proxima_test_support::rng(0x6B);
+    let random_groups = |rng: &mut dyn FnMut() -> u32| CollisionGroups::new(1 + rng() % 3, 1 + rng() % 3);
+    let mut draw = || rng.random_range(0..u32::MAX);
+    for &h in &handles {
+        scene.set_groups(h, random_groups(&mut draw)).unwrap();
+    }
+    let mut sequential = ContactPipeline::new();
+    #[cfg(feature = "parallel")]
+    let mut parallel = ContactPipeline::new();
+    #[cfg(feature = "parallel")]
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    let (mut filtered_total, mut regrouped) = (0, 0);
+    for frame in 0..10 {
+        let mut rng = proxima_test_support::rng(0x6C + frame);
+        jitter(&mut scene, &handles, &mut rng, 0.3, 0.4);
+        for &h in &handles {
+            if rng.random_bool(0.1) {
+                let mut draw = || rng.random_range(0..u32::MAX);
+                scene.set_groups(h, random_groups(&mut draw)).unwrap();
+                regrouped += 1;
+            }
+        }
+        sequential.update(&mut scene);
+        let ours: BTreeSet<_> = sequential.contacts().iter().map(|p| (p.a, p.b)).collect();
+        let touching = common::brute_pairs(&scene);
+        let groups = |h: ColliderHandle| scene.get(h).unwrap().groups();
+        let interact =
+            |a: CollisionGroups, b: CollisionGroups| a.memberships & b.filter != 0 && b.memberships & a.filter != 0;
+        let brute: BTreeSet<_> = touching.iter().copied().filter(|&(a, b)| interact(groups(a), groups(b))).collect();
+        if frame > 0 {
+            // Only the colliders moved or regrouped: the mirror's incremental path.
+            assert!(sequential.stats().colliders_read < handles.len() / 2, "frame {frame}: every collider read");
+        }
+        assert_eq!(ours, brute, "frame {frame}: contact pairs differ");
+        filtered_total += touching.len() - brute.len();
+        // On a copy of the scene (a second pipeline on the same scene would
+        // take its change log, and both would read every collider).
+        #[cfg(feature = "parallel")]
+        {
+            let mut copy = scene.clone();
+            pool.install(|| parallel.update_parallel(&mut copy));
+            assert_eq!(parallel.contacts(), sequential.contacts(), "frame {frame}: update_parallel differs");
+        }
+    }
+    assert!(filtered_total > 200, "only {filtered_total} touching pairs filtered out by their groups");
+    assert!(regrouped > 500, "only {regrouped} group changes");
+}
+
 /// Without the `timing` feature the pipeline reads no clock (`Instant::now`
 /// panics on `wasm32-unknown-unknown`): the durations are zero, the counts
 /// are still kept.
