@@ -165,6 +165,7 @@ impl World {
         let wild = b.chance(48);
         match b.byte() % 16 {
             0..=3 => self.insert(b, wild),
+            4 if b.chance(128) => self.set_groups(b),
             4 => self.remove(b),
             5..=7 => self.set_pose(b, wild),
             8 => self.set_shape(b, wild),
@@ -221,6 +222,23 @@ impl World {
         assert_eq!(removed.pose(), &pose);
         self.live.retain(|&x| x != h);
         self.dead.push(h);
+    }
+
+    /// New groups for a live collider (the pipeline's next update must
+    /// follow them), or a stale handle rejected without a change.
+    fn set_groups(&mut self, b: &mut Bytes) {
+        let g = groups(b);
+        if b.chance(64) {
+            if let Some(h) = self.pick_stale(b) {
+                let before = self.snapshot();
+                assert_eq!(self.scene.set_groups(h, g), Err(SceneError::StaleHandle));
+                assert_eq!(self.snapshot(), before);
+                return;
+            }
+        }
+        let Some(h) = self.pick_live(b) else { return };
+        self.scene.set_groups(h, g).expect("live handle");
+        assert_eq!(self.scene.get(h).expect("live").groups(), g);
     }
 
     fn set_pose(&mut self, b: &mut Bytes, wild: bool) {
