@@ -5,10 +5,14 @@
 //! the fastest pass of each kept: a quick A/B loop on other sizes and seeds
 //! than the bench's (`perf record` friendly with `--only proxima`).
 //!
-//! `cargo run --release --example profile_box_rays -- [boxes] [seed] [passes] [--only proxima|parry3d]`
+//! `cargo run --release --example profile_box_rays -- [boxes] [seed] [passes] [--only proxima|parry3d|bare]`
+//!
+//! `bare` is the `StaticBvh` over the same boxes, without the `Scene` (the
+//! cost of the scene's layer).
 
 use parry3d::partitioning::{Bvh, BvhBuildStrategy};
 use parry3d::query::{Ray as PRay, RayCast};
+use proxima::broadphase::StaticBvh;
 use proxima::narrowphase::{Isometry, Ray};
 use proxima::scene::{ColliderDesc, ColliderShape, QueryFilter, Scene};
 use proxima_test_support::{convert, scene};
@@ -57,9 +61,29 @@ fn main() {
     }
     println!("{n} boxes, seed {seed}: {RAYS} rays, {hits} hit, {agree} agree with parry3d");
 
-    let (mut ours, mut theirs) = (f64::INFINITY, f64::INFINITY);
+    // The bare structure under the scene's static colliders, for the cost of
+    // the `Scene` layer (the "within 10% of the bare StaticBvh").
+    // Built over the colliders' own boxes (centre and half extents round
+    // slightly differently from the input boxes), so both answer alike.
+    let placed: Vec<_> = world.iter().map(|(_, c)| *c.aabb()).collect();
+    let bare = StaticBvh::build(&placed);
+    assert!(rays
+        .iter()
+        .all(|r| bare.cast_ray_closest(r).map(|h| h.toi) == world.cast_ray_closest(r, &all).map(|h| h.toi)));
+    let (mut ours, mut theirs, mut alone) = (f64::INFINITY, f64::INFINITY, f64::INFINITY);
     for _ in 0..passes {
-        if only != "parry3d" {
+        if only.is_empty() || only == "bare" {
+            let t = Instant::now();
+            let mut sum = 0.0;
+            for ray in &rays {
+                if let Some(h) = bare.cast_ray_closest(ray) {
+                    sum += h.toi;
+                }
+            }
+            black_box(sum);
+            alone = alone.min(t.elapsed().as_secs_f64());
+        }
+        if only.is_empty() || only == "proxima" {
             let t = Instant::now();
             let mut sum = 0.0;
             for ray in &rays {
@@ -70,7 +94,7 @@ fn main() {
             black_box(sum);
             ours = ours.min(t.elapsed().as_secs_f64());
         }
-        if only != "proxima" {
+        if only.is_empty() || only == "parry3d" {
             let t = Instant::now();
             let mut sum = 0.0;
             for (pray, ray) in prays.iter().zip(&rays) {
@@ -86,4 +110,10 @@ fn main() {
     }
     let per_ray = |s: f64| s * 1e9 / RAYS as f64;
     println!("Scene {:.1} ns/ray, parry3d {:.1} ns/ray: {:.2}x", per_ray(ours), per_ray(theirs), theirs / ours);
+    println!(
+        "bare StaticBvh {:.1} ns/ray: {:.2}x parry3d; Scene over it {:+.1}%",
+        per_ray(alone),
+        theirs / alone,
+        100.0 * (ours / alone - 1.0)
+    );
 }
