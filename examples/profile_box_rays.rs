@@ -25,7 +25,7 @@ fn main() {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
     let only = match args.iter().position(|a| a == "--only") {
         Some(i) => {
-            let v = args.get(i + 1).cloned().expect("--only proxima|parry3d");
+            let v = args.get(i + 1).cloned().expect("--only proxima|parry3d|bare");
             args.drain(i..i + 2);
             v
         }
@@ -110,10 +110,12 @@ fn main() {
     }
     let per_ray = |s: f64| s * 1e9 / RAYS as f64;
     println!("Scene {:.1} ns/ray, parry3d {:.1} ns/ray: {:.2}x", per_ray(ours), per_ray(theirs), theirs / ours);
-    println!(
-        "bare StaticBvh {:.1} ns/ray: {:.2}x parry3d; Scene over it {:+.1}%",
-        per_ray(alone),
-        theirs / alone,
-        100.0 * (ours / alone - 1.0)
-    );
+    if only.is_empty() {
+        println!(
+            "bare StaticBvh {:.1} ns/ray: {:.2}x parry3d; Scene over it {:+.1}%",
+            per_ray(alone),
+            theirs / alone,
+            100.0 * (ours / alone - 1.0)
+        );
+    }
 }

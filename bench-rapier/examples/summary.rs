@@ -5,7 +5,7 @@
 //! `cargo run --release --example summary -- tall` (the tall drop).
 //!
 //! Other scenes than the bench's, to check that a result holds on inputs it
-//! was not tuned on: `seed=N`, `bodies=N`, `columns=N` and `spacing=X`
+//! was not tuned on: `seed=N` (decimal or `0x` hex), `bodies=N`, `columns=N` and `spacing=X`
 //! override the scene's fields (after `tall`, if given), and `passes=N`
 //! times each structure over `N` full passes and keeps the fastest (1 by
 //! default); `only=a,b` times only the structures named (e.g.
@@ -24,7 +24,7 @@ fn main() {
     for arg in std::env::args().skip(1).filter(|a| a != "tall") {
         let (key, value) = arg.split_once('=').unwrap_or_else(|| panic!("unknown argument {arg}"));
         match key {
-            "seed" => scene.seed = parse(&arg, value),
+            "seed" => scene.seed = parse_seed(&arg, value),
             "bodies" => scene.bodies = parse(&arg, value),
             "columns" => scene.columns = parse(&arg, value),
             "spacing" => scene.spacing = parse(&arg, value),
@@ -32,6 +32,11 @@ fn main() {
             "only" => only = value.split(',').map(str::to_owned).collect(),
             _ => panic!("unknown argument {arg}"),
         }
+    }
+    assert!(scene.columns > 0 && scene.bodies > 0, "columns and bodies must be at least 1");
+    let names: Vec<&str> = all_replays().iter().map(|r| r.name()).collect();
+    if let Some(unknown) = only.iter().find(|n| !names.contains(&n.as_str())) {
+        panic!("only={unknown}: no such structure (one of {names:?})");
     }
     let layers = scene.bodies.div_ceil(scene.columns * scene.columns);
     println!(
@@ -83,6 +88,14 @@ fn main() {
         println!("{:<20} {mean:.3} ms/step; by 50-step block: {}", replay.name(), phases.join(" "));
     }
     pair_tracker_breakdown(&recording);
+}
+
+/// A seed in decimal or in hex (`0x...`, as printed).
+fn parse_seed(arg: &str, value: &str) -> u64 {
+    match value.strip_prefix("0x") {
+        Some(hex) => u64::from_str_radix(hex, 16).unwrap_or_else(|_| panic!("bad value in {arg}")),
+        None => parse(arg, value),
+    }
 }
 
 /// The value of argument `arg` (`key=value`).

@@ -40,7 +40,7 @@ struct World {
 /// What a rejected call must leave unchanged.
 #[derive(Debug, PartialEq)]
 struct Snapshot {
-    colliders: Vec<(ColliderHandle, Isometry, Aabb, BodyKind, bool, u64)>,
+    colliders: Vec<(ColliderHandle, Isometry, Aabb, BodyKind, bool, u64, CollisionGroups)>,
     trees: TreeSizes,
 }
 
@@ -72,7 +72,7 @@ impl World {
             colliders: self
                 .scene
                 .iter()
-                .map(|(h, c)| (h, *c.pose(), *c.aabb(), c.kind(), c.ccd(), c.user_data()))
+                .map(|(h, c)| (h, *c.pose(), *c.aabb(), c.kind(), c.ccd(), c.user_data(), c.groups()))
                 .collect(),
             trees: self.scene.tree_sizes(),
         }

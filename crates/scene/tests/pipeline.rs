@@ -288,7 +288,9 @@ fn collision_groups_filter_contacts_like_brute_force() {
     let mut parallel = ContactPipeline::new();
     #[cfg(feature = "parallel")]
     let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
-    let (mut filtered_total, mut regrouped) = (0, 0);
+    let (mut filtered_total, mut regrouped, mut flips) = (0, 0, 0);
+    // Touching pairs and whether their groups interacted, last frame.
+    let mut last: std::collections::BTreeMap<(ColliderHandle, ColliderHandle), bool> = Default::default();
     for frame in 0..10 {
         let mut rng = proxima_test_support::rng(0x6C + frame);
         jitter(&mut scene, &handles, &mut rng, 0.3, 0.4);
@@ -312,8 +314,16 @@ fn collision_groups_filter_contacts_like_brute_force() {
         }
         assert_eq!(ours, brute, "frame {frame}: contact pairs differ");
         filtered_total += touching.len() - brute.len();
+        // Pairs touching in both frames whose groups began or stopped to
+        // interact: the case a mirror that misses a change gets wrong.
+        let now: std::collections::BTreeMap<_, _> = touching.iter().map(|&p| (p, brute.contains(&p))).collect();
+        flips += now.iter().filter(|&(p, interacts)| last.get(p).is_some_and(|was| was != interacts)).count();
+        last = now;
         // On a copy of the scene (a second pipeline on the same scene would
-        // take its change log, and both would read every collider).
+        // take its change log, and both would read every collider): the
+        // copy is read whole, so this checks the parallel update with the
+        // full mirror (its searches may run on one thread in light frames;
+        // the test of new pairs is shared).
         #[cfg(feature = "parallel")]
         {
             let mut copy = scene.clone();
@@ -323,6 +333,7 @@ fn collision_groups_filter_contacts_like_brute_force() {
     }
     assert!(filtered_total > 200, "only {filtered_total} touching pairs filtered out by their groups");
     assert!(regrouped > 500, "only {regrouped} group changes");
+    assert!(flips > 20, "only {flips} touching pairs changed whether they interact");
 }
 
 /// Without the `timing` feature the pipeline reads no clock (`Instant::now`

@@ -872,6 +872,14 @@ mod tests {
     use crate::{DynamicTreeOptions, ProxyOptions};
     use proxima_test_support::scene;
 
+    /// `tests/pair_tracker_moving.rs` reaches the prefetching merge with
+    /// 21,952 proxies (`exact_pairs_of_a_world_past_the_prefetch_threshold`):
+    /// their tight records must stay past the threshold.
+    #[test]
+    fn the_prefetch_test_world_is_past_the_threshold() {
+        assert!(21_952 * core::mem::size_of::<TightRecord>() > PREFETCH_MIN_BYTES);
+    }
+
     /// A bulk frame (every proxy inserted, every pair started) does not leave
     /// its per-frame lists at full size: after two light frames each holds
     /// at most twice the room kept (a quarter of the proxies or pairs), and
