@@ -148,11 +148,7 @@ fn main() {
         );
     let preview_rays = camera.rays(opts.width / 8, opts.height / 8, 1e4);
 
-    let mut pipeline = if opts.manifolds {
-        ContactPipeline::with_manifolds(MANIFOLD_PREDICTION).expect("valid prediction")
-    } else {
-        ContactPipeline::new()
-    };
+    let mut pipeline = new_pipeline(opts.manifolds);
     // The pipeline's pool: with one thread, `update` on this thread.
     let pool = rayon::ThreadPoolBuilder::new().num_threads(opts.threads.max(1)).build().expect("thread pool");
     let mut totals = Totals::default();
@@ -364,6 +360,16 @@ fn update_pipeline(pipeline: &mut ContactPipeline, scene: &mut Scene, pool: &ray
     pipeline.update(scene);
 }
 
+/// The demo's pipeline: with manifolds (prediction `MANIFOLD_PREDICTION`)
+/// or single contacts.
+fn new_pipeline(manifolds: bool) -> ContactPipeline {
+    if manifolds {
+        ContactPipeline::with_manifolds(MANIFOLD_PREDICTION).expect("valid prediction")
+    } else {
+        ContactPipeline::new()
+    }
+}
+
 /// Replays the recorded poses `passes` times from `first`, each time through
 /// a fresh pipeline, and returns the mean over the frames of each frame's
 /// fastest broadphase time, in milliseconds.
@@ -377,11 +383,7 @@ fn replay_broadphase(
     let mut fastest = vec![Duration::MAX; frames.len()];
     for _ in 0..passes {
         let mut scene = first.clone();
-        let mut pipeline = if manifolds {
-            ContactPipeline::with_manifolds(MANIFOLD_PREDICTION).expect("valid prediction")
-        } else {
-            ContactPipeline::new()
-        };
+        let mut pipeline = new_pipeline(manifolds);
         for (poses, best) in frames.iter().zip(&mut fastest) {
             for &(h, pose) in poses {
                 scene.set_pose(h, pose).expect("live collider");
