@@ -27,6 +27,7 @@ pub use error::BroadPhaseError;
 pub use filter::CollisionGroups;
 pub use pair_tracker::{PairEvent, PairTracker, ProxyOptions, UpdateStats};
 pub use pairs::{canonical_pair, sort_index_pairs, Pair};
+pub use prefetch::prefetch;
 pub use proxy::ProxyId;
 pub use slot_map::{SlotKey, SlotMap};
 pub use static_bvh::{

@@ -3,9 +3,19 @@
 //! misses overlap instead of forming one dependent chain.
 
 /// Asks the CPU to start loading the (first) cache line of `table[index]`;
-/// nothing when the index is out of range or off x86_64.
+/// nothing when the index is out of range or off x86_64. A hint only: no
+/// effect on any value, for a caller that knows which entry it will read a
+/// little later (the scene's ray casts load their best hit's box and handle
+/// this way while the traversal goes on).
+///
+/// ```
+/// let table = vec![0u64; 1 << 16];
+/// proxima_broadphase::prefetch(&table, 4_000);
+/// proxima_broadphase::prefetch(&table, u32::MAX); // out of range: nothing
+/// assert_eq!(table[4_000], 0);
+/// ```
 #[inline(always)]
-pub(crate) fn prefetch<R>(table: &[R], index: u32) {
+pub fn prefetch<R>(table: &[R], index: u32) {
     #[cfg(target_arch = "x86_64")]
     if let Some(entry) = table.get(index as usize) {
         use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};

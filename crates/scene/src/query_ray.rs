@@ -102,6 +102,15 @@ impl StaticPass<'_> {
             };
             let Some(hit) = self.exact(ray, s, toi, false) else { continue };
             if best.is_none_or(|b| hit.toi < b.toi) {
+                // The final hit reads its handle's generation and, for a box
+                // collider, its box (the normal): two cache misses on a
+                // large scene, started now and hidden by the rest of the
+                // traversal (a one-box leaf's box was never loaded: its lane
+                // in the node was tested).
+                self.scene.colliders.prefetch_handle(hit.slot);
+                if let Err(leaf) = hit.normal {
+                    proxima_broadphase::prefetch(self.boxes, leaf);
+                }
                 *best = Some(hit);
                 *max_toi = hit.toi;
             }

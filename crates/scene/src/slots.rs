@@ -74,6 +74,12 @@ impl<T> Slots<T> {
         self.0.id_of(slot as usize)
     }
 
+    /// Starts loading what [`Slots::handle_of`] reads for `slot` (a hint).
+    #[inline(always)]
+    pub(crate) fn prefetch_handle(&self, slot: u32) {
+        proxima_broadphase::prefetch(self.0.generations(), slot);
+    }
+
     /// The value in slot `slot` if it is occupied (whatever its generation).
     #[inline]
     pub(crate) fn get_slot(&self, slot: u32) -> Option<&T> {
