@@ -10,8 +10,8 @@ use crate::Frame;
 use parry3d::bounding_volume::{Aabb as ParryAabb, BoundingVolume};
 use parry3d::partitioning::{Bvh, BvhBuildStrategy, BvhWorkspace};
 use proxima_broadphase::{
-    BroadPhase, BruteForce, DynamicTree, DynamicTreeOptions, Pair, PairTracker, ProxyId, ProxyOptions, SapMode,
-    StaticBvh, SweepAndPrune,
+    BroadPhase, BruteForce, DynamicTree, DynamicTreeOptions, GridPairs, Pair, PairTracker, ProxyId, ProxyOptions,
+    SapMode, StaticBvh, SweepAndPrune,
 };
 use proxima_narrowphase::{intersects_aabb_aabb, Aabb, Vector};
 
@@ -37,7 +37,7 @@ pub trait Replay {
     fn pairs(&self) -> &[(u32, u32)];
 }
 
-/// Every driver: the dynamic tree, the pair tracker, sweep-and-prune
+/// Every driver: the dynamic tree, the pair tracker, the grid, sweep-and-prune
 /// (persistent), the static BVH refitted and rebuilt each step, brute force
 /// and parry3d's `Bvh`.
 pub fn all_replays() -> Vec<Box<dyn Replay>> {
@@ -45,6 +45,7 @@ pub fn all_replays() -> Vec<Box<dyn Replay>> {
         Box::new(DynamicTreeReplay::default()),
         Box::new(PairTrackerReplay::default()),
         Box::new(PairTrackerReplay { parallel: true, ..Default::default() }),
+        Box::new(GridReplay::default()),
         Box::new(SapReplay::default()),
         Box::new(StaticBvhReplay { rebuild: false, ..Default::default() }),
         Box::new(StaticBvhReplay { rebuild: true, ..Default::default() }),
@@ -166,6 +167,32 @@ impl Replay for PairTrackerReplay {
             self.tracker.update();
         }
         self.collect();
+    }
+
+    fn pairs(&self) -> &[(u32, u32)] {
+        &self.out
+    }
+}
+
+/// [`GridPairs`]: the exact pairs found again from the tight boxes at every
+/// step (a uniform grid, no state kept but its buffers).
+#[derive(Default)]
+struct GridReplay {
+    grid: GridPairs,
+    out: Vec<(u32, u32)>,
+}
+
+impl Replay for GridReplay {
+    fn name(&self) -> &'static str {
+        "grid_pairs"
+    }
+
+    fn start(&mut self, frame: &Frame) {
+        self.grid.pairs_unsorted_into(&frame.boxes, &mut self.out);
+    }
+
+    fn step(&mut self, _prev: &Frame, frame: &Frame) {
+        self.grid.pairs_unsorted_into(&frame.boxes, &mut self.out);
     }
 
     fn pairs(&self) -> &[(u32, u32)] {
