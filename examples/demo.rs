@@ -7,7 +7,7 @@
 //! ```text
 //! cargo run --release --example demo -- [--bodies N] [--frames F] [--bullets B] [--threads T]
 //!                                        [--width W] [--height H] [--out PATH] [--manifolds] [--ci]
-//!                                        [--repeat P]
+//!                                        [--repeat P] [--grid]
 //! ```
 //! `--threads T` (default 1) runs `ContactPipeline::update_parallel` on a
 //! pool of `T` threads instead of `update` on the calling thread.
@@ -23,6 +23,10 @@
 //! rays to evict its tables), and stopped bullets are moved by `set_pose`.
 //! The poses take ~36 bytes per collider and frame (~170 MB for the default
 //! run).
+//! `--grid` finds the candidate pairs with the grid search
+//! (`PairSearch::Grid`: every pair again each frame) instead of the pair
+//! tracker (the default), for comparing the two on a pile whose bodies all
+//! move.
 //! `--manifolds` runs the pipeline with contact manifolds (prediction 0.02,
 //! what a solver consumes) instead of single contacts. Either way the end
 //! prints the narrowphase cost per candidate pair, and times the final
@@ -48,6 +52,7 @@ struct Options {
     height: usize,
     out: std::path::PathBuf,
     manifolds: bool,
+    search: PairSearch,
     ci: bool,
     threads: usize,
     repeat: usize,
@@ -63,6 +68,7 @@ impl Options {
             height: 540,
             out: "target/proxima-demo.png".into(),
             manifolds: false,
+            search: PairSearch::Tracker,
             ci: false,
             threads: 1,
             repeat: 0,
@@ -78,6 +84,7 @@ impl Options {
                 "--height" => o.height = value()?.parse().map_err(|e| format!("--height: {e}"))?,
                 "--out" => o.out = value()?.into(),
                 "--manifolds" => o.manifolds = true,
+                "--grid" => o.search = PairSearch::Grid,
                 "--repeat" => o.repeat = value()?.parse().map_err(|e| format!("--repeat: {e}"))?,
                 "--threads" => {
                     o.threads = value()?.parse().map_err(|e| format!("--threads: {e}"))?;
@@ -90,7 +97,7 @@ impl Options {
                     (o.bodies, o.frames, o.bullets, o.width, o.height) = (2_000, 90, 16, 320, 180);
                 }
                 "-h" | "--help" => return Err(
-                    "usage: demo [--bodies N] [--frames F] [--bullets B] [--threads T] [--width W] [--height H] [--out PATH] [--manifolds] [--ci] [--repeat P]"
+                    "usage: demo [--bodies N] [--frames F] [--bullets B] [--threads T] [--width W] [--height H] [--out PATH] [--manifolds] [--ci] [--repeat P] [--grid]"
                         .into(),
                 ),
                 other => return Err(format!("unknown argument {other}")),
@@ -148,7 +155,7 @@ fn main() {
         );
     let preview_rays = camera.rays(opts.width / 8, opts.height / 8, 1e4);
 
-    let mut pipeline = new_pipeline(opts.manifolds);
+    let mut pipeline = new_pipeline(&opts);
     // The pipeline's pool: with one thread, `update` on this thread.
     let pool = rayon::ThreadPoolBuilder::new().num_threads(opts.threads.max(1)).build().expect("thread pool");
     let mut totals = Totals::default();
@@ -203,13 +210,14 @@ fn main() {
     let n = opts.frames.max(1) as f64;
     let ms = |d: Duration| d.as_secs_f64() * 1e3 / n;
     println!(
-        "proxima demo: {} bodies, {} static colliders, {} bullets, {} frames, pipeline on {} thread{}",
+        "proxima demo: {} bodies, {} static colliders, {} bullets, {} frames, pipeline on {} thread{} ({:?} search)",
         bodies.len(),
         scene.tree_sizes().statics,
         bullets.len(),
         opts.frames,
         opts.threads.max(1),
-        if opts.threads > 1 { "s" } else { "" }
+        if opts.threads > 1 { "s" } else { "" },
+        opts.search
     );
     println!("| per frame (mean)       | value        |");
     println!("|------------------------|--------------|");
@@ -241,7 +249,7 @@ fn main() {
 
     compare_manifolds(&scene);
     if let Some(first) = first_scene {
-        let fastest = replay_broadphase(&first, &recorded, opts.repeat, opts.manifolds, &pool);
+        let fastest = replay_broadphase(&first, &recorded, &opts, &pool);
         println!("broadphase replayed {} times: {fastest:.3} ms per frame (mean of each frame's fastest)", opts.repeat);
     }
 
@@ -361,29 +369,29 @@ fn update_pipeline(pipeline: &mut ContactPipeline, scene: &mut Scene, pool: &ray
 }
 
 /// The demo's pipeline: with manifolds (prediction `MANIFOLD_PREDICTION`)
-/// or single contacts.
-fn new_pipeline(manifolds: bool) -> ContactPipeline {
-    if manifolds {
+/// or single contacts, and the pair search asked for.
+fn new_pipeline(opts: &Options) -> ContactPipeline {
+    let pipeline = if opts.manifolds {
         ContactPipeline::with_manifolds(MANIFOLD_PREDICTION).expect("valid prediction")
     } else {
         ContactPipeline::new()
-    }
+    };
+    pipeline.with_pair_search(opts.search)
 }
 
-/// Replays the recorded poses `passes` times from `first`, each time through
-/// a fresh pipeline, and returns the mean over the frames of each frame's
-/// fastest broadphase time, in milliseconds.
+/// Replays the recorded poses `opts.repeat` times from `first`, each time
+/// through a fresh pipeline, and returns the mean over the frames of each
+/// frame's fastest broadphase time, in milliseconds.
 fn replay_broadphase(
     first: &Scene,
     frames: &[Vec<(ColliderHandle, Isometry)>],
-    passes: usize,
-    manifolds: bool,
+    opts: &Options,
     pool: &rayon::ThreadPool,
 ) -> f64 {
     let mut fastest = vec![Duration::MAX; frames.len()];
-    for _ in 0..passes {
+    for _ in 0..opts.repeat {
         let mut scene = first.clone();
-        let mut pipeline = new_pipeline(manifolds);
+        let mut pipeline = new_pipeline(opts);
         for (poses, best) in frames.iter().zip(&mut fastest) {
             for &(h, pose) in poses {
                 scene.set_pose(h, pose).expect("live collider");

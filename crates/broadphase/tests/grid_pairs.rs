@@ -25,15 +25,19 @@ fn double_loop(boxes: &[Aabb]) -> Vec<(u32, u32)> {
     out
 }
 
-/// Checks both kernels against the double loop; returns the pair count.
+/// Checks every kernel (portable, AVX, AVX with AVX2 packing: the ones
+/// this CPU has) against the double loop; returns the pair count.
 fn check(boxes: &[Aabb]) -> usize {
     let expected = double_loop(boxes);
     let mut portable = GridPairs::with_simd(SimdLevel::Scalar);
+    let mut unpacked = GridPairs::new().without_packing();
     let mut best = GridPairs::new();
     let (mut a, mut b) = (Vec::new(), Vec::new());
     portable.pairs_unsorted_into(boxes, &mut a);
+    unpacked.pairs_unsorted_into(boxes, &mut b);
+    assert_eq!(a, b, "the AVX kernel gives the portable one's pairs in the same order");
     best.pairs_unsorted_into(boxes, &mut b);
-    assert_eq!(a, b, "the kernels give the same pairs in the same order");
+    assert_eq!(a, b, "the AVX2 packing gives the same pairs in the same order");
     assert!(a.iter().all(|&(i, j)| i < j), "canonical pairs");
     best.pairs_into(boxes, &mut b);
     assert_eq!(b, expected, "grid {:?}", best.shape());

@@ -9,6 +9,7 @@ use crate::collider::{BodyKind, ColliderHandle};
 use crate::contact::contact;
 use crate::error::SceneError;
 use crate::filter::QueryFilter;
+use crate::grid_search::{GridSearch, PairSearch};
 use crate::manifold::contact_manifolds_with;
 use crate::scene::Scene;
 use crate::shape::WorldShape;
@@ -110,7 +111,13 @@ pub struct FrameStats {
 #[derive(Clone, Debug)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct ContactPipeline {
-    /// The persistent candidate pairs; a proxy's data is its collider's slot.
+    /// How the candidate pairs are found.
+    search: PairSearch,
+    /// With [`PairSearch::Grid`]: the colliders' boxes, searched each frame.
+    #[cfg_attr(feature = "serde", serde(skip))]
+    grid: GridSearch,
+    /// With [`PairSearch::Tracker`]: the persistent candidate pairs; a
+    /// proxy's data is its collider's slot.
     tracker: PairTracker<u32>,
     /// Per collider slot: the generation, proxy and groups it was mirrored with.
     proxy_of: Vec<Option<(u32, ProxyId, proxima_broadphase::CollisionGroups)>>,
@@ -124,7 +131,7 @@ pub struct ContactPipeline {
     #[cfg_attr(feature = "serde", serde(skip))]
     renamed: usize,
     /// The candidates as pair keys (`(a << 32) | b`, slots `a < b`, sorted)
-    /// when some proxy is renamed; empty otherwise.
+    /// with the grid search, or when some proxy is renamed; empty otherwise.
     candidates: Vec<u64>,
     contacts: Vec<ContactPair>,
     /// `Some(prediction)` when the pipeline computes manifolds.
@@ -161,6 +168,8 @@ impl ContactPipeline {
     /// An empty pipeline.
     pub fn new() -> Self {
         Self {
+            search: PairSearch::Tracker,
+            grid: GridSearch::default(),
             // The tree's defaults: margin 0.1, and a fat box stretched by
             // four times the last displacement, so a body in steady motion
             // (a falling pile) stays inside it for about four frames rather
@@ -225,6 +234,34 @@ impl ContactPipeline {
         Ok(Self { prediction: Some(prediction), ..Self::new() })
     }
 
+    /// The pipeline with its candidate pairs found by `search` (see
+    /// [`PairSearch`]: the same contacts and events either way, at another
+    /// cost per frame). On a pipeline already updated, the next update
+    /// reads every collider.
+    ///
+    /// ```
+    /// use proxima_scene::*;
+    /// use proxima_narrowphase::Isometry;
+    /// let mut scene = Scene::new();
+    /// let ball = |x| ColliderDesc::new(ColliderShape::Sphere { radius: 1.0 }, Isometry::translation(x, 0.0, 0.0));
+    /// let a = scene.insert(ball(0.0)).unwrap();
+    /// let b = scene.insert(ball(1.5)).unwrap();
+    /// // A pile whose bodies all move every frame: find every pair again.
+    /// let mut pipeline = ContactPipeline::new().with_pair_search(PairSearch::Grid);
+    /// assert!(matches!(pipeline.update(&mut scene), [ContactEvent::Started(p)] if (p.a, p.b) == (a, b)));
+    /// assert_eq!(pipeline.pair_search(), PairSearch::Grid);
+    /// ```
+    pub fn with_pair_search(mut self, search: PairSearch) -> Self {
+        self.search = search;
+        self.log_stamp = None;
+        self
+    }
+
+    /// How the candidate pairs are found.
+    pub fn pair_search(&self) -> PairSearch {
+        self.search
+    }
+
     /// Runs one frame and returns its contact events. CCD spheres are swept
     /// from their previous pose to their current one; afterwards every
     /// collider's previous pose is set to its current pose.
@@ -258,7 +295,7 @@ impl ContactPipeline {
             manifold_scratch: &mut self.manifold_scratch,
             mesh_scratch: &mut self.mesh_scratch,
         };
-        narrow(scene, candidate_keys(&self.tracker, self.renamed, &self.candidates), self.prediction, out);
+        narrow(scene, candidate_keys(self.search, &self.tracker, self.renamed, &self.candidates), self.prediction, out);
         self.close(scene, t0, t1)
     }
 
@@ -298,7 +335,7 @@ impl ContactPipeline {
         self.manifolds.clear();
         let shared: &Scene = scene;
         let prediction = self.prediction;
-        let candidates = candidate_keys(&self.tracker, self.renamed, &self.candidates);
+        let candidates = candidate_keys(self.search, &self.tracker, self.renamed, &self.candidates);
         let slices = candidates.len().div_ceil(NARROW_SLICE);
         if self.narrow_slices.len() < slices {
             self.narrow_slices.resize_with(slices, NarrowSlice::default);
@@ -342,7 +379,7 @@ impl ContactPipeline {
             narrowphase: t2.since(t1),
             ccd: t3.since(t2),
             colliders_read: self.touched.len(),
-            candidate_pairs: candidate_keys(&self.tracker, self.renamed, &self.candidates).len(),
+            candidate_pairs: self.candidate_keys().len(),
             contacts: self.contacts.len(),
             ccd_impacts: self.ccd.len(),
         };
@@ -424,8 +461,14 @@ impl ContactPipeline {
     }
 
     /// [`find_candidates`](Self::find_candidates), with the tracker's
-    /// parallel update when `parallel` (and the feature) is on.
+    /// parallel update when `parallel` (and the feature) is on. The grid
+    /// search runs on the calling thread.
     fn find_candidates_with(&mut self, scene: &mut Scene, parallel: bool) {
+        if self.search == PairSearch::Grid {
+            self.sync_grid(scene);
+            self.grid.candidates(&mut self.candidates);
+            return;
+        }
         self.sync(scene);
         // The mirror gives each proxy its collider's groups (and gives them
         // again when they change), and the tracker keeps a new pair only when
@@ -474,15 +517,8 @@ impl ContactPipeline {
     /// restored scene) every slot is. The slots read are left in `touched`,
     /// ascending, for the CCD pass.
     fn sync(&mut self, scene: &mut Scene) {
-        let incremental = self.log_stamp == Some(scene.changes.stamp());
-        self.log_stamp = Some(scene.changes.take(&mut self.touched));
+        let incremental = self.take_touched(scene, true);
         if !incremental {
-            let end = scene.colliders.iter().last().map_or(0, |(slot, _)| slot as usize + 1);
-            self.touched.clear();
-            let proxy_of = &self.proxy_of;
-            let held = |slot: u32| proxy_of.get(slot as usize).is_some_and(Option::is_some);
-            let live = |slot: u32| scene.colliders.get_slot(slot).is_some();
-            self.touched.extend((0..end.max(proxy_of.len()) as u32).filter(|&slot| live(slot) || held(slot)));
             self.renamed = self
                 .proxy_of
                 .iter()
@@ -538,6 +574,42 @@ impl ContactPipeline {
                 }
             }
         }
+    }
+
+    /// Takes the scene's change log into `touched` and returns whether it
+    /// holds the colliders changed since this pipeline's last update; if
+    /// not, `touched` is every live slot (and, with `held`, every slot the
+    /// tracker holds a proxy for).
+    fn take_touched(&mut self, scene: &mut Scene, held: bool) -> bool {
+        let incremental = self.log_stamp == Some(scene.changes.stamp());
+        self.log_stamp = Some(scene.changes.take(&mut self.touched));
+        if !incremental {
+            let end = scene.colliders.iter().last().map_or(0, |(slot, _)| slot as usize + 1);
+            self.touched.clear();
+            let proxy_of: &[_] = if held { &self.proxy_of } else { &[] };
+            let held = |slot: u32| proxy_of.get(slot as usize).is_some_and(Option::is_some);
+            let live = |slot: u32| scene.colliders.get_slot(slot).is_some();
+            self.touched.extend((0..end.max(proxy_of.len()) as u32).filter(|&slot| live(slot) || held(slot)));
+        }
+        incremental
+    }
+
+    /// [`sync`](Self::sync) for the grid search: the colliders read enter,
+    /// leave or update its list (all of them, from an empty list, when the
+    /// log is not this pipeline's).
+    fn sync_grid(&mut self, scene: &mut Scene) {
+        if !self.take_touched(scene, false) {
+            self.grid.clear();
+        }
+        let half_prediction = self.prediction.unwrap_or(0.0) * 0.5;
+        for &slot in &self.touched {
+            self.grid.sync(slot, scene.colliders.get_slot(slot), |aabb| with_slack(aabb, half_prediction));
+        }
+    }
+
+    /// The candidates of the last update (see [`candidate_keys`]).
+    fn candidate_keys(&self) -> &[u64] {
+        candidate_keys(self.search, &self.tracker, self.renamed, &self.candidates)
     }
 
     /// Merges the sorted previous and current pair lists into events.
@@ -624,12 +696,18 @@ struct NarrowOut<'a> {
     mesh_scratch: &'a mut MeshScratch,
 }
 
-/// The candidates of the last update: the tracker's exact pairs as they
-/// stand when no proxy is `renamed` (indexed unlike its collider), else the
-/// renamed list (see `find_candidates`). A function of the fields, not a
-/// method, so the exact tests can borrow them beside the outputs.
-fn candidate_keys<'a>(tracker: &'a PairTracker<u32>, renamed: usize, candidates: &'a [u64]) -> &'a [u64] {
-    if renamed == 0 {
+/// The candidates of the last update: with the tracker, its exact pairs as
+/// they stand when no proxy is `renamed` (indexed unlike its collider), else
+/// the renamed list (see `find_candidates`); with the grid, its list. A
+/// function of the fields, not a method, so the exact tests can borrow them
+/// beside the outputs.
+fn candidate_keys<'a>(
+    search: PairSearch,
+    tracker: &'a PairTracker<u32>,
+    renamed: usize,
+    candidates: &'a [u64],
+) -> &'a [u64] {
+    if search == PairSearch::Tracker && renamed == 0 {
         tracker.exact_pair_keys()
     } else {
         candidates

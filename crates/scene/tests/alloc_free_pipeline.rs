@@ -3,7 +3,8 @@
 //! poses (moves inside their fat boxes) and bodies sliding far enough to
 //! leave them, on a finely tessellated mesh floor where a large box touches
 //! far more triangles than any inline buffer holds, next to sphere, capsule
-//! and box contacts. Warm-up frames size the buffers first.
+//! and box contacts, with the tracker's and the grid's pair search. Warm-up
+//! frames size the buffers first.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -121,4 +122,10 @@ fn pipeline_frames_allocate_nothing() {
     assert_eq!(contacts, 5 * 200);
     assert!(manifolds >= 5 * 200, "{manifolds} manifolds in 200 frames");
     assert_eq!(allocations, 0, "allocations in 200 steady frames with manifolds");
+    // The grid search: every pair found again each frame, into kept buffers.
+    let grid = ContactPipeline::with_manifolds(0.05).unwrap().with_pair_search(PairSearch::Grid);
+    let (manifolds, contacts, allocations) = run(grid);
+    assert_eq!(contacts, 5 * 200);
+    assert!(manifolds >= 5 * 200, "{manifolds} manifolds in 200 frames");
+    assert_eq!(allocations, 0, "allocations in 200 steady frames with manifolds and the grid search");
 }

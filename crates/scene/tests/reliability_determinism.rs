@@ -153,21 +153,23 @@ fn golden_contact_hash_matches_brute_force_and_runs_repeat() {
 /// identically; its ray answers are the same bits.
 #[test]
 fn clone_continues_identically() {
-    let (mut scene, dynamic, mut rng) = world(2_000, 5);
-    let mut pipeline = ContactPipeline::new();
-    for _ in 0..5 {
-        step(&mut scene, &dynamic, &mut rng);
-        pipeline.update(&mut scene);
-    }
-    let (mut scene2, mut pipeline2, mut rng2) = (scene.clone(), pipeline.clone(), rng.clone());
-    let rays = rays(3_000, 8);
-    let f = QueryFilter::default();
-    assert_eq!(hash_hits(&scene.cast_rays(&rays, &f)), hash_hits(&scene2.cast_rays(&rays, &f)));
-    for frame in 0..10 {
-        step(&mut scene, &dynamic, &mut rng);
-        step(&mut scene2, &dynamic, &mut rng2);
-        let (a, b) = (hash_events(pipeline.update(&mut scene)), hash_events(pipeline2.update(&mut scene2)));
-        assert_eq!(a, b, "frame {frame}: the clone diverged");
+    for search in [PairSearch::Tracker, PairSearch::Grid] {
+        let (mut scene, dynamic, mut rng) = world(2_000, 5);
+        let mut pipeline = ContactPipeline::new().with_pair_search(search);
+        for _ in 0..5 {
+            step(&mut scene, &dynamic, &mut rng);
+            pipeline.update(&mut scene);
+        }
+        let (mut scene2, mut pipeline2, mut rng2) = (scene.clone(), pipeline.clone(), rng.clone());
+        let rays = rays(3_000, 8);
+        let f = QueryFilter::default();
+        assert_eq!(hash_hits(&scene.cast_rays(&rays, &f)), hash_hits(&scene2.cast_rays(&rays, &f)));
+        for frame in 0..10 {
+            step(&mut scene, &dynamic, &mut rng);
+            step(&mut scene2, &dynamic, &mut rng2);
+            let (a, b) = (hash_events(pipeline.update(&mut scene)), hash_events(pipeline2.update(&mut scene2)));
+            assert_eq!(a, b, "{search:?} frame {frame}: the clone diverged");
+        }
     }
 }
 
@@ -202,23 +204,26 @@ mod serde_round_trip {
     /// not stored: it is rebuilt at the first query, deterministically).
     #[test]
     fn scene_restored_mid_simulation_continues_identically() {
-        let (mut scene, dynamic, mut rng) = world(2_000, 31);
-        let mut pipeline = ContactPipeline::new();
-        for _ in 0..5 {
-            step(&mut scene, &dynamic, &mut rng);
-            pipeline.update(&mut scene);
-        }
-        let (mut scene2, mut pipeline2, mut rng2): (Scene, ContactPipeline, _) =
-            (round_trip(&scene), round_trip(&pipeline), rng.clone());
-        scene2.validate().expect("restored scene is valid");
-        let rays = rays(2_000, 32);
-        let f = QueryFilter::default();
-        assert_eq!(hash_hits(&scene.cast_rays(&rays, &f)), hash_hits(&scene2.cast_rays(&rays, &f)));
-        for frame in 0..10 {
-            step(&mut scene, &dynamic, &mut rng);
-            step(&mut scene2, &dynamic, &mut rng2);
-            let (a, b) = (hash_events(pipeline.update(&mut scene)), hash_events(pipeline2.update(&mut scene2)));
-            assert_eq!(a, b, "frame {frame}: the restored scene diverged");
+        for search in [PairSearch::Tracker, PairSearch::Grid] {
+            let (mut scene, dynamic, mut rng) = world(2_000, 31);
+            let mut pipeline = ContactPipeline::new().with_pair_search(search);
+            for _ in 0..5 {
+                step(&mut scene, &dynamic, &mut rng);
+                pipeline.update(&mut scene);
+            }
+            let (mut scene2, mut pipeline2, mut rng2): (Scene, ContactPipeline, _) =
+                (round_trip(&scene), round_trip(&pipeline), rng.clone());
+            scene2.validate().expect("restored scene is valid");
+            assert_eq!(pipeline2.pair_search(), search, "the search is part of the snapshot");
+            let rays = rays(2_000, 32);
+            let f = QueryFilter::default();
+            assert_eq!(hash_hits(&scene.cast_rays(&rays, &f)), hash_hits(&scene2.cast_rays(&rays, &f)));
+            for frame in 0..10 {
+                step(&mut scene, &dynamic, &mut rng);
+                step(&mut scene2, &dynamic, &mut rng2);
+                let (a, b) = (hash_events(pipeline.update(&mut scene)), hash_events(pipeline2.update(&mut scene2)));
+                assert_eq!(a, b, "{search:?} frame {frame}: the restored scene diverged");
+            }
         }
     }
 

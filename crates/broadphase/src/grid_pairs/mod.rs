@@ -91,6 +91,9 @@ pub struct GridPairs {
     shape: GridShape,
     /// Kernel request (lowered to what the CPU has at each call).
     simd: SimdLevel,
+    /// Whether the AVX kernel packs its kept pairs with AVX2 when the CPU
+    /// has it (off only to test the path without).
+    pack: bool,
 }
 
 /// The grid of the last call of [`GridPairs`] (for tests and tuning).
@@ -122,6 +125,7 @@ impl GridPairs {
             scratch: Vec::new(),
             shape: GridShape::default(),
             simd: SimdLevel::Avx,
+            pack: true,
         }
     }
 
@@ -130,6 +134,13 @@ impl GridPairs {
     #[doc(hidden)]
     pub fn with_simd(simd: SimdLevel) -> Self {
         Self { simd, ..Self::new() }
+    }
+
+    /// The AVX search without its AVX2 packing of the kept pairs (the path
+    /// a CPU with AVX and without AVX2 takes): for tests.
+    #[doc(hidden)]
+    pub fn without_packing(self) -> Self {
+        Self { pack: false, ..self }
     }
 
     /// The grid of the last call.

@@ -14,6 +14,26 @@ use proxima_narrowphase::{Aabb, Real};
 /// Candidates per test; the bound arrays are padded with this many NaNs.
 pub(super) const LANES: usize = 8;
 
+/// For each 8-bit mask, its set lanes first, in order (then the others):
+/// the permutation that packs a test's kept lanes to the front.
+#[cfg(target_arch = "x86_64")]
+static PACKED: [[u32; LANES]; 256] = {
+    let mut table = [[0u32; LANES]; 256];
+    let mut mask = 0;
+    while mask < 256 {
+        let (mut lane, mut at) = (0, 0);
+        while lane < LANES {
+            if mask & (1 << lane) != 0 {
+                table[mask][at] = lane as u32;
+                at += 1;
+            }
+            lane += 1;
+        }
+        mask += 1;
+    }
+    table
+};
+
 /// One box's bounds: min x, y, z, max x, y, z.
 type Bounds = [Real; 6];
 
@@ -95,9 +115,25 @@ pub(super) fn grid_pairs(grid: &GridPairs, simd: SimdLevel, out: &mut Vec<(u32, 
         #[cfg(target_arch = "x86_64")]
         // SAFETY: `simd` is at most `SimdLevel::detect()`, which reports
         // AVX only when this CPU has it.
+        SimdLevel::Avx if grid.pack && std::is_x86_feature_detected!("avx2") => unsafe { grid_pairs_avx2(grid, out) },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: as above.
         SimdLevel::Avx => unsafe { grid_pairs_avx(grid, out) },
-        _ => grid_pairs_with(grid, portable, out),
+        _ => grid_pairs_with::<_, false>(grid, portable, out),
     }
+}
+
+/// [`grid_pairs_with`] compiled for AVX2: the AVX kernel, and each test's
+/// kept pairs packed to the front by one permutation and stored as two
+/// vectors ([`keep_packed`]).
+///
+/// # Safety
+/// The CPU must have AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn grid_pairs_avx2(grid: &GridPairs, out: &mut Vec<(u32, u32)>) {
+    // SAFETY: this function runs only with AVX2 (its caller's contract).
+    grid_pairs_with::<_, true>(grid, |b, j, q| unsafe { avx(b, j, q) }, out);
 }
 
 /// [`grid_pairs_with`] compiled for AVX, with the AVX kernel inlined.
@@ -108,14 +144,14 @@ pub(super) fn grid_pairs(grid: &GridPairs, simd: SimdLevel, out: &mut Vec<(u32, 
 #[target_feature(enable = "avx")]
 unsafe fn grid_pairs_avx(grid: &GridPairs, out: &mut Vec<(u32, u32)>) {
     // SAFETY: this function runs only with AVX (its caller's contract).
-    grid_pairs_with(grid, |b, j, q| unsafe { avx(b, j, q) }, out);
+    grid_pairs_with::<_, false>(grid, |b, j, q| unsafe { avx(b, j, q) }, out);
 }
 
 /// For each binned box, its runs: its own cell from the next position on and
 /// the next cell (`x + 1`), then the three cells around `x` of the rows
 /// `y + 1`, and `z + 1` with `y - 1`, `y`, `y + 1`.
 #[inline(always)]
-fn grid_pairs_with<K: Kernel>(grid: &GridPairs, kernel: K, out: &mut Vec<(u32, u32)>) {
+fn grid_pairs_with<K: Kernel, const PACK: bool>(grid: &GridPairs, kernel: K, out: &mut Vec<(u32, u32)>) {
     let [nx, ny, _] = grid.shape.dims;
     let rows = [nx - 1, nx * ny - nx - 1, nx * ny - 1, nx * ny + nx - 1];
     let b = grid.bound_slices();
@@ -133,7 +169,7 @@ fn grid_pairs_with<K: Kernel>(grid: &GridPairs, kernel: K, out: &mut Vec<(u32, u
         let lanes = runs.iter().map(|&(start, end)| chunks(start, end)).sum();
         Pairs::into(out, lanes, |pairs| {
             for (start, end) in runs {
-                run(&kernel, &b, &q, id, ids, start, end, pairs);
+                run::<K, PACK>(&kernel, &b, &q, id, ids, start, end, pairs);
             }
         });
     }
@@ -167,6 +203,37 @@ impl Pairs<'_> {
         unsafe { out.set_len(out.len() + kept) };
     }
 
+    /// [`keep`](Self::keep) with AVX2: the lanes set in `mask` packed to the
+    /// front by one permutation (`PACKED[mask]`), paired with `id` by
+    /// vector min and max, and stored as eight pairs whatever the mask (the
+    /// room is reserved); the length advances by the mask's count.
+    ///
+    /// # Safety
+    /// The CPU must have AVX2.
+    #[cfg(target_arch = "x86_64")]
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    unsafe fn keep_packed(&mut self, id: u32, others: &[u32], mask: u32) {
+        use core::arch::x86_64::*;
+        let (others, room) = (&others[..LANES], &mut self.spare[self.len..self.len + LANES]);
+        // SAFETY: AVX2 is enabled here; `others` holds 8 u32s, `room` 8
+        // pairs of u32s (64 bytes), both unaligned loads and stores.
+        unsafe {
+            let packed = _mm256_permutevar8x32_epi32(
+                _mm256_loadu_si256(others.as_ptr().cast()),
+                _mm256_loadu_si256(PACKED[mask as usize & 0xff].as_ptr().cast()),
+            );
+            let id = _mm256_set1_epi32(id as i32);
+            let (lo, hi) = (_mm256_min_epu32(id, packed), _mm256_max_epu32(id, packed));
+            // Pairs 0, 1, 4, 5 and 2, 3, 6, 7 (interleaving works per half).
+            let (front, back) = (_mm256_unpacklo_epi32(lo, hi), _mm256_unpackhi_epi32(lo, hi));
+            let to = room.as_mut_ptr().cast::<__m256i>();
+            _mm256_storeu_si256(to, _mm256_permute2x128_si256::<0x20>(front, back));
+            _mm256_storeu_si256(to.add(1), _mm256_permute2x128_si256::<0x31>(front, back));
+        }
+        self.len += mask.count_ones() as usize;
+    }
+
     /// The pairs of box `id` with the lanes of `others` set in `mask`.
     #[inline(always)]
     fn keep(&mut self, id: u32, others: &[u32], mask: u32) {
@@ -181,7 +248,7 @@ impl Pairs<'_> {
 /// overlapping pairs (room for them was reserved by [`chunks`]).
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-fn run<K: Kernel>(
+fn run<K: Kernel, const PACK: bool>(
     kernel: &K,
     b: &[&[Real]; 6],
     q: &Bounds,
@@ -195,7 +262,15 @@ fn run<K: Kernel>(
     while j < end {
         // The lanes past `end` hold other cells' boxes (or padding).
         let inside = if end - j >= LANES { u32::MAX } else { (1 << (end - j)) - 1 };
-        pairs.keep(id, &ids[j..], kernel(b, j, q) & inside);
+        let mask = kernel(b, j, q) & inside;
+        #[cfg(target_arch = "x86_64")]
+        if PACK {
+            // SAFETY: PACK is set only by `grid_pairs_avx2` (AVX2 present).
+            unsafe { pairs.keep_packed(id, &ids[j..], mask) };
+            j += LANES;
+            continue;
+        }
+        pairs.keep(id, &ids[j..], mask);
         j += LANES;
     }
 }
@@ -215,7 +290,7 @@ pub(super) fn large_pairs(grid: &GridPairs, boxes: &[Aabb], simd: SimdLevel, out
             #[cfg(target_arch = "x86_64")]
             // SAFETY: as in `grid_pairs`.
             SimdLevel::Avx => unsafe { large_run_avx(&b, &q, l, &grid.ids, n, out) },
-            _ => Pairs::into(out, chunks(0, n), |pairs| run(&portable, &b, &q, l, &grid.ids, 0, n, pairs)),
+            _ => Pairs::into(out, chunks(0, n), |pairs| run::<_, false>(&portable, &b, &q, l, &grid.ids, 0, n, pairs)),
         }
         for &m in &grid.large[k + 1..] {
             if overlap(boxes, l, m) {
@@ -234,5 +309,5 @@ pub(super) fn large_pairs(grid: &GridPairs, boxes: &[Aabb], simd: SimdLevel, out
 unsafe fn large_run_avx(b: &[&[Real]; 6], q: &Bounds, id: u32, ids: &[u32], n: usize, out: &mut Vec<(u32, u32)>) {
     // SAFETY: this function runs only with AVX (its caller's contract).
     let kernel = |b: &[&[Real]; 6], j, q: &Bounds| unsafe { avx(b, j, q) };
-    Pairs::into(out, chunks(0, n), |pairs| run(&kernel, b, q, id, ids, 0, n, pairs));
+    Pairs::into(out, chunks(0, n), |pairs| run::<_, false>(&kernel, b, q, id, ids, 0, n, pairs));
 }
