@@ -20,14 +20,18 @@
 //! - `bulk_build_{100k,1m}`: `PairTracker::from_proxies` (one binned-SAH
 //!   build) against parry3d's binned `Bvh::from_leaves`, same fat boxes.
 //!
+//! - `grid_pairs` (self-pairs and the 10% frames): `GridPairs`, every pair
+//!   found from scratch by a uniform grid, its binning included, one thread;
+//!   in the frames, the exact pairs of the moved tight boxes.
+//!
 //! `*_1t` variants run ours inside a one-thread rayon pool (parry3d is built
 //! without its `parallel` feature, so it is single-threaded).
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use parry3d::partitioning::{Bvh, BvhBuildStrategy, BvhWorkspace};
 use proxima::broadphase::{
-    BroadPhase, BuildOptions, DynamicTree, DynamicTreeOptions, PairTracker, ProxyId, ProxyOptions, SapMode, StaticBvh,
-    SweepAndPrune,
+    BroadPhase, BuildOptions, DynamicTree, DynamicTreeOptions, GridPairs, PairTracker, ProxyId, ProxyOptions, SapMode,
+    StaticBvh, SweepAndPrune,
 };
 use proxima::narrowphase::{Aabb, Real, Vector};
 use proxima_test_support::{convert, rng, scene};
@@ -93,6 +97,12 @@ fn self_pairs(c: &mut Criterion, dense: bool) {
         b.iter(|| pool.install(|| pairs_bvh.pairs_unsorted_into(&mut static_out)))
     });
     assert!(ran(static_out.len()), "static_bvh (pairs build): {} pairs, {expected} expected", static_out.len());
+
+    // GridPairs: from scratch, its binning included (one thread, unsorted).
+    let mut grid = GridPairs::new();
+    static_out.clear();
+    group.bench_function("grid_pairs", |b| b.iter(|| grid.pairs_unsorted_into(&boxes, &mut static_out)));
+    assert!(ran(static_out.len()), "grid_pairs: {} pairs, {expected} expected", static_out.len());
 
     let mut incremental = DynamicTree::with_options(DynamicTreeOptions::TIGHT).expect("options");
     for b in &boxes {
@@ -191,6 +201,26 @@ fn dynamic_frame(c: &mut Criterion, name: &str, margin: Real, fraction: f64) {
                 } else {
                     tracker.update().len()
                 }
+            })
+        });
+    }
+
+    // GridPairs: the moved boxes, then every pair of the tight boxes from
+    // scratch (the exact pairs, which the fat-box structures above would
+    // still have to filter).
+    if all {
+        let mut grid = GridPairs::new();
+        let mut boxes = boxes0.clone();
+        let mut out = Vec::new();
+        let mut f = 0;
+        group.bench_function("grid_pairs", |b| {
+            b.iter(|| {
+                for (i, d) in &frames[f % FRAMES] {
+                    boxes[*i] = scene::translated(&boxes[*i], d);
+                }
+                f += 1;
+                grid.pairs_unsorted_into(&boxes, &mut out);
+                out.len()
             })
         });
     }

@@ -46,6 +46,7 @@ pub fn all_replays() -> Vec<Box<dyn Replay>> {
         Box::new(PairTrackerReplay::default()),
         Box::new(PairTrackerReplay { parallel: true, ..Default::default() }),
         Box::new(GridReplay::default()),
+        Box::new(GridReplay { parallel: true, ..Default::default() }),
         Box::new(SapReplay::default()),
         Box::new(StaticBvhReplay { rebuild: false, ..Default::default() }),
         Box::new(StaticBvhReplay { rebuild: true, ..Default::default() }),
@@ -178,21 +179,37 @@ impl Replay for PairTrackerReplay {
 /// step (a uniform grid, no state kept but its buffers).
 #[derive(Default)]
 struct GridReplay {
+    /// `pairs_unsorted_into_parallel` (rayon's pool) instead of the sequential call.
+    parallel: bool,
     grid: GridPairs,
     out: Vec<(u32, u32)>,
 }
 
+impl GridReplay {
+    fn find(&mut self, frame: &Frame) {
+        if self.parallel {
+            self.grid.pairs_unsorted_into_parallel(&frame.boxes, &mut self.out);
+        } else {
+            self.grid.pairs_unsorted_into(&frame.boxes, &mut self.out);
+        }
+    }
+}
+
 impl Replay for GridReplay {
     fn name(&self) -> &'static str {
-        "grid_pairs"
+        if self.parallel {
+            "grid_pairs_par"
+        } else {
+            "grid_pairs"
+        }
     }
 
     fn start(&mut self, frame: &Frame) {
-        self.grid.pairs_unsorted_into(&frame.boxes, &mut self.out);
+        self.find(frame);
     }
 
     fn step(&mut self, _prev: &Frame, frame: &Frame) {
-        self.grid.pairs_unsorted_into(&frame.boxes, &mut self.out);
+        self.find(frame);
     }
 
     fn pairs(&self) -> &[(u32, u32)] {

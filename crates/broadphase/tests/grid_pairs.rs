@@ -160,6 +160,32 @@ fn huge_coordinates_and_outliers_match_the_double_loop() {
     assert_eq!(check(&boxes), 3); // the first box with each other
 }
 
+/// The parallel search gives the sequential pairs in the same order on
+/// pools of one and two threads (piles with large boxes, past the size
+/// below which it runs on one thread).
+#[cfg(feature = "parallel")]
+#[test]
+fn the_parallel_search_gives_the_sequential_pairs() {
+    let mut r = rng(0x6125);
+    let pool = |t: usize| rayon::ThreadPoolBuilder::new().num_threads(t).build().unwrap();
+    for (n, side) in [(3_000, 12.0), (20_000, 40.0), (500, 8.0)] {
+        let mut boxes = random_boxes(&mut r, n, side, (0.2, 0.6));
+        boxes.push(cube(Vector::new(side / 2.0, 0.0, side / 2.0), Vector::new(side, 0.5, side)));
+        let mut sequential = Vec::new();
+        GridPairs::new().pairs_unsorted_into(&boxes, &mut sequential);
+        for threads in [1, 2] {
+            let mut parallel = Vec::new();
+            let mut grid = GridPairs::new();
+            pool(threads).install(|| grid.pairs_unsorted_into_parallel(&boxes, &mut parallel));
+            assert_eq!(parallel, sequential, "{n} boxes, {threads} threads");
+            // Reused buffers give the same again.
+            pool(threads).install(|| grid.pairs_unsorted_into_parallel(&boxes, &mut parallel));
+            assert_eq!(parallel, sequential, "{n} boxes, {threads} threads, second call");
+        }
+        assert!(sequential.len() > n / 2, "{} pairs", sequential.len());
+    }
+}
+
 #[test]
 fn a_second_call_reuses_the_buffers() {
     let mut r = rng(0x6124);

@@ -103,10 +103,22 @@ impl GridSearch {
     }
 
     /// The candidate pairs of the colliders mirrored, as keys of collider
-    /// slots (`(a << 32) | b`, `a < b`), sorted, into `out` (cleared first).
-    pub(crate) fn candidates(&mut self, out: &mut Vec<u64>) {
+    /// slots (`(a << 32) | b`, `a < b`), sorted, into `out` (cleared first);
+    /// with `parallel`, the grid's search runs on rayon's pool (the same
+    /// pairs in the same order).
+    pub(crate) fn candidates(&mut self, out: &mut Vec<u64>, parallel: bool) {
         let Self { grid, boxes, slots, groups, fixed, position, found, counts, .. } = self;
-        grid.pairs_unsorted_into(boxes, found);
+        #[cfg(feature = "parallel")]
+        if parallel {
+            grid.pairs_unsorted_into_parallel(boxes, found);
+        } else {
+            grid.pairs_unsorted_into(boxes, found);
+        }
+        #[cfg(not(feature = "parallel"))]
+        {
+            let _ = parallel;
+            grid.pairs_unsorted_into(boxes, found);
+        }
         // Filtered and named by slots, each pair counted under its first
         // slot; then a counting sort by first slot writes the keys, and each
         // slot's few keys are sorted in place (the grid's order is by cell).

@@ -461,12 +461,12 @@ impl ContactPipeline {
     }
 
     /// [`find_candidates`](Self::find_candidates), with the tracker's
-    /// parallel update when `parallel` (and the feature) is on. The grid
-    /// search runs on the calling thread.
+    /// parallel update, or the grid's parallel search, when `parallel` (and
+    /// the feature) is on.
     fn find_candidates_with(&mut self, scene: &mut Scene, parallel: bool) {
         if self.search == PairSearch::Grid {
             self.sync_grid(scene);
-            self.grid.candidates(&mut self.candidates);
+            self.grid.candidates(&mut self.candidates, parallel);
             return;
         }
         self.sync(scene);

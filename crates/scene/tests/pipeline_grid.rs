@@ -146,8 +146,10 @@ fn grid_search_never_reports_static_pairs() {
 /// contacts and events of the sequential tracker search.
 #[test]
 fn grid_search_parallel_and_switches_match_the_tracker() {
-    let side = 14.0;
-    let (mut scene, _) = common::mixed_scene(900, side, 0x62A);
+    // Past the grid's 2,048 boxes, below which its parallel search runs on
+    // one thread.
+    let side = 19.5;
+    let (mut scene, _) = common::mixed_scene(2_500, side, 0x62A);
     let mut reference_scene = scene.clone();
     let mut reference = ContactPipeline::new();
     let mut switching = ContactPipeline::new();

@@ -41,6 +41,13 @@ const CELLS_PER_BOX: usize = 4;
 const CELL_MARGIN: f64 = 1.0 + 1.0 / 1024.0;
 /// The median extent is taken over at most this many boxes (evenly spaced).
 const MEDIAN_SAMPLE: usize = 1024;
+/// The parallel search's pieces: fixed, so that the work split (and the
+/// order of the pairs) does not depend on the number of threads.
+#[cfg(feature = "parallel")]
+const PAR_PIECES: usize = 16;
+/// Below this many binned boxes the parallel search runs on one thread.
+#[cfg(feature = "parallel")]
+const PAR_MIN_BOXES: usize = 2_048;
 
 /// The exact pairs of overlapping boxes of a set, found from scratch by a
 /// uniform grid over the boxes' minimum corners (a counting sort by cell,
@@ -94,6 +101,9 @@ pub struct GridPairs {
     /// Whether the AVX kernel packs its kept pairs with AVX2 when the CPU
     /// has it (off only to test the path without).
     pack: bool,
+    /// The parallel search's pieces' pairs.
+    #[cfg_attr(not(feature = "parallel"), allow(dead_code))]
+    pieces: Vec<Vec<(u32, u32)>>,
 }
 
 /// The grid of the last call of [`GridPairs`] (for tests and tuning).
@@ -126,6 +136,7 @@ impl GridPairs {
             shape: GridShape::default(),
             simd: SimdLevel::Avx,
             pack: true,
+            pieces: Vec::new(),
         }
     }
 
@@ -152,7 +163,8 @@ impl GridPairs {
     pub fn memory_bytes(&self) -> usize {
         let u32s = self.first.capacity() + self.ids.capacity() + self.cells.capacity() + self.large.capacity();
         let reals = self.bounds.capacity();
-        u32s * 4 + reals * core::mem::size_of::<Real>() + self.scratch.capacity() * 8
+        let pieces: usize = self.pieces.iter().map(|p| p.capacity() * 8).sum();
+        u32s * 4 + reals * core::mem::size_of::<Real>() + self.scratch.capacity() * 8 + pieces
     }
 
     /// Every pair `(i, j)`, `i < j`, of overlapping boxes (indices into
@@ -173,7 +185,55 @@ impl GridPairs {
         let split = self.split_large(boxes);
         self.bin(boxes, split);
         let simd = self.simd.min(SimdLevel::detect());
-        scan::grid_pairs(self, simd, out);
+        scan::grid_pairs(self, simd, 0..self.cells.len(), out);
+        scan::large_pairs(self, boxes, simd, out);
+    }
+
+    /// [`pairs_unsorted_into`](Self::pairs_unsorted_into) with the search
+    /// spread over rayon's pool (the pool of the caller's
+    /// [`ThreadPool::install`](rayon::ThreadPool::install) if there is one):
+    /// the binned boxes are cut into a fixed number of pieces whose pairs
+    /// are appended in order, so the pairs and their order are the
+    /// sequential call's for any number of threads. The binning stays on the
+    /// calling thread. Its buffers are kept, but rayon's scheduler may
+    /// allocate now and then.
+    ///
+    /// ```
+    /// use proxima_broadphase::GridPairs;
+    /// use proxima_narrowphase::{Aabb, Point};
+    /// let boxes: Vec<Aabb> = (0..1_000)
+    ///     .map(|i| Aabb::new(Point::new(i as f32 * 0.5, 0.0, 0.0), Point::new(i as f32 * 0.5 + 1.0, 1.0, 1.0)))
+    ///     .collect();
+    /// let (mut one, mut two) = (Vec::new(), Vec::new());
+    /// GridPairs::new().pairs_unsorted_into(&boxes, &mut one);
+    /// let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    /// pool.install(|| GridPairs::new().pairs_unsorted_into_parallel(&boxes, &mut two));
+    /// assert_eq!(one, two);
+    /// ```
+    #[cfg(feature = "parallel")]
+    pub fn pairs_unsorted_into_parallel(&mut self, boxes: &[Aabb], out: &mut Vec<(u32, u32)>) {
+        use rayon::prelude::*;
+        out.clear();
+        assert!(boxes.len() < 1 << 29, "GridPairs: 2^29 boxes or more");
+        let split = self.split_large(boxes);
+        self.bin(boxes, split);
+        let simd = self.simd.min(SimdLevel::detect());
+        let n = self.cells.len();
+        if n < PAR_MIN_BOXES {
+            scan::grid_pairs(self, simd, 0..n, out);
+        } else {
+            let mut pieces = core::mem::take(&mut self.pieces);
+            pieces.resize_with(PAR_PIECES, Vec::new);
+            let grid = &*self;
+            pieces.par_iter_mut().enumerate().for_each(|(p, piece)| {
+                piece.clear();
+                scan::grid_pairs(grid, simd, n * p / PAR_PIECES..n * (p + 1) / PAR_PIECES, piece);
+            });
+            for piece in &pieces {
+                out.extend_from_slice(piece);
+            }
+            self.pieces = pieces;
+        }
         scan::large_pairs(self, boxes, simd, out);
     }
 

@@ -8,6 +8,7 @@
 
 use super::{overlap, GridPairs};
 use core::mem::MaybeUninit;
+use core::ops::Range;
 use proxima_narrowphase::kernels::SimdLevel;
 use proxima_narrowphase::{Aabb, Real};
 
@@ -109,17 +110,21 @@ unsafe fn avx(b: &[&[Real]; 6], j: usize, q: &Bounds) -> u32 {
     }
 }
 
-/// The pairs of two binned boxes, into `out`.
-pub(super) fn grid_pairs(grid: &GridPairs, simd: SimdLevel, out: &mut Vec<(u32, u32)>) {
+/// The pairs of two binned boxes found from the boxes at `positions`
+/// (the first of each pair in the order), appended to `out` in the order of
+/// those positions.
+pub(super) fn grid_pairs(grid: &GridPairs, simd: SimdLevel, positions: Range<usize>, out: &mut Vec<(u32, u32)>) {
     match simd {
         #[cfg(target_arch = "x86_64")]
         // SAFETY: `simd` is at most `SimdLevel::detect()`, which reports
         // AVX only when this CPU has it.
-        SimdLevel::Avx if grid.pack && std::is_x86_feature_detected!("avx2") => unsafe { grid_pairs_avx2(grid, out) },
+        SimdLevel::Avx if grid.pack && std::is_x86_feature_detected!("avx2") => unsafe {
+            grid_pairs_avx2(grid, positions, out)
+        },
         #[cfg(target_arch = "x86_64")]
         // SAFETY: as above.
-        SimdLevel::Avx => unsafe { grid_pairs_avx(grid, out) },
-        _ => grid_pairs_with::<_, false>(grid, portable, out),
+        SimdLevel::Avx => unsafe { grid_pairs_avx(grid, positions, out) },
+        _ => grid_pairs_with::<_, false>(grid, portable, positions, out),
     }
 }
 
@@ -131,9 +136,9 @@ pub(super) fn grid_pairs(grid: &GridPairs, simd: SimdLevel, out: &mut Vec<(u32, 
 /// The CPU must have AVX2.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn grid_pairs_avx2(grid: &GridPairs, out: &mut Vec<(u32, u32)>) {
+unsafe fn grid_pairs_avx2(grid: &GridPairs, positions: Range<usize>, out: &mut Vec<(u32, u32)>) {
     // SAFETY: this function runs only with AVX2 (its caller's contract).
-    grid_pairs_with::<_, true>(grid, |b, j, q| unsafe { avx(b, j, q) }, out);
+    grid_pairs_with::<_, true>(grid, |b, j, q| unsafe { avx(b, j, q) }, positions, out);
 }
 
 /// [`grid_pairs_with`] compiled for AVX, with the AVX kernel inlined.
@@ -142,22 +147,27 @@ unsafe fn grid_pairs_avx2(grid: &GridPairs, out: &mut Vec<(u32, u32)>) {
 /// The CPU must have AVX.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx")]
-unsafe fn grid_pairs_avx(grid: &GridPairs, out: &mut Vec<(u32, u32)>) {
+unsafe fn grid_pairs_avx(grid: &GridPairs, positions: Range<usize>, out: &mut Vec<(u32, u32)>) {
     // SAFETY: this function runs only with AVX (its caller's contract).
-    grid_pairs_with::<_, false>(grid, |b, j, q| unsafe { avx(b, j, q) }, out);
+    grid_pairs_with::<_, false>(grid, |b, j, q| unsafe { avx(b, j, q) }, positions, out);
 }
 
 /// For each binned box, its runs: its own cell from the next position on and
 /// the next cell (`x + 1`), then the three cells around `x` of the rows
 /// `y + 1`, and `z + 1` with `y - 1`, `y`, `y + 1`.
 #[inline(always)]
-fn grid_pairs_with<K: Kernel, const PACK: bool>(grid: &GridPairs, kernel: K, out: &mut Vec<(u32, u32)>) {
+fn grid_pairs_with<K: Kernel, const PACK: bool>(
+    grid: &GridPairs,
+    kernel: K,
+    positions: Range<usize>,
+    out: &mut Vec<(u32, u32)>,
+) {
     let [nx, ny, _] = grid.shape.dims;
     let rows = [nx - 1, nx * ny - nx - 1, nx * ny - 1, nx * ny + nx - 1];
     let b = grid.bound_slices();
     let (first, ids) = (grid.first.as_slice(), grid.ids.as_slice());
-    for (k, &cell) in grid.cells.iter().enumerate() {
-        let c = cell as usize;
+    for k in positions {
+        let c = grid.cells[k] as usize;
         let runs = [
             (k + 1, first[c + 2] as usize),
             (first[c + rows[0]] as usize, first[c + rows[0] + 3] as usize),
