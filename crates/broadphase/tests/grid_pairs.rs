@@ -130,6 +130,18 @@ fn touching_lattices_points_and_duplicates_match_the_double_loop() {
     assert_eq!(check(&vec![point(Point::origin()); 40]), 40 * 39 / 2);
     let line: Vec<Aabb> = (0..300).map(|i| cube(Vector::new(i as Real * 0.7, 0.0, 0.0), Vector::repeat(0.5))).collect();
     check(&line);
+    // Extents of -0.0 (a box from +0.0 to -0.0 is valid) beside more than
+    // MAX_LARGE large boxes: ordered as zero, they leave the largest out and
+    // no more than MAX_LARGE boxes stay out of the grid (`f64::max` may
+    // return either zero; the bits of -0.0 would sort above every extent).
+    let mut signed: Vec<Aabb> =
+        (0..200).map(|i| cube(Vector::new((i % 20) as Real, (i / 20) as Real, 0.0), Vector::repeat(0.25))).collect();
+    signed.extend((0..70).map(|i| cube(Vector::new(i as Real * 3.0, 0.0, 0.0), Vector::repeat(50.0))));
+    signed.extend((0..70).map(|i| Aabb::new(Point::new(0.0, i as Real, 0.0), Point::new(-0.0, i as Real, -0.0))));
+    check(&signed);
+    let mut grid = GridPairs::new();
+    grid.pairs_into(&signed, &mut Vec::new());
+    assert!(grid.shape().large <= MAX_LARGE, "{:?}", grid.shape());
     // Nothing, one box.
     assert_eq!(check(&[]), 0);
     assert_eq!(check(&[point(Point::origin())]), 0);

@@ -95,14 +95,18 @@ pub struct FrameStats {
 ///
 /// Call [`ContactPipeline::update`] once per frame after moving colliders with
 /// `Scene::set_pose` (or `update_parallel`, with the `parallel` feature, to
-/// spread the pair search and the exact tests over a rayon pool). The pipeline keeps its candidate pairs across frames in
-/// a [`PairTracker`] that mirrors the scene's colliders (fat boxes with the
-/// default [`DynamicTreeOptions`]: margin 0.1, stretched by four times the
-/// last displacement): each frame it reads only the colliders inserted, removed, moved,
-/// reshaped or re-grouped since its last update (the scene logs them; a
-/// collider nobody touched costs nothing), a moved one costs one
-/// containment test, and only those that left their fat box query for new
-/// pairs; static-static pairs are never formed. Two pipelines updating from
+/// spread the pair search and the exact tests over a rayon pool). By
+/// default ([`PairSearch::Tracker`]) the pipeline keeps its candidate pairs
+/// across frames in a [`PairTracker`] that mirrors the scene's colliders (fat
+/// boxes with the default [`DynamicTreeOptions`]: margin 0.1, stretched by
+/// four times the last displacement): each frame it reads only the colliders
+/// inserted, removed, moved, reshaped or re-grouped since its last update
+/// (the scene logs them; a collider nobody touched costs nothing), a moved
+/// one costs one containment test, and only those that left their fat box
+/// query for new pairs; static-static pairs are never formed. With
+/// [`PairSearch::Grid`] ([`with_pair_search`](Self::with_pair_search)) it
+/// mirrors the colliders' boxes the same way and finds every candidate pair
+/// again each frame (for piles whose bodies all move). Two pipelines updating from
 /// one scene in turn each read every collider (the log is taken by one).
 /// Each candidate whose tight boxes touch gets the exact contact test.
 /// Output lists are sorted by `(a, b)`, so events come in a deterministic
@@ -111,7 +115,9 @@ pub struct FrameStats {
 #[derive(Clone, Debug)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct ContactPipeline {
-    /// How the candidate pairs are found.
+    /// How the candidate pairs are found (a snapshot without it restores
+    /// the default).
+    #[cfg_attr(feature = "serde", serde(default))]
     search: PairSearch,
     /// With [`PairSearch::Grid`]: the colliders' boxes, searched each frame.
     #[cfg_attr(feature = "serde", serde(skip))]
@@ -299,9 +305,10 @@ impl ContactPipeline {
         self.close(scene, t0, t1)
     }
 
-    /// [`update`](Self::update) with the pair tracker's searches and merge
-    /// ([`PairTracker::update_parallel`]) and the exact tests spread over
-    /// the threads of the current rayon pool (run it inside
+    /// [`update`](Self::update) with the pair search (the tracker's searches
+    /// and merge, [`PairTracker::update_parallel`], or the grid's search,
+    /// `GridPairs::pairs_unsorted_into_parallel`) and the exact tests spread
+    /// over the threads of the current rayon pool (run it inside
     /// [`ThreadPool::install`](rayon::ThreadPool::install) to choose the
     /// pool). The mirror of the scene, the events and the CCD sweeps stay on
     /// the calling thread. Same contacts, manifolds, events and impacts, in

@@ -65,8 +65,8 @@ const PAR_MIN_BOXES: usize = 2_048;
 /// (the cells grow so that their number stays proportional to the boxes).
 ///
 /// Overlap is inclusive (touching boxes overlap), as everywhere in proxima.
-/// The buffers are kept between calls: a call over as many boxes as before
-/// allocates nothing.
+/// The buffers are kept between calls: a call over the same boxes, or the
+/// same boxes moved a little, allocates nothing.
 ///
 /// ```
 /// use proxima_broadphase::GridPairs;
@@ -227,7 +227,8 @@ impl GridPairs {
             let grid = &*self;
             pieces.par_iter_mut().enumerate().for_each(|(p, piece)| {
                 piece.clear();
-                scan::grid_pairs(grid, simd, n * p / PAR_PIECES..n * (p + 1) / PAR_PIECES, piece);
+                let at = |p: usize| (n as u64 * p as u64 / PAR_PIECES as u64) as usize;
+                scan::grid_pairs(grid, simd, at(p)..at(p + 1), piece);
             });
             for piece in &pieces {
                 out.extend_from_slice(piece);
@@ -391,10 +392,12 @@ struct Split {
     top: [f64; 3],
 }
 
-/// The box's largest side, in `f64` (exact for `f32` bounds).
+/// The box's largest side, in `f64` (one rounding of the subtraction at
+/// most, inside the cells' margin), never `-0.0` (a box from `+0.0` to
+/// `-0.0` is valid, and `-0.0`'s bits would sort above every extent).
 #[inline]
 fn extent(b: &Aabb) -> f64 {
-    (0..3).map(|axis| f64::from(b.max()[axis]) - f64::from(b.min()[axis])).fold(0.0, f64::max)
+    (0..3).map(|axis| f64::from(b.max()[axis]) - f64::from(b.min()[axis])).fold(0.0, f64::max) + 0.0
 }
 
 /// Whether boxes `i` and `j` of the set overlap (the large-large pairs).

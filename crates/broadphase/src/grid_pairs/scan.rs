@@ -1,10 +1,12 @@
 //! The pair search over the binned boxes: for each box, its five runs of
 //! neighbour cells (see the module's rule), each a contiguous run of
 //! positions tested eight at a time against the box; then the large boxes
-//! against every box. Written once, generic over the 8-lane kernel, and
-//! instantiated twice: portable (the compiler vectorises it with SSE2) and
-//! in a function compiled for AVX (one 256-bit comparison per bound), chosen
-//! at run time as the trees' kernels are. Both give the same masks.
+//! against every box. Written once, generic over the 8-lane kernel and the
+//! way kept pairs are written, and instantiated three times: portable (the
+//! compiler vectorises it with SSE2), in a function compiled for AVX (one
+//! 256-bit comparison per bound), and for AVX2 (the same, with the kept pairs
+//! packed by one permutation), chosen at run time as the trees' kernels are.
+//! All give the same pairs in the same order.
 
 use super::{overlap, GridPairs};
 use core::mem::MaybeUninit;
@@ -14,6 +16,13 @@ use proxima_narrowphase::{Aabb, Real};
 
 /// Candidates per test; the bound arrays are padded with this many NaNs.
 pub(super) const LANES: usize = 8;
+
+/// The AVX2 stores write each pair as two `u32`s, the first at offset 0.
+const _: () = assert!(
+    core::mem::offset_of!((u32, u32), 0) == 0
+        && core::mem::offset_of!((u32, u32), 1) == 4
+        && core::mem::size_of::<(u32, u32)>() == 8
+);
 
 /// For each 8-bit mask, its set lanes first, in order (then the others):
 /// the permutation that packs a test's kept lanes to the front.
@@ -43,9 +52,10 @@ type Bounds = [Real; 6];
 trait Kernel: Fn(&[&[Real]; 6], usize, &Bounds) -> u32 {}
 impl<K: Fn(&[&[Real]; 6], usize, &Bounds) -> u32> Kernel for K {}
 
-/// The bound arrays' lanes `j..j + LANES` (no closure: in a function
-/// compiled for AVX, a closure's body is compiled without it and stays out
-/// of line).
+/// The bound arrays' lanes `j..j + LANES`, without a closure: closures
+/// inside the AVX kernel (`core::array::from_fn`'s, a `load` helper) kept
+/// its intrinsics out of line and made the search twice as slow (measured);
+/// the closures that only call the kernel inline.
 #[inline(always)]
 fn lanes<'a>(b: &[&'a [Real]; 6], j: usize) -> [&'a [Real]; 6] {
     let end = j + LANES;
