@@ -198,6 +198,25 @@ fn the_parallel_search_gives_the_sequential_pairs() {
     }
 }
 
+/// What the grid holds between calls, per box: at most 64 bytes on 100k
+/// boxes, sparse or dense (issue 11's bound for a moving world's structure;
+/// the caller's list of pairs not counted). The bound arrays and the scratch
+/// take 24 + 8 bytes, the positions and cells 8, the cell table at most 4
+/// cells per box and its padding.
+#[test]
+fn memory_per_box_stays_under_64_bytes() {
+    for dense in [false, true] {
+        let boxes = proxima_test_support::scene::boxes(100_000, dense, 1);
+        let mut grid = GridPairs::new();
+        let mut out = Vec::new();
+        grid.pairs_unsorted_into(&boxes, &mut out);
+        let per_box = grid.memory_bytes() as f64 / boxes.len() as f64;
+        assert!(per_box <= 64.0, "dense {dense}: {per_box:.1} bytes per box, {:?}", grid.shape());
+        assert!(per_box >= 40.0, "dense {dense}: {per_box:.1} bytes per box: memory_bytes misses a buffer");
+        println!("dense {dense}: {per_box:.1} bytes per box, {:?}", grid.shape());
+    }
+}
+
 #[test]
 fn a_second_call_reuses_the_buffers() {
     let mut r = rng(0x6124);
