@@ -11,7 +11,8 @@
 //! - every query equals a brute-force loop over `Scene::iter()` with the
 //!   same exact shape tests (ray tois bit for bit), and the batch ray cast
 //!   equals the single casts;
-//! - after `ContactPipeline::update`, each reported contact is the exact
+//! - after `ContactPipeline::update` (with the tracker's or the grid's pair
+//!   search, switched now and then), each reported contact is the exact
 //!   contact of its pair, every pair of colliders whose shapes touch and
 //!   whose boxes overlap is reported (never static-static, groups
 //!   interacting), the events are the change of the contact set, CCD impacts
@@ -47,8 +48,11 @@ struct Snapshot {
 /// Runs one operation sequence decoded from `data`.
 pub fn check(data: &[u8]) {
     let mut b = Bytes::new(data);
-    let mut w =
-        World { scene: Scene::new(), pipeline: ContactPipeline::new(), live: vec![], dead: vec![], meshes: vec![] };
+    // The pipeline's pair search, from the first byte (and switched now and
+    // then by the updates): every property holds for both.
+    let search = if b.chance(128) { PairSearch::Grid } else { PairSearch::Tracker };
+    let pipeline = ContactPipeline::new().with_pair_search(search);
+    let mut w = World { scene: Scene::new(), pipeline, live: vec![], dead: vec![], meshes: vec![] };
     for _ in 0..MAX_OPS {
         if b.is_empty() {
             break;
@@ -170,7 +174,16 @@ impl World {
             5..=7 => self.set_pose(b, wild),
             8 => self.set_shape(b, wild),
             9 => self.build_mesh(b, wild),
-            10 | 11 => self.pipeline_update(),
+            10 | 11 => {
+                if b.chance(16) {
+                    let other = match self.pipeline.pair_search() {
+                        PairSearch::Tracker => PairSearch::Grid,
+                        PairSearch::Grid => PairSearch::Tracker,
+                    };
+                    self.pipeline = self.pipeline.clone().with_pair_search(other);
+                }
+                self.pipeline_update()
+            }
             12 => self.ray_queries(b, wild),
             13 => self.shape_queries(b, wild),
             14 => self.point_queries(b, wild),
