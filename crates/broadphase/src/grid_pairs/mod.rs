@@ -362,10 +362,17 @@ impl GridPairs {
             self.first[cell] += 1;
             self.ids[at] = i;
             self.cells[at] = cell as u32;
+        }
+        // The bounds in position order: one read of each box (at random) and
+        // six writes in step, where scattering them wrote six lines per box
+        // at random (the tall drop 0-6% faster in 6 of 8 interleaved runs,
+        // 100k sparse boxes 6%).
+        let mut runs = self.bounds.chunks_exact_mut(stride);
+        let mut run = || runs.next().expect("six bound runs");
+        let (b0, b1, b2, b3, b4, b5) = (run(), run(), run(), run(), run(), run());
+        for (at, &i) in self.ids[..binned].iter().enumerate() {
             let (lo, hi) = (boxes[i as usize].min(), boxes[i as usize].max());
-            for (bound, value) in [lo.x, lo.y, lo.z, hi.x, hi.y, hi.z].into_iter().enumerate() {
-                self.bounds[bound * stride + at] = value;
-            }
+            (b0[at], b1[at], b2[at], b3[at], b4[at], b5[at]) = (lo.x, lo.y, lo.z, hi.x, hi.y, hi.z);
         }
         // Every start advanced to the next cell's: shift them back.
         self.first.copy_within(..table, 1);
