@@ -39,15 +39,22 @@ pub(crate) struct GridSearch {
     grid: GridPairs,
     /// The colliders' tight boxes (with the pipeline's slack), by position.
     boxes: Vec<Aabb>,
-    /// Per position: the collider's slot, groups, and whether it is static.
-    slots: Vec<u32>,
-    groups: Vec<CollisionGroups>,
-    fixed: Vec<bool>,
+    /// Per position: the collider's slot, groups, and whether it is static
+    /// (one record, so that a pair's filter reads two lines, not six).
+    colliders: Vec<Mirrored>,
     /// Per collider slot: its position, or `NONE`.
     position: Vec<u32>,
     found: Vec<(u32, u32)>,
     /// Per collider slot: its candidates as first slot (the counting sort).
     counts: Vec<u32>,
+}
+
+/// What the filter and the renaming of a pair read of a collider.
+#[derive(Clone, Copy, Debug)]
+struct Mirrored {
+    groups: CollisionGroups,
+    slot: u32,
+    fixed: bool,
 }
 
 /// No position.
@@ -65,28 +72,25 @@ impl GridSearch {
         let at = self.position[index];
         match collider {
             Some(c) => {
-                let (aabb, groups, fixed) = (tight(c.aabb()), c.groups(), c.kind() == BodyKind::Static);
+                let aabb = tight(c.aabb());
+                let mirrored = Mirrored { groups: c.groups(), slot, fixed: c.kind() == BodyKind::Static };
                 if at == NONE {
                     self.position[index] = self.boxes.len() as u32;
                     self.boxes.push(aabb);
-                    self.slots.push(slot);
-                    self.groups.push(groups);
-                    self.fixed.push(fixed);
+                    self.colliders.push(mirrored);
                 } else {
                     let at = at as usize;
-                    (self.boxes[at], self.groups[at], self.fixed[at]) = (aabb, groups, fixed);
+                    (self.boxes[at], self.colliders[at]) = (aabb, mirrored);
                 }
             }
             None if at != NONE => {
                 // The last position moves into the freed one.
                 let at = at as usize;
                 self.boxes.swap_remove(at);
-                self.slots.swap_remove(at);
-                self.groups.swap_remove(at);
-                self.fixed.swap_remove(at);
+                self.colliders.swap_remove(at);
                 self.position[index] = NONE;
-                if let Some(&moved) = self.slots.get(at) {
-                    self.position[moved as usize] = at as u32;
+                if let Some(moved) = self.colliders.get(at) {
+                    self.position[moved.slot as usize] = at as u32;
                 }
             }
             None => {}
@@ -96,9 +100,7 @@ impl GridSearch {
     /// Forgets every collider (the next frame reads them all again).
     pub(crate) fn clear(&mut self) {
         self.boxes.clear();
-        self.slots.clear();
-        self.groups.clear();
-        self.fixed.clear();
+        self.colliders.clear();
         self.position.clear();
     }
 
@@ -107,7 +109,7 @@ impl GridSearch {
     /// with `parallel`, the grid's search runs on rayon's pool (the same
     /// pairs in the same order).
     pub(crate) fn candidates(&mut self, out: &mut Vec<u64>, parallel: bool) {
-        let Self { grid, boxes, slots, groups, fixed, position, found, counts, .. } = self;
+        let Self { grid, boxes, colliders, position, found, counts, .. } = self;
         #[cfg(feature = "parallel")]
         if parallel {
             grid.pairs_unsorted_into_parallel(boxes, found);
@@ -127,11 +129,11 @@ impl GridSearch {
         counts.clear();
         counts.resize(position.len() + 1, 0);
         found.retain_mut(|pair| {
-            let (i, j) = (pair.0 as usize, pair.1 as usize);
-            if (fixed[i] && fixed[j]) || !groups[i].interacts_with(groups[j]) {
+            let (i, j) = (&colliders[pair.0 as usize], &colliders[pair.1 as usize]);
+            if (i.fixed && j.fixed) || !i.groups.interacts_with(j.groups) {
                 return false;
             }
-            let (a, b) = (slots[i], slots[j]);
+            let (a, b) = (i.slot, j.slot);
             *pair = (a.min(b), a.max(b));
             counts[pair.0 as usize + 1] += 1;
             true
