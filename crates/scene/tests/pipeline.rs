@@ -45,31 +45,10 @@ fn contacts_and_events_match_brute_force_over_frames() {
         }
         let started: BTreeSet<_> = brute.difference(&previous).copied().collect();
         let stopped: BTreeSet<_> = previous.difference(&brute).copied().collect();
-        let ev_started: BTreeSet<_> = events
-            .iter()
-            .filter_map(|e| match e {
-                ContactEvent::Started(p) => Some((p.a, p.b)),
-                _ => None,
-            })
-            .collect();
-        let ev_stopped: BTreeSet<_> = events
-            .iter()
-            .filter_map(|e| match e {
-                ContactEvent::Stopped { a, b } => Some((*a, *b)),
-                _ => None,
-            })
-            .collect();
+        // Events come sorted by pair (checked by `event_sets`).
+        let (ev_started, ev_stopped) = common::event_sets(&events);
         assert_eq!(ev_started, started, "frame {frame}");
         assert_eq!(ev_stopped, stopped, "frame {frame}");
-        // Events come sorted by pair.
-        let keys: Vec<_> = events
-            .iter()
-            .map(|e| match e {
-                ContactEvent::Started(p) => (p.a, p.b),
-                ContactEvent::Stopped { a, b } => (*a, *b),
-            })
-            .collect();
-        assert!(keys.windows(2).all(|w| w[0] < w[1]), "frame {frame}: events not in order");
         started_total += started.len();
         previous = brute;
     }
@@ -304,10 +283,7 @@ fn collision_groups_filter_contacts_like_brute_force() {
         sequential.update(&mut scene);
         let ours: BTreeSet<_> = sequential.contacts().iter().map(|p| (p.a, p.b)).collect();
         let touching = common::brute_pairs(&scene);
-        let groups = |h: ColliderHandle| scene.get(h).unwrap().groups();
-        let interact =
-            |a: CollisionGroups, b: CollisionGroups| a.memberships & b.filter != 0 && b.memberships & a.filter != 0;
-        let brute: BTreeSet<_> = touching.iter().copied().filter(|&(a, b)| interact(groups(a), groups(b))).collect();
+        let brute = common::interacting(&scene);
         if frame > 0 {
             // Only the colliders moved or regrouped: the mirror's incremental path.
             assert!(sequential.stats().colliders_read < handles.len() / 2, "frame {frame}: every collider read");

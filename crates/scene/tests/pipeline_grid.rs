@@ -6,15 +6,13 @@
 
 mod common;
 
-use std::collections::BTreeSet;
-
 use nalgebra::Translation3;
 use proxima_narrowphase::{Isometry, Real, Vector};
 use proxima_scene::*;
 use proxima_test_support::gen::uniform;
 use proxima_test_support::Rng;
 
-type Pairs = BTreeSet<(ColliderHandle, ColliderHandle)>;
+use common::{event_sets, interacting, Pairs};
 
 /// Moves about `fraction` of the dynamic colliders by up to `step` per axis.
 fn jitter(scene: &mut Scene, rng: &mut impl Rng, fraction: Real, step: Real) {
@@ -28,30 +26,6 @@ fn jitter(scene: &mut Scene, rng: &mut impl Rng, fraction: Real, step: Real) {
         let pose = Isometry::from_parts(Translation3::from(c.pose().translation.vector + d), c.pose().rotation);
         scene.set_pose(h, pose).unwrap();
     }
-}
-
-/// The touching pairs whose groups interact.
-fn interacting(scene: &Scene) -> Pairs {
-    let groups = |h: ColliderHandle| scene.get(h).unwrap().groups();
-    let interact =
-        |a: CollisionGroups, b: CollisionGroups| a.memberships & b.filter != 0 && b.memberships & a.filter != 0;
-    common::brute_pairs(scene).into_iter().filter(|&(a, b)| interact(groups(a), groups(b))).collect()
-}
-
-/// The events as (started, stopped) pair sets; checks they are in order.
-fn event_sets(events: &[ContactEvent]) -> (Pairs, Pairs) {
-    let keys: Vec<_> = events
-        .iter()
-        .map(|e| match e {
-            ContactEvent::Started(p) => (p.a, p.b),
-            ContactEvent::Stopped { a, b } => (*a, *b),
-        })
-        .collect();
-    assert!(keys.windows(2).all(|w| w[0] < w[1]), "events not in pair order");
-    let started = events.iter().filter_map(|e| if let ContactEvent::Started(p) = e { Some((p.a, p.b)) } else { None });
-    let stopped =
-        events.iter().filter_map(|e| if let ContactEvent::Stopped { a, b } = e { Some((*a, *b)) } else { None });
-    (started.collect(), stopped.collect())
 }
 
 /// Frames of moves, removals (highest slot first, so that new colliders

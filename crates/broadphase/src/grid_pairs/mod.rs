@@ -182,11 +182,7 @@ impl GridPairs {
     /// # Panics
     /// With `2^29` boxes or more (cell numbers are 32-bit).
     pub fn pairs_unsorted_into(&mut self, boxes: &[Aabb], out: &mut Vec<(u32, u32)>) {
-        out.clear();
-        assert!(boxes.len() < 1 << 29, "GridPairs: 2^29 boxes or more");
-        let split = self.split_large(boxes);
-        self.bin(boxes, split);
-        let simd = self.simd.min(SimdLevel::detect());
+        let simd = self.prepare(boxes, out);
         scan::grid_pairs(self, simd, 0..self.cells.len(), out);
         scan::large_pairs(self, boxes, simd, out);
     }
@@ -215,11 +211,7 @@ impl GridPairs {
     #[cfg(feature = "parallel")]
     pub fn pairs_unsorted_into_parallel(&mut self, boxes: &[Aabb], out: &mut Vec<(u32, u32)>) {
         use rayon::prelude::*;
-        out.clear();
-        assert!(boxes.len() < 1 << 29, "GridPairs: 2^29 boxes or more");
-        let split = self.split_large(boxes);
-        self.bin(boxes, split);
-        let simd = self.simd.min(SimdLevel::detect());
+        let simd = self.prepare(boxes, out);
         let n = self.cells.len();
         if n < PAR_MIN_BOXES {
             scan::grid_pairs(self, simd, 0..n, out);
@@ -238,6 +230,16 @@ impl GridPairs {
             self.pieces = pieces;
         }
         scan::large_pairs(self, boxes, simd, out);
+    }
+
+    /// What both searches do first: clears `out`, keeps the large boxes out
+    /// and bins the others; returns the kernel level to search with.
+    fn prepare(&mut self, boxes: &[Aabb], out: &mut Vec<(u32, u32)>) -> SimdLevel {
+        out.clear();
+        assert!(boxes.len() < 1 << 29, "GridPairs: 2^29 boxes or more");
+        let split = self.split_large(boxes);
+        self.bin(boxes, split);
+        self.simd.min(SimdLevel::detect())
     }
 
     /// Chooses the boxes kept out of the grid (into `large`, ascending) and

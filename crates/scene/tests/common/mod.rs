@@ -171,3 +171,33 @@ pub fn brute_pairs(scene: &Scene) -> BTreeSet<(ColliderHandle, ColliderHandle)> 
     }
     out
 }
+
+/// A set of collider pairs `(a, b)`, `a < b`.
+pub type Pairs = BTreeSet<(ColliderHandle, ColliderHandle)>;
+
+/// The touching pairs (`brute_pairs`) whose groups interact.
+pub fn interacting(scene: &Scene) -> Pairs {
+    let groups = |h: ColliderHandle| scene.get(h).unwrap().groups();
+    let interact = |a: proxima_scene::CollisionGroups, b: proxima_scene::CollisionGroups| {
+        a.memberships & b.filter != 0 && b.memberships & a.filter != 0
+    };
+    brute_pairs(scene).into_iter().filter(|&(a, b)| interact(groups(a), groups(b))).collect()
+}
+
+/// The events as (started, stopped) pair sets; asserts that they come in
+/// pair order.
+pub fn event_sets(events: &[proxima_scene::ContactEvent]) -> (Pairs, Pairs) {
+    use proxima_scene::ContactEvent;
+    let keys: Vec<_> = events
+        .iter()
+        .map(|e| match e {
+            ContactEvent::Started(p) => (p.a, p.b),
+            ContactEvent::Stopped { a, b } => (*a, *b),
+        })
+        .collect();
+    assert!(keys.windows(2).all(|w| w[0] < w[1]), "events not in pair order");
+    let started = events.iter().filter_map(|e| if let ContactEvent::Started(p) = e { Some((p.a, p.b)) } else { None });
+    let stopped =
+        events.iter().filter_map(|e| if let ContactEvent::Stopped { a, b } = e { Some((*a, *b)) } else { None });
+    (started.collect(), stopped.collect())
+}
