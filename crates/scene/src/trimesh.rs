@@ -8,7 +8,7 @@ use proxima_broadphase::BroadPhase;
 use proxima_narrowphase::{
     cast_sphere_triangle, closest_point_triangle, contact_capsule_triangle, contact_obb_triangle,
     contact_sphere_triangle, intersects_aabb_aabb, intersects_aabb_triangle, intersects_sphere_triangle, Aabb, Capsule,
-    Contact, Isometry, Obb, Point, Ray, RayHit, Real, Sphere, SweepHit, Triangle, Vector,
+    Contact, Isometry, Obb, Point, Ray, RayHit, Real, Sphere, SweepHit, Triangle, Vector, MAX_COORDINATE,
 };
 
 use crate::error::MeshError;
@@ -154,7 +154,11 @@ impl TriMesh {
         // are the triangles checked one by one, to name the first bad one.
         let n = vertices.len() as u64;
         let in_range = indices.iter().all(|t| t.iter().all(|&v| u64::from(v) < n));
-        let valid = in_range && vertices.iter().all(|p| Triangle::try_new(*p, *p, *p).is_ok());
+        // `Triangle::try_new` accepts a vertex exactly when each coordinate
+        // is at most `MAX_COORDINATE` in magnitude (which also rules out NaN
+        // and infinities): one branch-free pass over the coordinates.
+        let valid =
+            in_range && vertices.iter().fold(true, |ok, p| ok & p.coords.iter().all(|c| c.abs() <= MAX_COORDINATE));
         if !valid {
             for (i, tri) in indices.iter().enumerate() {
                 let v =

@@ -69,3 +69,31 @@ fn bad_meshes_are_rejected() {
     assert!(matches!(TriMesh::new(bad, vec![[0, 1, 2]]), Err(MeshError::Shape { triangle: 0, .. })));
     assert!(matches!(TriMesh::from_obj("does/not/exist.obj"), Err(MeshError::Obj(_))));
 }
+
+/// The mesh's one-pass vertex check against `Triangle::try_new` on each
+/// triangle: every coordinate of every kind of bad value is rejected with the
+/// first bad triangle named, a coordinate of exactly `MAX_COORDINATE` is
+/// accepted, and a bad vertex that no triangle uses is no error.
+#[test]
+fn mesh_vertex_check_agrees_with_the_triangle_check() {
+    use proxima_narrowphase::{Triangle, MAX_COORDINATE};
+    let good = vec![Point::origin(), Point::new(1.0, 0.0, 0.0), Point::new(0.0, 1.0, 0.0), Point::new(0.0, 0.0, 1.0)];
+    let indices = vec![[0, 1, 2], [0, 1, 3], [1, 2, 3]];
+    let next_up = |x: f32| f32::from_bits(x.to_bits() + 1);
+    let values = [f32::NAN, f32::INFINITY, f32::NEG_INFINITY, next_up(MAX_COORDINATE), -next_up(MAX_COORDINATE)];
+    for value in values.into_iter().chain([MAX_COORDINATE, -MAX_COORDINATE]) {
+        for axis in 0..3 {
+            let mut v = good.clone();
+            v[3][axis] = value;
+            let expected = indices.iter().enumerate().find_map(|(i, t)| {
+                Triangle::try_new(v[t[0] as usize], v[t[1] as usize], v[t[2] as usize])
+                    .err()
+                    .map(|error| MeshError::Shape { triangle: i, error })
+            });
+            assert_eq!(TriMesh::new(v.clone(), indices.clone()).err(), expected, "{value} on axis {axis}");
+            assert_eq!(expected.is_some(), values.iter().any(|b| b.to_bits() == value.to_bits()), "{value}");
+            // Vertex 3 unused: no error, whatever it holds.
+            assert!(TriMesh::new(v, vec![[0, 1, 2]]).is_ok(), "{value} on axis {axis}, unused");
+        }
+    }
+}

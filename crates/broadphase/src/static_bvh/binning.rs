@@ -381,6 +381,12 @@ impl Knobs {
     pub(crate) fn weight(&self, n: u32) -> f32 {
         if self.block == 1 {
             n as f32 * self.block_cost
+        } else if self.block.is_power_of_two() {
+            // `div_ceil` by a shift and a mask: the sweep calls this for every
+            // plane on every axis, and its integer division was a fifth of
+            // `plan`'s time in the `FastRays` mesh build (blocks of 8).
+            let shift = self.block.trailing_zeros();
+            ((n >> shift) + u32::from(n & (self.block - 1) != 0)) as f32 * self.block_cost
         } else {
             n.div_ceil(self.block) as f32 * self.block_cost
         }
@@ -461,5 +467,24 @@ pub(crate) fn partition(prims: &mut [PrimRef], plan: Plan) -> usize {
             1
         }
         Plan::Halve | Plan::Leaf => prims.len() / 2,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The leaf weight's shift for blocks of a power of two counts the
+    /// blocks as `div_ceil` does, for every block size up to 17 and counts
+    /// at both ends of `u32`.
+    #[test]
+    fn block_weight_counts_blocks_as_div_ceil() {
+        for block in 1..=17u32 {
+            let knobs =
+                Knobs { bins: 16, max_leaf: 8, collapse: super::super::Collapse::Greedy, block, block_cost: 2.0 };
+            for n in (0..300).chain([1 << 31, (1 << 31) + 1, u32::MAX - 1, u32::MAX]) {
+                assert_eq!(knobs.weight(n), n.div_ceil(block) as f32 * 2.0, "{n} in blocks of {block}");
+            }
+        }
     }
 }

@@ -53,8 +53,12 @@ impl TriangleBlock {
     pub(super) fn new(triangles: impl IntoIterator<Item = [Point; 3]>) -> Self {
         let mut v = [[[Real::NAN; LANES]; 3]; 3];
         for (lane, [a, b, c]) in triangles.into_iter().enumerate() {
-            // The face normal `(b - a) x (c - a)`, as `Triangle::scaled_normal`.
-            if UnitVector::try_new((b - a).cross(&(c - a)), 0.0).is_none() {
+            // The face normal `(b - a) x (c - a)`, as `Triangle::scaled_normal`,
+            // normalises (`UnitVector::try_new(n, 0.0)` succeeds) exactly when
+            // its squared norm is positive: that test without its `sqrt` and
+            // divisions.
+            #[allow(clippy::neg_cmp_op_on_partial_ord)]
+            if !((b - a).cross(&(c - a)).norm_squared() > 0.0) {
                 continue;
             }
             for (vertex, p) in [a, b, c].iter().enumerate() {
