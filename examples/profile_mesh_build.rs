@@ -10,10 +10,13 @@
 //! arrays (their copies included, as parry3d's constructor takes them by
 //! value too), once per pass, in turn; the fastest pass is kept.
 
+#[path = "support/meshes.rs"]
+mod meshes_support;
+
 use std::time::Instant;
 
 use proxima::scene::{MeshBuild, TriMesh};
-use proxima_test_support::{convert, mesh as meshes};
+use proxima_test_support::convert;
 
 /// One timed build: it returns the built mesh's memory, so that it is used.
 type Build<'a> = Box<dyn FnMut() -> usize + 'a>;
@@ -30,16 +33,7 @@ fn main() {
             path => paths.push(path.to_string()),
         }
     }
-    let mut inputs: Vec<(String, TriMesh)> =
-        paths.iter().map(|p| (p.clone(), TriMesh::from_obj(p).unwrap_or_else(|e| panic!("{p}: {e:?}")))).collect();
-    if inputs.is_empty() {
-        for name in ["spot", "nefertiti-lowres"] {
-            let path = format!("{}/assets/meshes/{name}.obj", env!("CARGO_MANIFEST_DIR"));
-            inputs.push((name.to_string(), TriMesh::from_obj(path).unwrap()));
-        }
-        let (v, i) = meshes::bumpy_sphere(200, 250);
-        inputs.push(("bumpy-sphere".to_string(), TriMesh::new(v, i).unwrap()));
-    }
+    let inputs = meshes_support::profile_meshes(&paths);
     let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
     for (name, mesh) in inputs {
         let (vertices, indices) = (mesh.vertices().to_vec(), mesh.indices().to_vec());

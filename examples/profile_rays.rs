@@ -13,6 +13,9 @@
 //! variant the same chances, so the ratios hold even when absolute times
 //! swing. Each batch's answers are checked against the single calls first.
 
+#[path = "support/meshes.rs"]
+mod meshes_support;
+
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -44,16 +47,7 @@ fn main() {
             path => paths.push(path.to_string()),
         }
     }
-    let mut inputs: Vec<(String, TriMesh)> =
-        paths.iter().map(|p| (p.clone(), TriMesh::from_obj(p).unwrap_or_else(|e| panic!("{p}: {e:?}")))).collect();
-    if inputs.is_empty() {
-        for name in ["spot", "nefertiti-lowres"] {
-            let path = format!("{}/assets/meshes/{name}.obj", env!("CARGO_MANIFEST_DIR"));
-            inputs.push((name.to_string(), TriMesh::from_obj(path).unwrap()));
-        }
-        let (v, i) = meshes::bumpy_sphere(200, 250);
-        inputs.push(("bumpy-sphere".to_string(), TriMesh::new(v, i).unwrap()));
-    }
+    let inputs = meshes_support::profile_meshes(&paths);
     for (name, mesh) in inputs {
         profile(&name, mesh, if fill { 0.15 } else { 0.45 }, res, passes, &only);
     }
