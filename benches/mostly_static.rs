@@ -1,7 +1,7 @@
 //! The mostly-static world: 1,000,000 static boxes (the sparse scene) and 100
 //! moving spheres. Each step every sphere moves and is queried against the
 //! static tree; the static tree is never updated. Both sides do exactly that:
-//! parry3d's `Bvh` (its best use here, per the issue) and proxima's `StaticBvh`.
+//! parry3d's `Bvh` (its best use for a fixed set) and proxima's `StaticBvh`.
 //! `static_bvh_cached_m{margin}` gives each sphere an `OverlapCache`: the
 //! same exact pairs (checked against the uncached query for 200 steps before
 //! timing), the tree traversed only when a sphere leaves its grown box.

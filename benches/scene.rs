@@ -16,7 +16,7 @@ use proxima_test_support::{convert, gen, scene as scenes};
 
 const RAYS: usize = 20_000;
 
-/// The ray workload: origins uniform in the scene cube, uniform
+/// The box-scene ray workload: origins uniform in the scene cube, uniform
 /// directions, max distance the cube's diagonal.
 fn box_scene_rays(n: usize, seed: u64) -> Vec<Ray> {
     scenes::rays(n, RAYS, seed)

@@ -62,7 +62,7 @@ fn main() {
     println!("{n} boxes, seed {seed}: {RAYS} rays, {hits} hit, {agree} agree with parry3d");
 
     // The bare structure under the scene's static colliders, for the cost of
-    // the `Scene` layer (the "within 10% of the bare StaticBvh").
+    // the `Scene` layer over the bare `StaticBvh`.
     // Built over the colliders' own boxes (centre and half extents round
     // slightly differently from the input boxes), so both answer alike.
     let placed: Vec<_> = world.iter().map(|(_, c)| *c.aabb()).collect();

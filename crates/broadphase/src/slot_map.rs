@@ -35,7 +35,7 @@ enum Entry<T> {
 /// out (determinism across serde, rapier #910), so the order of the free list
 /// is part of the state. `slab`'s serde form keeps only the occupied entries;
 /// its deserializer rebuilds the free list in key order and drops trailing
-/// vacant slots, so a restored structure hands out different ids (B12), and
+/// vacant slots, so a restored structure hands out different ids, and
 /// its public API cannot put the order back (the list is only reordered by
 /// inserting and removing values). Here the free links are serialized with
 /// the entries and the list's head, and deserialization checks them.

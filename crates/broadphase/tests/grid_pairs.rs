@@ -199,7 +199,7 @@ fn the_parallel_search_gives_the_sequential_pairs() {
 }
 
 /// What the grid holds between calls, per box: at most 64 bytes on 100k
-/// boxes, sparse or dense (issue 11's bound for a moving world's structure;
+/// boxes, sparse or dense (the memory bound set for a moving world's structure;
 /// the caller's list of pairs not counted). The bound arrays and the scratch
 /// take 24 + 8 bytes, the positions and cells 8, the cell table at most 4
 /// cells per box and its padding.

@@ -1,5 +1,6 @@
-//! Bugs found by the reliability work, reduced to minimal inputs; each test
-//! asserts the documented behaviour. The fixed ones run with `cargo test`;
+//! Bugs found by fuzzing, the seeded suites and review, reduced to minimal
+//! inputs (numbered as in TESTING.md, "Bugs"); each test asserts the
+//! documented behaviour. The fixed ones run with `cargo test`;
 //! an open one would be ignored with the bug's summary
 //! (`cargo test --release -p proxima-broadphase --test reliability_bugs -- --ignored`).
 
@@ -27,7 +28,7 @@ fn b1_fat_boxes_stay_finite_with_huge_margins() {
     assert!(tracker.fat_aabb(id).expect("live").is_valid());
 }
 
-/// B33 (tenth session): a `PairTracker` query between `move_proxy` and
+/// B33, found by code review: a `PairTracker` query between `move_proxy` and
 /// `update` missed a proxy that had left its fat box: the lanes above its
 /// leaf kept its old box until the update's refit.
 #[test]
@@ -47,7 +48,7 @@ fn b33_queries_see_a_move_before_the_update() {
     assert_eq!(hits, [ids[5]], "a ray finds it too");
 }
 
-/// B35 (tenth session, found by `broadphase_ops`): the SAH-optimal collapse
+/// B35, found by the `broadphase_ops` fuzz target: the SAH-optimal collapse
 /// (`BuildOptions::PAIRS`, what `PairTracker` builds) panicked on boxes
 /// spanning `f32::MAX`: their areas are infinite or NaN, no split compared
 /// below infinity, and the collapse read an unset split of 0 lanes. Every
@@ -85,7 +86,7 @@ fn b35_builds_over_boxes_spanning_f32_max() {
     tracker.validate().expect("a valid tracker");
 }
 
-/// B37: a box query testing a leaf's boxes as one mask (eleventh session)
+/// B37, found by code review: a box query testing a leaf's boxes as one mask
 /// shifted a bit per box into a `u32`, while a leaf may hold up to 255 boxes
 /// (`BuildOptions::max_leaf_size`): boxes past the 32nd were visited at the
 /// wrong slot or not at all. Coincident boxes make one leaf of all of them

@@ -172,8 +172,8 @@ fn check(r: &Report, what: &str) {
         r.max_height,
         r.memory,
     );
-    // 1.05: the brief's bound; the insertion-order spread of fresh trees is
-    // a few percent, which the mean of three orders halves.
+    // 1.05: the bound TESTING.md guarantees; the insertion-order spread of
+    // fresh trees is a few percent, which the mean of three orders halves.
     assert!(r.sah_churned <= 1.05 * r.sah_fresh, "{what}: SAH degraded: {r:?}");
     assert!(r.leaf_visits_churned <= 1.05 * r.leaf_visits_fresh, "{what}: ray cost degraded: {r:?}");
     // A balanced tree of 100k leaves is 17 deep; SAH insertion with rotations

@@ -287,7 +287,7 @@ mod serde_round_trip {
     /// A tracker saved between its changes and its update (moves, removals
     /// with their slots reused, a proxy made static: all recorded, none
     /// merged yet) and restored gives the same update, then continues
-    /// identically. Bug B34 (tenth session, fixed): the restore recorded the
+    /// identically. Bug B34 (fixed): the restore recorded the
     /// saved changes without marking the inserts, removals and re-filters
     /// as re-deriving their pairs, so the merge kept such a pair whenever the
     /// fat boxes still overlapped.

@@ -1,5 +1,5 @@
 //! Bugs found by the reliability fuzzing, each reduced to a minimal input
-//! (numbered as in RELIABILITY.md, "Findings"). Every test asserts the
+//! (numbered as in TESTING.md, "Bugs"). Every test asserts the
 //! documented behaviour and failed before its bug was fixed; all of them are
 //! fixed, so none is ignored, and the fuzz target checks these inputs'
 //! neighbourhoods with no guard.
@@ -428,7 +428,7 @@ fn b21_grazing_ray_hits_the_plane_on_it() {
     assert!(off.abs() <= tol, "hit at toi {} is {off} off the plane (tol {tol})", hit.toi);
 }
 
-/// Found by cargo-fuzz (third session): a ray of direction `1e-40` (each
+/// Found by cargo-fuzz (a harness finding): a ray of direction `1e-40` (each
 /// component subnormal) crosses a triangle 0.6 units away, at toi 6.3e39:
 /// beyond `f32::MAX`, the largest toi a hit can carry. Not a wrong answer
 /// but the ray's documented reach (`toi <= min(max_toi, f32::MAX)`): the
@@ -453,7 +453,7 @@ fn ray_reach_ends_at_f32_max() {
     assert!(hit.toi.is_finite() && hit.toi > 0.3 && hit.toi < 0.7, "toi {}", hit.toi);
 }
 
-/// B23, found by cargo-fuzz (third session): `cast_ray_aabb` reported a hit
+/// B23, found by cargo-fuzz: `cast_ray_aabb` reported a hit
 /// at `toi = inf` for an unbounded ray whose direction component `1e-40`
 /// turns the slab times into infinities (`1 / 1e-40` overflows), because the
 /// entry test `t_enter <= max_toi` held with both infinite. A ray's reach is
@@ -479,7 +479,7 @@ fn b23_no_ray_hit_at_infinity() {
     assert!((h.toi - 1e30).abs() <= 1e24, "toi {}", h.toi);
 }
 
-/// B24, found by cargo-fuzz (third session): a ray along `+x` from near the
+/// B24, found by cargo-fuzz: a ray along `+x` from near the
 /// origin onto a sphere of radius `1e-40` at `x = 1.28` got the normal `+x`,
 /// facing away from the ray: in the f64 path the hit point minus the centre
 /// is the rounding residue of `1.28 - 1.28` (~1e-16), whose direction means
@@ -498,9 +498,9 @@ fn b24_tiny_sphere_normal_faces_the_ray() {
     assert!((hit.normal.into_inner() + Vector::x()).norm() < 1e-6);
 }
 
-/// B25 (open), found by cargo-fuzz (third session): a ray of subnormal reach
+/// B25, found by cargo-fuzz: a ray of subnormal reach
 /// (`max_toi = 1e-40`) whose direction lies in the plane of a triangle with
-/// all `y = 1e-40` (coplanar, grazing) gets a hit at `toi = -0` though its
+/// all `y = 1e-40` (coplanar, grazing) got a hit at `toi = -0` though its
 /// origin is 0.072 from the triangle. Replay:
 /// `cargo fuzz run narrowphase -O regressions/narrowphase/b25-ray-triangle-subnormal-max-toi`.
 #[test]
@@ -550,7 +550,7 @@ fn b26_touch_tests_do_not_underflow() {
     }
 }
 
-/// B27, found by cargo-fuzz (this session): a ray grazing the end of a
+/// B27, found by cargo-fuzz: a ray grazing the end of a
 /// capsule of subnormal radius (`1e-40`, a segment at any resolution) got
 /// the normal `-x`, facing away from the ray: the normal was the direction
 /// of the hit's rounding residue (as B15 for a zero radius, B24 for a
@@ -583,7 +583,7 @@ fn b27_ray_normal_of_a_thin_capsule_faces_the_ray() {
     }
 }
 
-/// B28, found by cargo-fuzz (this session): `contact_capsule_capsule` of two
+/// B28, found by cargo-fuzz: `contact_capsule_capsule` of two
 /// capsules whose core segments pass `1e-20` apart returned a normal of
 /// length 0.99: `UnitVector::try_new` divides by `sqrt(|d|^2)`, and `|d|^2`
 /// (~1e-40) is subnormal, with few significant bits. The normals of the
@@ -609,7 +609,7 @@ fn b28_contact_normals_are_unit_for_tiny_gaps() {
     }
 }
 
-/// B29, found by cargo-fuzz (this session): on a needle triangle (24 long,
+/// B29, found by cargo-fuzz: on a needle triangle (24 long,
 /// 0.003 wide) a point lying on the triangle got a closest point 4.5e-4
 /// away, so `intersects_sphere_triangle` missed a sphere of radius 2.4e-4
 /// centred on it. The face point of slivers came from f32 triple products
@@ -653,7 +653,7 @@ fn b29_closest_point_on_a_needle_triangle() {
     assert!(worst < 2e-6, "worst closest-point error {worst:e} of the length");
 }
 
-/// B30, found by cargo-fuzz (this session): a ray along `(1e-40; 3)` (every
+/// B30, found by cargo-fuzz: a ray along `(1e-40; 3)` (every
 /// component subnormal) with an unbounded reach missed a triangle it crosses
 /// at toi 1.9e38: the watertight test divides by the direction's largest
 /// component and `1 / 1e-40` overflows f32. Such a direction cannot be
@@ -672,7 +672,7 @@ fn b30_subnormal_ray_direction_is_rejected() {
     assert!((f64::from(hit.toi) - 1.0 / f64::from(m)).abs() <= 1e-6 / f64::from(m), "toi {}", hit.toi);
 }
 
-/// B31, found by cargo-fuzz (this session): an `Obb` accepts a quaternion
+/// B31, found by cargo-fuzz: an `Obb` accepts a quaternion
 /// within `1e-3` of unit length (`|q|^2`), and kept it: its axes were
 /// scaled by `|q|^2` (1.001 here), so the box's frame was off by 0.1% of the
 /// distance, and a point 5,300 from a zero-size box got a closest point the
@@ -695,7 +695,7 @@ fn b31_obb_with_an_off_unit_quaternion_is_renormalised() {
     assert_eq!(*Obb::new(p(1.0, 2.0, 3.0), r, Vector::repeat(1.0)).rotation(), r);
 }
 
-/// B32, found by cargo-fuzz (this session, in code of the same session): a
+/// B32, found by cargo-fuzz: a
 /// capsule whose core passes 5.8e-4 from a zero-size box (within the
 /// near-touching band, 1e-4 of its 12-long segment) took the separating-axis
 /// branch, whose witness points, taken as the closest points of the two

@@ -33,7 +33,7 @@ use proxima_test_support::convert;
 use proxima_test_support::gen::{self, Placement};
 use proxima_test_support::Rng;
 
-/// Random pairs per test (the brief asks for at least 100,000).
+/// Random pairs per test: at least 100,000, so rare branches are reached.
 const CASES: usize = 120_000;
 
 /// Tangency band of the verdict against parry, on the unit copies: parry's

@@ -44,10 +44,10 @@ struct Best {
 }
 
 /// Static colliders from which [`Scene::cast_rays`] batches the static
-/// pass. Measured on sparse random box scenes (`proxima_test_support::scene::boxes`),
-/// one thread: batching is 8% slower at 100k colliders (the tree nearly fits
-/// in cache, and switching between rays costs), 1.15x faster at 300k and
-/// 1.5x at 1M.
+/// pass. Below it the tree nearly fits in cache, so there are few misses to
+/// overlap and switching between rays costs more than it saves; above it,
+/// several traversals in flight hide each other's cache misses (measured
+/// on sparse random box scenes, `proxima_test_support::scene::boxes`).
 pub(crate) const BATCH_MIN_STATIC: usize = 200_000;
 
 /// The static pass of [`Scene::cast_ray_closest`] for one filter: the leaf
@@ -291,8 +291,8 @@ impl Scene {
     fn scene_hit(&self, ray: &Ray, Best { slot, toi, normal, triangle }: Best) -> SceneRayHit {
         // Both arms inline, so the normal stays in registers: an arm left
         // out of line returns it through memory, and copying that whole
-        // just after its piecewise stores stalls every hit (~10% of a
-        // one-mesh scene's camera ray).
+        // just after its piecewise stores stalls every hit on store
+        // forwarding.
         let normal = match normal {
             Ok(normal) => normal,
             Err(leaf) => self.box_normal(ray, toi, leaf),
@@ -432,8 +432,8 @@ impl Scene {
     /// level, a scanned model), its rays are cast in packets of
     /// [`PACKET_SIZE`] consecutive rays that traverse the mesh together
     /// ([`TriMesh::cast_rays`]): order coherent rays so that neighbours are
-    /// consecutive (a camera's pixels in 4 x 2 tiles) for 1.3-1.45x the
-    /// speed of single rays; each ray's hit is still its single call's.
+    /// consecutive (a camera's pixels in 4 x 2 tiles), so a packet shares
+    /// its node visits; each ray's hit is still its single call's.
     ///
     /// With 200,000 static colliders or more, the static pass
     /// runs on chunks of rays with several traversals in flight
@@ -477,8 +477,8 @@ impl Scene {
     /// When the static set is one mesh collider that the filter accepts, its
     /// rays are cast in packets of [`PACKET_SIZE`] consecutive rays
     /// ([`TriMesh::occluded`]), each retired at its first hit: keep
-    /// neighbouring rays consecutive (about 1.4x the speed of single rays on
-    /// shadow rays from a camera's tiles). A ray the mesh does not stop goes
+    /// neighbouring rays consecutive (shadow rays from a camera's tiles, say),
+    /// so a packet shares its node visits. A ray the mesh does not stop goes
     /// on to the dynamic colliders.
     ///
     /// ```

@@ -96,7 +96,7 @@ impl ColliderShape {
 /// finite or off unit length by more than `1e-3` in `|q|^2` (the tolerance of
 /// `Obb::try_new`). A quaternion off unit length scales what it rotates by
 /// `|q|^2`, and its conjugate is then not its inverse: a mesh's world box
-/// and its local queries would disagree (B31).
+/// and its local queries would disagree.
 fn unit_rotation(rotation: &Rotation) -> Result<Rotation, ShapeError> {
     let q = rotation.as_ref().coords;
     if !q.iter().all(|x| x.is_finite()) || (q.norm_squared() - 1.0).abs() > 1e-3 {

@@ -1,5 +1,5 @@
 //! Bugs found by the scene fuzz target, reduced to minimal inputs (numbered
-//! as in RELIABILITY.md, "Findings"); each test asserts the documented
+//! as in TESTING.md, "Bugs"); each test asserts the documented
 //! behaviour and failed before its bug was fixed.
 
 use proxima_narrowphase::{Isometry, Point, Ray, ShapeError, Vector, MAX_COORDINATE};
@@ -104,7 +104,7 @@ fn b22_sizes_beyond_the_bound_are_rejected() {
     assert_eq!(hit.toi, 9.0);
 }
 
-/// B26, found by cargo-fuzz (third session): a mesh whose vertices are all
+/// B26, found by cargo-fuzz: a mesh whose vertices are all
 /// the point `(1e-38; 3)` (f32::MIN_POSITIVE), placed at `(3.6391602; 3)`,
 /// and a sphere of radius 0 at that placement. In the mesh frame the sphere's
 /// centre is the origin, `1.2e-38 * sqrt 3` from the mesh: the box cull
@@ -134,7 +134,7 @@ fn b26_overlaps_sphere_agrees_with_the_exact_test_on_a_point_mesh() {
     }
 }
 
-/// B38, found by reviewing the thirteenth session's diff: a pipeline updated
+/// B38, found by code review: a pipeline updated
 /// from a second scene (or a restored one) reads every slot, but mirrored only
 /// a change of groups. A collider of the other kind at the same slot and
 /// generation kept the first scene's static flag: here a dynamic ball resting

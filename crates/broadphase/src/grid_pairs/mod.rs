@@ -367,8 +367,7 @@ impl GridPairs {
         }
         // The bounds in position order: one read of each box (at random) and
         // six writes in step, where scattering them wrote six lines per box
-        // at random (the tall drop 0-6% faster in 6 of 8 interleaved runs,
-        // 100k sparse boxes 6%).
+        // at random.
         let mut runs = self.bounds.chunks_exact_mut(stride);
         let mut run = || runs.next().expect("six bound runs");
         let (b0, b1, b2, b3, b4, b5) = (run(), run(), run(), run(), run(), run());

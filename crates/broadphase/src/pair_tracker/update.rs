@@ -408,11 +408,11 @@ impl MergePiece {
 }
 
 /// Below this many old pairs per piece the parallel merge does not cut. A
-/// cut costs the wake-up of a sleeping pool thread, measured at 0.1-0.2 ms
-/// on the rapier replays (2-core VM: a 34k-pair merge cut in two made the
-/// step 0.19 ms slower, not faster), about what merging 30k pairs costs:
-/// so a piece is worth it from about 32k pairs (a set of 64k pairs on two
-/// threads).
+/// cut costs the wake-up of a sleeping pool thread, about what merging 30k
+/// pairs costs on the rapier replays (a smaller merge cut in two made the
+/// step slower, not faster): so a piece is worth it from about 32k pairs (a
+/// set of 64k pairs on two threads;
+/// docs/decisions/0012-parallel-paths-give-the-same-answer.md).
 #[cfg(feature = "parallel")]
 const PAR_MERGE_MIN: usize = 32_768;
 /// [`PAR_MERGE_MIN`] right after the queries ran on the pool (its threads
@@ -487,10 +487,10 @@ enum Rule {
 
 /// The fraction of the dynamic BVH's proxies that must have changed for a
 /// frame to take the marked self-descent instead of one query per changed
-/// proxy. Measured (ARCHITECTURE.md, "Moving worlds"): on 100k sparse boxes
-/// the queries win at 5% and 10% changed (1.1-1.3x), the two are even at
-/// 15-20%, the descent wins at 30% and 50% (1.6-1.7x); on the rapier tall
-/// drop (16% changed per step, a dense pile) the queries win 1.3x. A quarter
+/// proxy. On 100k sparse boxes the queries win at 5% and 10% changed, the
+/// two are even at 15-20%, and the descent wins at 30% and 50%; on the rapier
+/// tall drop (16% changed per step, a dense pile) the queries win
+/// (docs/decisions/0007-marked-self-descent-above-a-quarter.md). A quarter
 /// keeps the pile's busiest steps on the queries.
 const DESCENT_FRACTION: f64 = 0.25;
 
@@ -724,12 +724,11 @@ impl<T> View<'_, T> {
 fn merge<T>(view: &View<'_, T>, io: MergeIo<'_>) {
     // A table that stays in a core's L2 between updates gains nothing from
     // the prefetches: their instructions cost more than the misses they hide
-    // (the rapier tall drop's 8,000 proxies, 256 kB: 1.7% faster without
-    // them, 4 of 4 interleaved runs). A table past half the L2 (1 MiB on the
-    // Zen 4 measured) does not stay there while the rest of a physics step
-    // (its narrowphase, its solver) runs between two updates: the demo's
-    // 20,000 bodies (640 kB) 4-8% faster with them (5 of 5 interleaved
-    // replays); 100k proxies every one moving: 3.9 ms with them, 4.7 without.
+    // (the rapier tall drop's 8,000 proxies, 256 kB, are faster without
+    // them). A table past half the L2 (1 MiB on the Zen 4 measured) does not
+    // stay there while the rest of a physics step (its narrowphase, its
+    // solver) runs between two updates, so the prefetches pay from there
+    // (the demo's 20,000 bodies, 640 kB; docs/decisions/0011-pair-merge.md).
     let prefetch = core::mem::size_of_val(view.tights) > PREFETCH_MIN_BYTES;
     match (view.join_exact, prefetch) {
         (true, true) => merge_with::<T, true, true>(view, io),

@@ -115,9 +115,9 @@ pub enum Collapse {
     /// The grouping of least SAH cost for 8-wide nodes (the dynamic program
     /// of Ylitie et al., "Efficient Incoherent Ray Traversal on GPUs Through
     /// Compressed Wide BVHs", 2017), below the top nodes, with a box test
-    /// costed at a quarter of a node test: fuller nodes (about 40% fewer on
-    /// 100k boxes) and larger leaves. Self-pairs 15-25% faster on 100k boxes,
-    /// box queries a little faster, rays about 10% slower than `Greedy`.
+    /// costed at a quarter of a node test: fuller nodes (fewer of them) and
+    /// larger leaves. Faster self-pairs and box queries than `Greedy`, whose
+    /// smaller leaves make faster rays; [`BuildOptions::PAIRS`] selects it.
     Optimal,
 }
 

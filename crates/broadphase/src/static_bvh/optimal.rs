@@ -30,10 +30,10 @@ use smallvec::SmallVec;
 const C_NODE: f32 = 1.0;
 
 /// Cost of testing one box of a leaf, per unit of the leaf's area, beside a
-/// node's `C_NODE`: a quarter, from the self-pairs of 100k boxes (seed 2,
-/// fastest of 40 passes, against the greedy collapse's 1.58-1.72 ms sparse
-/// and 9.7-9.9 ms dense): 0.15 gave 1.13 / 8.4-8.9 ms, 0.25 gave 1.21-1.23 /
-/// 7.9-8.7 ms, 0.5 gave 1.49-1.60 / 8.2-8.5 ms, 1.0 no gain.
+/// node's `C_NODE`: a quarter. A box test is one lane of a node's 8-wide
+/// test; a quarter gave the fastest self-pairs over sparse and dense 100k-box
+/// scenes together, among 0.15, 0.25, 0.5 and 1.0
+/// (docs/decisions/0004-static-bvh-wide-nodes-and-collapse.md).
 const C_PRIM: f32 = 0.25;
 
 /// A binary node as the program sees it.

@@ -115,9 +115,9 @@ impl StaticBvh {
     /// left cleared). A new stamp.
     ///
     /// The climb reads the stale nodes out of order, a cache miss each on a
-    /// large tree, where the full refit streams every node: on 100k boxes
-    /// with random leaves moved, 0.03 against 0.57 ms at 0.01% moved, 0.35
-    /// against 0.58 ms at 1%, even at 4%, 1.25x slower at 10%.
+    /// large tree, where the full refit streams every node: it wins while few
+    /// leaves moved and loses past a few percent of random movers
+    /// (docs/decisions/0008-refit-climb-or-stream.md).
     pub(crate) fn refit_marked(
         &mut self,
         moved: &[u64],

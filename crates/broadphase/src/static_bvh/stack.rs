@@ -7,7 +7,8 @@
 //! tracker's queries. This stack keeps its array and length in place and
 //! tests only whether the spill holds anything (never, on a tree whose
 //! pending nodes fit the array: 64 is 7 pending lanes on each of 9 levels),
-//! which made the 100k dynamic frame 6-8% faster (interleaved runs).
+//! so the hot loop loses the conditional move and the dependent load
+//! (docs/decisions/0016-box-traversal-kernels.md).
 //!
 //! Invariant: the spill is non-empty only while the array is full, so the
 //! spill's nodes are the most recent and pop first: the whole is one LIFO.

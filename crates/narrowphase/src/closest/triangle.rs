@@ -30,13 +30,15 @@ const RECOMPUTE_NORMAL_SIN2: Real = 1e-2;
 ///   plane, `p - n (n . (p - a)) / |n|^2` (exact up to the direction error of
 ///   `n`);
 /// - slivers (`sin^2 < 1e-2` even at the best vertex) take the same steps
-///   in f64 (B29), with the face point the barycentric combination
+///   in f64 (in f32 a point on a needle triangle got a closest point off it),
+///   with the face point the barycentric combination
 ///   `a + (b - a) vb / s + (c - a) vc / s`, `s = va + vb + vc`, which stays
 ///   on the triangle;
 /// - when the angle at `a` is small or near 180 degrees (`sin^2 < 1e-2`),
 ///   `n` is recomputed from the two shorter edges, at the vertex opposite
 ///   the longest one, where the sine is largest (law of sines), and the
-///   projection is taken from that vertex (B18).
+///   projection is taken from that vertex (from `a`, the projection of a
+///   point near a sliver landed off the triangle).
 ///
 /// Degenerate triangles: collinear vertices fall into a vertex or edge region
 /// (the segment they collapse to), or get `s = 0`, handled by the closest of
@@ -104,8 +106,8 @@ pub fn closest_point_triangle(p: &Point, tri: &Triangle) -> Point {
 /// cancellation of its cross product (relative error `eps / sin`), and so do
 /// the triple products that pick the region and weigh the face point: on a
 /// 24-long needle 0.003 wide a point of the triangle got a closest point
-/// 4.5e-4 away (B29). In f64 every product of two f32 differences is exact
-/// and the error `1e-16 / sin` relative. Same regions as the f32 path
+/// 4.5e-4 away. In f64 every product of two f32 differences is exact and the
+/// error `1e-16 / sin` relative. Same regions as the f32 path
 /// (Ericson 5.1.5 with triple products); the face point is the barycentric
 /// combination, which stays on the triangle.
 #[cold]

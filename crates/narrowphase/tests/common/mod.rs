@@ -22,7 +22,7 @@ use proxima_narrowphase::{Aabb, Capsule, Obb, Plane, Point, Sphere, Triangle, Ve
 /// An f64 vector (positions too).
 pub type V = Vector3<f64>;
 
-/// Cases per randomized test (the brief asks for at least 200,000).
+/// Cases per randomized test: at least 200,000, so rare branches are reached.
 pub const CASES: usize = 200_000;
 
 /// `f32` vector to `f64`, exactly.

@@ -9,7 +9,7 @@ use proxima_narrowphase::{Contact, Point, Real, Vector};
 use proxima_test_support::SmallRng;
 use std::fmt::Debug;
 
-/// Cases per function in the randomized tests (the brief asks for 200,000).
+/// Cases per function in the randomized tests: 200,000, so rare branches are reached.
 pub const CASES: usize = 200_000;
 
 /// The signed distance between two parry shapes: the separation when they are

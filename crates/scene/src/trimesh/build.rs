@@ -128,9 +128,10 @@ fn radix_sort_codes(mut keys: Vec<u64>) -> Vec<u64> {
     keys
 }
 
-/// The fewest triangles a block is cut to before the end of the curve.
-/// (On the shipped meshes, against 4: blocks 8% fuller on average, rays
-/// 10-20% slower; against 1: 2% less memory, rays about as fast.)
+/// The fewest triangles a block is cut to before the end of the curve. A
+/// larger minimum fills blocks better but makes them span larger cells, so
+/// rays enter more of them; 1 saves little memory
+/// (docs/decisions/0013-mesh-blocks-instead-of-a-triangle-bvh.md).
 const MIN_FILL: usize = 2;
 
 /// Cuts the Morton-sorted `keys` into blocks of at most [`LANES`]
@@ -162,8 +163,9 @@ fn block_starts(keys: &[u64]) -> Vec<usize> {
 }
 
 /// The cost of one block test in node tests, for [`MeshBuild::FastRays`]:
-/// eight watertight triangle tests against eight slab tests. (Measured on
-/// the shipped meshes: 2 against 1 and 3, rays 5-10% faster.)
+/// eight watertight triangle tests against eight slab tests. The fastest
+/// rays of 1, 2 and 3 on the shipped meshes
+/// (docs/decisions/0013-mesh-blocks-instead-of-a-triangle-bvh.md).
 const BLOCK_COST: u8 = 2;
 
 /// The triangles in [`MeshBuild::FastRays`] block order and the blocks'
