@@ -87,6 +87,37 @@ pub fn renormalized_rotation(rotation: &Rotation) -> Rotation {
     }
 }
 
+/// The rotation matrix of `rotation` in f64: the rotation that its quaternion
+/// `q` represents, `v -> q v q^-1`, from `q / |q|` normalised in f64 and
+/// every f32 component taken exactly.
+///
+/// The f32 matrix [`Obb::axes`](crate::Obb::axes) rounds each entry to
+/// ~6e-8, which tilts a face by as much and moves it by ~6e-8 of the box's
+/// size (3e-4 at a half-extent of 5000); for the sweeps, whose answer is a
+/// position along a motion that need not grow with the box, that error is
+/// far above the motion's own rounding. Here the entries carry ~1e-16.
+#[inline]
+#[must_use]
+pub(crate) fn rotation_matrix_f64(rotation: &Rotation) -> nalgebra::Matrix3<f64> {
+    let q = rotation.as_ref().coords.cast::<f64>();
+    let q = q / q.norm();
+    let (x, y, z, w) = (q.x, q.y, q.z, q.w);
+    let (xx, yy, zz) = (x * x, y * y, z * z);
+    let (xy, xz, yz) = (x * y, x * z, y * z);
+    let (wx, wy, wz) = (w * x, w * y, w * z);
+    nalgebra::Matrix3::new(
+        1.0 - 2.0 * (yy + zz),
+        2.0 * (xy - wz),
+        2.0 * (xz + wy),
+        2.0 * (xy + wz),
+        1.0 - 2.0 * (xx + zz),
+        2.0 * (yz - wx),
+        2.0 * (xz - wy),
+        2.0 * (yz + wx),
+        1.0 - 2.0 * (xx + yy),
+    )
+}
+
 /// `|d| <= r`: the touch test of every "closest points within the radius"
 /// overlap (sphere, capsule).
 ///

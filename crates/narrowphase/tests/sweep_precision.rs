@@ -13,13 +13,11 @@
 //! distances are evaluated in f64 from the exact inputs (error ~1e-16 of
 //! the coordinates, ~1e-12 at 1e4: 1e-10 of the shortest motion).
 //!
-//! The oriented box is the one the library stores: its local coordinates are
-//! `A^T (y - c)` with `A = obb.axes()` taken exactly in f64, and distances
-//! are measured in those coordinates. `A` is orthonormal only to ~1e-7; a box
-//! rebuilt from the quaternion in f64 differs from it by up to ~1e-7 of its
-//! size (5e-4 at size 5000, which is 5e-2 of a 0.01 motion), so the f32 box
-//! is not defined more sharply than that in world space, and the oracle must
-//! share its frame to test the sweep rather than the rotation's rounding.
+//! The oriented box is the one its rotation defines: local coordinates
+//! `A^T (y - c)` with `A` the rotation matrix of the quaternion normalised in
+//! f64 (the f32 components taken exactly), not the f32 matrix `obb.axes()`,
+//! whose ~6e-8 rounding moves a face of a box of size 5000 by 3e-4 (3e-2 of a
+//! 0.01 motion).
 //!
 //! Checks per shape and size class (`CASES` seeded cases each, 30-70% hits):
 //! - hit/miss and start-in-contact agree with the oracle outside the grazing
@@ -344,12 +342,20 @@ fn box_case(p: V, m: V, r: f64, c: V, a: Matrix3<f64>, h: V) -> Case {
     }
 }
 
+/// The rotation matrix of the f32 quaternion `q`, normalised in f64:
+/// `v -> q v q^-1` with every component taken exactly (nalgebra's own
+/// conversion, in f64, as an oracle independent of the library's).
+fn exact_rotation(q: &Rotation) -> Matrix3<f64> {
+    let q = q.as_ref().cast::<f64>();
+    nalgebra::UnitQuaternion::new_normalize(q).to_rotation_matrix().into_inner()
+}
+
 /// A random rotated box, sphere and motion of size class `size`.
 fn obb_case(rng: &mut SmallRng, size: f64) -> (Sphere, Vector, Obb, Case) {
     let c = gen::point(rng, &gen::Placement::new(OFFSET, 0.0, 0.0));
     let h = V::from_fn(|_, _| size * rng.random_range(0.2..1.0));
     let obb = Obb::new(c, gen::rotation(rng), f32v(&h));
-    let (c, a, h) = (p64(obb.center()), obb.axes().cast::<f64>(), v64(obb.half_extents()));
+    let (c, a, h) = (p64(obb.center()), exact_rotation(obb.rotation()), v64(obb.half_extents()));
     let r = (size * rng.random_range(0.05..0.5)) as f32;
     let (q, n) = box_surface(rng, &h);
     let (off, dir) = approach(rng, &n, r as f64);
@@ -473,6 +479,85 @@ fn sphere_obb_at_every_scale() {
         let (s, m, b, case) = obb_case(rng, size);
         (case, cast_sphere_obb(&s, &m, &b))
     });
+}
+
+/// A pool of f32 quaternions unit to 1e-12 in f64 (`||q|^2 - 1|` computed
+/// exactly from the f32 components), so the f32 input is the rotation
+/// itself, whichever way a reader normalises it: the first three
+/// components from a random unit quaternion, the fourth the f32 rounding of
+/// `sqrt(1 - x^2 - y^2 - z^2)`, and `z` stepped by one ulp until that
+/// rounding lands within 1e-12 (about one step in 10^5).
+fn unit_quaternions(rng: &mut SmallRng, count: usize) -> Vec<Rotation> {
+    (0..count)
+        .map(|_| {
+            let u = gen::rotation(rng).into_inner().coords;
+            let (x, y, mut z) = (u.x, u.y, u.z);
+            loop {
+                let s = 1.0 - [x, y, z].iter().map(|&c| f64::from(c) * f64::from(c)).sum::<f64>();
+                if s > 0.0 {
+                    let w = (s.sqrt() as f32).copysign(u.w);
+                    let err = (f64::from(w) * f64::from(w) - s).abs();
+                    if err < 1e-12 {
+                        return Rotation::new_unchecked(nalgebra::Quaternion::new(w, x, y, z));
+                    }
+                }
+                z = f32::from_bits(if z > 0.0 { z.to_bits() - 1 } else { z.to_bits() + 1 });
+            }
+        })
+        .collect()
+}
+
+/// Large rotated boxes, short motions: a sphere of radius 0.5 against boxes
+/// of half-extent `h` on every axis, `h` in {0.1, 1, 50, 5000}, centred at
+/// the origin or at (1e4, -1e4, 1e4), rotated by a quaternion that is exact
+/// in f32. The sphere starts 0.01-3 outside a point `P` of a face (within
+/// 0.9 h of its centre), an edge or a corner with outward normal `n`, in a
+/// direction within ~70 degrees of `n`, and moves by 1.25 times the vector
+/// to `P + 0.5 k n`, `k` in U(-0.5, 4) (`k < 1` ends in contact; the wider
+/// range than the hits need keeps 30-70% of the sweeps hitting): hits,
+/// grazes and misses with motions of 1-5 units that do not grow with the box. The f32 matrix of
+/// the rotation put faces of the largest boxes ~1e-2 of the motion off.
+#[test]
+fn sphere_obb_large_rotated_boxes_short_motions() {
+    const SWEEPS: usize = 20_000;
+    let mut ok = true;
+    for (k, &h) in [0.1f64, 1.0, 50.0, 5000.0].iter().enumerate() {
+        for (j, centre) in [V::zeros(), V::new(1e4, -1e4, 1e4)].into_iter().enumerate() {
+            let mut rng = rng(2600 + 10 * k as u64 + j as u64);
+            let rotations = unit_quaternions(&mut rng, 256);
+            let mut stats = Stats::default();
+            for i in 0..SWEEPS {
+                let rotation = rotations[i % rotations.len()];
+                let obb = Obb::new(Point::from(f32v(&centre)), rotation, Vector::repeat(h as f32));
+                let (c, a, hv) = (p64(obb.center()), exact_rotation(obb.rotation()), V::repeat(h));
+                // A face point within 0.9 h of the face's centre, an edge point, or a corner.
+                let snapped = rng.random_range(1..=3usize);
+                let first = rng.random_range(0..3usize);
+                let mut p = V::from_fn(|_, _| h * rng.random_range(-0.9..0.9));
+                let mut n = V::zeros();
+                for s in 0..snapped {
+                    let axis = (first + s) % 3;
+                    let sign = if rng.random_bool(0.5) { 1.0 } else { -1.0 };
+                    p[axis] = sign * h;
+                    n[axis] = sign;
+                }
+                let n = n.normalize();
+                // A direction within ~70 degrees of n (tan 70 = 2.75).
+                let tilt = unit(&mut rng);
+                let w = (n + (tilt - n * tilt.dot(&n)) * rng.random_range(0.0..2.75)).normalize();
+                let start = p + w * (0.5 + rng.random_range(0.01..3.0));
+                let target = p + n * 0.5 * rng.random_range(-0.5..4.0);
+                let (start_w, motion_w) = (c + a * start, a * ((target - start) * 1.25));
+                let sphere = Sphere::new(Point::from(f32v(&start_w)), 0.5);
+                let motion = f32v(&motion_w);
+                let case = box_case(p64(sphere.center()), v64(&motion), 0.5, c, a, hv);
+                stats.check(i, &case, cast_sphere_obb(&sphere, &motion, &obb));
+            }
+            let label = if j == 0 { "obb at origin" } else { "obb at 1e4" };
+            ok &= stats.report(label, h);
+        }
+    }
+    assert!(ok, "see the report above");
 }
 
 #[test]

@@ -2,7 +2,7 @@
 
 use super::sphere_aabb::sweep_sphere_box;
 use super::sweep::{motion_is_finite, SweepHit};
-use crate::math::{Point, Real, UnitVector, Vector};
+use crate::math::{rotation_matrix_f64, Point, Real, UnitVector, Vector};
 use crate::shape::{Obb, Sphere};
 
 /// First contact of a sphere moving by `motion` with a static oriented box.
@@ -11,13 +11,14 @@ use crate::shape::{Obb, Sphere};
 /// and `R^T motion`, in f64: the offset is subtracted before it is rotated,
 /// and the motion rotated apart, so neither the box's size nor its distance
 /// from the origin costs precision; a rotation keeps lengths, so `toi` is
-/// unchanged), the
-/// box becomes `[-h, h]`, and the exact Minkowski-sum method of
-/// [`cast_sphere_aabb`](crate::cast_sphere_aabb) (Ericson, Real-Time
+/// unchanged), the box becomes `[-h, h]`, and the exact Minkowski-sum method
+/// of [`cast_sphere_aabb`](crate::cast_sphere_aabb) (Ericson, Real-Time
 /// Collision Detection, 5.5.7) runs there; the point and normal are mapped
-/// back (`centre + R x`, `R n`). No iteration: `toi` is exact to its f32
-/// rounding for any size, offset and motion length (the box being the one
-/// the stored axes `R` define: `R^T` is its frame change).
+/// back (`centre + R x`, `R n`). `R` is the box's rotation built in f64 from
+/// its quaternion, not the f32 [`Obb::axes`](crate::Obb::axes): their ~6e-8
+/// rounding would move a face of a box of half-extent 5000 by 3e-4, a large
+/// part of a short motion. No iteration: `toi` is exact to its f32 rounding
+/// for any size, offset and motion length.
 ///
 /// Degenerate cases are those of [`cast_sphere_aabb`](crate::cast_sphere_aabb):
 /// a start overlapping or touching is
@@ -46,7 +47,7 @@ pub fn cast_sphere_obb(sphere: &Sphere, motion: &Vector, obb: &Obb) -> Option<Sw
     // The frame change in f64: the difference of the nearby large
     // coordinates first (exact), then the rotation of that small offset and,
     // apart, of the motion (products of f32 values, exact in f64).
-    let axes = obb.axes().cast::<f64>();
+    let axes = rotation_matrix_f64(obb.rotation());
     let centre = obb.center().coords.cast::<f64>();
     let o = axes.tr_mul(&(sphere.center().coords.cast::<f64>() - centre));
     let m = axes.tr_mul(&motion.cast::<f64>());

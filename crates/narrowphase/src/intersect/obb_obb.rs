@@ -1,6 +1,6 @@
 //! Oriented box against oriented box: the 15-axis separating-axis test.
 
-use crate::math::{Matrix, Real, Vector};
+use crate::math::{rotation_matrix_f64, Matrix, Real, Vector};
 use crate::shape::{Aabb, Obb};
 use nalgebra::{Matrix3, Vector3};
 
@@ -32,6 +32,16 @@ const NEARLY_PARALLEL_COS: Real = 0.99;
 /// `~2e-6` times the boxes' size.
 const PARALLEL_SIN2: Real = 1e-12;
 
+/// The padding of `|R_ij|` under which a separation found by the f32 SAT is
+/// sure. The test's rounding: `R = A^T B` and `t = A^T (c_b - c_a)` carry a
+/// few `eps` each, and the f32 axes are within `~6e-8` of the rotation, so
+/// every side of a test is within `~1e-6 (|t|_1 + sum h)` of its exact
+/// value; a padding of `1e-6` leaves noise of that order uncovered, one of
+/// `1e-4` (times half-extents, and `|t| <= sum of circumradii` for boxes that
+/// this padding still separates only by a hair) does not. Pairs separated
+/// with the small padding but not the large one go to `separated_exact`.
+const SAT_SURE_EPSILON: Real = 1e-4;
+
 /// True when the solid boxes share a point (touching boxes intersect).
 ///
 /// Works in A's frame: `R = A^T B` (rotation of B in A), `t = A^T (c_b - c_a)`.
@@ -43,8 +53,11 @@ const PARALLEL_SIN2: Real = 1e-12;
 /// Tolerances: boxes apart by less than `1e-6` times the sum of their
 /// half-extents on a face axis, or about `7e-6` times four half-extents on
 /// an edge axis, may report a touch (see `SAT_ABS_EPSILON`); nearly parallel
-/// edges (sine below 0.14) are tested in f64, exactly up to `~2e-6` of the
-/// boxes' size for edges parallel within `1e-6` rad.
+/// edges (sine below 0.14) are tested in f64. Boxes that overlap are never
+/// reported apart: when the f32 test separates them by less than its
+/// rounding can explain (`SAT_SURE_EPSILON`), the f64 test of
+/// `separated_exact` decides, on the rotations built in f64 from the
+/// quaternions, exact to `~1e-8` of `|c_b - c_a|_1` plus the half-extents.
 ///
 /// ```
 /// use proxima_narrowphase::{intersects_obb_obb, Obb, Point, Rotation, Vector};
@@ -62,13 +75,12 @@ const PARALLEL_SIN2: Real = 1e-12;
 pub fn intersects_obb_obb(a: &Obb, b: &Obb) -> bool {
     let r = a.axes().tr_mul(b.axes());
     let t = a.axes().tr_mul(&(b.center() - a.center()));
-    // Without a branch on `separated` (unpredictable on random input): only
-    // the rare second look branches.
-    let separated = separated(a.half_extents(), b.half_extents(), &r, &t);
-    if has_nearly_parallel_edges(&r) & !separated {
-        return !obb_obb_separated_on_parallel_edges(a, b, &r, &t);
+    let (ha, hb) = (a.half_extents(), b.half_extents());
+    if separated(ha, hb, &r, &t, SAT_ABS_EPSILON) {
+        // Apart by more than the f32 rounding: sure. Otherwise the f64 test.
+        return !(separated(ha, hb, &r, &t, SAT_SURE_EPSILON) || separated_exact(&Box64::exact(a), &Box64::exact(b)));
     }
-    !separated
+    !(has_nearly_parallel_edges(&r) && obb_obb_separated_on_parallel_edges(a, b, &r, &t))
 }
 
 /// True when the axis-aligned box and the oriented box share a point: the
@@ -77,11 +89,12 @@ pub fn intersects_obb_obb(a: &Obb, b: &Obb) -> bool {
 #[must_use]
 pub fn intersects_aabb_obb(a: &Aabb, b: &Obb) -> bool {
     let t = b.center() - a.center();
-    let separated = separated(&a.half_extents(), b.half_extents(), b.axes(), &t);
-    if has_nearly_parallel_edges(b.axes()) & !separated {
-        return !aabb_obb_separated_on_parallel_edges(a, b, &t);
+    let (ha, hb) = (a.half_extents(), b.half_extents());
+    if separated(&ha, hb, b.axes(), &t, SAT_ABS_EPSILON) {
+        return !(separated(&ha, hb, b.axes(), &t, SAT_SURE_EPSILON)
+            || separated_exact(&Box64::aabb(a), &Box64::exact(b)));
     }
-    !separated
+    !(has_nearly_parallel_edges(b.axes()) && aabb_obb_separated_on_parallel_edges(a, b, &t))
 }
 
 /// The second look of [`intersects_obb_obb`] at its nearly parallel edge
@@ -90,7 +103,7 @@ pub fn intersects_aabb_obb(a: &Aabb, b: &Obb) -> bool {
 #[inline(never)]
 fn obb_obb_separated_on_parallel_edges(a: &Obb, b: &Obb, r: &Matrix, t: &Vector) -> bool {
     let near = near_separating_parallel_edges(a.half_extents(), b.half_extents(), r, t);
-    near != 0 && separated_on_edges_f64(&Box64::obb(a), &Box64::obb(b), near)
+    near != 0 && separated_on_edges_f64(&Box64::exact(a), &Box64::exact(b), near)
 }
 
 /// The same for [`intersects_aabb_obb`] (A's axes are the world axes).
@@ -98,7 +111,7 @@ fn obb_obb_separated_on_parallel_edges(a: &Obb, b: &Obb, r: &Matrix, t: &Vector)
 #[inline(never)]
 fn aabb_obb_separated_on_parallel_edges(a: &Aabb, b: &Obb, t: &Vector) -> bool {
     let near = near_separating_parallel_edges(&a.half_extents(), b.half_extents(), b.axes(), t);
-    near != 0 && separated_on_edges_f64(&Box64::aabb(a), &Box64::obb(b), near)
+    near != 0 && separated_on_edges_f64(&Box64::aabb(a), &Box64::exact(b), near)
 }
 
 /// True when some `|R_ij| > NEARLY_PARALLEL_COS`. Compared as integers: the
@@ -118,8 +131,14 @@ struct Box64 {
 }
 
 impl Box64 {
-    fn obb(o: &Obb) -> Self {
-        Self { center: o.center().coords.cast(), axes: o.axes().cast(), half: o.half_extents().cast() }
+    /// The box its rotation defines: the axes built in f64 from the
+    /// quaternion (see `rotation_matrix_f64`), not the f32 axes.
+    fn exact(o: &Obb) -> Self {
+        Self {
+            center: o.center().coords.cast(),
+            axes: rotation_matrix_f64(o.rotation()),
+            half: o.half_extents().cast(),
+        }
     }
 
     /// The centre and half-extents of `[min, max]` are exact in f64.
@@ -164,12 +183,13 @@ fn near_separating_parallel_edges(ha: &Vector, hb: &Vector, r: &Matrix, t: &Vect
 /// `t_i2 R_i1j - t_i1 R_i2j` and the radii carry an absolute rounding of
 /// `~eps (|t| + h)`, which is divided by `|L| = sin` (B17: edges 0.002 rad
 /// apart, boxes of size 1e5, a 24-unit gap inside the noise). Here `L` is the
-/// cross product of the stored axes in f64 (each product of two f32 values is
-/// exact) and every projection is a direct dot product,
+/// cross product of the boxes' axes built in f64 from their rotations (the
+/// f32 axes are off by ~6e-8, enough to separate boxes that overlap by that
+/// much of their size) and every projection is a direct dot product,
 /// `|d . L| > sum_k ha_k |A_k . L| + sum_k hb_k |B_k . L|`
 /// with `d = c_b - c_a`: a rounded `L` is still an axis, whose projections
 /// are computed with relative error `~1e-15`, so no orthonormality of the
-/// f32 axes is assumed. The margin `1e-13 (|d|_1 + sum h) |L|_1` covers that
+/// axes is assumed. The margin `1e-13 (|d|_1 + sum h) |L|_1` covers that
 /// rounding, so the test never separates touching boxes.
 fn separated_on_edges_f64(a: &Box64, b: &Box64, mask: u16) -> bool {
     let d = b.center - a.center;
@@ -183,8 +203,34 @@ fn separated_on_edges_f64(a: &Box64, b: &Box64, mask: u16) -> bool {
         d.dot(&l).abs() > ra + rb + 1e-13 * size * l.abs().sum()
     })
 }
+/// Below this `|A_i x B_j|` (the sine between the edges) `separated_exact`
+/// skips an edge axis: skipping misses a separation of at most the sine
+/// times the boxes' size, and a shorter axis's projections carry f64
+/// rounding of `~1e-16 / sine` of it; `1e-8` balances the two.
+const EXACT_MIN_SINE: f64 = 1e-8;
+
+/// The 15-axis SAT in f64: true when an axis separates the boxes. The axes
+/// are the boxes' own (orthonormal to `~1e-16`), the edge axes their cross
+/// products (unnormalised: each test compares projections on the same `L`),
+/// and every projection a direct dot product of `d = c_b - c_a`, exact in
+/// f64 from the f32 centres. Exact to `~1e-8` of `|d|_1 + sum h` (the
+/// skipped near-parallel edge axes, see `EXACT_MIN_SINE`).
+#[cold]
+#[inline(never)]
+fn separated_exact(a: &Box64, b: &Box64) -> bool {
+    let d = b.center - a.center;
+    let project = |x: &Box64, l: &Vector3<f64>| (0..3).map(|k| x.half[k] * x.axes.column(k).dot(l).abs()).sum::<f64>();
+    let apart = |l: &Vector3<f64>| d.dot(l).abs() > project(a, l) + project(b, l);
+    (0..3).any(|k| apart(&a.axes.column(k).into_owned()) || apart(&b.axes.column(k).into_owned()))
+        || (0..9).any(|k| {
+            let l = a.axes.column(k / 3).cross(&b.axes.column(k % 3));
+            l.norm_squared() >= EXACT_MIN_SINE * EXACT_MIN_SINE && apart(&l)
+        })
+}
+
 /// The SAT core: `ha`, `hb` half-extents, `r` rotation of B in A's frame,
-/// `t` centre offset in A's frame. Returns true when an axis separates.
+/// `t` centre offset in A's frame, `e` the padding of every `|R_ij|` (see
+/// [`SAT_ABS_EPSILON`]). Returns true when an axis separates.
 ///
 /// Explicit scalar code, fully unrolled (no index arithmetic, no bounds
 /// checks). The 15 tests are grouped by kind and each group is folded with a
@@ -194,11 +240,10 @@ fn separated_on_edges_f64(a: &Box64, b: &Box64, mask: u16) -> bool {
 /// most frequent separators, and they need only `t` and the rows of `|R|`),
 /// then B's, then the nine edge axes.
 #[inline]
-pub(crate) fn separated(ha: &Vector, hb: &Vector, r: &Matrix, t: &Vector) -> bool {
+pub(crate) fn separated(ha: &Vector, hb: &Vector, r: &Matrix, t: &Vector, e: Real) -> bool {
     let (r00, r01, r02) = (r[(0, 0)], r[(0, 1)], r[(0, 2)]);
     let (r10, r11, r12) = (r[(1, 0)], r[(1, 1)], r[(1, 2)]);
     let (r20, r21, r22) = (r[(2, 0)], r[(2, 1)], r[(2, 2)]);
-    let e = SAT_ABS_EPSILON;
     let (a00, a01, a02) = (r00.abs() + e, r01.abs() + e, r02.abs() + e);
     let (a10, a11, a12) = (r10.abs() + e, r11.abs() + e, r12.abs() + e);
     let (a20, a21, a22) = (r20.abs() + e, r21.abs() + e, r22.abs() + e);

@@ -5,12 +5,14 @@ use crate::error::ShapeError;
 use crate::math::{is_finite_point, is_finite_vec, is_within_bound, Isometry, Matrix, Point, Rotation, Vector};
 
 /// A solid box with its own orientation: the points `center + R x` with
-/// `|x_i| <= half_extents_i`, where the columns of `R` are the box's axes in
-/// world space (boundary included).
+/// `|x_i| <= half_extents_i`, where `R` is the rotation (boundary included).
 ///
-/// The rotation matrix is computed once at construction from the rotation,
-/// since every query works with the axes; it is never stored on its own (the
-/// serde form holds the rotation only, and rebuilds the matrix). Invariant: finite centre, unit rotation, finite
+/// The f32 rotation matrix, whose columns are the box's axes in world space,
+/// is computed once at construction, since most queries work with the axes;
+/// it is never stored on its own (the serde form holds the rotation only,
+/// and rebuilds the matrix). Its entries are rounded to ~6e-8; the sweeps,
+/// whose answers must not lose precision with the box's size, rebuild `R`
+/// from the quaternion in f64. Invariant: finite centre, unit rotation, finite
 /// half-extents `>= 0` (zero gives a flat or degenerate box).
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[cfg_attr(
