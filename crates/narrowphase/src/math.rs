@@ -66,7 +66,8 @@ pub(crate) fn is_finite_point(p: &Point) -> bool {
 /// `rotation` with its quaternion scaled to unit length when it is off by
 /// more than rounding (`||q|^2 - 1| > 4 eps`), else unchanged: a quaternion
 /// off unit length scales what it rotates by `|q|^2`, and its conjugate is
-/// then not its inverse (B31); a unit one is kept bit for bit, so a caller's
+/// then not its inverse (an oriented box's frame would be off by that
+/// factor); a unit one is kept bit for bit, so a caller's
 /// pose reproduces exactly. `Obb::try_new` and the scene's placement use it.
 ///
 /// ```
@@ -123,7 +124,7 @@ pub(crate) fn rotation_matrix_f64(rotation: &Rotation) -> nalgebra::Matrix3<f64>
 ///
 /// In f32, `|d|^2` and `r^2` underflow to 0 below `~1e-19` (and overflow
 /// above `~1.8e19`), where `0 <= 0` would report two points `1e-38` apart
-/// as touching a sphere of radius 0 that a box cull rightly rejects (B26).
+/// as touching a sphere of radius 0 that a box cull rightly rejects.
 /// Out of f32's normal range the squares are taken in f64, where the
 /// square of any finite f32 is exact to rounding and in range.
 #[inline]
@@ -143,8 +144,8 @@ pub(crate) fn within_distance(d: &Vector, r: Real) -> bool {
 /// for `|v| < ~1e-19` (NaN or infinity) and is subnormal, with few
 /// significant bits, below `~1e-19` (a "unit" vector of length 1.015). When
 /// `|v|^2` is outside `[1e-30, 1e30]`, `v` is first divided by its largest
-/// component `m`, exactly rescaling it to `|v / m|` in `[1, sqrt 3]` (B6,
-/// as `Plane::try_new` since B2); otherwise the plain normalisation is exact
+/// component `m`, exactly rescaling it to `|v / m|` in `[1, sqrt 3]` (as
+/// `Plane::try_new` does for its normal); otherwise the plain normalisation is exact
 /// to rounding and costs one compare more.
 #[inline]
 pub(crate) fn normalize_any(v: &Vector) -> Option<UnitVector> {
