@@ -23,16 +23,24 @@ impl Gathered {
     /// The manifold of the gathered points with the reference face's normal
     /// `normal` (from A to B), with the single contact `c` (id 0) added when
     /// clipping left none, or left only speculative points of shapes that
-    /// touch: a manifold has a point of depth `>= 0` exactly when the shapes
-    /// touch. `c`'s normal is within 1e-3 rad of `normal`; its point is
-    /// re-expressed along `normal` (`depth = (point_a - point_b) . normal`,
+    /// touch (a manifold has a point of depth `>= 0` exactly when the shapes
+    /// touch), or, for shapes apart, left only points farther apart than `c`
+    /// by more than rounding (the deepest point of a speculative manifold is
+    /// the shapes' closest points: a normal
+    /// tilted within 1e-3 rad of the face's can put the closest points
+    /// beyond the face's side planes, where clipping cuts them away). `c`'s
+    /// normal is within 1e-3 rad of `normal`; its point is re-expressed along
+    /// `normal` (`depth = (point_a - point_b) . normal`,
     /// `point_a = point_b + depth normal`, moving `point_a` by at most
     /// `1e-3 depth`) so every point keeps `point_a - point_b = depth normal`.
     fn finish(mut self, normal: UnitVector, c: &Contact) -> ContactManifold {
         let points = self.points();
-        if points.is_empty() || (c.depth >= 0.0 && points.iter().all(|p| p.depth < 0.0)) {
-            let depth = (c.point_a - c.point_b).dot(&normal);
-            let depth = if c.depth >= 0.0 { depth.max(0.0) } else { depth };
+        let deepest = points.iter().map(|p| p.depth).fold(Real::NEG_INFINITY, Real::max);
+        let depth = (c.point_a - c.point_b).dot(&normal);
+        let depth = if c.depth >= 0.0 { depth.max(0.0) } else { depth };
+        // The rounding of a depth: a few ulps of the coordinates.
+        let slack = 1e-6 * (1.0 + c.point_b.coords.amax());
+        if points.is_empty() || (c.depth >= 0.0 && deepest < 0.0) || (c.depth < 0.0 && depth > deepest + slack) {
             let point_a = c.point_b + normal.into_inner() * depth;
             self.push(ManifoldPoint { point_a, point_b: c.point_b, depth, id: 0 });
         }

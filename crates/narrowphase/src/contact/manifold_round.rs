@@ -16,7 +16,9 @@ use crate::shape::{Capsule, Obb, Sphere, Triangle};
 
 /// `contact`, or for shapes at most `prediction` apart their speculative
 /// contact: the closest points of `distance`, `depth = -distance`, and the
-/// normal `normal(&closest)` (from A to B).
+/// normal `normal(&closest)` (from A to B). Shapes that the contact test
+/// finds apart by less than its rounding can have a computed distance of 0
+/// (or a hair below): they touch, at depth 0, and keep their contact.
 ///
 /// The normal is not taken along `point_b - point_a`: for shapes a hair
 /// apart those points nearly coincide, and their rounding (~1e-7 of the
@@ -33,11 +35,11 @@ pub(super) fn contact_within(
         return contact;
     }
     let d = distance();
-    if d.distance.is_nan() || d.distance <= 0.0 || d.distance > prediction {
+    if d.distance.is_nan() || d.distance > prediction {
         return None;
     }
     let normal = normal(&d)?;
-    Some(Contact { point_a: d.point_a, point_b: d.point_b, normal, depth: -d.distance })
+    Some(Contact { point_a: d.point_a, point_b: d.point_b, normal, depth: -d.distance.max(0.0) })
 }
 
 /// The speculative normal of a round shape A (core segment `[a0, a1]`, a

@@ -68,6 +68,10 @@ const FACE_COSINE: Real = 0.9997;
 /// degrees) make the edge flat: inactive for contacts.
 const FLAT_EDGE_COSINE: Real = 0.996_194_7;
 
+/// The rounding of a depth relative to the shape's size (plus one): an edge
+/// contact no deeper than the face contacts by more than this is held by them.
+const DEPTH_SLACK: Real = 1e-5;
+
 /// A barycentric weight below this (of 1) puts a point on the opposite edge.
 const ON_EDGE: Real = 1e-4;
 
@@ -169,6 +173,12 @@ impl TriMesh {
                 touching_faces.push(m.manifold.normal);
             }
         }
+        // The deepest face contact: an edge or vertex contact is dropped only
+        // when the faces reach its depth (within rounding), so the removal
+        // never drops the only contact, or the deepest one, a shape has.
+        let face_depth =
+            found.iter().filter(|m| is_face(m)).map(|m| m.manifold.deepest().depth).fold(Real::NEG_INFINITY, Real::max);
+        let slack = DEPTH_SLACK * (1.0 + shape.aabb().extents().amax());
         let active = self.active_edges();
         found.retain_mut(|m| {
             if is_face(m) {
@@ -193,7 +203,8 @@ impl TriMesh {
             let deep = m.manifold.deepest().depth >= 0.0;
             let voided = if deep { &*voided_touching } else { &*voided };
             let supported = !voided.is_empty() && (0..3).filter(|&k| on(k)).all(|k| voided.contains(&idx[k]));
-            if supported || (inactive && !deep) {
+            let held = m.manifold.deepest().depth <= face_depth + slack;
+            if held && (supported || (inactive && !deep)) {
                 return false;
             }
             if inactive {
@@ -201,10 +212,14 @@ impl TriMesh {
                 // its faces: those face manifolds already hold the shape up.
                 let face = face_normal_towards(&self.triangle(t as u32), &m.manifold.normal);
                 let flat_region = face.is_some_and(|f| touching_faces.iter().any(|n| n.dot(&f) >= FLAT_EDGE_COSINE));
-                if flat_region {
+                if held && flat_region {
                     return false;
                 }
-                m.manifold = face_contact(&self.triangle(t as u32), &m.manifold, shape);
+                m.manifold = if deep {
+                    face_contact(&self.triangle(t as u32), &m.manifold, shape)
+                } else {
+                    along_face_normal(&self.triangle(t as u32), &m.manifold)
+                };
             }
             true
         });
@@ -343,6 +358,19 @@ fn face_contact(t: &Triangle, m: &ContactManifold, shape: &Convex<'_>) -> Contac
     let depth = (s - t.a()).dot(&n).max(0.0);
     let p = ManifoldPoint { point_a: s, point_b: s - n.into_inner() * depth, depth, id: m.deepest().id };
     ContactManifold::new(n, &[p]).unwrap_or(*m)
+}
+
+/// A speculative manifold `m` on an inactive feature of triangle `t` turned
+/// to the triangle's face normal (towards the shape's side): each point keeps
+/// its triangle point and its depth (the shapes' distance), and `point_a`
+/// moves to `point_b + depth n`. The shape sees the flat surface's normal,
+/// not the sideways one of an edge that is not there, and keeps its
+/// speculative contact when no face contact holds it.
+fn along_face_normal(t: &Triangle, m: &ContactManifold) -> ContactManifold {
+    let Some(n) = face_normal_towards(t, &m.normal) else { return *m };
+    let mut points: SmallVec<[ManifoldPoint; 4]> = SmallVec::new();
+    points.extend(m.points().iter().map(|p| ManifoldPoint { point_a: p.point_b + n.into_inner() * p.depth, ..*p }));
+    ContactManifold::new(n, &points).unwrap_or(*m)
 }
 
 /// The barycentric weights of `p` (on the triangle, up to rounding) for
