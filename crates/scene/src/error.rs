@@ -4,6 +4,8 @@ use core::fmt;
 
 use proxima_narrowphase::ShapeError;
 
+use crate::collider::ColliderHandle;
+
 /// Why a mesh could not be built.
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
@@ -52,6 +54,45 @@ pub enum SceneError {
     CcdNeedsSphere,
     /// A prediction distance must be finite and `>= 0`.
     InvalidPrediction,
+    /// The pose is invalid, whatever the shape (see [`PoseError`]); `handle`
+    /// names the collider it was meant for (`None` on insertion).
+    InvalidPose {
+        /// The collider whose pose was rejected (`set_pose`, `teleport`).
+        handle: Option<ColliderHandle>,
+        /// What is wrong with the pose.
+        error: PoseError,
+    },
+}
+
+/// Why a pose was rejected. Every collider's pose follows one rule: a finite
+/// translation within [`MAX_COORDINATE`](proxima_narrowphase::MAX_COORDINATE),
+/// and a finite quaternion with `||q|^2 - 1| <= `[`POSE_ROTATION_TOLERANCE`],
+/// which is renormalised (a quaternion integrated without renormalising
+/// drifts off unit length slowly); beyond it, or zero, it is rejected.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum PoseError {
+    /// A translation component is NaN or infinite.
+    NonFiniteTranslation,
+    /// A translation component is beyond `MAX_COORDINATE`.
+    TranslationTooLarge,
+    /// The quaternion has a NaN or infinite component, or is off unit length
+    /// by more than the tolerance (a zero quaternion included).
+    InvalidRotation,
+}
+
+/// How far `|q|^2` may be from 1 for a pose's quaternion to be renormalised
+/// rather than rejected: `1e-2` (a quaternion 1.005 long).
+pub const POSE_ROTATION_TOLERANCE: f32 = 1e-2;
+
+impl fmt::Display for PoseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::NonFiniteTranslation => "the translation is NaN or infinite",
+            Self::TranslationTooLarge => "the translation is beyond MAX_COORDINATE",
+            Self::InvalidRotation => "the rotation quaternion is not finite or not unit length (within 1e-2 in |q|^2)",
+        })
+    }
 }
 
 impl fmt::Display for SceneError {
@@ -61,6 +102,10 @@ impl fmt::Display for SceneError {
             Self::InvalidShape(e) => write!(f, "invalid collider: {e}"),
             Self::CcdNeedsSphere => f.write_str("continuous collision is supported for spheres only"),
             Self::InvalidPrediction => f.write_str("the prediction distance must be finite and non-negative"),
+            Self::InvalidPose { handle: Some(h), error } => {
+                write!(f, "invalid pose for collider {}: {error}", h.index())
+            }
+            Self::InvalidPose { handle: None, error } => write!(f, "invalid pose: {error}"),
         }
     }
 }

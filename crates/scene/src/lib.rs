@@ -27,7 +27,7 @@ mod trimesh;
 
 pub use collider::{BodyKind, Collider, ColliderDesc, ColliderHandle};
 pub use contact::contact;
-pub use error::{MeshError, SceneError};
+pub use error::{MeshError, PoseError, SceneError, POSE_ROTATION_TOLERANCE};
 pub use filter::{ColliderPredicate, QueryFilter};
 pub use grid_search::PairSearch;
 pub use manifold::contact_manifolds;

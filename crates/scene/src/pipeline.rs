@@ -179,9 +179,8 @@ impl ContactPipeline {
             // The tree's defaults: margin 0.1, and a fat box stretched by
             // four times the last displacement, so a body in steady motion
             // (a falling pile) stays inside it for about four frames rather
-            // than one (measured in benches/NOTES.md, eleventh and
-            // twelfth sessions; the narrowphase's candidates are the tight
-            // pairs either way).
+            // than one (docs/decisions/0009-fat-box-prediction-four.md; the
+            // narrowphase's candidates are the tight pairs either way).
             tracker: PairTracker::with_options(DynamicTreeOptions::default()).expect("valid options"),
             proxy_of: Vec::new(),
             slot_of_proxy: Vec::new(),

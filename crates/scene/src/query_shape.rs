@@ -49,6 +49,9 @@ impl Scene {
     /// by the swept box (start and end merged) and confirmed by the exact
     /// sweep of each candidate. Ties keep the first found.
     ///
+    /// Precondition: `motion` is finite (checked in debug builds; in release
+    /// a NaN or infinite motion is a miss, `None`).
+    ///
     /// ```
     /// use proxima_scene::*;
     /// use proxima_narrowphase::{Isometry, Point, Sphere, Vector};
@@ -62,6 +65,7 @@ impl Scene {
     /// assert!((hit.hit.toi - 8.5 / 20.0).abs() < 1e-6);
     /// ```
     pub fn cast_sphere(&self, sphere: &Sphere, motion: &Vector, filter: &QueryFilter) -> Option<SceneSweepHit> {
+        debug_assert!(motion.iter().all(|x| x.is_finite()), "Scene::cast_sphere: motion {motion:?} is not finite");
         let swept = sphere.swept_aabb(motion)?;
         let mut best: Option<SceneSweepHit> = None;
         self.visit_candidates(&swept, |slot| {

@@ -9,7 +9,7 @@ use crate::change_log::ChangeLog;
 use crate::collider::{BodyKind, Collider, ColliderDesc, ColliderHandle, TreeKey};
 use crate::dynamic_set::DynamicSet;
 use crate::error::SceneError;
-use crate::shape::{ColliderShape, WorldShape};
+use crate::shape::{validated_pose, ColliderShape, WorldShape};
 use crate::slots::Slots;
 use crate::static_set::StaticSet;
 
@@ -102,8 +102,10 @@ impl Scene {
         self.colliders.len() == 0
     }
 
-    /// Adds a collider. Rejects an invalid shape or pose (NaN, infinity,
-    /// negative size) and CCD on a non-sphere; the scene is unchanged then.
+    /// Adds a collider. Rejects an invalid shape (NaN, infinity, negative
+    /// size), an invalid pose ([`SceneError::InvalidPose`], the rule of
+    /// [`Scene::set_pose`], whatever the shape) and CCD on a non-sphere; the
+    /// scene is unchanged then.
     ///
     /// ```
     /// use proxima_scene::*;
@@ -120,6 +122,8 @@ impl Scene {
         if desc.ccd && !matches!(desc.shape, ColliderShape::Sphere { .. }) {
             return Err(SceneError::CcdNeedsSphere);
         }
+        let pose = validated_pose(&desc.pose).map_err(|error| SceneError::InvalidPose { handle: None, error })?;
+        let desc = ColliderDesc { pose, ..desc };
         let world = desc.shape.placed(&desc.pose)?;
         let aabb = world.aabb();
         let slot = self.colliders.next_slot();
@@ -177,8 +181,11 @@ impl Scene {
     }
 
     /// Moves a collider. The previous pose is kept as the start of this
-    /// frame's CCD sweep. Rejects a stale handle or a non-finite pose, leaving
-    /// the scene unchanged.
+    /// frame's CCD sweep. Rejects a stale handle, or a pose that breaks the
+    /// rule of every pose ([`PoseError`]: a finite translation, a quaternion
+    /// within [`POSE_ROTATION_TOLERANCE`] of unit length, which is
+    /// renormalised) with [`SceneError::InvalidPose`] naming the handle,
+    /// leaving the scene unchanged.
     ///
     /// ```
     /// use proxima_scene::*;
@@ -191,6 +198,7 @@ impl Scene {
     /// ```
     pub fn set_pose(&mut self, handle: ColliderHandle, pose: Isometry) -> Result<(), SceneError> {
         self.check(handle)?;
+        let pose = validated_pose(&pose).map_err(|error| SceneError::InvalidPose { handle: Some(handle), error })?;
         let collider = &self.colliders[handle.index];
         let world = collider.desc.shape.placed(&pose)?;
         self.replace(handle, world, Some(pose), None);
@@ -217,7 +225,8 @@ impl Scene {
     /// ```
     pub fn teleport(&mut self, handle: ColliderHandle, pose: Isometry) -> Result<(), SceneError> {
         self.set_pose(handle, pose)?;
-        self.colliders[handle.index].previous_pose = pose;
+        let collider = &mut self.colliders[handle.index];
+        collider.previous_pose = collider.desc.pose;
         Ok(())
     }
 

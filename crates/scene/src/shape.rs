@@ -7,6 +7,7 @@ use proxima_narrowphase::{
     MAX_COORDINATE,
 };
 
+use crate::error::{PoseError, POSE_ROTATION_TOLERANCE};
 use crate::trimesh::{TriMesh, TriangleHit};
 
 /// A collider's geometry in its own frame; a pose places it in the world.
@@ -90,6 +91,24 @@ impl ColliderShape {
             }
         })
     }
+}
+
+/// `pose` with its rotation renormalised, or why it is invalid: the one rule
+/// of every collider's pose (see [`PoseError`]).
+pub(crate) fn validated_pose(pose: &Isometry) -> Result<Isometry, PoseError> {
+    let t = pose.translation.vector;
+    if !t.iter().all(|x| x.is_finite()) {
+        return Err(PoseError::NonFiniteTranslation);
+    }
+    if t.iter().any(|x| x.abs() > MAX_COORDINATE) {
+        return Err(PoseError::TranslationTooLarge);
+    }
+    let q = pose.rotation.as_ref().coords;
+    let n2 = q.norm_squared();
+    if !q.iter().all(|x| x.is_finite()) || !((n2 - 1.0).abs() <= POSE_ROTATION_TOLERANCE) {
+        return Err(PoseError::InvalidRotation);
+    }
+    Ok(Isometry::from_parts(pose.translation, proxima_narrowphase::renormalized_rotation(&pose.rotation)))
 }
 
 /// `rotation` renormalised, or [`ShapeError::InvalidRotation`] when it is not

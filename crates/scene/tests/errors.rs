@@ -1,6 +1,7 @@
 //! Every scene error, one test each: the call is rejected and nothing stored changes.
 
-use proxima_narrowphase::{Isometry, Point, Ray, ShapeError, Vector};
+use nalgebra::Translation3 as Translation;
+use proxima_narrowphase::{Isometry, Point, Ray, Rotation, ShapeError, Vector};
 use proxima_scene::*;
 
 fn sphere(x: f32) -> ColliderDesc {
@@ -27,7 +28,10 @@ fn nan_pose_is_rejected_and_nothing_moves() {
     let mut scene = Scene::new();
     let a = scene.insert(sphere(1.0)).unwrap();
     let bad = Isometry::translation(f32::NAN, 0.0, 0.0);
-    assert!(matches!(scene.set_pose(a, bad), Err(SceneError::InvalidShape(ShapeError::NonFinite(_)))));
+    assert_eq!(
+        scene.set_pose(a, bad),
+        Err(SceneError::InvalidPose { handle: Some(a), error: PoseError::NonFiniteTranslation })
+    );
     assert_eq!(scene.get(a).unwrap().pose().translation.vector.x, 1.0);
     let hit = scene.cast_ray_closest(&Ray::new(Point::new(-5.0, 0.0, 0.0), Vector::x(), 10.0), &QueryFilter::default());
     assert!((hit.unwrap().toi - 5.5).abs() < 1e-5);
@@ -95,5 +99,53 @@ fn mesh_vertex_check_agrees_with_the_triangle_check() {
             // Vertex 3 unused: no error, whatever it holds.
             assert!(TriMesh::new(v, vec![[0, 1, 2]]).is_ok(), "{value} on axis {axis}, unused");
         }
+    }
+}
+
+/// A pose with the raw quaternion `(w, x, y, z)`, unnormalised.
+fn raw_pose(x: f32, q: [f32; 4]) -> Isometry {
+    let q = nalgebra::Quaternion::new(q[0], q[1], q[2], q[3]);
+    Isometry::from_parts(Translation::new(x, 0.0, 0.0), Rotation::new_unchecked(q))
+}
+
+#[test]
+fn every_shape_follows_one_pose_rule() {
+    let shapes = [
+        ColliderShape::Sphere { radius: 0.5 },
+        ColliderShape::Obb { half_extents: Vector::repeat(0.5) },
+        ColliderShape::Aabb { half_extents: Vector::repeat(0.5) },
+        ColliderShape::Capsule { half_height: 0.5, radius: 0.25 },
+    ];
+    let rejected = [
+        (raw_pose(0.0, [f32::NAN, 0.0, 0.0, 0.0]), PoseError::InvalidRotation),
+        (raw_pose(0.0, [0.0, 0.0, 0.0, 0.0]), PoseError::InvalidRotation),
+        (raw_pose(0.0, [1.1, 0.0, 0.0, 0.0]), PoseError::InvalidRotation),
+        (raw_pose(f32::INFINITY, [1.0, 0.0, 0.0, 0.0]), PoseError::NonFiniteTranslation),
+        (raw_pose(2e18, [1.0, 0.0, 0.0, 0.0]), PoseError::TranslationTooLarge),
+    ];
+    for shape in shapes {
+        let mut scene = Scene::new();
+        for (pose, error) in rejected {
+            let err = scene.insert(ColliderDesc::new(shape.clone(), pose)).unwrap_err();
+            assert_eq!(err, SceneError::InvalidPose { handle: None, error }, "{shape:?} {pose:?}");
+        }
+        assert!(scene.is_empty());
+        // A quaternion 1.001 long (|q|^2 = 1.002) is renormalised, for every shape.
+        let drifted = raw_pose(3.0, [1.001 * 0.8, 1.001 * 0.6, 0.0, 0.0]);
+        let h = scene.insert(ColliderDesc::new(shape.clone(), drifted)).unwrap();
+        let stored = *scene.get(h).unwrap().pose();
+        assert!((stored.rotation.as_ref().norm() - 1.0).abs() < 1e-6, "{shape:?}: {stored:?}");
+        let aabb = *scene.get(h).unwrap().aabb();
+        scene.set_pose(h, drifted).unwrap();
+        assert_eq!(*scene.get(h).unwrap().aabb(), aabb);
+        // Rejected moves name the handle and change nothing.
+        for (pose, error) in rejected {
+            assert_eq!(scene.set_pose(h, pose), Err(SceneError::InvalidPose { handle: Some(h), error }));
+            assert_eq!(scene.teleport(h, pose), Err(SceneError::InvalidPose { handle: Some(h), error }));
+            assert_eq!(*scene.get(h).unwrap().pose(), stored);
+            assert_eq!(*scene.get(h).unwrap().aabb(), aabb);
+        }
+        let err = SceneError::InvalidPose { handle: Some(h), error: PoseError::NonFiniteTranslation };
+        assert!(err.to_string().contains("pose") && err.to_string().contains(&h.index().to_string()));
     }
 }

@@ -34,7 +34,7 @@ pub struct RayInterval {
 /// [`cast_ray_aabb_x8`](crate::kernels::cast_ray_aabb_x8)): on ties the running value
 /// is kept, so the entry is bit-identical to theirs and never `-0.0`.
 /// `f32::max(0.0, -0.0)` may return either zero, which one depending on the
-/// build (B11: cargo-fuzz's flags gave `-0.0` where the x8 kernel gave `+0.0`).
+/// build (a fuzzing build gave `-0.0` where the x8 kernel gave `+0.0`).
 #[inline]
 pub fn ray_aabb_interval(ray: &PrecomputedRay, aabb: &Aabb) -> Option<RayInterval> {
     let bounds = [aabb.min(), aabb.max()];

@@ -78,7 +78,7 @@ pub(crate) fn ray_capsule_toi(o: &Vector, d: &Vector, a: &Vector, b: &Vector, r:
 }
 
 /// [`ray_capsule_toi`] in f64 (the same steps), for a direction, position or
-/// radius outside [`quadratic_in_f32_range`] (B7, B10): the toi is rounded
+/// radius outside [`quadratic_in_f32_range`] (where the f32 squares would overflow or lose the root): the toi is rounded
 /// once to f32 and the normal returned unit.
 #[cold]
 #[inline(never)]

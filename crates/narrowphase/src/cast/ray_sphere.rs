@@ -43,7 +43,7 @@ pub(crate) fn ray_sphere_toi(m: &Vector, d: &Vector, r: Real) -> Option<Real> {
 /// the f32 range: every square, product and cross-product term of the kernels
 /// is below `size2 dd <= 1e36` or `2 size2 <= 2e37`, and `dd` is not
 /// subnormal (a ray with `|d| < 1e-15` or positions and radii beyond ~3e18
-/// lose the root, B7, B10). Outside, the kernels solve the same quadratic in
+/// lose the root). Outside, the kernels solve the same quadratic in
 /// f64, where the squares of any f32 values are in range (`1e-90` to `1e77`).
 /// A zero `dd` is also accepted by the sweeps (see [`zero_motion_in_range`]).
 #[inline]
@@ -192,7 +192,7 @@ pub fn cast_ray_sphere(ray: &Ray, sphere: &Sphere) -> Option<RayHit> {
 }
 
 /// [`cast_ray_sphere`] in f64 for a direction, position or radius outside
-/// [`quadratic_in_f32_range`] (B7): the root of the same quadratic, rounded
+/// [`quadratic_in_f32_range`]: the root of the same quadratic, rounded
 /// once to f32.
 #[cold]
 #[inline(never)]

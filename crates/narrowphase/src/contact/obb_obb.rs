@@ -352,7 +352,7 @@ const PARALLEL_SIN2: Real = 1e-12;
 /// that box is a face, not an edge: `support_edge` would pick one of two
 /// parallel edges by the sign of a rounding residue, and the closest points
 /// of the wrong edge and B's edge lie a box width apart across the normal
-/// (B16: `e_0 x R_1 = e_2` exactly, for a B whose `R_1 = e_1`, won over
+/// (for instance `e_0 x R_1 = e_2` exactly, for a B whose `R_1 = e_1`, won over
 /// the face `e_2` on a rounding difference in a depth of 1.5e-8). The face
 /// axis it is close to, tested anyway, has the same overlap within
 /// `~1.4e-5` times the boxes' size and offset (the overlap is Lipschitz in

@@ -13,7 +13,7 @@ use nalgebra::{Matrix3, Vector3};
 /// On an edge axis `A_i x B_j` of length `s` (the sine between the edges) the
 /// band is divided by `s`, so edge pairs with `|R_ij| > `
 /// [`NEARLY_PARALLEL_COS`] that the f32 test leaves overlapping are decided
-/// again in f64 (see [`separated_on_edges_f64`]; B17).
+/// again in f64 (see [`separated_on_edges_f64`]).
 pub(crate) const SAT_ABS_EPSILON: Real = 1e-6;
 
 /// Edge pairs whose f32 `|R_ij|` (the cosine between the edges) exceeds this,
@@ -181,8 +181,8 @@ fn near_separating_parallel_edges(ha: &Vector, hb: &Vector, r: &Matrix, t: &Vect
 ///
 /// In f32 on `R = A^T B` this test cannot be decided: the offset
 /// `t_i2 R_i1j - t_i1 R_i2j` and the radii carry an absolute rounding of
-/// `~eps (|t| + h)`, which is divided by `|L| = sin` (B17: edges 0.002 rad
-/// apart, boxes of size 1e5, a 24-unit gap inside the noise). Here `L` is the
+/// `~eps (|t| + h)`, which is divided by `|L| = sin` (edges 0.002 rad apart
+/// on boxes of size 1e5 leave a 24-unit gap inside the noise). Here `L` is the
 /// cross product of the boxes' axes built in f64 from their rotations (the
 /// f32 axes are off by ~6e-8, enough to separate boxes that overlap by that
 /// much of their size) and every projection is a direct dot product,
