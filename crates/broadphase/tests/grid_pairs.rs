@@ -2,7 +2,9 @@
 //! (sorted, so a pair found twice or missed fails) on piles, sparse and
 //! varied worlds, large boxes, touching lattices, points, duplicates, huge
 //! coordinates and a far outlier; the AVX and portable kernels give the same
-//! pairs in the same order; a second call reuses the buffers.
+//! pairs in the same order, at every requested level (lowered to what the CPU
+//! has) and box counts around the lane width; a second call reuses the
+//! buffers.
 
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
@@ -195,6 +197,78 @@ fn the_parallel_search_gives_the_sequential_pairs() {
             assert_eq!(parallel, sequential, "{n} boxes, {threads} threads, second call");
         }
         assert!(sequential.len() > n / 2, "{} pairs", sequential.len());
+    }
+}
+
+/// The default grid searches with this CPU's best kernels, and a requested
+/// level is lowered to what this CPU has (a request, never trusted).
+#[test]
+fn the_default_and_requested_levels_are_what_the_cpu_has() {
+    assert_eq!(GridPairs::new().simd_level(), SimdLevel::detect());
+    assert_eq!(GridPairs::default().simd_level(), SimdLevel::detect());
+    for level in [SimdLevel::Scalar, SimdLevel::Sse2, SimdLevel::Avx] {
+        let grid = GridPairs::with_simd(level);
+        assert_eq!(grid.simd_level(), level.min(SimdLevel::detect()), "{level:?}");
+        assert!(grid.simd_level().is_available(), "{level:?}");
+        assert_eq!(grid.without_packing().simd_level(), level.min(SimdLevel::detect()), "{level:?}");
+    }
+}
+
+/// Every grid the search can be asked for: the default (`new`, `default`),
+/// each requested level, each with and without the AVX2 packing: the double
+/// loop's pairs, all in the same order, and the parallel search's the same.
+fn check_every_level(boxes: &[Aabb], context: &str) {
+    let expected = double_loop(boxes);
+    let mut grids = vec![
+        ("new".to_string(), GridPairs::new()),
+        ("default".to_string(), GridPairs::default()),
+        ("new, unpacked".to_string(), GridPairs::new().without_packing()),
+    ];
+    for level in [SimdLevel::Scalar, SimdLevel::Sse2, SimdLevel::Avx] {
+        grids.push((format!("{level:?}"), GridPairs::with_simd(level)));
+        grids.push((format!("{level:?}, unpacked"), GridPairs::with_simd(level).without_packing()));
+    }
+    let mut first: Option<Vec<(u32, u32)>> = None;
+    for (name, mut grid) in grids {
+        let mut out = Vec::new();
+        grid.pairs_unsorted_into(boxes, &mut out);
+        #[cfg(feature = "parallel")]
+        {
+            let mut parallel = Vec::new();
+            grid.pairs_unsorted_into_parallel(boxes, &mut parallel);
+            assert_eq!(parallel, out, "{context}, {name}: the parallel search's pairs in the same order");
+        }
+        match &first {
+            Some(first) => assert_eq!(&out, first, "{context}, {name}: the same pairs in the same order"),
+            None => first = Some(out.clone()),
+        }
+        out.sort_unstable();
+        assert_eq!(out, expected, "{context}, {name}: {:?}", grid.shape());
+    }
+}
+
+/// 0, 1, 7, 8, 9 and 3000 boxes (runs around the eight lanes of a test, and
+/// a world the parallel search splits): a pile, copies of one box (in one
+/// cell: every run length below the count) and a pile beside three walls
+/// kept out of the grid (tested against every binned box), through every
+/// grid of `check_every_level`.
+#[test]
+fn box_counts_around_the_lane_width_match_the_double_loop() {
+    let mut r = rng(0x6126);
+    let wall = |x: Real| cube(Vector::new(x, 0.0, 0.0), Vector::new(0.25, 100.0, 100.0));
+    for n in [0, 1, 7, 8, 9, 3_000] {
+        let side = 1.5 * (n as Real).cbrt();
+        check_every_level(&random_boxes(&mut r, n, side, (0.2, 0.6)), &format!("{n} boxes, a pile"));
+        let copies = vec![cube(Vector::new(1.0, 2.0, 3.0), Vector::repeat(0.5)); n];
+        check_every_level(&copies, &format!("{n} copies"));
+        if n >= 7 {
+            let mut walled = random_boxes(&mut r, n, side, (0.2, 0.6));
+            walled.extend([wall(0.5), wall(0.7), wall(side + 5.0)]);
+            let mut grid = GridPairs::new();
+            grid.pairs_into(&walled, &mut Vec::new());
+            assert_eq!(grid.shape().large, 3, "{n} boxes: the walls stay out of the grid");
+            check_every_level(&walled, &format!("{n} boxes and walls"));
+        }
     }
 }
 

@@ -98,7 +98,8 @@ pub struct GridPairs {
     /// Scratch: each box's extent (`f64` bits), then each box's cell.
     scratch: Vec<u64>,
     shape: GridShape,
-    /// Kernel request (lowered to what the CPU has at each call).
+    /// Kernel level: at most what this CPU has (lowered when set). The
+    /// search checks the CPU again before it runs AVX code.
     simd: SimdLevel,
     /// Whether the AVX kernel packs its kept pairs with AVX2 when the CPU
     /// has it (off only to test the path without).
@@ -126,7 +127,8 @@ impl Default for GridPairs {
 }
 
 impl GridPairs {
-    /// An empty grid (no buffers yet).
+    /// An empty grid (no buffers yet), searching with the best kernels of
+    /// this CPU.
     pub fn new() -> Self {
         Self {
             first: Vec::new(),
@@ -136,17 +138,26 @@ impl GridPairs {
             large: Vec::new(),
             scratch: Vec::new(),
             shape: GridShape::default(),
-            simd: SimdLevel::Avx,
+            simd: SimdLevel::detect(),
             pack: true,
             pieces: Vec::new(),
         }
     }
 
     /// The same search with the kernels of `simd` at most (the portable one
-    /// with [`SimdLevel::Scalar`]): for tests that compare the kernels.
+    /// with [`SimdLevel::Scalar`]), lowered to what this CPU has: for tests
+    /// that compare the kernels.
     #[doc(hidden)]
     pub fn with_simd(simd: SimdLevel) -> Self {
-        Self { simd, ..Self::new() }
+        Self { simd: simd.min(SimdLevel::detect()), ..Self::new() }
+    }
+
+    /// The kernel level the search uses: [`SimdLevel::detect`] for
+    /// [`new`](Self::new), the requested one lowered to it for
+    /// [`with_simd`](Self::with_simd).
+    #[doc(hidden)]
+    pub fn simd_level(&self) -> SimdLevel {
+        self.simd
     }
 
     /// The AVX search without its AVX2 packing of the kept pairs (the path
@@ -239,7 +250,7 @@ impl GridPairs {
         assert!(boxes.len() < 1 << 29, "GridPairs: 2^29 boxes or more");
         let split = self.split_large(boxes);
         self.bin(boxes, split);
-        self.simd.min(SimdLevel::detect())
+        self.simd
     }
 
     /// Chooses the boxes kept out of the grid (into `large`, ascending) and

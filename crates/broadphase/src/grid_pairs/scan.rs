@@ -7,9 +7,12 @@
 //! 256-bit comparison per bound), and for AVX2 (the same, with the kept pairs
 //! packed by one permutation), chosen at run time as the trees' kernels are.
 //! All give the same pairs in the same order.
+//!
+//! The level handed in is only a request: the AVX and AVX2 code runs only
+//! with a value of [`cpu::Avx`] or [`cpu::Avx2`], which only their `detect`
+//! makes, after checking this CPU at run time.
 
 use super::{overlap, GridPairs};
-use core::mem::MaybeUninit;
 use core::ops::Range;
 use proxima_narrowphase::kernels::SimdLevel;
 use proxima_narrowphase::{Aabb, Real};
@@ -24,13 +27,48 @@ const _: () = assert!(
         && core::mem::size_of::<(u32, u32)>() == 8
 );
 
+/// The bits of a test's mask that name lanes.
+#[cfg(target_arch = "x86_64")]
+const LANE_BITS: u32 = (1 << LANES) - 1;
+
+/// Proofs of this CPU's features: each type has a private field, so only its
+/// `detect` makes a value, and only after the run-time check
+/// (`is_x86_feature_detected!`, which std caches). Code holding one may run
+/// that feature's instructions.
+#[cfg(target_arch = "x86_64")]
+mod cpu {
+    /// This CPU has AVX.
+    #[derive(Clone, Copy, Debug)]
+    pub(super) struct Avx(());
+
+    impl Avx {
+        /// `Some` exactly when this CPU has AVX.
+        #[inline]
+        pub(super) fn detect() -> Option<Self> {
+            std::is_x86_feature_detected!("avx").then_some(Self(()))
+        }
+    }
+
+    /// This CPU has AVX and AVX2.
+    #[derive(Clone, Copy, Debug)]
+    pub(super) struct Avx2(());
+
+    impl Avx2 {
+        /// `Some` exactly when this CPU has AVX and AVX2.
+        #[inline]
+        pub(super) fn detect() -> Option<Self> {
+            (std::is_x86_feature_detected!("avx") && std::is_x86_feature_detected!("avx2")).then_some(Self(()))
+        }
+    }
+}
+
 /// For each 8-bit mask, its set lanes first, in order (then the others):
 /// the permutation that packs a test's kept lanes to the front.
 #[cfg(target_arch = "x86_64")]
-static PACKED: [[u32; LANES]; 256] = {
-    let mut table = [[0u32; LANES]; 256];
+static PACKED: [[u32; LANES]; 1 << LANES] = {
+    let mut table = [[0u32; LANES]; 1 << LANES];
     let mut mask = 0;
-    while mask < 256 {
+    while mask < 1 << LANES {
         let (mut lane, mut at) = (0, 0);
         while lane < LANES {
             if mask & (1 << lane) != 0 {
@@ -122,53 +160,58 @@ unsafe fn avx(b: &[&[Real]; 6], j: usize, q: &Bounds) -> u32 {
 
 /// The pairs of two binned boxes found from the boxes at `positions`
 /// (the first of each pair in the order), appended to `out` in the order of
-/// those positions.
+/// those positions. `simd` is a request: the AVX kernels run only where
+/// [`cpu`] finds the features on this CPU, the portable one otherwise.
 pub(super) fn grid_pairs(grid: &GridPairs, simd: SimdLevel, positions: Range<usize>, out: &mut Vec<(u32, u32)>) {
-    match simd {
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: `simd` is at most `SimdLevel::detect()`, which reports
-        // AVX only when this CPU has it.
-        SimdLevel::Avx if grid.pack && std::is_x86_feature_detected!("avx2") => unsafe {
-            grid_pairs_avx2(grid, positions, out)
-        },
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: as above.
-        SimdLevel::Avx => unsafe { grid_pairs_avx(grid, positions, out) },
-        _ => grid_pairs_with::<_, false>(grid, portable, positions, out),
+    #[cfg(target_arch = "x86_64")]
+    if simd == SimdLevel::Avx {
+        if let Some(avx2) = cpu::Avx2::detect().filter(|_| grid.pack) {
+            // SAFETY: `avx2` exists, so this CPU has AVX2 (`Avx2::detect`).
+            return unsafe { grid_pairs_avx2(avx2, grid, positions, out) };
+        }
+        if let Some(avx) = cpu::Avx::detect() {
+            // SAFETY: `avx` exists, so this CPU has AVX (`Avx::detect`).
+            return unsafe { grid_pairs_avx(avx, grid, positions, out) };
+        }
     }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = simd;
+    grid_pairs_with(grid, portable, EachLane, positions, out);
 }
 
 /// [`grid_pairs_with`] compiled for AVX2: the AVX kernel, and each test's
 /// kept pairs packed to the front by one permutation and stored as two
-/// vectors ([`keep_packed`]).
+/// vectors ([`Pairs::keep_packed`]).
 ///
 /// # Safety
-/// The CPU must have AVX2.
+/// The CPU must have AVX2, which `avx2` proves: holding one is enough.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn grid_pairs_avx2(grid: &GridPairs, positions: Range<usize>, out: &mut Vec<(u32, u32)>) {
-    // SAFETY: this function runs only with AVX2 (its caller's contract).
-    grid_pairs_with::<_, true>(grid, |b, j, q| unsafe { avx(b, j, q) }, positions, out);
+unsafe fn grid_pairs_avx2(avx2: cpu::Avx2, grid: &GridPairs, positions: Range<usize>, out: &mut Vec<(u32, u32)>) {
+    // SAFETY: `avx2` exists, so this CPU has AVX2, and with it AVX
+    // (`Avx2::detect` checks both).
+    grid_pairs_with(grid, |b, j, q| unsafe { avx(b, j, q) }, avx2, positions, out);
 }
 
 /// [`grid_pairs_with`] compiled for AVX, with the AVX kernel inlined.
 ///
 /// # Safety
-/// The CPU must have AVX.
+/// The CPU must have AVX, which `avx` proves: holding one is enough.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx")]
-unsafe fn grid_pairs_avx(grid: &GridPairs, positions: Range<usize>, out: &mut Vec<(u32, u32)>) {
-    // SAFETY: this function runs only with AVX (its caller's contract).
-    grid_pairs_with::<_, false>(grid, |b, j, q| unsafe { avx(b, j, q) }, positions, out);
+unsafe fn grid_pairs_avx(_avx: cpu::Avx, grid: &GridPairs, positions: Range<usize>, out: &mut Vec<(u32, u32)>) {
+    // SAFETY: `_avx` exists, so this CPU has AVX (`Avx::detect`).
+    grid_pairs_with(grid, |b, j, q| unsafe { avx(b, j, q) }, EachLane, positions, out);
 }
 
 /// For each binned box, its runs: its own cell from the next position on and
 /// the next cell (`x + 1`), then the three cells around `x` of the rows
 /// `y + 1`, and `z + 1` with `y - 1`, `y`, `y + 1`.
 #[inline(always)]
-fn grid_pairs_with<K: Kernel, const PACK: bool>(
+fn grid_pairs_with<K: Kernel, S: Store>(
     grid: &GridPairs,
     kernel: K,
+    store: S,
     positions: Range<usize>,
     out: &mut Vec<(u32, u32)>,
 ) {
@@ -189,7 +232,7 @@ fn grid_pairs_with<K: Kernel, const PACK: bool>(
         let lanes = runs.iter().map(|&(start, end)| chunks(start, end)).sum();
         Pairs::into(out, lanes, |pairs| {
             for (start, end) in runs {
-                run::<K, PACK>(&kernel, &b, &q, id, ids, start, end, pairs);
+                run(&kernel, store, &b, &q, id, ids, start, end, pairs);
             }
         });
     }
@@ -201,75 +244,134 @@ fn chunks(start: usize, end: usize) -> usize {
     end.saturating_sub(start).div_ceil(LANES) * LANES
 }
 
-/// The pairs of one box, written into the spare capacity of the output
-/// (its length kept in a register, set once per box): every test writes its
-/// eight candidate pairs and keeps those of its mask (a loop over the mask's
-/// bits would mispredict its exit on most tests; eight stores do not).
-struct Pairs<'a> {
-    spare: &'a mut [MaybeUninit<(u32, u32)>],
-    len: usize,
-}
-
-impl Pairs<'_> {
-    /// Runs `f` with room for `lanes` candidate pairs after `out`'s, then
-    /// keeps those written.
-    #[inline(always)]
-    fn into(out: &mut Vec<(u32, u32)>, lanes: usize, f: impl FnOnce(&mut Pairs<'_>)) {
-        out.reserve(lanes);
-        let mut pairs = Pairs { spare: &mut out.spare_capacity_mut()[..lanes], len: 0 };
-        f(&mut pairs);
-        let kept = pairs.len;
-        // SAFETY: the first `kept` spare slots were written (`keep`).
-        unsafe { out.set_len(out.len() + kept) };
-    }
-
-    /// [`keep`](Self::keep) with AVX2: the lanes set in `mask` packed to the
-    /// front by one permutation (`PACKED[mask]`), paired with `id` by
-    /// vector min and max, and stored as eight pairs whatever the mask (the
-    /// room is reserved); the length advances by the mask's count.
-    ///
-    /// # Safety
-    /// The CPU must have AVX2.
-    #[cfg(target_arch = "x86_64")]
-    #[inline]
-    #[target_feature(enable = "avx2")]
-    unsafe fn keep_packed(&mut self, id: u32, others: &[u32], mask: u32) {
-        use core::arch::x86_64::*;
-        let (others, room) = (&others[..LANES], &mut self.spare[self.len..self.len + LANES]);
-        // SAFETY: AVX2 is enabled here; `others` holds 8 u32s, `room` 8
-        // pairs of u32s (64 bytes), both unaligned loads and stores.
-        unsafe {
-            let packed = _mm256_permutevar8x32_epi32(
-                _mm256_loadu_si256(others.as_ptr().cast()),
-                _mm256_loadu_si256(PACKED[mask as usize & 0xff].as_ptr().cast()),
-            );
-            let id = _mm256_set1_epi32(id as i32);
-            let (lo, hi) = (_mm256_min_epu32(id, packed), _mm256_max_epu32(id, packed));
-            // Pairs 0, 1, 4, 5 and 2, 3, 6, 7 (interleaving works per half).
-            let (front, back) = (_mm256_unpacklo_epi32(lo, hi), _mm256_unpackhi_epi32(lo, hi));
-            let to = room.as_mut_ptr().cast::<__m256i>();
-            _mm256_storeu_si256(to, _mm256_permute2x128_si256::<0x20>(front, back));
-            _mm256_storeu_si256(to.add(1), _mm256_permute2x128_si256::<0x31>(front, back));
-        }
-        self.len += mask.count_ones() as usize;
-    }
-
+/// The way a test's kept pairs are written into [`Pairs`].
+trait Store: Copy {
     /// The pairs of box `id` with the lanes of `others` set in `mask`.
+    fn keep(self, pairs: &mut Pairs<'_>, id: u32, others: &[u32], mask: u32);
+}
+
+/// [`Pairs::keep`]: one store per lane (any CPU).
+#[derive(Clone, Copy)]
+struct EachLane;
+
+impl Store for EachLane {
     #[inline(always)]
-    fn keep(&mut self, id: u32, others: &[u32], mask: u32) {
-        for (lane, &other) in others[..LANES].iter().enumerate() {
-            self.spare[self.len].write((id.min(other), id.max(other)));
-            self.len += ((mask >> lane) & 1) as usize;
+    fn keep(self, pairs: &mut Pairs<'_>, id: u32, others: &[u32], mask: u32) {
+        pairs.keep(id, others, mask);
+    }
+}
+
+/// [`Pairs::keep_packed`]: one permutation and two stores, with AVX2 (the
+/// value proves the CPU has it).
+#[cfg(target_arch = "x86_64")]
+impl Store for cpu::Avx2 {
+    #[inline(always)]
+    fn keep(self, pairs: &mut Pairs<'_>, id: u32, others: &[u32], mask: u32) {
+        // SAFETY: `self` exists, so this CPU has AVX2 (`Avx2::detect`).
+        unsafe { pairs.keep_packed(id, others, mask) };
+    }
+}
+
+/// [`Pairs`], in a module of its own so that only its methods reach its
+/// fields.
+mod pairs {
+    use super::LANES;
+    #[cfg(target_arch = "x86_64")]
+    use super::{LANE_BITS, PACKED};
+    use core::mem::MaybeUninit;
+
+    /// The pairs of one box, written into the spare capacity of the output
+    /// (its length kept in a register, set once per box): every test writes
+    /// its eight candidate pairs and keeps those of its mask (a loop over the
+    /// mask's bits would mispredict its exit on most tests; eight stores do
+    /// not).
+    ///
+    /// Invariant: `len <= spare.len()` and the slots below `len` are written.
+    /// Only `keep` and `keep_packed` change `len`, and each writes a slot
+    /// (through bounds-checked indexing) before counting it, and never
+    /// writes below `len`.
+    pub(super) struct Pairs<'a> {
+        spare: &'a mut [MaybeUninit<(u32, u32)>],
+        len: usize,
+    }
+
+    impl Pairs<'_> {
+        /// Runs `f` with room for `lanes` candidate pairs after `out`'s, then
+        /// keeps those written.
+        #[inline(always)]
+        pub(super) fn into(out: &mut Vec<(u32, u32)>, lanes: usize, f: impl FnOnce(&mut Pairs<'_>)) {
+            out.reserve(lanes);
+            let mut pairs = Pairs { spare: &mut out.spare_capacity_mut()[..lanes], len: 0 };
+            f(&mut pairs);
+            let kept = pairs.len;
+            assert!(kept <= lanes, "kept {kept} pairs in room for {lanes}");
+            // SAFETY: `kept <= lanes` (just checked) and `spare` was sliced
+            // to `lanes` slots of `out`'s spare capacity, so the new length
+            // is within the capacity; the `kept` slots after `out`'s pairs
+            // were written (the invariant of `Pairs`).
+            unsafe { out.set_len(out.len() + kept) };
+        }
+
+        /// [`keep`](Self::keep) with AVX2: the lanes set in `mask` (its low
+        /// `LANES` bits; the others are ignored, as `keep` ignores them)
+        /// packed to the front by one permutation (`PACKED[mask]`), paired
+        /// with `id` by vector min and max, and stored as eight pairs whatever
+        /// the mask (the room is checked); the length advances by the count
+        /// of those bits, at most `LANES`.
+        ///
+        /// # Safety
+        /// The CPU must have AVX2.
+        #[cfg(target_arch = "x86_64")]
+        #[inline]
+        #[target_feature(enable = "avx2")]
+        pub(super) unsafe fn keep_packed(&mut self, id: u32, others: &[u32], mask: u32) {
+            use core::arch::x86_64::*;
+            // The two 256-bit stores below write 8 pairs from 8 lanes.
+            const { assert!(LANES == 8) };
+            let mask = mask & LANE_BITS;
+            let (others, room) = (&others[..LANES], &mut self.spare[self.len..self.len + LANES]);
+            // SAFETY: AVX2 is enabled here (the caller's contract); `others`
+            // holds 8 u32s (32 bytes), `room` 8 pairs of u32s (64 bytes), as
+            // the bounds-checked slicing above ensures; `PACKED[mask]` is in
+            // bounds (`mask < 1 << LANES`) and holds 8 u32s; loads and stores
+            // are unaligned.
+            unsafe {
+                let packed = _mm256_permutevar8x32_epi32(
+                    _mm256_loadu_si256(others.as_ptr().cast()),
+                    _mm256_loadu_si256(PACKED[mask as usize].as_ptr().cast()),
+                );
+                let id = _mm256_set1_epi32(id as i32);
+                let (lo, hi) = (_mm256_min_epu32(id, packed), _mm256_max_epu32(id, packed));
+                // Pairs 0, 1, 4, 5 and 2, 3, 6, 7 (interleaving works per half).
+                let (front, back) = (_mm256_unpacklo_epi32(lo, hi), _mm256_unpackhi_epi32(lo, hi));
+                let to = room.as_mut_ptr().cast::<__m256i>();
+                _mm256_storeu_si256(to, _mm256_permute2x128_si256::<0x20>(front, back));
+                _mm256_storeu_si256(to.add(1), _mm256_permute2x128_si256::<0x31>(front, back));
+            }
+            // The first `mask.count_ones() <= LANES` slots of `room` were written.
+            self.len += mask.count_ones() as usize;
+        }
+
+        /// The pairs of box `id` with the lanes of `others` set in `mask`
+        /// (its low `LANES` bits).
+        #[inline(always)]
+        pub(super) fn keep(&mut self, id: u32, others: &[u32], mask: u32) {
+            for (lane, &other) in others[..LANES].iter().enumerate() {
+                self.spare[self.len].write((id.min(other), id.max(other)));
+                self.len += ((mask >> lane) & 1) as usize;
+            }
         }
     }
 }
+use pairs::Pairs;
 
 /// Tests box `id` (bounds `q`) against positions `start..end` and keeps the
 /// overlapping pairs (room for them was reserved by [`chunks`]).
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-fn run<K: Kernel, const PACK: bool>(
+fn run<K: Kernel, S: Store>(
     kernel: &K,
+    store: S,
     b: &[&[Real]; 6],
     q: &Bounds,
     id: u32,
@@ -283,34 +385,35 @@ fn run<K: Kernel, const PACK: bool>(
         // The lanes past `end` hold other cells' boxes (or padding).
         let inside = if end - j >= LANES { u32::MAX } else { (1 << (end - j)) - 1 };
         let mask = kernel(b, j, q) & inside;
-        #[cfg(target_arch = "x86_64")]
-        if PACK {
-            // SAFETY: PACK is set only by `grid_pairs_avx2` (AVX2 present).
-            unsafe { pairs.keep_packed(id, &ids[j..], mask) };
-            j += LANES;
-            continue;
-        }
-        pairs.keep(id, &ids[j..], mask);
+        store.keep(pairs, id, &ids[j..], mask);
         j += LANES;
     }
 }
 
 /// The pairs of a large box with a binned box (all binned boxes, eight at a
-/// time) and of two large boxes, into `out`.
+/// time) and of two large boxes, into `out`. `simd` is a request, as in
+/// [`grid_pairs`].
 pub(super) fn large_pairs(grid: &GridPairs, boxes: &[Aabb], simd: SimdLevel, out: &mut Vec<(u32, u32)>) {
     if grid.large.is_empty() {
         return;
     }
+    #[cfg(target_arch = "x86_64")]
+    let avx = cpu::Avx::detect().filter(|_| simd == SimdLevel::Avx);
+    #[cfg(not(target_arch = "x86_64"))]
+    let avx: Option<()> = {
+        let _ = simd;
+        None
+    };
     let b = grid.bound_slices();
     let n = grid.cells.len();
     for (k, &l) in grid.large.iter().enumerate() {
         let (lo, hi) = (boxes[l as usize].min(), boxes[l as usize].max());
         let q: Bounds = [lo.x, lo.y, lo.z, hi.x, hi.y, hi.z];
-        match simd {
+        match avx {
             #[cfg(target_arch = "x86_64")]
-            // SAFETY: as in `grid_pairs`.
-            SimdLevel::Avx => unsafe { large_run_avx(&b, &q, l, &grid.ids, n, out) },
-            _ => Pairs::into(out, chunks(0, n), |pairs| run::<_, false>(&portable, &b, &q, l, &grid.ids, 0, n, pairs)),
+            // SAFETY: `avx` exists, so this CPU has AVX (`Avx::detect`).
+            Some(avx) => unsafe { large_run_avx(avx, &b, &q, l, &grid.ids, n, out) },
+            _ => Pairs::into(out, chunks(0, n), |pairs| run(&portable, EachLane, &b, &q, l, &grid.ids, 0, n, pairs)),
         }
         for &m in &grid.large[k + 1..] {
             if overlap(boxes, l, m) {
@@ -323,11 +426,173 @@ pub(super) fn large_pairs(grid: &GridPairs, boxes: &[Aabb], simd: SimdLevel, out
 /// [`run`] over every binned box with the AVX kernel.
 ///
 /// # Safety
-/// The CPU must have AVX.
+/// The CPU must have AVX, which `avx` proves: holding one is enough.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx")]
-unsafe fn large_run_avx(b: &[&[Real]; 6], q: &Bounds, id: u32, ids: &[u32], n: usize, out: &mut Vec<(u32, u32)>) {
-    // SAFETY: this function runs only with AVX (its caller's contract).
+unsafe fn large_run_avx(
+    _avx: cpu::Avx,
+    b: &[&[Real]; 6],
+    q: &Bounds,
+    id: u32,
+    ids: &[u32],
+    n: usize,
+    out: &mut Vec<(u32, u32)>,
+) {
+    // SAFETY: `_avx` exists, so this CPU has AVX (`Avx::detect`).
     let kernel = |b: &[&[Real]; 6], j, q: &Bounds| unsafe { avx(b, j, q) };
-    Pairs::into(out, chunks(0, n), |pairs| run::<_, false>(&kernel, b, q, id, ids, 0, n, pairs));
+    Pairs::into(out, chunks(0, n), |pairs| run(&kernel, EachLane, b, q, id, ids, 0, n, pairs));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proxima_narrowphase::Point;
+    use proxima_test_support::{rng, Rng};
+
+    /// Run lengths around the lane width and a long one.
+    const SIZES: [usize; 6] = [0, 1, 7, 8, 9, 1_000];
+
+    /// `n` random boxes as the grid lays them out: six bound arrays padded
+    /// with `LANES` NaNs, and ids (some below and some above the tested
+    /// box's) padded with `LANES` stale ones.
+    fn bound_arrays(r: &mut impl Rng, n: usize) -> ([Vec<Real>; 6], Vec<u32>) {
+        let mut b: [Vec<Real>; 6] = Default::default();
+        for _ in 0..n {
+            let lo: [Real; 3] = core::array::from_fn(|_| r.random_range(0.0..4.0));
+            for axis in 0..3 {
+                b[axis].push(lo[axis]);
+                b[3 + axis].push(lo[axis] + r.random_range(0.0..1.5));
+            }
+        }
+        for v in &mut b {
+            v.extend([Real::NAN; LANES]);
+        }
+        let ids = (0..n + LANES).map(|_| r.random_range(0..2 * n as u32 + 2)).collect();
+        (b, ids)
+    }
+
+    /// The pairs of `id` (bounds `q`) with positions `start..end`, one at a time.
+    fn brute(b: &[&[Real]; 6], q: &Bounds, id: u32, ids: &[u32], start: usize, end: usize) -> Vec<(u32, u32)> {
+        (start..end)
+            .filter(|&k| (0..3).all(|axis| q[axis] <= b[3 + axis][k] && b[axis][k] <= q[3 + axis]))
+            .map(|k| (id.min(ids[k]), id.max(ids[k])))
+            .collect()
+    }
+
+    /// [`run`] appended after a pair already in the output (which it keeps).
+    #[allow(clippy::too_many_arguments)]
+    fn run_into<K: Kernel, S: Store>(
+        kernel: K,
+        store: S,
+        b: &[&[Real]; 6],
+        q: &Bounds,
+        id: u32,
+        ids: &[u32],
+        start: usize,
+        end: usize,
+    ) -> Vec<(u32, u32)> {
+        let mut out = vec![(u32::MAX, u32::MAX)];
+        Pairs::into(&mut out, chunks(start, end), |pairs| run(&kernel, store, b, q, id, ids, start, end, pairs));
+        assert_eq!(out[0], (u32::MAX, u32::MAX), "the earlier pair is kept");
+        out.split_off(1)
+    }
+
+    /// Every kernel with every way of keeping pairs (those this CPU has)
+    /// against a loop over the positions, on runs of 0, 1, 7, 8, 9 and 1000
+    /// positions from several starts.
+    #[test]
+    fn runs_of_every_length_match_a_loop() {
+        let mut r = rng(0x5CA7);
+        for n in SIZES {
+            let (arrays, ids) = bound_arrays(&mut r, n);
+            let b: [&[Real]; 6] = core::array::from_fn(|i| arrays[i].as_slice());
+            for case in 0..20 {
+                let lo: [Real; 3] = core::array::from_fn(|_| r.random_range(-1.0..4.0));
+                let q: Bounds = [lo[0], lo[1], lo[2], lo[0] + 2.0, lo[1] + 2.0, lo[2] + 2.0];
+                let id = r.random_range(0..2 * n as u32 + 2);
+                for start in [0, 1, n / 2, n.saturating_sub(1), n] {
+                    let expected = brute(&b, &q, id, &ids, start, n);
+                    let context = format!("n {n} case {case} start {start}");
+                    assert_eq!(run_into(portable, EachLane, &b, &q, id, &ids, start, n), expected, "{context}");
+                    #[cfg(target_arch = "x86_64")]
+                    if let Some(avx2) = cpu::Avx2::detect() {
+                        let got = run_into(portable, avx2, &b, &q, id, &ids, start, n);
+                        assert_eq!(got, expected, "{context}, packed");
+                    }
+                    #[cfg(target_arch = "x86_64")]
+                    if cpu::Avx::detect().is_some() {
+                        // SAFETY: `Avx::detect` found AVX on this CPU just above.
+                        let kernel = |b: &[&[Real]; 6], j, q: &Bounds| unsafe { avx(b, j, q) };
+                        assert_eq!(run_into(kernel, EachLane, &b, &q, id, &ids, start, n), expected, "{context}, AVX");
+                        if let Some(avx2) = cpu::Avx2::detect() {
+                            let got = run_into(kernel, avx2, &b, &q, id, &ids, start, n);
+                            assert_eq!(got, expected, "{context}, AVX, packed");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Only a mask's lane bits count, in both ways of keeping pairs: bits
+    /// above them neither add pairs nor advance the length.
+    #[test]
+    fn only_the_lane_bits_of_a_mask_keep_pairs() {
+        let ids: Vec<u32> = (0..LANES as u32).map(|l| l * 5).collect();
+        let id = 11;
+        for mask in 0..1u32 << LANES {
+            let expected: Vec<(u32, u32)> =
+                (0..LANES).filter(|l| mask >> l & 1 == 1).map(|l| (id.min(ids[l]), id.max(ids[l]))).collect();
+            for high in [0, 1 << LANES, 0xffff_ff00, u32::MAX << LANES] {
+                let mut out = Vec::new();
+                Pairs::into(&mut out, LANES, |pairs| EachLane.keep(pairs, id, &ids, mask | high));
+                assert_eq!(out, expected, "mask {:#x}", mask | high);
+                #[cfg(target_arch = "x86_64")]
+                if let Some(avx2) = cpu::Avx2::detect() {
+                    out.clear();
+                    Pairs::into(&mut out, LANES, |pairs| avx2.keep(pairs, id, &ids, mask | high));
+                    assert_eq!(out, expected, "mask {:#x}, packed", mask | high);
+                }
+            }
+        }
+    }
+
+    /// The search's two halves at each requested level (whatever this CPU
+    /// has: the level is only a request), with and without packing, against
+    /// a double loop: 0, 1, 7, 8, 9 and 1000 binned boxes in one cell (every
+    /// run length below the count) and among three large boxes.
+    #[test]
+    fn every_requested_level_gives_the_double_loops_pairs() {
+        let unit = Aabb::new(Point::new(0.0, 0.0, 0.0), Point::new(1.0, 1.0, 1.0));
+        let wall = |x: Real| Aabb::new(Point::new(x, -50.0, -50.0), Point::new(x + 0.5, 50.0, 50.0));
+        for n in SIZES {
+            let mut boxes = vec![unit; n];
+            if n >= 7 {
+                boxes.extend([wall(0.5), wall(0.75), wall(5.0)]);
+            }
+            let count = boxes.len() as u32;
+            let expected: Vec<(u32, u32)> = (0..count)
+                .flat_map(|i| (i + 1..count).map(move |j| (i, j)))
+                .filter(|&(i, j)| overlap(&boxes, i, j))
+                .collect();
+            let mut reference: Option<Vec<(u32, u32)>> = None;
+            for level in [SimdLevel::Scalar, SimdLevel::Sse2, SimdLevel::Avx] {
+                for pack in [false, true] {
+                    let mut grid = GridPairs::new();
+                    grid.pack = pack;
+                    let mut out = Vec::new();
+                    let _ = grid.prepare(&boxes, &mut out);
+                    assert_eq!(grid.shape().large, if n >= 7 { 3 } else { 0 }, "n {n}");
+                    grid_pairs(&grid, level, 0..grid.cells.len(), &mut out);
+                    large_pairs(&grid, &boxes, level, &mut out);
+                    match &reference {
+                        Some(first) => assert_eq!(&out, first, "n {n} {level:?} pack {pack}: the same order"),
+                        None => reference = Some(out.clone()),
+                    }
+                    out.sort_unstable();
+                    assert_eq!(out, expected, "n {n} {level:?} pack {pack}");
+                }
+            }
+        }
+    }
 }

@@ -37,6 +37,16 @@ impl BlockHits {
     }
 }
 
+/// The SIMD kernels read a row in place with aligned loads (`_mm_load_ps`
+/// at 0 or 4 floats, `_mm256_load_ps` at 0): each row is 32 bytes, at a
+/// multiple of 32 bytes in the 32-byte-aligned block (`v` is its only field,
+/// at offset 0, `repr(C)`), so every row is 32-byte aligned.
+const _: () = assert!(
+    core::mem::size_of::<[Real; LANES]>() == 32
+        && core::mem::align_of::<TriangleBlock>() == 32
+        && core::mem::offset_of!(TriangleBlock, v) == 0
+);
+
 /// Up to [`LANES`] triangles, structure of arrays: `v[vertex][axis][lane]`.
 /// Unused lanes, and degenerate triangles (whose face normal does not
 /// normalise, which `cast_ray_triangle` never reports), hold NaN vertices,
@@ -137,36 +147,38 @@ impl TriangleBlock {
         #[cfg(target_arch = "x86_64")]
         {
             let mut out = BlockHits { mask: 0, toi: [0.0; LANES] };
-            let mut zero = 0;
-            for half in 0..LANES / 4 {
-                let (mask, zeros) = self.hits_sse2(ray, max_toi, half, &mut out.toi);
-                out.mask |= mask << (4 * half);
-                zero |= zeros;
-            }
-            if zero == 0 {
+            let (low, low_zeros) = self.hits_sse2::<0>(ray, max_toi, &mut out.toi);
+            let (high, high_zeros) = self.hits_sse2::<1>(ray, max_toi, &mut out.toi);
+            out.mask = low | high << 4;
+            if low_zeros | high_zeros == 0 {
                 return out;
             }
         }
         self.hits_scalar(ray, max_toi)
     }
 
-    /// Lanes `4 * half .. 4 * half + 4` of [`TriangleBlock::hits`]: their hit
-    /// mask (bit `l` for lane `4 * half + l`), their `toi` into `toi`, and a
-    /// nonzero value when some edge function is exactly 0.
+    /// Lanes `4 * HALF .. 4 * HALF + 4` of [`TriangleBlock::hits`]: their hit
+    /// mask (bit `l` for lane `4 * HALF + l`), their `toi` into `toi`, and a
+    /// nonzero value when some edge function is exactly 0. `HALF` is 0 or 1
+    /// (checked at compile time).
     #[cfg(target_arch = "x86_64")]
     #[inline(always)]
-    fn hits_sse2(&self, ray: &WatertightRay, max_toi: Real, half: usize, toi: &mut [Real; LANES]) -> (u32, i32) {
+    fn hits_sse2<const HALF: usize>(&self, ray: &WatertightRay, max_toi: Real, toi: &mut [Real; LANES]) -> (u32, i32) {
         use core::arch::x86_64::*;
+        const { assert!(HALF < LANES / 4) };
         let [kx, ky, kz] = ray.axes();
         let [sx, sy, sz] = ray.shear();
         let o = *ray.origin();
-        // SAFETY: SSE2 is enabled on every x86_64 target. Row `v[k][axis]` is
-        // an `[f32; 8]` at a multiple of 32 bytes in a 32-byte-aligned struct,
-        // so its halves (`+ 4 * half` floats, `half < 2`) are 16-byte aligned
-        // for `_mm_load_ps` and lie inside the row; the store writes 4 floats
-        // at offset `4 * half` of the `[f32; 8]` `toi`.
+        // The four lanes of `toi` (slices by constants: checked at compile time).
+        let toi: &mut [Real; 4] = (&mut toi[4 * HALF..4 * HALF + 4]).try_into().expect("4 lanes");
+        // SAFETY: SSE2 is enabled on every x86_64 target. Each load reads the
+        // 4 floats of the checked subslice `self.v[k][axis][4 * HALF..][..4]`
+        // (in bounds: `HALF < 2`, asserted above), 16-byte aligned as
+        // `_mm_load_ps` requires (every row is 32-byte aligned, asserted next
+        // to `TriangleBlock`, and `4 * HALF` floats are 0 or 16 bytes); the
+        // store writes the 4 floats of `toi`.
         unsafe {
-            let row = |k: usize, axis: usize| _mm_load_ps(self.v[k][axis].as_ptr().add(4 * half));
+            let row = |k: usize, axis: usize| _mm_load_ps(self.v[k][axis][4 * HALF..][..4].as_ptr());
             let (ox, oy, oz) = (_mm_set1_ps(o[kx]), _mm_set1_ps(o[ky]), _mm_set1_ps(o[kz]));
             let (sx, sy, sz) = (_mm_set1_ps(sx), _mm_set1_ps(sy), _mm_set1_ps(sz));
             // Per vertex: z = p_kz - o_kz, x = (p_kx - o_kx) - sx z, y = (p_ky - o_ky) - sy z.
@@ -192,7 +204,7 @@ impl TriangleBlock {
             // Same signs, det != 0 (unordered: NaN passes, as `!=` does), 0 <= t <= max_toi.
             let in_range = _mm_and_ps(_mm_cmple_ps(zero, t), _mm_cmple_ps(t, _mm_set1_ps(max_toi)));
             let hit = _mm_andnot_ps(_mm_and_ps(neg, pos), _mm_and_ps(_mm_cmpneq_ps(det, zero), in_range));
-            _mm_storeu_ps(toi.as_mut_ptr().add(4 * half), t);
+            _mm_storeu_ps(toi.as_mut_ptr(), t);
             (_mm_movemask_ps(hit) as u32, zeros)
         }
     }
@@ -389,6 +401,84 @@ mod tests {
         let frac = hit_cases as f64 / cases as f64;
         assert!((0.3..0.7).contains(&frac), "hit fraction {frac}");
         assert!(scalar_blocks > 100, "only {scalar_blocks} blocks took the scalar path");
+    }
+
+    /// Blocks of 0, 1, 7 and 8 triangles, and 9 and 1000 triangles cut into
+    /// blocks of eight (the last one partly filled): each SSE2 half on its
+    /// own, the whole `hits` and the AVX kernel give the scalar path's hit
+    /// lanes and `toi` bits, and unused lanes never hit. Rays aim at a
+    /// triangle's centroid or at a random point, so both hits and misses
+    /// occur in every fill.
+    #[test]
+    fn every_block_fill_matches_the_scalar_path() {
+        let mut rng = proxima_test_support::rng(0xB10D);
+        let place = Placement::new(2.0, 0.2, 1.0);
+        let mut hits = 0usize;
+        for n in [0, 1, 7, 8, 9, 1_000] {
+            let tris: Vec<Triangle> = (0..n).map(|_| gen::triangle(&mut rng, &place)).collect();
+            let mut blocks: Vec<(usize, TriangleBlock)> = tris
+                .chunks(LANES)
+                .map(|chunk| (chunk.len(), TriangleBlock::new(chunk.iter().map(Triangle::vertices))))
+                .collect();
+            if n == 0 {
+                blocks.push((0, TriangleBlock::new([])));
+            }
+            for case in 0..200 {
+                let origin = gen::point(&mut rng, &Placement::new(4.0, 0.0, 0.0));
+                let target = match n {
+                    0 => gen::point(&mut rng, &place),
+                    _ if rng.random_range(0..4) == 0 => gen::point(&mut rng, &place),
+                    _ => {
+                        let [a, b, c] = tris[rng.random_range(0..n)].vertices();
+                        Point::from((a.coords + b.coords + c.coords) / 3.0)
+                    }
+                };
+                let dir = target - origin;
+                if dir.norm() < 1e-3 {
+                    continue;
+                }
+                let max_toi =
+                    if rng.random_range(0..4) == 0 { gen::uniform(&mut rng, 0.0, 1.2) } else { Real::INFINITY };
+                let ray = WatertightRay::new(&Ray::new(origin, dir, max_toi));
+                for (b, (used, block)) in blocks.iter().enumerate() {
+                    let context = format!("{n} triangles, case {case}, block {b}");
+                    let scalar = block.hits_scalar(&ray, max_toi);
+                    assert_eq!(scalar.mask >> used, 0, "{context}: unused lanes hit (scalar)");
+                    hits += scalar.mask.count_ones() as usize;
+                    let same = |name: &str, got: &BlockHits| {
+                        assert_eq!(got.mask, scalar.mask, "{context}: {name}");
+                        for l in (0..LANES).filter(|l| scalar.mask >> l & 1 == 1) {
+                            assert_eq!(got.toi[l].to_bits(), scalar.toi[l].to_bits(), "{context}: {name}, lane {l}");
+                        }
+                    };
+                    same("hits", &block.hits(&ray, max_toi));
+                    #[cfg(target_arch = "x86_64")]
+                    {
+                        let mut toi = [Real::NAN; LANES];
+                        let halves = [
+                            block.hits_sse2::<0>(&ray, max_toi, &mut toi),
+                            block.hits_sse2::<1>(&ray, max_toi, &mut toi),
+                        ];
+                        for (half, (mask, zeros)) in halves.into_iter().enumerate() {
+                            // An edge function of exactly 0: `hits` takes the scalar path.
+                            if zeros != 0 {
+                                continue;
+                            }
+                            assert_eq!(mask, scalar.mask >> (4 * half) & 0xf, "{context}: half {half}");
+                            for l in (0..4).filter(|l| mask >> l & 1 == 1) {
+                                let lane = 4 * half + l;
+                                assert_eq!(toi[lane].to_bits(), scalar.toi[lane].to_bits(), "{context}: lane {lane}");
+                            }
+                        }
+                        if proxima_narrowphase::kernels::SimdLevel::Avx.is_available() {
+                            // SAFETY: checked just above.
+                            same("avx", &unsafe { block.hits_avx(&ray, max_toi) });
+                        }
+                    }
+                }
+            }
+        }
+        assert!(hits > 500, "only {hits} hits");
     }
 
     #[test]
