@@ -182,8 +182,8 @@ impl Scene {
 
     /// Moves a collider. The previous pose is kept as the start of this
     /// frame's CCD sweep. Rejects a stale handle, or a pose that breaks the
-    /// rule of every pose ([`PoseError`]: a finite translation, a quaternion
-    /// within [`POSE_ROTATION_TOLERANCE`] of unit length, which is
+    /// rule of every pose ([`PoseError`](crate::PoseError): a finite translation, a quaternion
+    /// within [`POSE_ROTATION_TOLERANCE`](crate::POSE_ROTATION_TOLERANCE) of unit length, which is
     /// renormalised) with [`SceneError::InvalidPose`] naming the handle,
     /// leaving the scene unchanged.
     ///

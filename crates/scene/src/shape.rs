@@ -105,7 +105,7 @@ pub(crate) fn validated_pose(pose: &Isometry) -> Result<Isometry, PoseError> {
     }
     let q = pose.rotation.as_ref().coords;
     let n2 = q.norm_squared();
-    if !q.iter().all(|x| x.is_finite()) || !((n2 - 1.0).abs() <= POSE_ROTATION_TOLERANCE) {
+    if !q.iter().all(|x| x.is_finite()) || (n2 - 1.0).abs() > POSE_ROTATION_TOLERANCE {
         return Err(PoseError::InvalidRotation);
     }
     Ok(Isometry::from_parts(pose.translation, proxima_narrowphase::renormalized_rotation(&pose.rotation)))

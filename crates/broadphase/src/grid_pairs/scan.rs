@@ -92,7 +92,8 @@ impl<K: Fn(&[&[Real]; 6], usize, &Bounds) -> u32> Kernel for K {}
 
 /// The bound arrays' lanes `j..j + LANES`, without a closure: closures
 /// inside the AVX kernel (`core::array::from_fn`'s, a `load` helper) kept
-/// its intrinsics out of line and made the search twice as slow (measured);
+/// its intrinsics out of line, since a closure inside a `target_feature`
+/// function is compiled without the feature (docs/decisions/0010-grid-pair-search.md);
 /// the closures that only call the kernel inline.
 #[inline(always)]
 fn lanes<'a>(b: &[&'a [Real]; 6], j: usize) -> [&'a [Real]; 6] {
