@@ -14,14 +14,18 @@ use proxima_narrowphase::{Aabb, Capsule, Isometry, Point, Real, Rotation, ShapeE
 
 use crate::shape::{ColliderShape, WorldShape};
 
-/// A handle to a collider in a [`Scene`](crate::Scene): a slot and the slot's
-/// generation. A handle kept after `remove` is detected as stale, never
-/// silently aliased to the collider that reuses the slot.
+/// A handle to a collider in a [`Scene`](crate::Scene): a slot, the slot's
+/// generation and the id of the scene that made it. A handle kept after
+/// `remove` is detected as stale, never silently aliased to the collider
+/// that reuses the slot, and a handle from another scene is refused the same
+/// way (a clone of a scene, or a scene restored from a snapshot, keeps the
+/// original's id and accepts its handles).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct ColliderHandle {
     pub(crate) index: u32,
     pub(crate) generation: u32,
+    pub(crate) scene: u32,
 }
 
 impl ColliderHandle {

@@ -45,8 +45,8 @@ impl std::error::Error for MeshError {}
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub enum SceneError {
-    /// The handle names no collider: removed, or from another scene (its
-    /// generation does not match the slot's).
+    /// The handle names no collider: removed (its generation does not match
+    /// the slot's), or made by another scene (its scene id differs).
     StaleHandle,
     /// The shape or pose is invalid (NaN, infinity, negative size).
     InvalidShape(ShapeError),

@@ -149,3 +149,26 @@ fn every_shape_follows_one_pose_rule() {
         assert!(err.to_string().contains("pose") && err.to_string().contains(&h.index().to_string()));
     }
 }
+
+#[test]
+fn a_handle_from_another_scene_is_refused() {
+    let mut first = Scene::new();
+    let mut second = Scene::new();
+    // Same slot and generation in both scenes: only the scene tells them apart.
+    let a = first.insert(sphere(1.0)).unwrap();
+    let b = second.insert(sphere(5.0)).unwrap();
+    assert_eq!((a.index(), b.index()), (0, 0));
+    assert!(second.get(a).is_none() && first.get(b).is_none());
+    assert_eq!(second.set_pose(a, Isometry::identity()), Err(SceneError::StaleHandle));
+    assert_eq!(second.remove(a).err(), Some(SceneError::StaleHandle));
+    assert_eq!(second.get(b).unwrap().pose().translation.vector.x, 5.0);
+    assert_eq!(second.len(), 1);
+    // A clone is the same world: its colliders answer to the original's handles.
+    let copy = first.clone();
+    assert_eq!(copy.get(a).unwrap().pose().translation.vector.x, 1.0);
+    // Handles that the scene itself reports (iteration, queries) are its own.
+    let (h, _) = second.iter().next().unwrap();
+    assert_eq!(h, b);
+    let hit = second.cast_ray_closest(&Ray::new(Point::new(0.0, 0.0, 0.0), Vector::x(), 10.0), &QueryFilter::default());
+    assert_eq!(hit.unwrap().collider, b);
+}

@@ -27,7 +27,7 @@ fn b9_collider_moved_from_far_away_is_found() {
     // The fuzz input, a sphere at -f32::MAX, is now rejected (MAX_COORDINATE):
     let far = Isometry::translation(0.0, -3.4028235e38, 0.0);
     let r = scene.insert(ColliderDesc::new(ColliderShape::Sphere { radius: 1.0 }, far));
-    assert_eq!(r, Err(SceneError::InvalidShape(ShapeError::TooLarge("sphere centre or radius"))));
+    assert_eq!(r, Err(SceneError::InvalidPose { handle: None, error: PoseError::TranslationTooLarge }));
     assert!(scene.is_empty());
     // and a sphere at the bound moves back like any other.
     let far = Isometry::translation(0.0, -MAX_COORDINATE, 0.0);
@@ -47,6 +47,9 @@ fn b1_collider_boxes_stay_finite() {
     let mut scene = Scene::new();
     let far = Isometry::translation(3e38, 0.0, 0.0);
     let r = scene.insert(ColliderDesc::new(ColliderShape::Sphere { radius: 1e38 }, far));
+    assert_eq!(r, Err(SceneError::InvalidPose { handle: None, error: PoseError::TranslationTooLarge }));
+    // Within the bound, the radius alone is too large.
+    let r = scene.insert(ColliderDesc::new(ColliderShape::Sphere { radius: 1e38 }, Isometry::identity()));
     assert_eq!(r, Err(SceneError::InvalidShape(ShapeError::TooLarge("sphere centre or radius"))));
     let m = MAX_COORDINATE;
     let far = Isometry::translation(m, 0.0, 0.0);
@@ -95,7 +98,7 @@ fn b22_sizes_beyond_the_bound_are_rejected() {
     );
     let mesh = std::sync::Arc::new(tri(0.0).unwrap());
     let r = scene.insert(ColliderDesc::new(ColliderShape::TriMesh(mesh), Isometry::translation(0.0, 0.0, 2e18)));
-    assert_eq!(r, Err(SceneError::InvalidShape(ShapeError::TooLarge("mesh pose"))));
+    assert_eq!(r, Err(SceneError::InvalidPose { handle: None, error: PoseError::TranslationTooLarge }));
     assert_eq!(scene.len(), 1);
     scene.validate().unwrap();
     let ray = Ray::new(Point::new(-10.0, 0.0, 0.0), Vector::x(), f32::INFINITY);
