@@ -1,15 +1,31 @@
 //! Pair tracking for moving worlds: which proxies started or stopped
 //! overlapping since the last update, at a cost that follows what moved.
 //!
-//! - this file: the tracker, its proxies and their options;
+//! - this file: the tracker's public types, its state, construction and
+//!   read access;
+//! - `records`: the per-slot tables (fat box and leaf, tight box and change
+//!   stamp) and this frame's change log;
+//! - `edit`: insert, remove, move and re-filter, which write the change log;
+//! - `query`: box and ray queries against the fat boxes;
+//! - `validate`: the consistency check of trees and pair set;
 //! - `tree`: one kind of proxy (dynamic or static) in a refitted 8-wide BVH;
-//! - `update`: the per-frame update (tree upkeep, the movers' queries, the
-//!   merge into the pair set), sequential and parallel.
+//! - `update`: the per-frame update (tree upkeep, the choice of searches,
+//!   the frame's close), with `search` (the changed proxies' searches for
+//!   new pairs, over the `view` of the tracker's state), `merge` (the merge
+//!   into the pair set) and `parallel` (the same on rayon's pool).
 
+mod edit;
+mod merge;
+mod parallel;
+mod query;
+mod records;
+mod search;
 #[cfg(feature = "serde")]
 mod snapshot;
 mod tree;
 mod update;
+mod validate;
+mod view;
 
 pub use update::UpdateStats;
 
@@ -17,27 +33,9 @@ use crate::pairs::{slots_of, Pair};
 use crate::slots::Slots;
 use crate::static_bvh::MarkedScratch;
 use crate::{BroadPhaseError, CollisionGroups, DynamicTreeOptions, ProxyId};
-use crate::{RayControl, TreeStats, ValidationError};
-use core::ops::ControlFlow;
-use proxima_narrowphase::{cast_ray_aabb, intersects_aabb_aabb, Aabb, Ray, Real, Vector};
+use proxima_narrowphase::Aabb;
+use records::{held, Change, ChangeEntry, Entry, Record, TightRecord};
 use tree::KindTree;
-
-/// The proxy slot `slot` held at the last update: its occupant now when it
-/// did not change this frame, else the `before` of its latest change.
-#[inline]
-pub(crate) fn held<T>(
-    proxies: &Slots<Entry<T>>,
-    changed: &[u64],
-    tights: &[TightRecord],
-    changes: &[ChangeEntry],
-    slot: u32,
-) -> ProxyId {
-    if changed[slot as usize / 64] & (1 << (slot % 64)) == 0 {
-        proxies.id_of(slot as usize)
-    } else {
-        changes[tights[slot as usize].change as usize].before
-    }
-}
 
 /// How a proxy takes part in pairing.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -73,66 +71,6 @@ impl PairEvent {
             Self::Started(a, b) | Self::Stopped(a, b) => (a, b),
         }
     }
-}
-
-/// A proxy's user data and options (the slot map's value).
-#[derive(Clone, Debug)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-pub(crate) struct Entry<T> {
-    pub(crate) data: T,
-    pub(crate) options: ProxyOptions,
-}
-
-/// A proxy's fat box and where it lives: what a move, a query's hit and a
-/// tree build read. Half a cache line.
-#[derive(Clone, Copy, Debug)]
-#[repr(C, align(32))]
-pub(crate) struct Record {
-    /// The fat box every query tests.
-    pub(crate) fat: Aabb,
-    /// Its leaf slot in its kind's BVH, or `tree::NONE` while pending.
-    pub(crate) leaf: u32,
-    /// A copy of its options' static flag (which tree holds it).
-    pub(crate) is_static: bool,
-}
-
-/// A proxy's tight box and this frame's change stamp: what the merge reads
-/// for every pair of the set, kept apart from [`Record`] so that its table
-/// (32 bytes a proxy, half of one shared record) stays in cache on large
-/// pair sets.
-#[derive(Clone, Copy, Debug)]
-#[repr(C, align(32))]
-pub(crate) struct TightRecord {
-    /// The tight box last given.
-    pub(crate) tight: Aabb,
-    /// The epoch of the proxy's last change.
-    pub(crate) stamp: u32,
-    /// That change's index in `changes`.
-    pub(crate) change: u32,
-}
-
-/// One change of this frame: the proxy, how it changed, and the proxy its
-/// slot held at the last update (`before`: the first of the slot's proxies to
-/// change this frame; another than `id` when the slot was freed and reused
-/// within the frame). The pair set stores slots, so `before` names the
-/// proxies of its old pairs.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct ChangeEntry {
-    pub(crate) id: ProxyId,
-    pub(crate) change: Change,
-    pub(crate) before: ProxyId,
-}
-
-/// How a proxy changed since the last update.
-#[derive(Clone, Copy, Debug)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-pub(crate) enum Change {
-    /// Its fat box grew out of `old_fat`, the fat box it had at the last update.
-    Moved { old_fat: Aabb },
-    /// Inserted or re-filtered: every pair it had is re-derived.
-    Fresh,
-    /// Removed.
-    Removed,
 }
 
 /// The persistent pair set of a moving world (the pair manager of Box2D's
@@ -231,9 +169,9 @@ pub struct PairTracker<T = ()> {
     queries: Vec<(u32, u32)>,
     events: Vec<PairEvent>,
     /// Per-slice output and descent stacks of the parallel update's searches.
-    chunks: Vec<update::ParChunk>,
+    chunks: Vec<parallel::ParChunk>,
     /// The parallel merge's pieces after the first.
-    pieces: Vec<update::MergePiece>,
+    pieces: Vec<parallel::MergePiece>,
     /// The stacks of the marked self-descent.
     search: MarkedScratch,
     /// Whether this frame's dynamic pairs come from the marked self-descent.
@@ -331,196 +269,11 @@ impl<T> PairTracker<T> {
         self.options
     }
 
-    /// The tree holding the proxies of `options`' kind.
-    #[inline]
-    fn tree_mut(&mut self, options: &ProxyOptions) -> &mut KindTree {
-        if options.is_static {
-            &mut self.fixed
-        } else {
-            &mut self.dynamic
-        }
-    }
-
-    /// Records a change of proxy `id` this frame (see
-    /// [`record_entry`](Self::record_entry)); an insert, removal or re-filter
-    /// also sets the slot's bit in `renewed` (its pairs are derived again).
-    fn record(&mut self, id: ProxyId, change: Change) {
-        if !matches!(change, Change::Moved { .. }) {
-            let slot = id.index() as usize;
-            self.renewed[slot / 64] |= 1 << (slot % 64);
-        }
-        self.record_entry(id, change);
-    }
-
-    /// The change entry of [`record`](Self::record), without the `renewed`
-    /// bit: what `move_proxy` calls (a move renews nothing), inlined there.
-    /// A proxy changed twice keeps its first `old_fat`, and `Fresh` or
-    /// `Removed` override `Moved`. A slot's first change this frame names the
-    /// proxy it held at the last update (a proxy inserted into a slot that
-    /// was free then has no old pair, so what it names is never read).
-    #[inline(always)]
-    fn record_entry(&mut self, id: ProxyId, change: Change) {
-        let slot = id.index() as usize;
-        let mut before = id;
-        if self.tights[slot].stamp == self.epoch {
-            let entry = &mut self.changes[self.tights[slot].change as usize];
-            if entry.id == id {
-                if !matches!(change, Change::Moved { .. }) {
-                    entry.change = change;
-                }
-                return;
-            }
-            before = entry.before; // the slot was freed and is reused
-        }
-        self.tights[slot].stamp = self.epoch;
-        self.tights[slot].change = self.changes.len() as u32;
-        self.changed[slot / 64] |= 1 << (slot % 64);
-        self.touch(slot);
-        self.changes.push(ChangeEntry { id, change, before });
-    }
-
-    /// Sets slot `slot`'s bit in `touched`.
-    #[inline]
-    fn touch(&mut self, slot: usize) {
-        self.touched[slot / 64] |= 1 << (slot % 64);
-    }
-
     /// The proxy slot `slot` held at the last update (for the slots of the
     /// pair set).
     #[inline]
     fn held(&self, slot: u32) -> ProxyId {
         held(&self.proxies, &self.changed, &self.tights, &self.changes, slot)
-    }
-
-    /// Adds a proxy with tight box `aabb`; its pairs appear as `Started`
-    /// events at the next update.
-    ///
-    /// # Panics
-    /// With more than 2^31 proxies at once.
-    pub fn insert(&mut self, aabb: Aabb, user_data: T, options: ProxyOptions) -> ProxyId {
-        let id = self.proxies.insert(Entry { data: user_data, options }, i32::MAX as u32);
-        let slot = id.index() as usize;
-        let record = Record { fat: aabb.loosened(self.options.margin), leaf: tree::NONE, is_static: options.is_static };
-        if self.records.len() <= slot {
-            self.records.resize(slot + 1, record);
-            self.tights.resize(slot + 1, TightRecord { tight: aabb, stamp: 0, change: 0 });
-            self.changed.resize(self.records.len().div_ceil(64), 0);
-            self.renewed.resize(self.records.len().div_ceil(64), 0);
-            self.touched.resize(self.records.len().div_ceil(64), 0);
-        }
-        self.records[slot] = record;
-        // A slot freed this frame keeps its stamp (`record` finds the old
-        // proxy's change by it).
-        self.tights[slot].tight = aabb;
-        self.tree_mut(&options).add(id.index());
-        self.record(id, Change::Fresh);
-        id
-    }
-
-    /// Removes a proxy and returns its user data; its pairs end with `Stopped`
-    /// events at the next update. A stale id is rejected and nothing changes.
-    pub fn remove(&mut self, id: ProxyId) -> Result<T, BroadPhaseError> {
-        let options = self.proxies.try_get(id)?.options;
-        let leaf = self.records[id.index() as usize].leaf;
-        self.tree_mut(&options).remove(id.index(), leaf);
-        self.record(id, Change::Removed);
-        self.proxies.remove(id).map(|entry| entry.data)
-    }
-
-    /// Tells the tracker that proxy `id` now has tight box `aabb` after moving
-    /// by `displacement` this step.
-    ///
-    /// Returns `Ok(false)` when `aabb` is still inside the fat box (only the
-    /// tight box is recorded), `Ok(true)` when the proxy got a new fat box
-    /// (`aabb` grown by the margin, stretched by `prediction * displacement`)
-    /// and will be queried at the next update. A stale id or a NaN/infinite
-    /// displacement is rejected and nothing changes.
-    pub fn move_proxy(&mut self, id: ProxyId, aabb: Aabb, displacement: Vector) -> Result<bool, BroadPhaseError> {
-        if !self.proxies.contains(id) {
-            return Err(BroadPhaseError::StaleId(id));
-        }
-        if !displacement.iter().all(|d| d.is_finite()) {
-            return Err(BroadPhaseError::InvalidDisplacement);
-        }
-        Ok(self.move_live(id, aabb, &displacement))
-    }
-
-    /// [`move_proxy`](Self::move_proxy) with the displacement taken as the
-    /// move of the tight box's centre since the proxy's last tight box (zero
-    /// where that is not finite: a box whose centre overflows), for a caller
-    /// that does not track it: one lookup of the proxy instead of a
-    /// [`tight_aabb`](Self::tight_aabb) and a `move_proxy`. A stale id is
-    /// rejected and nothing changes.
-    ///
-    /// ```
-    /// use proxima_broadphase::{PairTracker, ProxyOptions};
-    /// use proxima_narrowphase::{Aabb, Point, Vector};
-    /// let mut tracker = PairTracker::new();
-    /// let unit = |x: f32| Aabb::new(Point::new(x, 0.0, 0.0), Point::new(x + 1.0, 1.0, 1.0));
-    /// let a = tracker.insert(unit(0.0), (), ProxyOptions::default());
-    /// let mut twin = tracker.clone();
-    /// // Moved by 3 along x: the fat box is stretched along +x, as with the
-    /// // displacement given.
-    /// assert!(tracker.move_proxy_to(a, unit(3.0)).unwrap());
-    /// twin.move_proxy(a, unit(3.0), Vector::new(3.0, 0.0, 0.0)).unwrap();
-    /// assert_eq!(tracker.fat_aabb(a), twin.fat_aabb(a));
-    /// ```
-    pub fn move_proxy_to(&mut self, id: ProxyId, aabb: Aabb) -> Result<bool, BroadPhaseError> {
-        if !self.proxies.contains(id) {
-            return Err(BroadPhaseError::StaleId(id));
-        }
-        let old = &self.tights[id.index() as usize].tight;
-        let displacement: Vector = aabb.center() - old.center();
-        let displacement = if displacement.iter().all(|d| d.is_finite()) { displacement } else { Vector::zeros() };
-        Ok(self.move_live(id, aabb, &displacement))
-    }
-
-    /// The move of live proxy `id` (checked by the caller) with a finite
-    /// displacement: [`move_proxy`](Self::move_proxy)'s answer.
-    #[inline]
-    fn move_live(&mut self, id: ProxyId, aabb: Aabb, displacement: &Vector) -> bool {
-        let slot = id.index() as usize;
-        let tight = &mut self.tights[slot].tight;
-        if *tight != aabb {
-            *tight = aabb;
-            self.tights_moved = true;
-            self.touch(slot);
-        }
-        let record = &mut self.records[id.index() as usize];
-        let old_fat = record.fat;
-        if old_fat.contains_aabb(&aabb) {
-            return false;
-        }
-        let fat = crate::dynamic_tree::fat_box(&self.options, &aabb, displacement);
-        record.fat = fat;
-        let (leaf, is_static) = (record.leaf, record.is_static);
-        let tree = if is_static { &mut self.fixed } else { &mut self.dynamic };
-        tree.set_box(leaf, &fat);
-        self.record_entry(id, Change::Moved { old_fat });
-        true
-    }
-
-    /// Changes a proxy's groups and static flag; its pairs are re-evaluated at
-    /// the next update. A stale id is rejected.
-    pub fn set_options(&mut self, id: ProxyId, options: ProxyOptions) -> Result<(), BroadPhaseError> {
-        let entry = self.proxies.try_get_mut(id)?;
-        let old = core::mem::replace(&mut entry.options, options);
-        if old.is_static != options.is_static {
-            let record = &mut self.records[id.index() as usize];
-            let leaf = core::mem::replace(&mut record.leaf, tree::NONE);
-            record.is_static = options.is_static;
-            self.tree_mut(&old).remove(id.index(), leaf);
-            self.tree_mut(&options).add(id.index());
-        }
-        self.record(id, Change::Fresh);
-        Ok(())
-    }
-
-    /// Builds both trees again by binned SAH over the current fat boxes (the
-    /// update does it by itself when they degrade); the pair set is unchanged.
-    pub fn rebuild(&mut self) {
-        self.dynamic.maintain(&mut self.records, true);
-        self.fixed.maintain(&mut self.records, true);
     }
 
     /// The events of the last update.
@@ -633,137 +386,6 @@ impl<T> PairTracker<T> {
         self.proxies.contains(id)
     }
 
-    /// The proxies whose fat box overlaps `aabb` (no group filtering), static
-    /// ones first. Collects them: prefer [`visit_overlaps`](Self::visit_overlaps)
-    /// in a loop that must not allocate.
-    pub fn overlaps(&self, aabb: &Aabb) -> impl Iterator<Item = ProxyId> + '_ {
-        let mut out = Vec::new();
-        let _ = self.visit_overlaps(aabb, |id| {
-            out.push(id);
-            ControlFlow::Continue(())
-        });
-        out.into_iter()
-    }
-
-    /// Box query with early out (see [`BroadPhase::visit_overlaps`](crate::BroadPhase::visit_overlaps)), static proxies first.
-    pub fn visit_overlaps<F>(&self, aabb: &Aabb, mut visitor: F) -> ControlFlow<()>
-    where
-        F: FnMut(ProxyId) -> ControlFlow<()>,
-    {
-        let proxies = &self.proxies;
-        let mut visit = |slot: u32, _: &Aabb| visitor(proxies.id_of(slot as usize));
-        self.fixed.visit_overlaps(aabb, &self.records, &mut visit)?;
-        self.dynamic.visit_overlaps(aabb, &self.records, &mut visit)
-    }
-
-    /// Ray query against the fat boxes (see
-    /// [`BroadPhase::visit_ray`](crate::BroadPhase::visit_ray)): static proxies,
-    /// then dynamic ones; a `Clip` shortens the ray for the rest, `Stop` ends it.
-    pub fn visit_ray<F>(&self, ray: &Ray, mut visitor: F)
-    where
-        F: FnMut(ProxyId, Real) -> RayControl,
-    {
-        let mut ray = *ray;
-        for tree in [&self.fixed, &self.dynamic] {
-            let (bvh, members, pending) = tree.parts();
-            let mut stopped = false;
-            if let Some(bvh) = bvh {
-                let start = ray;
-                crate::BroadPhase::visit_ray(bvh, &start, |id, toi| {
-                    let slot = members[id as usize];
-                    // A leaf moved since the last refit is cast apart below
-                    // (see `KindTree::visit_moved`).
-                    if slot == u32::MAX || toi > ray.max_toi() || tree.is_moved(self.records[slot as usize].leaf) {
-                        return RayControl::Continue;
-                    }
-                    let control = visitor(self.proxies.id_of(slot as usize), toi);
-                    match control {
-                        RayControl::Stop => stopped = true,
-                        RayControl::Clip(t) => ray = ray.with_max_toi(t.min(ray.max_toi())),
-                        RayControl::Continue => {}
-                    }
-                    control
-                });
-            }
-            if stopped {
-                return;
-            }
-            // The pending proxies, and the leaves moved since the last refit.
-            let mut cast = |slot: u32, fat: &Aabb| {
-                let Some(hit) = cast_ray_aabb(&ray, fat) else { return ControlFlow::Continue(()) };
-                match visitor(self.proxies.id_of(slot as usize), hit.toi) {
-                    RayControl::Stop => return ControlFlow::Break(()),
-                    RayControl::Clip(t) => ray = ray.with_max_toi(t.min(ray.max_toi())),
-                    RayControl::Continue => {}
-                }
-                ControlFlow::Continue(())
-            };
-            if tree.visit_moved(&mut cast).is_break() {
-                return;
-            }
-            for &slot in pending {
-                if cast(slot, &self.records[slot as usize].fat).is_break() {
-                    return;
-                }
-            }
-        }
-    }
-
-    /// Validates the trees against the proxies, then the pair set: sorted,
-    /// canonical, unique, live, overlapping, never static-static, groups
-    /// interacting. Call it right after an update (between updates the set
-    /// is allowed to lag). The stats are the dynamic tree's.
-    pub fn validate(&self) -> Result<TreeStats, ValidationError> {
-        let fail = |what: String| Err(ValidationError(what));
-        let (mut statics, mut dynamics) = (Vec::new(), Vec::new());
-        for (id, entry) in self.proxies.iter() {
-            let record = &self.records[id.index() as usize];
-            if record.is_static != entry.options.is_static {
-                return fail(format!("proxy {id:?}: its record's static flag disagrees with its options"));
-            }
-            if !record.fat.contains_aabb(&self.tights[id.index() as usize].tight) {
-                return fail(format!("proxy {id:?}: tight box outside its fat box"));
-            }
-            if entry.options.is_static { &mut statics } else { &mut dynamics }.push(id.index());
-        }
-        self.fixed.check(&mut statics, &self.records).map_err(|e| ValidationError(format!("static tree: {e}")))?;
-        self.dynamic.check(&mut dynamics, &self.records).map_err(|e| ValidationError(format!("dynamic tree: {e}")))?;
-        for w in self.pairs.windows(2) {
-            if w[0] >= w[1] {
-                return fail(format!("pairs not sorted or repeated at {:?}", slots_of(w[1])));
-            }
-        }
-        for (a, b) in self.pairs() {
-            let (Some(ea), Some(eb)) = (self.proxies.get(a), self.proxies.get(b)) else {
-                return fail(format!("pair {a:?}, {b:?} names a removed proxy"));
-            };
-            let (ra, rb) = (&self.records[a.index() as usize], &self.records[b.index() as usize]);
-            let overlap = intersects_aabb_aabb(&ra.fat, &rb.fat);
-            if a >= b
-                || !overlap
-                || (ea.options.is_static && eb.options.is_static)
-                || !ea.options.groups.interacts_with(eb.options.groups)
-            {
-                return fail(format!("pair {a:?}, {b:?} should not be in the set"));
-            }
-        }
-        let exact: Vec<u64> = self
-            .pairs
-            .iter()
-            .copied()
-            .filter(|&key| {
-                let (a, b) = slots_of(key);
-                intersects_aabb_aabb(&self.tights[a as usize].tight, &self.tights[b as usize].tight)
-            })
-            .collect();
-        if exact != self.exact {
-            return fail("the exact pairs are not the pairs whose tight boxes overlap".into());
-        }
-        let n = dynamics.len();
-        let stats = self.dynamic.stats();
-        Ok(stats.unwrap_or(TreeStats { leaves: n, nodes: 0, height: 0, sah_cost: 0.0 }))
-    }
-
     /// Heap bytes held: trees, per-proxy tables, pair buffers.
     pub fn memory_bytes(&self) -> usize {
         let pair = core::mem::size_of::<Pair>();
@@ -779,8 +401,8 @@ impl<T> PairTracker<T> {
             + (self.found.capacity() + self.scratch.capacity()) * pair
             + self.queries.capacity() * 8
             + self.events.capacity() * core::mem::size_of::<PairEvent>()
-            + self.chunks.iter().map(update::ParChunk::memory_bytes).sum::<usize>()
-            + self.pieces.iter().map(update::MergePiece::memory_bytes).sum::<usize>()
+            + self.chunks.iter().map(parallel::ParChunk::memory_bytes).sum::<usize>()
+            + self.pieces.iter().map(parallel::MergePiece::memory_bytes).sum::<usize>()
             + self.search.memory_bytes()
     }
 
