@@ -7,6 +7,7 @@
 //! confirms with the exact narrowphase test.
 #![deny(missing_docs)]
 
+mod cast_options;
 mod change_log;
 mod collider;
 mod contact;
@@ -17,6 +18,7 @@ mod grid_search;
 mod manifold;
 mod mesh_frame;
 mod pipeline;
+mod query_overlap;
 mod query_ray;
 mod query_shape;
 mod scene;
@@ -25,6 +27,7 @@ mod slots;
 mod static_set;
 mod trimesh;
 
+pub use cast_options::CastOptions;
 pub use collider::{BodyKind, Collider, ColliderDesc, ColliderHandle};
 pub use contact::contact;
 pub use error::{MeshError, PoseError, SceneError, POSE_ROTATION_TOLERANCE};
@@ -33,6 +36,7 @@ pub use grid_search::PairSearch;
 pub use manifold::contact_manifolds;
 pub use pipeline::{CcdImpact, ContactEvent, ContactPair, ContactPipeline, FrameStats, ManifoldPair};
 pub use proxima_broadphase::CollisionGroups;
+pub use query_overlap::OverlapShape;
 pub use query_ray::SceneRayHit;
 pub use query_shape::{SceneClosestPoint, SceneSweepHit};
 pub use scene::{Scene, SceneTreeStats, TreeSizes};

@@ -229,15 +229,19 @@ impl Scene {
         self.finish_closest(ray, filter, best, max_toi)
     }
 
-    /// The static set's tree and what its leaves need, `None` when it is empty.
+    /// The static set's tree and what its leaves need, `None` when it is
+    /// empty or the filter rejects every static collider.
     fn static_pass<'a>(&'a self, filter: &'a QueryFilter<'a>) -> Option<(&'a StaticBvh, StaticPass<'a>)> {
+        if filter.skips_statics() {
+            return None;
+        }
         let info = |slot: u32| {
             let c = &self.colliders[slot];
             (c.desc.groups, matches!(c.world, WorldShape::Aabb(_)))
         };
         let (tree, leaves) = self.static_set.ray_leaves(info)?;
         // Without exclusions or a predicate, the groups decide alone.
-        let groups_only = filter.exclude.is_empty() && filter.predicate.is_none();
+        let groups_only = filter.groups_decide_statics();
         Some((tree, StaticPass { scene: self, filter, leaves, boxes: tree.leaf_boxes(), groups_only }))
     }
 

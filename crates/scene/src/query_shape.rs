@@ -1,18 +1,13 @@
-//! Swept-sphere, overlap and point queries.
+//! Swept-sphere and closest-point queries.
 
 use core::ops::ControlFlow;
 
-use proxima_narrowphase::{
-    intersects_aabb_aabb, intersects_aabb_obb, intersects_capsule_aabb, intersects_capsule_capsule,
-    intersects_capsule_obb, intersects_obb_obb, intersects_sphere_aabb, intersects_sphere_capsule,
-    intersects_sphere_obb, intersects_sphere_sphere, Aabb, Capsule, Obb, Point, Real, Sphere, SweepHit, Vector,
-};
+use proxima_narrowphase::{Aabb, Point, Real, Sphere, SweepHit, Vector};
 
+use crate::cast_options::{cast_sphere_on, CastOptions};
 use crate::collider::ColliderHandle;
 use crate::filter::QueryFilter;
-use crate::mesh_frame::{capsule_in, obb_in, sphere_in};
 use crate::scene::Scene;
-use crate::shape::WorldShape;
 
 /// A swept sphere's first hit on a collider.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -35,19 +30,15 @@ pub struct SceneClosestPoint {
     pub distance: Real,
 }
 
-/// The shapes an overlap query can be made with.
-#[derive(Clone, Copy, Debug)]
-enum Probe<'a> {
-    Aabb(&'a Aabb),
-    Sphere(&'a Sphere),
-    Obb(&'a Obb),
-    Capsule(&'a Capsule),
-}
-
 impl Scene {
     /// The first hit of `sphere` moving by `motion` (toi in `[0, 1]`), culled
     /// by the swept box (start and end merged) and confirmed by the exact
-    /// sweep of each candidate. Ties keep the first found.
+    /// sweep of each candidate. Ties keep the first found. A collider the
+    /// sphere already overlaps or touches at the start is hit at `toi = 0`
+    /// ([`SweepStatus::Penetrating`](proxima_narrowphase::SweepStatus)),
+    /// whichever way the sphere moves: [`Scene::cast_sphere_with`] and
+    /// [`CastOptions::no_stop_at_penetration`] ignore the start overlaps the
+    /// motion leaves.
     ///
     /// Precondition: `motion` is finite (checked in debug builds; in release
     /// a NaN or infinite motion is a miss, `None`).
@@ -65,17 +56,51 @@ impl Scene {
     /// assert!((hit.hit.toi - 8.5 / 20.0).abs() < 1e-6);
     /// ```
     pub fn cast_sphere(&self, sphere: &Sphere, motion: &Vector, filter: &QueryFilter) -> Option<SceneSweepHit> {
+        self.cast_sphere_with(sphere, motion, filter, &CastOptions::default())
+    }
+
+    /// [`Scene::cast_sphere`] under `options`: with
+    /// `stop_at_penetration: false`, a start overlap that the motion does
+    /// not go into (`motion . normal >= 0`, the rule and its degenerate cases
+    /// are in [`CastOptions`]) is ignored, and the first hit among the rest
+    /// is returned: a later hit on another collider, or on another triangle
+    /// of the same mesh. With the default options it is `cast_sphere`.
+    ///
+    /// A character's move: cast its sphere along the wanted motion, without
+    /// its own collider, and stop short of the hit.
+    ///
+    /// ```
+    /// use proxima_scene::*;
+    /// use proxima_narrowphase::{Isometry, Point, Sphere, SweepStatus, Vector};
+    /// let mut scene = Scene::new();
+    /// let ball = |x| ColliderDesc::new(ColliderShape::Sphere { radius: 1.0 }, Isometry::translation(x, 0.0, 0.0));
+    /// let behind = scene.insert(ball(-1.5)).unwrap();
+    /// let ahead = scene.insert(ball(5.0)).unwrap();
+    /// let me = Sphere::new(Point::origin(), 1.0);
+    /// let filter = QueryFilter::default();
+    /// let leave = CastOptions::no_stop_at_penetration();
+    /// // Moving away from the ball it overlaps, it reaches the ball ahead at x = 3.
+    /// let hit = scene.cast_sphere_with(&me, &Vector::new(6.0, 0.0, 0.0), &filter, &leave).unwrap();
+    /// assert_eq!((hit.collider, hit.hit.status), (ahead, SweepStatus::Hit));
+    /// assert!((hit.hit.toi - 0.5).abs() < 1e-6);
+    /// // Moving into it, the overlap stops it at once.
+    /// let hit = scene.cast_sphere_with(&me, &Vector::new(-6.0, 0.0, 0.0), &filter, &leave).unwrap();
+    /// assert_eq!((hit.collider, hit.hit.toi), (behind, 0.0));
+    /// ```
+    pub fn cast_sphere_with(
+        &self,
+        sphere: &Sphere,
+        motion: &Vector,
+        filter: &QueryFilter,
+        options: &CastOptions,
+    ) -> Option<SceneSweepHit> {
         debug_assert!(motion.iter().all(|x| x.is_finite()), "Scene::cast_sphere: motion {motion:?} is not finite");
         let swept = sphere.swept_aabb(motion)?;
         let mut best: Option<SceneSweepHit> = None;
-        self.visit_candidates(&swept, |slot| {
-            let collider = &self.colliders[slot];
-            let handle = self.handle_of(slot);
-            if filter.accepts(handle, collider) {
-                if let Some(hit) = collider.world.cast_sphere(sphere, motion) {
-                    if best.is_none_or(|b| hit.toi < b.hit.toi) {
-                        best = Some(SceneSweepHit { collider: handle, hit });
-                    }
+        let _ = self.visit_accepted(&swept, filter, |handle, collider| {
+            if let Some(hit) = cast_sphere_on(&collider.world, sphere, motion, options) {
+                if best.is_none_or(|b| hit.toi < b.hit.toi) {
+                    best = Some(SceneSweepHit { collider: handle, hit });
                 }
             }
             ControlFlow::Continue(())
@@ -107,113 +132,13 @@ impl Scene {
     pub fn cast_sphere_all(&self, sphere: &Sphere, motion: &Vector, filter: &QueryFilter) -> Vec<SceneSweepHit> {
         let mut out = Vec::new();
         let Some(swept) = sphere.swept_aabb(motion) else { return out };
-        self.visit_candidates(&swept, |slot| {
-            let collider = &self.colliders[slot];
-            let handle = self.handle_of(slot);
-            if filter.accepts(handle, collider) {
-                if let Some(hit) = collider.world.cast_sphere(sphere, motion) {
-                    out.push(SceneSweepHit { collider: handle, hit });
-                }
+        let _ = self.visit_accepted(&swept, filter, |handle, collider| {
+            if let Some(hit) = collider.world.cast_sphere(sphere, motion) {
+                out.push(SceneSweepHit { collider: handle, hit });
             }
             ControlFlow::Continue(())
         });
         out.sort_unstable_by(|p, q| p.hit.toi.total_cmp(&q.hit.toi).then(p.collider.cmp(&q.collider)));
-        out
-    }
-
-    /// Colliders whose shape overlaps the box (exactly), sorted by handle.
-    ///
-    /// ```
-    /// use proxima_scene::*;
-    /// use proxima_narrowphase::{Aabb, Isometry, Point};
-    /// let mut scene = Scene::new();
-    /// let h = scene.insert(ColliderDesc::new(ColliderShape::Sphere { radius: 1.0 }, Isometry::identity())).unwrap();
-    /// // The box's corner (0.9, 0.9, 0.9) is outside the sphere, though inside its bounding box.
-    /// let corner = Aabb::new(Point::new(0.9, 0.9, 0.9), Point::new(2.0, 2.0, 2.0));
-    /// assert!(scene.overlaps_aabb(&corner, &QueryFilter::default()).is_empty());
-    /// let face = Aabb::new(Point::new(0.9, -0.1, -0.1), Point::new(2.0, 0.1, 0.1));
-    /// assert_eq!(scene.overlaps_aabb(&face, &QueryFilter::default()), vec![h]);
-    /// ```
-    pub fn overlaps_aabb(&self, aabb: &Aabb, filter: &QueryFilter) -> Vec<ColliderHandle> {
-        self.overlaps(Probe::Aabb(aabb), aabb, filter)
-    }
-
-    /// Colliders whose shape overlaps the sphere (exactly), sorted by handle.
-    ///
-    /// ```
-    /// use proxima_scene::*;
-    /// use proxima_narrowphase::{Isometry, Point, Sphere, Vector};
-    /// let mut scene = Scene::new();
-    /// let crate_box = ColliderShape::Aabb { half_extents: Vector::repeat(1.0) };
-    /// let h = scene.insert(ColliderDesc::new(crate_box, Isometry::identity())).unwrap();
-    /// let blast = Sphere::new(Point::new(2.5, 0.0, 0.0), 1.5);
-    /// assert_eq!(scene.overlaps_sphere(&blast, &QueryFilter::default()), vec![h]);
-    /// ```
-    pub fn overlaps_sphere(&self, sphere: &Sphere, filter: &QueryFilter) -> Vec<ColliderHandle> {
-        self.overlaps(Probe::Sphere(sphere), &sphere.aabb(), filter)
-    }
-
-    /// Colliders whose shape overlaps the oriented box (exactly), sorted by handle.
-    ///
-    /// ```
-    /// use proxima_scene::*;
-    /// use proxima_narrowphase::{Isometry, Obb, Point, Rotation, Vector};
-    /// let mut scene = Scene::new();
-    /// let ball = ColliderDesc::new(ColliderShape::Sphere { radius: 0.5 }, Isometry::translation(2.0, 2.0, 0.0));
-    /// let h = scene.insert(ball).unwrap();
-    /// // A long thin box along the diagonal x = y reaches the sphere; along x it does not.
-    /// let turn = Rotation::from_axis_angle(&Vector::z_axis(), core::f32::consts::FRAC_PI_4);
-    /// let diagonal = Obb::new(Point::origin(), turn, Vector::new(4.0, 0.1, 0.1));
-    /// assert_eq!(scene.overlaps_obb(&diagonal, &QueryFilter::default()), vec![h]);
-    /// let along_x = Obb::new(Point::origin(), Rotation::identity(), Vector::new(4.0, 0.1, 0.1));
-    /// assert!(scene.overlaps_obb(&along_x, &QueryFilter::default()).is_empty());
-    /// ```
-    pub fn overlaps_obb(&self, obb: &Obb, filter: &QueryFilter) -> Vec<ColliderHandle> {
-        self.overlaps(Probe::Obb(obb), &obb.aabb(), filter)
-    }
-
-    /// Colliders whose shape overlaps the capsule (exactly), sorted by handle.
-    /// A mesh overlaps it when one of its triangles does.
-    ///
-    /// ```
-    /// use proxima_scene::*;
-    /// use proxima_narrowphase::{Capsule, Isometry, Point};
-    /// let mut scene = Scene::new();
-    /// let ball = ColliderDesc::new(ColliderShape::Sphere { radius: 1.0 }, Isometry::translation(0.0, 3.0, 0.0));
-    /// let h = scene.insert(ball).unwrap();
-    /// let standing = Capsule::new(Point::new(0.0, 0.0, 0.0), Point::new(0.0, 1.8, 0.0), 0.3);
-    /// assert_eq!(scene.overlaps_capsule(&standing, &QueryFilter::default()), vec![h]);
-    /// let crouching = Capsule::new(Point::new(0.0, 0.0, 0.0), Point::new(0.0, 1.0, 0.0), 0.3);
-    /// assert!(scene.overlaps_capsule(&crouching, &QueryFilter::default()).is_empty());
-    /// ```
-    pub fn overlaps_capsule(&self, capsule: &Capsule, filter: &QueryFilter) -> Vec<ColliderHandle> {
-        self.overlaps(Probe::Capsule(capsule), &capsule.aabb(), filter)
-    }
-
-    /// Colliders containing `p` (on the surface, for meshes), sorted by handle.
-    ///
-    /// ```
-    /// use proxima_scene::*;
-    /// use proxima_narrowphase::{Isometry, Point};
-    /// let mut scene = Scene::new();
-    /// let h = scene.insert(ColliderDesc::new(ColliderShape::Sphere { radius: 1.0 }, Isometry::identity())).unwrap();
-    /// assert_eq!(scene.contains_point(&Point::new(0.5, 0.0, 0.0), &QueryFilter::default()), vec![h]);
-    /// assert!(scene.contains_point(&Point::new(0.8, 0.8, 0.0), &QueryFilter::default()).is_empty());
-    /// ```
-    pub fn contains_point(&self, p: &Point, filter: &QueryFilter) -> Vec<ColliderHandle> {
-        let mut out = Vec::new();
-        let Ok(probe) = Aabb::try_new(*p, *p) else {
-            return out; // a NaN or infinite point lies in nothing
-        };
-        self.visit_candidates(&probe, |slot| {
-            let collider = &self.colliders[slot];
-            let handle = self.handle_of(slot);
-            if filter.accepts(handle, collider) && collider.world.contains_point(p) {
-                out.push(handle);
-            }
-            ControlFlow::Continue(())
-        });
-        out.sort_unstable();
         out
     }
 
@@ -232,61 +157,15 @@ impl Scene {
     pub fn closest_point(&self, p: &Point, max_distance: Real, filter: &QueryFilter) -> Option<SceneClosestPoint> {
         let probe = Aabb::try_from_center(*p, Vector::repeat(max_distance.max(0.0))).ok()?;
         let mut best: Option<SceneClosestPoint> = None;
-        self.visit_candidates(&probe, |slot| {
-            let collider = &self.colliders[slot];
-            let handle = self.handle_of(slot);
-            if filter.accepts(handle, collider) {
-                let q = collider.world.closest_point(p);
-                let d = (q - p).norm();
-                let better = best.is_none_or(|b| d < b.distance || (d == b.distance && handle < b.collider));
-                if d <= max_distance && better {
-                    best = Some(SceneClosestPoint { collider: handle, point: q, distance: d });
-                }
+        let _ = self.visit_accepted(&probe, filter, |handle, collider| {
+            let q = collider.world.closest_point(p);
+            let d = (q - p).norm();
+            let better = best.is_none_or(|b| d < b.distance || (d == b.distance && handle < b.collider));
+            if d <= max_distance && better {
+                best = Some(SceneClosestPoint { collider: handle, point: q, distance: d });
             }
             ControlFlow::Continue(())
         });
         best
-    }
-
-    fn overlaps(&self, probe: Probe<'_>, cull: &Aabb, filter: &QueryFilter) -> Vec<ColliderHandle> {
-        let mut out = Vec::new();
-        self.visit_candidates(cull, |slot| {
-            let collider = &self.colliders[slot];
-            let handle = self.handle_of(slot);
-            if filter.accepts(handle, collider) && probe_overlaps(probe, &collider.world) {
-                out.push(handle);
-            }
-            ControlFlow::Continue(())
-        });
-        out.sort_unstable();
-        out
-    }
-}
-
-/// The exact overlap test of a probe against a placed shape.
-fn probe_overlaps(probe: Probe<'_>, shape: &WorldShape) -> bool {
-    match (probe, shape) {
-        (Probe::Sphere(s), WorldShape::Sphere(t)) => intersects_sphere_sphere(s, t),
-        (Probe::Sphere(s), WorldShape::Aabb(a)) => intersects_sphere_aabb(s, a),
-        (Probe::Sphere(s), WorldShape::Obb(o)) => intersects_sphere_obb(s, o),
-        (Probe::Sphere(s), WorldShape::Capsule(c)) => intersects_sphere_capsule(s, c),
-        (Probe::Sphere(s), WorldShape::TriMesh(m, pose)) => sphere_in(pose, s).is_some_and(|l| m.intersects_sphere(&l)),
-        (Probe::Aabb(a), WorldShape::Sphere(s)) => intersects_sphere_aabb(s, a),
-        (Probe::Aabb(a), WorldShape::Aabb(b)) => intersects_aabb_aabb(a, b),
-        (Probe::Aabb(a), WorldShape::Obb(o)) => intersects_aabb_obb(a, o),
-        (Probe::Aabb(a), WorldShape::Capsule(c)) => intersects_capsule_aabb(c, a),
-        (Probe::Aabb(a), mesh @ WorldShape::TriMesh(..)) => probe_overlaps(Probe::Obb(&Obb::from_aabb(a)), mesh),
-        (Probe::Obb(o), WorldShape::Sphere(s)) => intersects_sphere_obb(s, o),
-        (Probe::Obb(o), WorldShape::Aabb(a)) => intersects_aabb_obb(a, o),
-        (Probe::Obb(o), WorldShape::Obb(p)) => intersects_obb_obb(o, p),
-        (Probe::Obb(o), WorldShape::Capsule(c)) => intersects_capsule_obb(c, o),
-        (Probe::Obb(o), WorldShape::TriMesh(m, pose)) => obb_in(pose, o).is_some_and(|l| m.intersects_obb(&l)),
-        (Probe::Capsule(c), WorldShape::Sphere(s)) => intersects_sphere_capsule(s, c),
-        (Probe::Capsule(c), WorldShape::Aabb(a)) => intersects_capsule_aabb(c, a),
-        (Probe::Capsule(c), WorldShape::Obb(o)) => intersects_capsule_obb(c, o),
-        (Probe::Capsule(c), WorldShape::Capsule(d)) => intersects_capsule_capsule(c, d),
-        (Probe::Capsule(c), WorldShape::TriMesh(m, pose)) => {
-            capsule_in(pose, c).is_some_and(|l| m.intersects_capsule(&l))
-        }
     }
 }
