@@ -111,12 +111,23 @@ impl World {
         }
     }
 
-    /// The documented verdict of placing `shape` at `pose` (the narrowphase
-    /// constructors' own checks are fuzzed by the narrowphase target).
-    fn expected(shape: &ColliderShape, pose: &Isometry, ccd: bool) -> Result<(), SceneError> {
+    /// The documented verdict of placing `shape` at `pose` for the collider
+    /// `handle` (`None` on insertion): CCD on a non-sphere, then the pose
+    /// rule of every shape, then the shape's own checks at the renormalised
+    /// pose (the narrowphase constructors' own checks are fuzzed by the
+    /// narrowphase target).
+    fn expected(
+        shape: &ColliderShape,
+        pose: &Isometry,
+        ccd: bool,
+        handle: Option<ColliderHandle>,
+    ) -> Result<(), SceneError> {
+        if ccd && !matches!(shape, ColliderShape::Sphere { .. }) {
+            return Err(SceneError::CcdNeedsSphere);
+        }
+        let pose = &stored_pose(pose).map_err(|error| SceneError::InvalidPose { handle, error })?;
         let c = Point::from(pose.translation.vector);
         let r = match shape {
-            _ if ccd && !matches!(shape, ColliderShape::Sphere { .. }) => return Err(SceneError::CcdNeedsSphere),
             ColliderShape::Sphere { radius } => Sphere::try_new(c, *radius).map(|_| ()),
             // A box under a rotated pose is that rotated box (an OBB).
             ColliderShape::Aabb { half_extents } if !rotation_is_identity(&pose.rotation) => {
@@ -202,14 +213,15 @@ impl World {
         if ccd {
             desc = desc.with_ccd();
         }
-        let want = Self::expected(&shape, &pose, ccd);
+        let want = Self::expected(&shape, &pose, ccd, None);
         let before = self.snapshot();
         match self.scene.insert(desc.clone()) {
             Ok(h) => {
                 assert_eq!(want, Ok(()), "insert accepted {desc:?}");
                 assert!(!self.live.contains(&h) && !self.dead.contains(&h), "handle {h:?} reissued");
                 let c = self.scene.get(h).expect("just inserted");
-                assert_eq!((c.pose(), c.kind(), c.ccd(), c.user_data()), (&pose, desc.kind, ccd, desc.user_data));
+                let stored = stored_pose(&pose).expect("accepted");
+                assert_eq!((c.pose(), c.kind(), c.ccd(), c.user_data()), (&stored, desc.kind, ccd, desc.user_data));
                 self.live.push(h);
             }
             Err(e) => {
@@ -268,14 +280,14 @@ impl World {
         }
         let Some(h) = self.pick_live(b) else { return };
         let shape = self.scene.get(h).expect("live").shape().clone();
-        let want = Self::expected(&shape, &pose, false);
+        let want = Self::expected(&shape, &pose, false, Some(h));
         let before = self.snapshot();
         let got = if teleport { self.scene.teleport(h, pose) } else { self.scene.set_pose(h, pose) };
         assert_eq!(got, want, "set_pose verdict for {shape:?} at {pose:?}");
         if got.is_err() {
             assert_eq!(self.snapshot(), before, "a rejected set_pose changed the scene");
         } else {
-            assert_eq!(self.scene.get(h).expect("live").pose(), &pose);
+            assert_eq!(self.scene.get(h).expect("live").pose(), &stored_pose(&pose).expect("accepted"));
         }
     }
 
@@ -290,7 +302,7 @@ impl World {
         let Some(h) = self.pick_live(b) else { return };
         let c = self.scene.get(h).expect("live");
         let (pose, ccd) = (*c.pose(), c.ccd());
-        let want = Self::expected(&shape, &pose, ccd);
+        let want = Self::expected(&shape, &pose, ccd, Some(h));
         let before = self.snapshot();
         let got = self.scene.set_shape(h, shape);
         assert_eq!(got, want, "set_shape verdict");
@@ -734,6 +746,24 @@ fn probe_aabb(a: &Aabb, shape: &WorldShape) -> bool {
         WorldShape::Capsule(c) => intersects_capsule_aabb(c, a),
         WorldShape::TriMesh(..) => probe_obb(&Obb::from_aabb(a), shape),
     }
+}
+
+/// The pose rule of every collider: a finite translation within
+/// `MAX_COORDINATE`, a finite quaternion with `|q|^2` within
+/// `POSE_ROTATION_TOLERANCE` of 1, stored renormalised.
+fn stored_pose(pose: &Isometry) -> Result<Isometry, PoseError> {
+    let t = pose.translation.vector;
+    if !t.iter().all(|x| x.is_finite()) {
+        return Err(PoseError::NonFiniteTranslation);
+    }
+    if t.iter().any(|x| x.abs() > MAX_COORDINATE) {
+        return Err(PoseError::TranslationTooLarge);
+    }
+    let q = pose.rotation.as_ref().coords;
+    if !q.iter().all(|x| x.is_finite()) || (q.norm_squared() - 1.0).abs() > POSE_ROTATION_TOLERANCE {
+        return Err(PoseError::InvalidRotation);
+    }
+    Ok(Isometry::from_parts(pose.translation, renormalized_rotation(&pose.rotation)))
 }
 
 /// A rotation the scene accepts: finite, `|q|^2` within `1e-3` of 1.

@@ -3,6 +3,8 @@
 
 use core::sync::atomic::{AtomicU64, Ordering};
 
+use crate::collider::ColliderHandle;
+
 /// The slots of the colliders inserted, removed, moved, reshaped or
 /// re-grouped since the last [`take`](ChangeLog::take), each once.
 ///
@@ -18,9 +20,24 @@ pub(crate) struct ChangeLog {
     slots: Vec<u32>,
     /// Per slot, one bit: the slot is in `slots`.
     logged: Vec<u64>,
+    /// The colliders removed, with their last user data, in order.
+    removed: Vec<RemovedCollider>,
     /// This scene's id (unique in the process) and the number of takes.
     scene: u64,
     takes: u64,
+}
+
+/// A collider removed from the scene since the contact pipeline's previous
+/// update: its handle (no longer live: `Scene::get` gives `None`) and what
+/// it held, so a `Stopped` event naming it can still be resolved (see
+/// [`ContactPipeline::removed`](crate::ContactPipeline::removed)).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct RemovedCollider {
+    /// The removed collider's handle.
+    pub handle: ColliderHandle,
+    /// Its user data when it was removed.
+    pub user_data: u64,
 }
 
 /// The source of scene ids.
@@ -28,7 +45,13 @@ static NEXT_SCENE: AtomicU64 = AtomicU64::new(1);
 
 impl Default for ChangeLog {
     fn default() -> Self {
-        Self { slots: Vec::new(), logged: Vec::new(), scene: NEXT_SCENE.fetch_add(1, Ordering::Relaxed), takes: 0 }
+        Self {
+            slots: Vec::new(),
+            logged: Vec::new(),
+            removed: Vec::new(),
+            scene: NEXT_SCENE.fetch_add(1, Ordering::Relaxed),
+            takes: 0,
+        }
     }
 }
 
@@ -36,7 +59,12 @@ impl Default for ChangeLog {
 /// reads every collider of the clone once.
 impl Clone for ChangeLog {
     fn clone(&self) -> Self {
-        Self { slots: self.slots.clone(), logged: self.logged.clone(), ..Self::default() }
+        Self {
+            slots: self.slots.clone(),
+            logged: self.logged.clone(),
+            removed: self.removed.clone(),
+            ..Self::default()
+        }
     }
 }
 
@@ -54,15 +82,27 @@ impl ChangeLog {
         }
     }
 
+    /// Records the removal of a collider (its slot is logged too). Kept
+    /// until the next [`take`](ChangeLog::take).
+    pub(crate) fn log_removal(&mut self, removed: RemovedCollider) {
+        self.log(removed.handle.index);
+        self.removed.push(removed);
+    }
+
     /// The stamp a reader that took the log last holds: `(scene id, takes)`.
     #[inline]
     pub(crate) fn stamp(&self) -> (u64, u64) {
         (self.scene, self.takes)
     }
 
-    /// The changed slots, sorted, moved into `out` (its old content
+    /// The changed slots, sorted, moved into `out`, and the removed
+    /// colliders, sorted by handle, into `removed` (their old content
     /// dropped); the log is left empty. Returns the new stamp.
-    pub(crate) fn take(&mut self, out: &mut Vec<u32>) -> (u64, u64) {
+    pub(crate) fn take(&mut self, out: &mut Vec<u32>, removed: &mut Vec<RemovedCollider>) -> (u64, u64) {
+        removed.clear();
+        removed.extend_from_slice(&self.removed);
+        removed.sort_unstable_by_key(|r| r.handle);
+        self.removed.clear();
         out.clear();
         out.extend_from_slice(&self.slots);
         out.sort_unstable();

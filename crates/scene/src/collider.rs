@@ -35,16 +35,33 @@ impl ColliderHandle {
     }
 }
 
-/// Whether a collider moves.
+/// Whether a collider moves, and what it pairs with in the contact
+/// pipeline: a pair has at least one dynamic collider (static-static,
+/// static-kinematic and kinematic-kinematic pairs are never tested).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum BodyKind {
     /// Never moves (or rarely, through `set_pose`): kept in the static tree,
     /// never re-queried against other static colliders.
     Static,
-    /// Moves every frame: kept in the dynamic tree with fat boxes.
+    /// Moves every frame, by the simulation: kept in the dynamic tree with
+    /// fat boxes; pairs with every kind.
     #[default]
     Dynamic,
+    /// Moves by the user's code (a moving platform, a player's body): kept
+    /// in the dynamic tree like a dynamic collider, but pairs with dynamic
+    /// colliders only. A kinematic sphere with CCD is swept like a dynamic
+    /// one.
+    Kinematic,
+}
+
+impl BodyKind {
+    /// Whether two colliders of these kinds form pairs in the contact
+    /// pipeline: when at least one is dynamic.
+    #[inline]
+    pub fn pairs_with(self, other: BodyKind) -> bool {
+        self == BodyKind::Dynamic || other == BodyKind::Dynamic
+    }
 }
 
 /// What to insert: the shape, its pose, and how it takes part in queries.
@@ -55,7 +72,7 @@ pub struct ColliderDesc {
     pub shape: ColliderShape,
     /// Where it is.
     pub pose: Isometry,
-    /// Static or dynamic.
+    /// Static, dynamic or kinematic.
     pub kind: BodyKind,
     /// Collision groups, for pair filtering and query filters.
     pub groups: CollisionGroups,
@@ -64,12 +81,31 @@ pub struct ColliderDesc {
     pub ccd: bool,
     /// Free for the user (an entity id, say).
     pub user_data: u64,
+    /// A sensor (a trigger volume): it reports which colliders overlap it
+    /// ([`ContactPipeline::sensor_events`](crate::ContactPipeline::sensor_events))
+    /// and takes part in no contact or manifold. Two sensors never pair.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub sensor: bool,
+    /// The rigid body the collider belongs to, if any: colliders of one body
+    /// never pair with each other.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub body: Option<u64>,
 }
 
 impl ColliderDesc {
-    /// A dynamic collider with default groups, no CCD and `user_data = 0`.
+    /// A dynamic collider with default groups, no CCD, `user_data = 0`, not a
+    /// sensor and of no body.
     pub fn new(shape: ColliderShape, pose: Isometry) -> Self {
-        Self { shape, pose, kind: BodyKind::Dynamic, groups: CollisionGroups::default(), ccd: false, user_data: 0 }
+        Self {
+            shape,
+            pose,
+            kind: BodyKind::Dynamic,
+            groups: CollisionGroups::default(),
+            ccd: false,
+            user_data: 0,
+            sensor: false,
+            body: None,
+        }
     }
 
     /// A dynamic capsule whose core segment runs from `a` to `b` (world
@@ -110,6 +146,40 @@ impl ColliderDesc {
     /// The same description, static.
     pub fn fixed(mut self) -> Self {
         self.kind = BodyKind::Static;
+        self
+    }
+
+    /// The same description, kinematic: moved by the user's code, paired
+    /// with dynamic colliders only (see [`BodyKind::Kinematic`]).
+    pub fn kinematic(mut self) -> Self {
+        self.kind = BodyKind::Kinematic;
+        self
+    }
+
+    /// The same description as a sensor: overlap events, no contacts.
+    ///
+    /// ```
+    /// use proxima_scene::*;
+    /// use proxima_narrowphase::{Isometry, Vector};
+    /// let mut scene = Scene::new();
+    /// let zone = ColliderShape::Aabb { half_extents: Vector::repeat(2.0) };
+    /// let door = scene.insert(ColliderDesc::new(zone, Isometry::identity()).fixed().sensor()).unwrap();
+    /// let ball = ColliderDesc::new(ColliderShape::Sphere { radius: 0.5 }, Isometry::translation(1.0, 0.0, 0.0));
+    /// let b = scene.insert(ball).unwrap();
+    /// let mut pipeline = ContactPipeline::new();
+    /// assert!(pipeline.update(&mut scene).is_empty()); // no contact event
+    /// assert_eq!(pipeline.sensor_events(), &[SensorEvent::Entered { a: door, b }]);
+    /// assert!(pipeline.contacts().is_empty());
+    /// ```
+    pub fn sensor(mut self) -> Self {
+        self.sensor = true;
+        self
+    }
+
+    /// The same description, part of rigid body `body`: colliders of one
+    /// body never pair with each other.
+    pub fn with_body(mut self, body: u64) -> Self {
+        self.body = Some(body);
         self
     }
 
@@ -165,7 +235,7 @@ impl Collider {
         &self.aabb
     }
 
-    /// Static or dynamic.
+    /// Static, dynamic or kinematic.
     pub fn kind(&self) -> BodyKind {
         self.desc.kind
     }
@@ -183,5 +253,26 @@ impl Collider {
     /// The user's data.
     pub fn user_data(&self) -> u64 {
         self.desc.user_data
+    }
+
+    /// Whether it is a sensor.
+    pub fn is_sensor(&self) -> bool {
+        self.desc.sensor
+    }
+
+    /// The rigid body it belongs to.
+    pub fn body(&self) -> Option<u64> {
+        self.desc.body
+    }
+
+    /// Whether the contact pipeline tests this collider against `other`:
+    /// one of them is dynamic ([`BodyKind::pairs_with`]), they are not both
+    /// sensors, and they are not parts of one body. (Their groups are
+    /// checked by the pair search.)
+    #[inline]
+    pub fn pairs_with(&self, other: &Collider) -> bool {
+        self.desc.kind.pairs_with(other.desc.kind)
+            && !(self.desc.sensor && other.desc.sensor)
+            && (self.desc.body.is_none() || self.desc.body != other.desc.body)
     }
 }

@@ -5,12 +5,14 @@ use std::time::Duration;
 use proxima_broadphase::{DynamicTreeOptions, PairTracker, ProxyId, ProxyOptions};
 use proxima_narrowphase::{Aabb, Contact, ContactManifold, Real, Sphere, SweepHit, Vector};
 
+use crate::change_log::RemovedCollider;
 use crate::collider::{BodyKind, ColliderHandle};
 use crate::contact::contact;
 use crate::error::SceneError;
 use crate::filter::QueryFilter;
 use crate::grid_search::{GridSearch, PairSearch};
 use crate::manifold::contact_manifolds_with;
+use crate::pair_rules::{diff_pairs, ContactIndex, PairHooks, SensorEvent, TouchRule};
 use crate::scene::Scene;
 use crate::shape::WorldShape;
 use crate::trimesh::MeshScratch;
@@ -153,6 +155,20 @@ pub struct ContactPipeline {
     narrow_slices: Vec<NarrowSlice>,
     previous: Vec<(ColliderHandle, ColliderHandle)>,
     events: Vec<ContactEvent>,
+    /// The pairs overlapping a sensor this frame and last frame, sorted,
+    /// and the difference as events.
+    sensor_pairs: Vec<(ColliderHandle, ColliderHandle)>,
+    previous_sensor_pairs: Vec<(ColliderHandle, ColliderHandle)>,
+    sensor_events: Vec<SensorEvent>,
+    /// When a pair counts as touching.
+    #[cfg_attr(feature = "serde", serde(default))]
+    touch: TouchRule,
+    /// The colliders removed since the previous update.
+    #[cfg_attr(feature = "serde", serde(skip))]
+    removed: Vec<RemovedCollider>,
+    /// This frame's contacts by collider slot.
+    #[cfg_attr(feature = "serde", serde(skip))]
+    contact_index: ContactIndex,
     ccd: Vec<CcdImpact>,
     stats: FrameStats,
     /// The stamp of the scene's change log when this pipeline last took it
@@ -195,6 +211,12 @@ impl ContactPipeline {
             narrow_slices: Vec::new(),
             previous: Vec::new(),
             events: Vec::new(),
+            sensor_pairs: Vec::new(),
+            previous_sensor_pairs: Vec::new(),
+            sensor_events: Vec::new(),
+            touch: TouchRule::Penetrating,
+            removed: Vec::new(),
+            contact_index: ContactIndex::default(),
             ccd: Vec::new(),
             stats: FrameStats::default(),
             log_stamp: None,
@@ -286,21 +308,27 @@ impl ContactPipeline {
     /// assert_eq!(pipeline.update(&mut scene), &[ContactEvent::Stopped { a, b }]);
     /// ```
     pub fn update(&mut self, scene: &mut Scene) -> &[ContactEvent] {
+        self.update_with_hooks(scene, &())
+    }
+
+    /// [`update`](Self::update) with the user's [`PairHooks`]: a filter of
+    /// the candidate pairs and an editor of their manifolds (one-way
+    /// platforms, pairs switched off by game logic).
+    pub fn update_with_hooks(&mut self, scene: &mut Scene, hooks: &impl PairHooks) -> &[ContactEvent] {
         let t0 = Stamp::now();
         scene.prepare();
         self.find_candidates(scene);
         let t1 = Stamp::now();
-        self.previous.clear();
-        self.previous.extend(self.contacts.iter().map(|p| (p.a, p.b)));
-        self.contacts.clear();
-        self.manifolds.clear();
+        self.start_frame();
         let out = NarrowOut {
             contacts: &mut self.contacts,
             manifolds: &mut self.manifolds,
+            sensors: &mut self.sensor_pairs,
             manifold_scratch: &mut self.manifold_scratch,
             mesh_scratch: &mut self.mesh_scratch,
         };
-        narrow(scene, candidate_keys(self.search, &self.tracker, self.renamed, &self.candidates), self.prediction, out);
+        let rules = Rules { prediction: self.prediction, touch: self.touch, hooks };
+        narrow(scene, candidate_keys(self.search, &self.tracker, self.renamed, &self.candidates), &rules, out);
         self.close(scene, t0, t1)
     }
 
@@ -330,17 +358,25 @@ impl ContactPipeline {
     /// ```
     #[cfg(feature = "parallel")]
     pub fn update_parallel(&mut self, scene: &mut Scene) -> &[ContactEvent] {
+        self.update_parallel_with_hooks(scene, &())
+    }
+
+    /// [`update_parallel`](Self::update_parallel) with the user's
+    /// [`PairHooks`] (called from the pool's threads).
+    #[cfg(feature = "parallel")]
+    pub fn update_parallel_with_hooks(
+        &mut self,
+        scene: &mut Scene,
+        hooks: &(impl PairHooks + Sync),
+    ) -> &[ContactEvent] {
         use rayon::prelude::*;
         let t0 = Stamp::now();
         scene.prepare();
         self.find_candidates_with(scene, true);
         let t1 = Stamp::now();
-        self.previous.clear();
-        self.previous.extend(self.contacts.iter().map(|p| (p.a, p.b)));
-        self.contacts.clear();
-        self.manifolds.clear();
+        self.start_frame();
         let shared: &Scene = scene;
-        let prediction = self.prediction;
+        let rules = Rules { prediction: self.prediction, touch: self.touch, hooks };
         let candidates = candidate_keys(self.search, &self.tracker, self.renamed, &self.candidates);
         let slices = candidates.len().div_ceil(NARROW_SLICE);
         if self.narrow_slices.len() < slices {
@@ -350,18 +386,21 @@ impl ContactPipeline {
             |(slice, candidates)| {
                 slice.contacts.clear();
                 slice.manifolds.clear();
+                slice.sensors.clear();
                 let out = NarrowOut {
                     contacts: &mut slice.contacts,
                     manifolds: &mut slice.manifolds,
+                    sensors: &mut slice.sensors,
                     manifold_scratch: &mut slice.manifold_scratch,
                     mesh_scratch: &mut slice.mesh_scratch,
                 };
-                narrow(shared, candidates, prediction, out);
+                narrow(shared, candidates, &rules, out);
             },
         );
         for slice in &self.narrow_slices[..slices] {
             self.contacts.extend_from_slice(&slice.contacts);
             self.manifolds.extend_from_slice(&slice.manifolds);
+            self.sensor_pairs.extend_from_slice(&slice.sensors);
         }
         // Slices are given back only past twice the frame's need, so a count
         // that swings across a slice boundary does not free and regrow one.
@@ -371,12 +410,35 @@ impl ContactPipeline {
         self.close(scene, t0, t1)
     }
 
+    /// The start of a frame's exact tests: last frame's pairs kept for the
+    /// events, this frame's lists emptied.
+    fn start_frame(&mut self) {
+        self.previous.clear();
+        self.previous.extend(self.contacts.iter().map(|p| (p.a, p.b)));
+        core::mem::swap(&mut self.previous_sensor_pairs, &mut self.sensor_pairs);
+        self.sensor_pairs.clear();
+        self.contacts.clear();
+        self.manifolds.clear();
+    }
+
     /// The end of a frame: events, CCD sweeps, stats.
     fn close(&mut self, scene: &mut Scene, t0: Stamp, t1: Stamp) -> &[ContactEvent] {
         // Candidates are sorted by slot, and slots order like handles: the
         // contacts are already in `(a, b)` order.
         debug_assert!(self.contacts.windows(2).all(|w| (w[0].a, w[0].b) < (w[1].a, w[1].b)));
         self.diff_events();
+        self.sensor_events.clear();
+        let sensor_pairs = &self.sensor_pairs;
+        diff_pairs(
+            &self.previous_sensor_pairs,
+            sensor_pairs.len(),
+            |j| sensor_pairs[j],
+            |j| SensorEvent::Entered { a: sensor_pairs[j].0, b: sensor_pairs[j].1 },
+            |a, b| SensorEvent::Exited { a, b },
+            &mut self.sensor_events,
+        );
+        let slots = scene.colliders.slot_count();
+        self.contact_index.build(self.contacts.iter().map(|p| (p.a.index, p.b.index)), slots);
         let t2 = Stamp::now();
         self.sweep_ccd(scene);
         let t3 = Stamp::now();
@@ -447,6 +509,102 @@ impl ContactPipeline {
     /// ```
     pub fn events(&self) -> &[ContactEvent] {
         &self.events
+    }
+
+    /// This frame's sensor events: `Exited` and `Entered` merged in `(a, b)`
+    /// order. A pair with a sensor overlaps when the shapes touch (the exact
+    /// test of [`contact`]); sensors get no contact and no manifold.
+    pub fn sensor_events(&self) -> &[SensorEvent] {
+        &self.sensor_events
+    }
+
+    /// The pairs overlapping a sensor this frame, sorted by `(a, b)`.
+    pub fn sensor_pairs(&self) -> &[(ColliderHandle, ColliderHandle)] {
+        &self.sensor_pairs
+    }
+
+    /// The colliders removed from the scene between the previous update and
+    /// this one, sorted by handle, with their last user data: the
+    /// `Stopped` and `Exited` events that name a removed collider can be
+    /// resolved here (`Scene::get` no longer knows it). Empty when another
+    /// pipeline updated from the scene in between (it took the record).
+    ///
+    /// ```
+    /// use proxima_scene::*;
+    /// use proxima_narrowphase::Isometry;
+    /// let mut scene = Scene::new();
+    /// let ball = |x, id| ColliderDesc::new(ColliderShape::Sphere { radius: 1.0 }, Isometry::translation(x, 0.0, 0.0)).with_user_data(id);
+    /// let a = scene.insert(ball(0.0, 7)).unwrap();
+    /// let b = scene.insert(ball(1.5, 8)).unwrap();
+    /// let mut pipeline = ContactPipeline::new();
+    /// pipeline.update(&mut scene);
+    /// scene.remove(b).unwrap();
+    /// assert_eq!(pipeline.update(&mut scene), &[ContactEvent::Stopped { a, b }]);
+    /// assert!(scene.get(b).is_none());
+    /// assert_eq!(pipeline.removed_user_data(b), Some(8));
+    /// # let _ = a;
+    /// ```
+    pub fn removed(&self) -> &[RemovedCollider] {
+        &self.removed
+    }
+
+    /// The last user data of `handle` if it was removed since the previous
+    /// update (see [`removed`](Self::removed)).
+    pub fn removed_user_data(&self, handle: ColliderHandle) -> Option<u64> {
+        self.removed.binary_search_by_key(&handle, |r| r.handle).ok().map(|k| self.removed[k].user_data)
+    }
+
+    /// This frame's contacts of one collider (as `a` or `b`), in `(a, b)`
+    /// order, from an index built each frame: no scan of the whole list (a
+    /// character's ground check, a damage system). Empty for a stale handle.
+    ///
+    /// ```
+    /// use proxima_scene::*;
+    /// use proxima_narrowphase::{Isometry, Vector};
+    /// let mut scene = Scene::new();
+    /// let ground = ColliderShape::Aabb { half_extents: Vector::new(10.0, 0.5, 10.0) };
+    /// let g = scene.insert(ColliderDesc::new(ground, Isometry::identity()).fixed()).unwrap();
+    /// let ball = |x| ColliderDesc::new(ColliderShape::Sphere { radius: 0.5 }, Isometry::translation(x, 0.9, 0.0));
+    /// let (p, q) = (scene.insert(ball(0.0)).unwrap(), scene.insert(ball(5.0)).unwrap());
+    /// let mut pipeline = ContactPipeline::new();
+    /// pipeline.update(&mut scene);
+    /// assert_eq!(pipeline.contacts_of(g).count(), 2);
+    /// let on_ground = pipeline.contacts_of(p).any(|c| c.a == g && c.contact.normal.y > 0.7);
+    /// assert!(on_ground);
+    /// # let _ = q;
+    /// ```
+    pub fn contacts_of(&self, handle: ColliderHandle) -> impl Iterator<Item = &ContactPair> + '_ {
+        self.contact_index
+            .of(handle.index)
+            .iter()
+            .map(|&k| &self.contacts[k as usize])
+            .filter(move |p| p.a == handle || p.b == handle)
+    }
+
+    /// The pipeline with the rule that decides when a pair touches (see
+    /// [`TouchRule`]; the default is [`TouchRule::Penetrating`]).
+    ///
+    /// ```
+    /// use proxima_scene::*;
+    /// use proxima_narrowphase::Isometry;
+    /// let mut scene = Scene::new();
+    /// let ball = |x| ColliderDesc::new(ColliderShape::Sphere { radius: 0.5 }, Isometry::translation(x, 0.0, 0.0));
+    /// scene.insert(ball(0.0)).unwrap();
+    /// scene.insert(ball(1.01)).unwrap(); // 0.01 apart
+    /// let mut strict = ContactPipeline::with_manifolds(0.02).unwrap();
+    /// assert!(strict.update(&mut scene).is_empty());
+    /// let mut speculative = ContactPipeline::with_manifolds(0.02).unwrap().with_touch_rule(TouchRule::Manifold);
+    /// assert_eq!(speculative.update(&mut scene).len(), 1);
+    /// assert!((speculative.contacts()[0].contact.depth + 0.01).abs() < 1e-5);
+    /// ```
+    pub fn with_touch_rule(mut self, touch: TouchRule) -> Self {
+        self.touch = touch;
+        self
+    }
+
+    /// The rule that decides when a pair touches.
+    pub fn touch_rule(&self) -> TouchRule {
+        self.touch
     }
 
     /// This frame's CCD impacts, sorted by collider.
@@ -588,7 +746,7 @@ impl ContactPipeline {
     /// tracker holds a proxy for).
     fn take_touched(&mut self, scene: &mut Scene, held: bool) -> bool {
         let incremental = self.log_stamp == Some(scene.changes.stamp());
-        self.log_stamp = Some(scene.changes.take(&mut self.touched));
+        self.log_stamp = Some(scene.changes.take(&mut self.touched, &mut self.removed));
         if !incremental {
             let end = scene.colliders.iter().last().map_or(0, |(slot, _)| slot as usize + 1);
             self.touched.clear();
@@ -621,29 +779,15 @@ impl ContactPipeline {
     /// Merges the sorted previous and current pair lists into events.
     fn diff_events(&mut self) {
         self.events.clear();
-        let (mut i, mut j) = (0, 0);
-        while i < self.previous.len() || j < self.contacts.len() {
-            let old = self.previous.get(i).copied();
-            let new = self.contacts.get(j).map(|p| (p.a, p.b));
-            match (old, new) {
-                (Some(o), Some(n)) if o == n => {
-                    i += 1;
-                    j += 1;
-                }
-                (Some(o), Some(n)) if o < n => {
-                    self.events.push(ContactEvent::Stopped { a: o.0, b: o.1 });
-                    i += 1;
-                }
-                (Some(o), None) => {
-                    self.events.push(ContactEvent::Stopped { a: o.0, b: o.1 });
-                    i += 1;
-                }
-                _ => {
-                    self.events.push(ContactEvent::Started(self.contacts[j]));
-                    j += 1;
-                }
-            }
-        }
+        let contacts = &self.contacts;
+        diff_pairs(
+            &self.previous,
+            contacts.len(),
+            |j| (contacts[j].a, contacts[j].b),
+            |j| ContactEvent::Started(contacts[j]),
+            |a, b| ContactEvent::Stopped { a, b },
+            &mut self.events,
+        );
     }
 
     /// Sweeps every CCD sphere from its previous centre to its current one.
@@ -690,6 +834,7 @@ const NARROW_SLICE: usize = 2048;
 struct NarrowSlice {
     contacts: Vec<ContactPair>,
     manifolds: Vec<ManifoldPair>,
+    sensors: Vec<(ColliderHandle, ColliderHandle)>,
     manifold_scratch: Vec<ContactManifold>,
     mesh_scratch: MeshScratch,
 }
@@ -698,6 +843,7 @@ struct NarrowSlice {
 struct NarrowOut<'a> {
     contacts: &'a mut Vec<ContactPair>,
     manifolds: &'a mut Vec<ManifoldPair>,
+    sensors: &'a mut Vec<(ColliderHandle, ColliderHandle)>,
     manifold_scratch: &'a mut Vec<ContactManifold>,
     mesh_scratch: &'a mut MeshScratch,
 }
@@ -720,18 +866,42 @@ fn candidate_keys<'a>(
     }
 }
 
+/// What [`narrow`] applies to each candidate: the manifolds' prediction
+/// (`None`: contacts only), the touching rule and the user's hooks.
+struct Rules<'h, H> {
+    prediction: Option<Real>,
+    touch: TouchRule,
+    hooks: &'h H,
+}
+
 /// The exact tests of `candidates` (pair keys of collider slots,
-/// `(a << 32) | b`, sorted): each pair in
-/// contact appended to `out.contacts`, in candidate order; with a
-/// `prediction`, the manifolds within it too, and the contact is the
-/// deepest point of the pair's manifolds.
-fn narrow(scene: &Scene, candidates: &[u64], prediction: Option<Real>, out: NarrowOut<'_>) {
-    let NarrowOut { contacts, manifolds, manifold_scratch, mesh_scratch } = out;
+/// `(a << 32) | b`, sorted), in candidate order. A pair is skipped unless
+/// the colliders pair ([`Collider::pairs_with`](crate::Collider::pairs_with):
+/// one dynamic, not two sensors, not one body) and the hooks keep it. A pair
+/// with a sensor is appended to `out.sensors` when the shapes touch
+/// ([`contact`]), with no manifold. Otherwise a pair in contact is appended
+/// to `out.contacts`; with a `prediction`, its manifolds within it too (each
+/// kept by the hooks), and the contact is the deepest point of the pair's
+/// manifolds (any depth with [`TouchRule::Manifold`], `>= 0` otherwise).
+fn narrow<H: PairHooks>(scene: &Scene, candidates: &[u64], rules: &Rules<'_, H>, out: NarrowOut<'_>) {
+    let NarrowOut { contacts, manifolds, sensors, manifold_scratch, mesh_scratch } = out;
     for &key in candidates {
         let (sa, sb) = ((key >> 32) as u32, key as u32);
         let (ca, cb) = (&scene.colliders[sa], &scene.colliders[sb]);
+        if !ca.pairs_with(cb) {
+            continue;
+        }
         let (a, b) = (scene.handle_of(sa), scene.handle_of(sb));
-        let Some(prediction) = prediction else {
+        if !rules.hooks.filter_pair((a, ca), (b, cb)) {
+            continue;
+        }
+        if ca.desc.sensor || cb.desc.sensor {
+            if contact(&ca.world, &cb.world).is_some() {
+                sensors.push((a, b));
+            }
+            continue;
+        }
+        let Some(prediction) = rules.prediction else {
             if let Some(c) = contact(&ca.world, &cb.world) {
                 contacts.push(ContactPair { a, b, contact: c });
             }
@@ -739,10 +909,14 @@ fn narrow(scene: &Scene, candidates: &[u64], prediction: Option<Real>, out: Narr
         };
         manifold_scratch.clear();
         contact_manifolds_with(&ca.world, &cb.world, prediction, mesh_scratch, manifold_scratch);
+        let min_depth = if rules.touch == TouchRule::Manifold { Real::NEG_INFINITY } else { 0.0 };
         let mut deepest: Option<Contact> = None;
-        for m in manifold_scratch.iter() {
+        for m in manifold_scratch.iter_mut() {
+            if !rules.hooks.modify_manifold((a, ca), (b, cb), m) {
+                continue;
+            }
             let p = m.deepest();
-            if p.depth >= 0.0 && deepest.is_none_or(|d| p.depth > d.depth) {
+            if p.depth >= min_depth && deepest.is_none_or(|d| p.depth > d.depth) {
                 deepest = Some(Contact { point_a: p.point_a, point_b: p.point_b, normal: m.normal, depth: p.depth });
             }
             manifolds.push(ManifoldPair { a, b, manifold: *m });

@@ -5,7 +5,7 @@ use core::ops::ControlFlow;
 use proxima_broadphase::{CollisionGroups, RayControl, TreeStats, ValidationError};
 use proxima_narrowphase::{Aabb, Isometry, Ray, Real, Vector};
 
-use crate::change_log::ChangeLog;
+use crate::change_log::{ChangeLog, RemovedCollider};
 use crate::collider::{BodyKind, Collider, ColliderDesc, ColliderHandle, TreeKey};
 use crate::dynamic_set::DynamicSet;
 use crate::error::SceneError;
@@ -129,7 +129,7 @@ impl Scene {
         let slot = self.colliders.next_slot();
         let key = match desc.kind {
             BodyKind::Static => TreeKey::Static(self.static_set.insert(aabb, slot)),
-            BodyKind::Dynamic => {
+            BodyKind::Dynamic | BodyKind::Kinematic => {
                 self.inserted_since_rebuild += 1;
                 TreeKey::Dynamic(self.dynamic_set.insert(aabb, slot))
             }
@@ -158,7 +158,7 @@ impl Scene {
     /// ```
     pub fn remove(&mut self, handle: ColliderHandle) -> Result<Collider, SceneError> {
         let collider = self.colliders.remove(handle).ok_or(SceneError::StaleHandle)?;
-        self.changes.log(handle.index);
+        self.changes.log_removal(RemovedCollider { handle, user_data: collider.desc.user_data });
         match collider.key {
             TreeKey::Static(pos) => {
                 if let Some(moved) = self.static_set.remove(pos) {
@@ -410,7 +410,7 @@ impl Scene {
             }
             let kind_matches = matches!(
                 (c.key, c.desc.kind),
-                (TreeKey::Static(_), BodyKind::Static) | (TreeKey::Dynamic(_), BodyKind::Dynamic)
+                (TreeKey::Static(_), BodyKind::Static) | (TreeKey::Dynamic(_), BodyKind::Dynamic | BodyKind::Kinematic)
             );
             if !kind_matches {
                 return fail("it is in the other kind's tree");

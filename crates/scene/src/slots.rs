@@ -9,7 +9,7 @@ use proxima_broadphase::{SlotKey, SlotMap};
 use crate::collider::ColliderHandle;
 
 impl SlotKey for ColliderHandle {
-    /// A handle of no scene (scene id 0): [`Slots`] stamps its own id on
+    /// A handle of no scene (scene id 0): the scene's `Slots` stamps its own id on
     /// every handle it hands out.
     #[inline]
     fn from_parts(index: u32, generation: u32) -> Self {
@@ -134,6 +134,12 @@ impl<T> Slots<T> {
     #[inline]
     pub(crate) fn get_slot_mut(&mut self, slot: u32) -> Option<&mut T> {
         self.map.get_slot_mut(slot as usize)
+    }
+
+    /// Number of slots, occupied or vacant (every slot is below it).
+    #[inline]
+    pub(crate) fn slot_count(&self) -> usize {
+        self.map.generations().len()
     }
 
     /// Number of values.

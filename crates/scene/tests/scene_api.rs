@@ -116,8 +116,9 @@ fn aabb_collider_under_a_rotated_pose_is_the_rotated_box() {
     }
     let bad = Rotation::new_unchecked(nalgebra::Quaternion::new(1.0, 1.0, 0.0, 0.0));
     let bad_pose = Isometry::from_parts(Vector::zeros().into(), bad);
-    let refused = Err(SceneError::InvalidShape(ShapeError::InvalidRotation));
-    assert_eq!(scene.set_pose(aabb, bad_pose), refused);
-    assert_eq!(scene.insert(ColliderDesc::new(ColliderShape::Aabb { half_extents: h }, bad_pose)).err(), refused.err());
+    let refused = |handle| Err(SceneError::InvalidPose { handle, error: PoseError::InvalidRotation });
+    assert_eq!(scene.set_pose(aabb, bad_pose), refused(Some(aabb)));
+    let inserted = scene.insert(ColliderDesc::new(ColliderShape::Aabb { half_extents: h }, bad_pose));
+    assert_eq!(inserted.err(), refused(None).err());
     scene.validate().unwrap();
 }

@@ -1,0 +1,189 @@
+//! What the contact pipeline does with a candidate pair beyond its groups:
+//! the user's hooks, the touching rule, and sensor events.
+
+use proxima_narrowphase::ContactManifold;
+
+use crate::collider::{Collider, ColliderHandle};
+
+/// The user's say over the contact pipeline's pairs (rapier's
+/// `PhysicsHooks`, Box2D's custom filter and pre-solve callbacks), passed to
+/// [`ContactPipeline::update_with_hooks`](crate::ContactPipeline::update_with_hooks).
+/// Both methods are called with `a < b`, from the pipeline's threads in
+/// [`update_parallel_with_hooks`](crate::ContactPipeline::update_parallel_with_hooks)
+/// (hence `Sync`); the default methods keep everything.
+///
+/// ```
+/// use proxima_scene::*;
+/// use proxima_narrowphase::{ContactManifold, Isometry, Vector};
+/// /// A one-way platform (user data 1): bodies pass through it from below.
+/// struct OneWay;
+/// impl PairHooks for OneWay {
+///     fn modify_manifold(&self, a: (ColliderHandle, &Collider), b: (ColliderHandle, &Collider), m: &mut ContactManifold) -> bool {
+///         // The normal points from a to b: keep the contact only when the
+///         // other body is above the platform.
+///         let up = if a.1.user_data() == 1 { m.normal.y } else if b.1.user_data() == 1 { -m.normal.y } else { 1.0 };
+///         up > 0.5
+///     }
+/// }
+/// let mut scene = Scene::new();
+/// let slab = ColliderShape::Obb { half_extents: Vector::new(5.0, 0.1, 5.0) };
+/// scene.insert(ColliderDesc::new(slab, Isometry::identity()).fixed().with_user_data(1)).unwrap();
+/// let ball = |y| ColliderDesc::new(ColliderShape::Sphere { radius: 0.5 }, Isometry::translation(0.0, y, 0.0));
+/// let above = scene.insert(ball(0.55)).unwrap();
+/// let below = scene.insert(ball(-0.55)).unwrap();
+/// let mut pipeline = ContactPipeline::with_manifolds(0.02).unwrap();
+/// pipeline.update_with_hooks(&mut scene, &OneWay);
+/// let touching: Vec<_> = pipeline.contacts().iter().map(|p| p.b).collect();
+/// assert_eq!(touching, [above]);
+/// # let _ = below;
+/// ```
+pub trait PairHooks {
+    /// Whether the candidate pair is tested at all (after the groups, the
+    /// kinds, sensors and bodies: see [`Collider::pairs_with`]). A pair
+    /// refused here has no contact, manifold or sensor event this frame.
+    fn filter_pair(&self, a: (ColliderHandle, &Collider), b: (ColliderHandle, &Collider)) -> bool {
+        let _ = (a, b);
+        true
+    }
+
+    /// Edits a manifold of a pair (normal from `a` to `b`; points may be
+    /// removed with [`ContactManifold::new`] on a subset, depths changed);
+    /// returning `false` drops it. Called with manifolds on
+    /// ([`ContactPipeline::with_manifolds`](crate::ContactPipeline::with_manifolds)),
+    /// before the pair's touching is decided; not called for sensors.
+    fn modify_manifold(
+        &self,
+        a: (ColliderHandle, &Collider),
+        b: (ColliderHandle, &Collider),
+        manifold: &mut ContactManifold,
+    ) -> bool {
+        let _ = (a, b, manifold);
+        true
+    }
+}
+
+/// No hooks: every pair is kept as found.
+impl PairHooks for () {}
+
+/// When a pair counts as touching, for [`ContactPipeline::contacts`] and its
+/// events (see [`ContactPipeline::with_touch_rule`]).
+///
+/// [`ContactPipeline::contacts`]: crate::ContactPipeline::contacts
+/// [`ContactPipeline::with_touch_rule`]: crate::ContactPipeline::with_touch_rule
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum TouchRule {
+    /// The shapes touch or overlap: depth `>= 0` (for manifolds: the
+    /// deepest point's depth). A resting pair whose contact jitters across
+    /// zero starts and stops often.
+    #[default]
+    Penetrating,
+    /// With manifolds on: the pair has a manifold point, speculative ones
+    /// included (the shapes are within the prediction distance); its
+    /// `Contact` is the deepest point, whose depth may be negative. The
+    /// prediction acts as the hysteresis of the events (Box2D's rule).
+    /// Without manifolds it is [`TouchRule::Penetrating`].
+    Manifold,
+}
+
+/// A change in which colliders overlap a sensor (`a < b`, one of them the
+/// sensor; [`Collider::is_sensor`] tells which).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum SensorEvent {
+    /// The pair overlaps this frame and did not last frame.
+    Entered {
+        /// The lower handle.
+        a: ColliderHandle,
+        /// The higher handle.
+        b: ColliderHandle,
+    },
+    /// The pair overlapped last frame and does not now (or one was removed).
+    Exited {
+        /// The lower handle.
+        a: ColliderHandle,
+        /// The higher handle.
+        b: ColliderHandle,
+    },
+}
+
+/// Merges two sorted, unique pair lists into the events that turn `old` into
+/// the new list (`new_len` pairs, the `j`-th being `new(j)`), appended to
+/// `out` in `(a, b)` order.
+pub(crate) fn diff_pairs<T>(
+    old: &[(ColliderHandle, ColliderHandle)],
+    new_len: usize,
+    new: impl Fn(usize) -> (ColliderHandle, ColliderHandle),
+    started: impl Fn(usize) -> T,
+    stopped: impl Fn(ColliderHandle, ColliderHandle) -> T,
+    out: &mut Vec<T>,
+) {
+    let (mut i, mut j) = (0, 0);
+    while i < old.len() || j < new_len {
+        let n = (j < new_len).then(|| new(j));
+        match (old.get(i), n) {
+            (Some(&o), Some(n)) if o == n => {
+                i += 1;
+                j += 1;
+            }
+            (Some(&o), Some(n)) if o < n => {
+                out.push(stopped(o.0, o.1));
+                i += 1;
+            }
+            (Some(&o), None) => {
+                out.push(stopped(o.0, o.1));
+                i += 1;
+            }
+            _ => {
+                out.push(started(j));
+                j += 1;
+            }
+        }
+    }
+}
+
+/// The contact pairs of each collider slot, rebuilt each frame from the
+/// sorted pair list (a counting sort by slot): `entries[offsets[s] ..
+/// offsets[s + 1]]` are the positions in the list of the pairs of slot `s`.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct ContactIndex {
+    offsets: Vec<u32>,
+    entries: Vec<u32>,
+    /// The fill's write positions (kept: a frame allocates nothing once the
+    /// lists have grown).
+    cursor: Vec<u32>,
+}
+
+impl ContactIndex {
+    /// Indexes `pairs` (each pair under both of its slots, all below `slots`).
+    pub(crate) fn build(&mut self, pairs: impl Iterator<Item = (u32, u32)> + Clone, slots: usize) {
+        self.offsets.clear();
+        self.offsets.resize(slots + 1, 0);
+        for (a, b) in pairs.clone() {
+            self.offsets[a as usize + 1] += 1;
+            self.offsets[b as usize + 1] += 1;
+        }
+        for s in 0..slots {
+            self.offsets[s + 1] += self.offsets[s];
+        }
+        self.entries.clear();
+        self.entries.resize(self.offsets[slots] as usize, 0);
+        self.cursor.clear();
+        self.cursor.extend_from_slice(&self.offsets[..slots]);
+        for (k, (a, b)) in pairs.enumerate() {
+            for s in [a as usize, b as usize] {
+                self.entries[self.cursor[s] as usize] = k as u32;
+                self.cursor[s] += 1;
+            }
+        }
+    }
+
+    /// The positions of the pairs of `slot`, in list order.
+    pub(crate) fn of(&self, slot: u32) -> &[u32] {
+        let s = slot as usize;
+        if s + 1 >= self.offsets.len() {
+            return &[];
+        }
+        &self.entries[self.offsets[s] as usize..self.offsets[s + 1] as usize]
+    }
+}
