@@ -44,6 +44,9 @@ pub struct QueryFilter<'a> {
     pub exclude_dynamic: bool,
     /// Kinematic colliders ([`BodyKind::Kinematic`]) are never reported.
     pub exclude_kinematic: bool,
+    /// Sensors ([`ColliderDesc::sensor`](crate::ColliderDesc::sensor)) are
+    /// never reported: a trigger volume is not in the way of a ray or a cast.
+    pub exclude_sensors: bool,
     /// A last word: a collider is reported only when this returns true.
     pub predicate: Option<ColliderPredicate<'a>>,
 }
@@ -82,6 +85,13 @@ impl<'a> QueryFilter<'a> {
         self
     }
 
+    /// The same filter, also skipping sensors.
+    #[must_use]
+    pub fn exclude_sensors(mut self) -> Self {
+        self.exclude_sensors = true;
+        self
+    }
+
     /// The same filter, also skipping `handle` (a character's own collider,
     /// say); it replaces an `exclude_collider` set before. Colliders in
     /// [`QueryFilter::exclude`] stay skipped.
@@ -99,11 +109,13 @@ impl<'a> QueryFilter<'a> {
     }
 
     /// True when `collider` passes: groups interact, its kind is not
-    /// excluded, it is not excluded by handle, and the predicate holds.
+    /// excluded, it is not an excluded sensor, it is not excluded by handle,
+    /// and the predicate holds.
     #[inline]
     pub fn accepts(&self, handle: ColliderHandle, collider: &Collider) -> bool {
         groups_interact(&self.groups, &collider.desc.groups)
             && self.accepts_kind(collider.desc.kind)
+            && !(self.exclude_sensors && collider.desc.sensor)
             && !self.excludes_handle(handle)
             && self.predicate.is_none_or(|p| p(handle, collider))
     }
@@ -130,7 +142,7 @@ impl<'a> QueryFilter<'a> {
     /// [`QueryFilter::skips_statics`]).
     #[inline]
     pub(crate) fn groups_decide_statics(&self) -> bool {
-        self.exclude.is_empty() && self.exclude_collider.is_none() && self.predicate.is_none()
+        self.exclude.is_empty() && self.exclude_collider.is_none() && self.predicate.is_none() && !self.exclude_sensors
     }
 
     /// True when no static collider can pass, so the static tree (which
@@ -151,6 +163,7 @@ impl core::fmt::Debug for QueryFilter<'_> {
             .field("exclude_fixed", &self.exclude_fixed)
             .field("exclude_dynamic", &self.exclude_dynamic)
             .field("exclude_kinematic", &self.exclude_kinematic)
+            .field("exclude_sensors", &self.exclude_sensors)
             .field("predicate", &self.predicate.is_some())
             .finish()
     }

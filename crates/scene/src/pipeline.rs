@@ -806,7 +806,8 @@ impl ContactPipeline {
             }
             let Ok(from) = Sphere::try_new(start.into(), now.radius()) else { continue };
             let me = [scene.handle_of(slot)];
-            let filter = QueryFilter { groups: collider.desc.groups, ..QueryFilter::excluding(&me) };
+            // A sensor is not in the way: a bullet passes through a trigger.
+            let filter = QueryFilter::excluding(&me).groups(collider.desc.groups).exclude_sensors();
             if let Some(hit) = scene.cast_sphere(&from, &motion, &filter) {
                 self.ccd.push(CcdImpact { collider: me[0], other: hit.collider, hit: hit.hit });
             }

@@ -257,3 +257,38 @@ fn touch_rules_at_the_threshold() {
         assert_eq!(penetrating.update(&mut scene).len(), usize::from(gap == 0.0), "gap {gap}");
     }
 }
+
+/// Sensors are not in the way of queries that exclude them, nor of CCD: a
+/// ray passes through a static trigger to the wall behind it, a bullet flies
+/// through it and stops at the wall, and overlap queries skip it.
+#[test]
+fn sensors_are_not_in_the_way() {
+    let mut scene = Scene::new();
+    let slab = |x: Real| {
+        ColliderDesc::new(
+            ColliderShape::Aabb { half_extents: Vector::new(0.1, 5.0, 5.0) },
+            Isometry::translation(x, 0.0, 0.0),
+        )
+        .fixed()
+    };
+    let trigger = scene.insert(slab(5.0).sensor()).unwrap();
+    let wall = scene.insert(slab(10.0)).unwrap();
+    let ray = proxima_narrowphase::Ray::new(proxima_narrowphase::Point::origin(), Vector::x(), 100.0);
+    let all = QueryFilter::default();
+    assert_eq!(scene.cast_ray_closest(&ray, &all).map(|h| h.collider), Some(trigger));
+    assert_eq!(scene.cast_ray_closest(&ray, &all.exclude_sensors()).map(|h| h.collider), Some(wall));
+    let probe = proxima_narrowphase::Sphere::new(proxima_narrowphase::Point::new(5.0, 0.0, 0.0), 0.5);
+    assert_eq!(scene.overlaps_sphere(&probe, &all), vec![trigger]);
+    assert!(scene.overlaps_sphere(&probe, &all.exclude_sensors()).is_empty());
+    // A CCD bullet from x = 0 to x = 20: through the trigger, stopped by the wall.
+    let bullet = scene
+        .insert(ColliderDesc::new(ColliderShape::Sphere { radius: 0.1 }, Isometry::identity()).with_ccd())
+        .unwrap();
+    let mut pipeline = ContactPipeline::new();
+    pipeline.update(&mut scene);
+    scene.set_pose(bullet, Isometry::translation(20.0, 0.0, 0.0)).unwrap();
+    pipeline.update(&mut scene);
+    let [impact] = pipeline.ccd_impacts() else { panic!("one impact: {:?}", pipeline.ccd_impacts()) };
+    assert_eq!((impact.collider, impact.other), (bullet, wall));
+    assert!((impact.hit.toi - 9.8 / 20.0).abs() < 1e-6);
+}
