@@ -1,97 +1,33 @@
 //! The per-frame contact pipeline: broadphase pairs, exact contacts, events, CCD.
+//!
+//! `mirror.rs` keeps the pair search in step with the scene and finds the
+//! candidates; `narrow.rs` runs their exact tests; `output.rs` holds what a
+//! frame reports.
+
+mod mirror;
+mod narrow;
+mod output;
+
+pub use output::{CcdImpact, ContactEvent, ContactPair, FrameStats, ManifoldPair};
+
+use narrow::{candidate_keys, narrow, NarrowOut, Rules};
+#[cfg(feature = "parallel")]
+use narrow::{NarrowSlice, NARROW_SLICE};
 
 use std::time::Duration;
 
-use proxima_broadphase::{DynamicTreeOptions, PairTracker, ProxyId, ProxyOptions};
-use proxima_narrowphase::{Aabb, Contact, ContactManifold, Real, Sphere, SweepHit, Vector};
+use proxima_broadphase::{DynamicTreeOptions, PairTracker, ProxyId};
+use proxima_narrowphase::{ContactManifold, Real, Sphere, Vector};
 
 use crate::change_log::RemovedCollider;
-use crate::collider::{BodyKind, ColliderHandle};
-use crate::contact::contact;
+use crate::collider::ColliderHandle;
 use crate::error::SceneError;
 use crate::filter::QueryFilter;
 use crate::grid_search::{GridSearch, PairSearch};
-use crate::manifold::contact_manifolds_with;
 use crate::pair_rules::{diff_pairs, ContactIndex, PairHooks, SensorEvent, TouchRule};
 use crate::scene::Scene;
 use crate::shape::WorldShape;
 use crate::trimesh::MeshScratch;
-
-/// Two colliders in contact, `a < b`.
-#[derive(Clone, Copy, Debug, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-pub struct ContactPair {
-    /// The lower handle (shape A of the contact).
-    pub a: ColliderHandle,
-    /// The higher handle (shape B).
-    pub b: ColliderHandle,
-    /// Normal from `a` to `b`, depth, witness points.
-    pub contact: Contact,
-}
-
-/// A contact manifold between two colliders, `a < b` (normal from `a` to `b`).
-#[derive(Clone, Copy, Debug, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-pub struct ManifoldPair {
-    /// The lower handle (shape A of the manifold).
-    pub a: ColliderHandle,
-    /// The higher handle (shape B).
-    pub b: ColliderHandle,
-    /// Up to four points with one normal; their ids persist from frame to
-    /// frame while the same features touch.
-    pub manifold: ContactManifold,
-}
-
-/// A change in contact state between two colliders (`a < b`).
-#[derive(Clone, Copy, Debug, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-pub enum ContactEvent {
-    /// The pair touches this frame and did not last frame.
-    Started(ContactPair),
-    /// The pair touched last frame and does not now (or one was removed).
-    Stopped {
-        /// The lower handle.
-        a: ColliderHandle,
-        /// The higher handle.
-        b: ColliderHandle,
-    },
-}
-
-/// A CCD sphere's earliest impact during its last motion.
-#[derive(Clone, Copy, Debug, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-pub struct CcdImpact {
-    /// The sphere flagged for continuous collision.
-    pub collider: ColliderHandle,
-    /// What it hit first.
-    pub other: ColliderHandle,
-    /// Time of impact in `[0, 1]` along the motion from its previous pose.
-    pub hit: SweepHit,
-}
-
-/// Per-frame counts and times. The durations are measured with the `timing`
-/// feature (on by default) and are zero without it.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-pub struct FrameStats {
-    /// Time spent finding candidate pairs in the trees.
-    pub broadphase: Duration,
-    /// Time spent in exact contact tests.
-    pub narrowphase: Duration,
-    /// Time spent sweeping CCD spheres.
-    pub ccd: Duration,
-    /// Colliders the pipeline read from the scene: those inserted, removed,
-    /// moved, reshaped or re-grouped since its last update (every collider
-    /// at its first update, or when another pipeline updated from the same
-    /// scene in between, or on a cloned or restored scene).
-    pub colliders_read: usize,
-    /// Candidate pairs (box overlaps that passed the group filter).
-    pub candidate_pairs: usize,
-    /// Pairs in contact.
-    pub contacts: usize,
-    /// CCD impacts found.
-    pub ccd_impacts: usize,
-}
 
 /// Turns a scene's state each frame into contacts and contact events.
 ///
@@ -617,160 +553,6 @@ impl ContactPipeline {
         &self.stats
     }
 
-    /// The candidate pairs, slots `a < b` (so `handle(a) < handle(b)`), sorted,
-    /// unique: the tracker's pairs whose tight boxes may touch, read in place
-    /// (`renamed == 0`) or renamed into `candidates`.
-    fn find_candidates(&mut self, scene: &mut Scene) {
-        self.find_candidates_with(scene, false);
-    }
-
-    /// [`find_candidates`](Self::find_candidates), with the tracker's
-    /// parallel update, or the grid's parallel search, when `parallel` (and
-    /// the feature) is on.
-    fn find_candidates_with(&mut self, scene: &mut Scene, parallel: bool) {
-        if self.search == PairSearch::Grid {
-            self.sync_grid(scene);
-            self.grid.candidates(&mut self.candidates, parallel);
-            return;
-        }
-        self.sync(scene);
-        // The mirror gives each proxy its collider's groups (and gives them
-        // again when they change), and the tracker keeps a new pair only when
-        // the two proxies' groups interact: no predicate is needed, which
-        // would read both colliders of every new pair (two cache misses each
-        // in a large scene).
-        #[cfg(feature = "parallel")]
-        if parallel {
-            self.tracker.update_parallel();
-        } else {
-            self.tracker.update();
-        }
-        #[cfg(not(feature = "parallel"))]
-        {
-            let _ = parallel;
-            self.tracker.update();
-        }
-        // The tracker's tight boxes carry the cull's slack (`with_slack`), so
-        // its exact pairs are the pairs that may touch. When proxies are
-        // indexed like their colliders (colliders made before any removal
-        // are, as slot maps hand out slots in the same order), they are the
-        // candidates already; otherwise they are renamed to slots here.
-        self.candidates.clear();
-        if self.renamed == 0 {
-            return;
-        }
-        let slot_of = &self.slot_of_proxy;
-        self.candidates.extend(self.tracker.exact_pair_indices().map(|(a, b)| {
-            let (sa, sb) = (slot_of[a as usize], slot_of[b as usize]);
-            u64::from(sa.min(sb)) << 32 | u64::from(sa.max(sb))
-        }));
-        // Slots order like handles (the generation only breaks ties of
-        // equal slots), and proxies are usually made in slot order: the
-        // list is then sorted already, and one pass over it says so.
-        if !self.candidates.is_sorted() {
-            self.candidates.sort_unstable();
-        }
-    }
-
-    /// Mirrors the scene in the tracker: removed colliders leave it, new ones
-    /// enter it, and every other collider's tight box is passed to
-    /// `move_proxy_to` (one containment test unless it left its fat box). Only
-    /// the colliders in the scene's change log are read when this pipeline
-    /// took the log last (so colliders nobody moved cost nothing); otherwise
-    /// (the first update, another pipeline on the same scene, a cloned or
-    /// restored scene) every slot is. The slots read are left in `touched`,
-    /// ascending, for the CCD pass.
-    fn sync(&mut self, scene: &mut Scene) {
-        let incremental = self.take_touched(scene, true);
-        if !incremental {
-            self.renamed = self
-                .proxy_of
-                .iter()
-                .enumerate()
-                .filter(|(slot, held)| held.is_some_and(|(_, id, _)| id.index() as usize != *slot))
-                .count();
-        }
-        // Boxes grown by half the prediction overlap when the shapes are
-        // within it (the gap between two boxes is at most the shapes' distance).
-        let half_prediction = self.prediction.unwrap_or(0.0) * 0.5;
-        for &slot in &self.touched {
-            let index = slot as usize;
-            if self.proxy_of.len() <= index {
-                self.proxy_of.resize(index + 1, None);
-            }
-            // The collider in the slot now, with its generation (a vacant
-            // slot's generation names no live collider).
-            let current = scene.colliders.get_slot(slot).map(|c| (scene.handle_of(slot).generation, c));
-            if let Some((generation, id, _)) = self.proxy_of[index] {
-                if current.is_none_or(|(now, _)| now != generation) {
-                    let _ = self.tracker.remove(id);
-                    self.proxy_of[index] = None;
-                    self.renamed -= usize::from(id.index() != slot);
-                }
-            }
-            let Some((generation, collider)) = current else { continue };
-            let tight = with_slack(&collider.aabb, half_prediction);
-            let groups = collider.desc.groups;
-            let options = || ProxyOptions { groups, is_static: collider.desc.kind == BodyKind::Static };
-            match self.proxy_of[index] {
-                Some((_, id, mirrored)) => {
-                    // A scene changes a collider's groups in place, never its
-                    // kind; another scene (or a restored one) may hold a
-                    // collider of the other kind at this slot and
-                    // generation, so a full read compares both (B38).
-                    if mirrored != groups || (!incremental && self.tracker.options(id) != Some(options())) {
-                        let _ = self.tracker.set_options(id, options());
-                        self.proxy_of[index] = Some((generation, id, groups));
-                    }
-                    // The displacement that stretches the fat box is the move
-                    // of the tight box's centre.
-                    let _ = self.tracker.move_proxy_to(id, tight);
-                }
-                None => {
-                    let id = self.tracker.insert(tight, slot, options());
-                    let proxy = id.index() as usize;
-                    if self.slot_of_proxy.len() <= proxy {
-                        self.slot_of_proxy.resize(proxy + 1, 0);
-                    }
-                    self.slot_of_proxy[proxy] = slot;
-                    self.renamed += usize::from(id.index() != slot);
-                    self.proxy_of[index] = Some((generation, id, groups));
-                }
-            }
-        }
-    }
-
-    /// Takes the scene's change log into `touched` and returns whether it
-    /// holds the colliders changed since this pipeline's last update; if
-    /// not, `touched` is every live slot (and, with `held`, every slot the
-    /// tracker holds a proxy for).
-    fn take_touched(&mut self, scene: &mut Scene, held: bool) -> bool {
-        let incremental = self.log_stamp == Some(scene.changes.stamp());
-        self.log_stamp = Some(scene.changes.take(&mut self.touched, &mut self.removed));
-        if !incremental {
-            let end = scene.colliders.iter().last().map_or(0, |(slot, _)| slot as usize + 1);
-            self.touched.clear();
-            let proxy_of: &[_] = if held { &self.proxy_of } else { &[] };
-            let held = |slot: u32| proxy_of.get(slot as usize).is_some_and(Option::is_some);
-            let live = |slot: u32| scene.colliders.get_slot(slot).is_some();
-            self.touched.extend((0..end.max(proxy_of.len()) as u32).filter(|&slot| live(slot) || held(slot)));
-        }
-        incremental
-    }
-
-    /// [`sync`](Self::sync) for the grid search: the colliders read enter,
-    /// leave or update its list (all of them, from an empty list, when the
-    /// log is not this pipeline's).
-    fn sync_grid(&mut self, scene: &mut Scene) {
-        if !self.take_touched(scene, false) {
-            self.grid.clear();
-        }
-        let half_prediction = self.prediction.unwrap_or(0.0) * 0.5;
-        for &slot in &self.touched {
-            self.grid.sync(slot, scene.colliders.get_slot(slot), |aabb| with_slack(aabb, half_prediction));
-        }
-    }
-
     /// The candidates of the last update (see [`candidate_keys`]).
     fn candidate_keys(&self) -> &[u64] {
         candidate_keys(self.search, &self.tracker, self.renamed, &self.candidates)
@@ -822,112 +604,6 @@ impl ContactPipeline {
     }
 }
 
-/// Candidates per slice of the parallel exact tests: enough to amortise
-/// rayon's scheduling, few enough to balance the threads (a pair with a mesh
-/// costs many times a pair of boxes). Fixed, so the cut does not depend on
-/// the thread count.
-#[cfg(feature = "parallel")]
-const NARROW_SLICE: usize = 2048;
-
-/// One slice of the parallel exact tests: its results and its own scratch.
-#[cfg(feature = "parallel")]
-#[derive(Clone, Debug, Default)]
-struct NarrowSlice {
-    contacts: Vec<ContactPair>,
-    manifolds: Vec<ManifoldPair>,
-    sensors: Vec<(ColliderHandle, ColliderHandle)>,
-    manifold_scratch: Vec<ContactManifold>,
-    mesh_scratch: MeshScratch,
-}
-
-/// Where [`narrow`] appends its results, and its scratch.
-struct NarrowOut<'a> {
-    contacts: &'a mut Vec<ContactPair>,
-    manifolds: &'a mut Vec<ManifoldPair>,
-    sensors: &'a mut Vec<(ColliderHandle, ColliderHandle)>,
-    manifold_scratch: &'a mut Vec<ContactManifold>,
-    mesh_scratch: &'a mut MeshScratch,
-}
-
-/// The candidates of the last update: with the tracker, its exact pairs as
-/// they stand when no proxy is `renamed` (indexed unlike its collider), else
-/// the renamed list (see `find_candidates`); with the grid, its list. A
-/// function of the fields, not a method, so the exact tests can borrow them
-/// beside the outputs.
-fn candidate_keys<'a>(
-    search: PairSearch,
-    tracker: &'a PairTracker<u32>,
-    renamed: usize,
-    candidates: &'a [u64],
-) -> &'a [u64] {
-    if search == PairSearch::Tracker && renamed == 0 {
-        tracker.exact_pair_keys()
-    } else {
-        candidates
-    }
-}
-
-/// What [`narrow`] applies to each candidate: the manifolds' prediction
-/// (`None`: contacts only), the touching rule and the user's hooks.
-struct Rules<'h, H> {
-    prediction: Option<Real>,
-    touch: TouchRule,
-    hooks: &'h H,
-}
-
-/// The exact tests of `candidates` (pair keys of collider slots,
-/// `(a << 32) | b`, sorted), in candidate order. A pair is skipped unless
-/// the colliders pair ([`Collider::pairs_with`](crate::Collider::pairs_with):
-/// one dynamic, not two sensors, not one body) and the hooks keep it. A pair
-/// with a sensor is appended to `out.sensors` when the shapes touch
-/// ([`contact`]), with no manifold. Otherwise a pair in contact is appended
-/// to `out.contacts`; with a `prediction`, its manifolds within it too (each
-/// kept by the hooks), and the contact is the deepest point of the pair's
-/// manifolds (any depth with [`TouchRule::Manifold`], `>= 0` otherwise).
-fn narrow<H: PairHooks>(scene: &Scene, candidates: &[u64], rules: &Rules<'_, H>, out: NarrowOut<'_>) {
-    let NarrowOut { contacts, manifolds, sensors, manifold_scratch, mesh_scratch } = out;
-    for &key in candidates {
-        let (sa, sb) = ((key >> 32) as u32, key as u32);
-        let (ca, cb) = (&scene.colliders[sa], &scene.colliders[sb]);
-        if !ca.pairs_with(cb) {
-            continue;
-        }
-        let (a, b) = (scene.handle_of(sa), scene.handle_of(sb));
-        if !rules.hooks.filter_pair((a, ca), (b, cb)) {
-            continue;
-        }
-        if ca.desc.sensor || cb.desc.sensor {
-            if contact(&ca.world, &cb.world).is_some() {
-                sensors.push((a, b));
-            }
-            continue;
-        }
-        let Some(prediction) = rules.prediction else {
-            if let Some(c) = contact(&ca.world, &cb.world) {
-                contacts.push(ContactPair { a, b, contact: c });
-            }
-            continue;
-        };
-        manifold_scratch.clear();
-        contact_manifolds_with(&ca.world, &cb.world, prediction, mesh_scratch, manifold_scratch);
-        let min_depth = if rules.touch == TouchRule::Manifold { Real::NEG_INFINITY } else { 0.0 };
-        let mut deepest: Option<Contact> = None;
-        for m in manifold_scratch.iter_mut() {
-            if !rules.hooks.modify_manifold((a, ca), (b, cb), m) {
-                continue;
-            }
-            let p = m.deepest();
-            if p.depth >= min_depth && deepest.is_none_or(|d| p.depth > d.depth) {
-                deepest = Some(Contact { point_a: p.point_a, point_b: p.point_b, normal: m.normal, depth: p.depth });
-            }
-            manifolds.push(ManifoldPair { a, b, manifold: *m });
-        }
-        if let Some(contact) = deepest {
-            contacts.push(ContactPair { a, b, contact });
-        }
-    }
-}
-
 /// A point in time for [`FrameStats`]: an `Instant` with the `timing`
 /// feature.
 #[cfg(feature = "timing")]
@@ -965,17 +641,4 @@ impl Stamp {
     fn since(self, _earlier: Self) -> Duration {
         Duration::ZERO
     }
-}
-
-/// A collider's tight box grown on each axis by `1e-5 (|min| + |max|)`: two
-/// such boxes overlap exactly when the tight boxes overlap once grown by
-/// `1e-5` of the four coordinates' magnitudes. Touching shapes have
-/// overlapping tight boxes; the slack covers the rounding of the boxes
-/// themselves and the exact tests' touching bands (which accept shapes apart
-/// by ~`1e-6` of their size), so the cull never drops a pair that
-/// [`contact`] would report. It is grown by `extra` more on each side (half
-/// the manifolds' prediction distance). Saturates at `±f32::MAX`.
-#[inline]
-fn with_slack(a: &Aabb, extra: Real) -> Aabb {
-    a.loosened_per_axis(&((a.min().coords.abs() + a.max().coords.abs()) * 1e-5 + Vector::repeat(extra)))
 }

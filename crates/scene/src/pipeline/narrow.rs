@@ -1,0 +1,121 @@
+//! The pipeline's exact tests of a frame's candidate pairs: which pairs are
+//! tested (kinds, sensors, bodies, hooks), and their contacts, manifolds and
+//! sensor overlaps, appended in candidate order.
+
+use proxima_broadphase::PairTracker;
+use proxima_narrowphase::{Contact, ContactManifold, Real};
+
+use super::{ContactPair, ManifoldPair};
+use crate::collider::ColliderHandle;
+use crate::contact::contact;
+use crate::grid_search::PairSearch;
+use crate::manifold::contact_manifolds_with;
+use crate::pair_rules::{PairHooks, TouchRule};
+use crate::scene::Scene;
+use crate::trimesh::MeshScratch;
+
+/// Candidates per slice of the parallel exact tests: enough to amortise
+/// rayon's scheduling, few enough to balance the threads (a pair with a mesh
+/// costs many times a pair of boxes). Fixed, so the cut does not depend on
+/// the thread count.
+#[cfg(feature = "parallel")]
+pub(super) const NARROW_SLICE: usize = 2048;
+
+/// One slice of the parallel exact tests: its results and its own scratch.
+#[cfg(feature = "parallel")]
+#[derive(Clone, Debug, Default)]
+pub(super) struct NarrowSlice {
+    pub(super) contacts: Vec<ContactPair>,
+    pub(super) manifolds: Vec<ManifoldPair>,
+    pub(super) sensors: Vec<(ColliderHandle, ColliderHandle)>,
+    pub(super) manifold_scratch: Vec<ContactManifold>,
+    pub(super) mesh_scratch: MeshScratch,
+}
+
+/// Where [`narrow`] appends its results, and its scratch.
+pub(super) struct NarrowOut<'a> {
+    pub(super) contacts: &'a mut Vec<ContactPair>,
+    pub(super) manifolds: &'a mut Vec<ManifoldPair>,
+    pub(super) sensors: &'a mut Vec<(ColliderHandle, ColliderHandle)>,
+    pub(super) manifold_scratch: &'a mut Vec<ContactManifold>,
+    pub(super) mesh_scratch: &'a mut MeshScratch,
+}
+
+/// The candidates of the last update: with the tracker, its exact pairs as
+/// they stand when no proxy is `renamed` (indexed unlike its collider), else
+/// the renamed list (see `find_candidates`); with the grid, its list. A
+/// function of the fields, not a method, so the exact tests can borrow them
+/// beside the outputs.
+pub(super) fn candidate_keys<'a>(
+    search: PairSearch,
+    tracker: &'a PairTracker<u32>,
+    renamed: usize,
+    candidates: &'a [u64],
+) -> &'a [u64] {
+    if search == PairSearch::Tracker && renamed == 0 {
+        tracker.exact_pair_keys()
+    } else {
+        candidates
+    }
+}
+
+/// What [`narrow`] applies to each candidate: the manifolds' prediction
+/// (`None`: contacts only), the touching rule and the user's hooks.
+pub(super) struct Rules<'h, H> {
+    pub(super) prediction: Option<Real>,
+    pub(super) touch: TouchRule,
+    pub(super) hooks: &'h H,
+}
+
+/// The exact tests of `candidates` (pair keys of collider slots,
+/// `(a << 32) | b`, sorted), in candidate order. A pair is skipped unless
+/// the colliders pair ([`Collider::pairs_with`](crate::Collider::pairs_with):
+/// one dynamic, not two sensors, not one body) and the hooks keep it. A pair
+/// with a sensor is appended to `out.sensors` when the shapes touch
+/// ([`contact`]), with no manifold. Otherwise a pair in contact is appended
+/// to `out.contacts`; with a `prediction`, its manifolds within it too (each
+/// kept by the hooks), and the contact is the deepest point of the pair's
+/// manifolds (any depth with [`TouchRule::Manifold`], `>= 0` otherwise).
+pub(super) fn narrow<H: PairHooks>(scene: &Scene, candidates: &[u64], rules: &Rules<'_, H>, out: NarrowOut<'_>) {
+    let NarrowOut { contacts, manifolds, sensors, manifold_scratch, mesh_scratch } = out;
+    for &key in candidates {
+        let (sa, sb) = ((key >> 32) as u32, key as u32);
+        let (ca, cb) = (&scene.colliders[sa], &scene.colliders[sb]);
+        if !ca.pairs_with(cb) {
+            continue;
+        }
+        let (a, b) = (scene.handle_of(sa), scene.handle_of(sb));
+        if !rules.hooks.filter_pair((a, ca), (b, cb)) {
+            continue;
+        }
+        if ca.desc.sensor || cb.desc.sensor {
+            if contact(&ca.world, &cb.world).is_some() {
+                sensors.push((a, b));
+            }
+            continue;
+        }
+        let Some(prediction) = rules.prediction else {
+            if let Some(c) = contact(&ca.world, &cb.world) {
+                contacts.push(ContactPair { a, b, contact: c });
+            }
+            continue;
+        };
+        manifold_scratch.clear();
+        contact_manifolds_with(&ca.world, &cb.world, prediction, mesh_scratch, manifold_scratch);
+        let min_depth = if rules.touch == TouchRule::Manifold { Real::NEG_INFINITY } else { 0.0 };
+        let mut deepest: Option<Contact> = None;
+        for m in manifold_scratch.iter_mut() {
+            if !rules.hooks.modify_manifold((a, ca), (b, cb), m) {
+                continue;
+            }
+            let p = m.deepest();
+            if p.depth >= min_depth && deepest.is_none_or(|d| p.depth > d.depth) {
+                deepest = Some(Contact { point_a: p.point_a, point_b: p.point_b, normal: m.normal, depth: p.depth });
+            }
+            manifolds.push(ManifoldPair { a, b, manifold: *m });
+        }
+        if let Some(contact) = deepest {
+            contacts.push(ContactPair { a, b, contact });
+        }
+    }
+}
