@@ -24,7 +24,8 @@ pub enum MeshError {
         /// What is wrong with it.
         error: ShapeError,
     },
-    /// The OBJ file could not be read or parsed.
+    /// The OBJ file could not be read or parsed (`TriMesh::from_obj`, `obj`
+    /// feature).
     Obj(String),
 }
 

@@ -180,6 +180,9 @@ impl TriMesh {
     }
 
     /// Loads every model of an OBJ file (triangulated) into one mesh.
+    ///
+    /// Needs the `obj` feature (on by default).
+    #[cfg(feature = "obj")]
     pub fn from_obj(path: impl AsRef<std::path::Path>) -> Result<Self, MeshError> {
         let opts = tobj::LoadOptions { triangulate: true, single_index: true, ..Default::default() };
         let (models, _) = tobj::load_obj(path.as_ref(), &opts).map_err(|e| MeshError::Obj(e.to_string()))?;

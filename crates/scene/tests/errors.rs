@@ -71,6 +71,7 @@ fn bad_meshes_are_rejected() {
     let mut bad = v;
     bad[2].x = f32::INFINITY;
     assert!(matches!(TriMesh::new(bad, vec![[0, 1, 2]]), Err(MeshError::Shape { triangle: 0, .. })));
+    #[cfg(feature = "obj")]
     assert!(matches!(TriMesh::from_obj("does/not/exist.obj"), Err(MeshError::Obj(_))));
 }
 

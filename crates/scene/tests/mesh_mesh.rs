@@ -81,6 +81,7 @@ fn grid_mesh(n: usize, side: Real, bump: Real, rng: &mut impl Rng) -> TriMesh {
     TriMesh::new(vertices, indices).expect("valid mesh")
 }
 
+#[cfg(feature = "obj")]
 fn spot() -> TriMesh {
     TriMesh::from_obj(format!("{}/../../assets/meshes/spot.obj", env!("CARGO_MANIFEST_DIR"))).expect("spot loads")
 }
@@ -186,6 +187,7 @@ fn open_grid_against_closed_meshes_match_brute_force() {
 }
 
 #[test]
+#[cfg(feature = "obj")]
 fn spot_against_grid_matches_brute_force() {
     let mut rng = proxima_test_support::rng(0x5B07);
     let spot = Arc::new(spot());

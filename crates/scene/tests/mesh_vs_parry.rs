@@ -1,6 +1,8 @@
 //! Triangle-mesh queries on the shipped public-domain meshes against parry3d
 //! 0.31's `TriMesh`, on camera rays (primary), shadow-style any-hit rays, and
 //! sphere queries.
+// Every test here loads a shipped OBJ mesh.
+#![cfg(feature = "obj")]
 
 use parry3d::query::{Ray as PRay, RayCast};
 use parry3d::shape::TriMesh as PTriMesh;

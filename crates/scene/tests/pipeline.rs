@@ -161,6 +161,7 @@ fn group_filter_removes_pairs() {
 /// pairs equal brute force, and each mesh contact's depth equals the deepest
 /// contact over all the mesh's triangles (computed without the mesh's BVH).
 #[test]
+#[cfg(feature = "obj")]
 fn mesh_contacts_match_all_triangles() {
     use proxima_narrowphase::{contact_capsule_triangle, contact_obb_triangle, contact_sphere_sphere, Sphere};
     let path = format!("{}/../../assets/meshes/spot.obj", env!("CARGO_MANIFEST_DIR"));

@@ -8,6 +8,8 @@
 //! static mesh in packets of rays, and `TriMesh::cast_rays`, `cast_rays_any`
 //! and `occluded`) give each ray's single result on 1 and 2 threads, both
 //! mesh builds.
+// Every test here loads a shipped OBJ mesh.
+#![cfg(feature = "obj")]
 
 use std::sync::Arc;
 

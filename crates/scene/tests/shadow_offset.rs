@@ -1,6 +1,8 @@
 //! Shadow-ray origins: on a mesh whose coordinates reach ~300, a fixed 1e-4
 //! offset lets surfaces shadow themselves (the shadow ray re-hits the
 //! triangle it leaves), while the scale-aware `offset_ray_origin` does not.
+// Every test here loads a shipped OBJ mesh.
+#![cfg(feature = "obj")]
 
 use proxima_narrowphase::{offset_ray_origin, Point, Ray, Real, Vector};
 use proxima_scene::{MeshRayHit, TriMesh};

@@ -255,12 +255,17 @@ impl BlockTree {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(feature = "obj")]
     use crate::TriMesh;
+    #[cfg(feature = "obj")]
     use core::ops::ControlFlow;
+    #[cfg(feature = "obj")]
     use proxima_broadphase::BroadPhase;
+    #[cfg(feature = "obj")]
     use proxima_test_support::gen::{self, Placement};
     use proxima_test_support::Rng;
 
+    #[cfg(feature = "obj")]
     /// The shipped spot mesh, its tree built both ways.
     fn spots() -> [TriMesh; 2] {
         let mesh = TriMesh::from_obj(format!("{}/../../assets/meshes/spot.obj", env!("CARGO_MANIFEST_DIR"))).unwrap();
@@ -312,12 +317,14 @@ mod tests {
     /// leaf order, and the block box the BVH stores for a block holds its
     /// triangles (a wrong pairing of boxes and blocks fails here).
     #[test]
+    #[cfg(feature = "obj")]
     fn blocks_cover_every_triangle_once_inside_their_boxes() {
         for mesh in spots() {
             blocks_cover_every_triangle_once(&mesh);
         }
     }
 
+    #[cfg(feature = "obj")]
     fn blocks_cover_every_triangle_once(mesh: &TriMesh) {
         let tree = &mesh.tree;
         tree.bvh.validate().unwrap();
@@ -347,12 +354,14 @@ mod tests {
     /// boxes about the mesh, half of them about a vertex (30-70% of them find
     /// a triangle).
     #[test]
+    #[cfg(feature = "obj")]
     fn visit_triangles_matches_a_scan() {
         for mesh in spots() {
             visit_triangles_matches_a_scan_on(&mesh);
         }
     }
 
+    #[cfg(feature = "obj")]
     fn visit_triangles_matches_a_scan_on(mesh: &TriMesh) {
         let b = mesh.local_aabb();
         let place = Placement::new(b.half_extents().max(), 0.0, 0.0).at(b.center());
@@ -383,6 +392,7 @@ mod tests {
 
     /// The same mesh gives the same tree on one thread and on two.
     #[test]
+    #[cfg(feature = "obj")]
     fn the_tree_does_not_depend_on_the_thread_count() {
         let [mesh, _] = spots();
         let (v, i) = (mesh.vertices(), mesh.indices());
@@ -403,6 +413,7 @@ mod tests {
     /// its sum over the blocks is smaller than the Morton cut's, with fewer
     /// blocks; the mesh's box is the same.
     #[test]
+    #[cfg(feature = "obj")]
     fn fast_rays_blocks_are_tighter() {
         let [fast, sah] = spots();
         let area = |m: &TriMesh| m.tree.bvh.leaf_boxes().iter().map(|b| f64::from(b.surface_area())).sum::<f64>();

@@ -225,7 +225,7 @@ impl BlockTree {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "obj"))]
 mod tests {
     use crate::{MeshBuild, MeshRayHit, TriMesh};
     use proxima_narrowphase::{cast_ray_triangle, Ray, Real};
