@@ -22,6 +22,7 @@
 
 use crate::bytes::Bytes;
 use crate::oracle::{self, first_crossing, p64, v64, Convex, V};
+use proxima_narrowphase::internal::{OBB_EDGE_AXIS_MIN_SINE, OBB_EDGE_AXIS_REL_TOL};
 use proxima_narrowphase::kernels::*;
 use proxima_narrowphase::*;
 

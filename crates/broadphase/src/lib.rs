@@ -28,14 +28,23 @@ pub use brute_force::BruteForce;
 pub use dynamic_tree::{DynamicTree, DynamicTreeOptions, Overlaps, ProxyRayHit};
 pub use error::BroadPhaseError;
 pub use filter::CollisionGroups;
-pub use grid_pairs::{GridPairs, GridShape, MAX_LARGE};
+pub use grid_pairs::GridPairs;
 pub use pair_tracker::{PairEvent, PairTracker, ProxyOptions, UpdateStats};
-pub use pairs::{canonical_pair, sort_index_pairs, Pair};
-pub use prefetch::prefetch;
+pub use pairs::{canonical_pair, Pair};
 pub use proxy::ProxyId;
-pub use slot_map::{SlotKey, SlotMap};
 pub use static_bvh::{
     BoxHit, BuildOptions, Collapse, InvalidMargin, LeafCost, OverlapCache, RefitError, StaticBvh, StaticBvhOverlaps,
     PACKET_SIZE,
 };
 pub use sweep_and_prune::{SapMode, SweepAndPrune};
+
+/// What the other proxima crates and the tests use and a user of the
+/// broadphase does not: the generational slot map under every handle, the
+/// prefetch hint, the index-pair sort, and the grid search's limits.
+#[doc(hidden)]
+pub mod internal {
+    pub use crate::grid_pairs::{GridShape, MAX_LARGE};
+    pub use crate::pairs::sort_index_pairs;
+    pub use crate::prefetch::prefetch;
+    pub use crate::slot_map::{SlotKey, SlotMap};
+}

@@ -10,8 +10,8 @@
 ///
 /// ```
 /// let table = vec![0u64; 1 << 16];
-/// proxima_broadphase::prefetch(&table, 4_000);
-/// proxima_broadphase::prefetch(&table, u32::MAX); // out of range: nothing
+/// proxima_broadphase::internal::prefetch(&table, 4_000);
+/// proxima_broadphase::internal::prefetch(&table, u32::MAX); // out of range: nothing
 /// assert_eq!(table[4_000], 0);
 /// ```
 #[inline(always)]

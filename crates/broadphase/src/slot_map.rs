@@ -46,7 +46,8 @@ enum Entry<T> {
 /// number of occupied slots.
 ///
 /// ```
-/// use proxima_broadphase::{ProxyId, SlotMap};
+/// use proxima_broadphase::internal::SlotMap;
+/// use proxima_broadphase::ProxyId;
 /// let mut map: SlotMap<ProxyId, &str> = SlotMap::default();
 /// let a = map.insert("a");
 /// let b = map.insert("b");

@@ -8,7 +8,8 @@
 
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
-use proxima_broadphase::{GridPairs, MAX_LARGE};
+use proxima_broadphase::internal::MAX_LARGE;
+use proxima_broadphase::GridPairs;
 use proxima_narrowphase::kernels::SimdLevel;
 use proxima_narrowphase::{Aabb, Point, Real, Vector};
 use proxima_test_support::{rng, Rng};

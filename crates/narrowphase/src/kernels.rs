@@ -9,10 +9,7 @@
 //!   on the [`SimdLevel`] detected once per process; the `*_scalar`, `*_sse2`
 //!   and `*_avx` kernels are public for benchmarks and bit-identity tests;
 //! - [`WatertightRay`]: the sheared ray of the watertight ray/triangle test,
-//!   prepared once for many triangles;
-//! - the tuning constants of the box-box contact ([`OBB_EDGE_AXIS_MIN_SINE`],
-//!   [`OBB_EDGE_AXIS_REL_TOL`]), which bound its deviation from the exact SAT
-//!   depth.
+//!   prepared once for many triangles.
 //!
 //! These take no validated shapes of their own and check nothing: the caller
 //! builds them from validated [`Ray`](crate::Ray)s and [`Aabb`](crate::Aabb)s.
@@ -23,4 +20,3 @@ pub use crate::cast::{
 };
 #[cfg(target_arch = "x86_64")]
 pub use crate::cast::{cast_ray_aabb_x4_sse2, cast_ray_aabb_x8_avx, cast_ray_aabb_x8_sse2, overlap_mask_x8_avx};
-pub use crate::contact::{OBB_EDGE_AXIS_MIN_SINE, OBB_EDGE_AXIS_REL_TOL};

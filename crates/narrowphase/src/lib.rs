@@ -74,3 +74,11 @@ pub use intersect::{
 };
 pub use math::{renormalized_rotation, Isometry, Matrix, Point, Real, Rotation, UnitVector, Vector, MAX_COORDINATE};
 pub use shape::{Aabb, Capsule, Obb, Plane, Sphere, Triangle};
+
+/// What proxima's tests and fuzz targets use and a user of the queries does
+/// not: the tuning constants of the box-box contact, which bound its
+/// deviation from the exact SAT depth.
+#[doc(hidden)]
+pub mod internal {
+    pub use crate::contact::{OBB_EDGE_AXIS_MIN_SINE, OBB_EDGE_AXIS_REL_TOL};
+}

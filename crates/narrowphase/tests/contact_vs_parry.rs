@@ -25,7 +25,7 @@ use common_np::*;
 use parry3d::math::Pose;
 use parry3d::query::{self, sat};
 use parry3d::shape::Shape;
-use proxima_narrowphase::kernels::{OBB_EDGE_AXIS_MIN_SINE, OBB_EDGE_AXIS_REL_TOL};
+use proxima_narrowphase::internal::{OBB_EDGE_AXIS_MIN_SINE, OBB_EDGE_AXIS_REL_TOL};
 use proxima_narrowphase::*;
 use proxima_test_support::convert as cv;
 use proxima_test_support::gen::{self, Placement};

@@ -51,7 +51,7 @@ use common_np::{
 use parry3d::math::Pose;
 use parry3d::query::{ContactManifold as ParryManifold, DefaultQueryDispatcher, PersistentQueryDispatcher};
 use parry3d::shape::Shape as ParryShape;
-use proxima_narrowphase::kernels::{OBB_EDGE_AXIS_MIN_SINE, OBB_EDGE_AXIS_REL_TOL};
+use proxima_narrowphase::internal::{OBB_EDGE_AXIS_MIN_SINE, OBB_EDGE_AXIS_REL_TOL};
 use proxima_narrowphase::*;
 use proxima_test_support::convert as cv;
 use proxima_test_support::gen::{self, Placement};

@@ -38,6 +38,9 @@ pub use grid_search::PairSearch;
 pub use manifold::contact_manifolds;
 pub use pair_rules::{PairHooks, SensorEvent, TouchRule};
 pub use pipeline::{CcdImpact, ContactEvent, ContactPair, ContactPipeline, FrameStats, ManifoldPair};
+// The documented path is `proxima_broadphase::CollisionGroups`; this one
+// saves the scene's users a second import.
+#[doc(hidden)]
 pub use proxima_broadphase::CollisionGroups;
 pub use query_overlap::OverlapShape;
 pub use query_ray::SceneRayHit;

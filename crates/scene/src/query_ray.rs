@@ -109,7 +109,7 @@ impl StaticPass<'_> {
                 // in the node was tested).
                 self.scene.colliders.prefetch_handle(hit.slot);
                 if let Err(leaf) = hit.normal {
-                    proxima_broadphase::prefetch(self.boxes, leaf);
+                    proxima_broadphase::internal::prefetch(self.boxes, leaf);
                 }
                 *best = Some(hit);
                 *max_toi = hit.toi;

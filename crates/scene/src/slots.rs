@@ -4,7 +4,7 @@
 
 use core::ops::{Index, IndexMut};
 
-use proxima_broadphase::{SlotKey, SlotMap};
+use proxima_broadphase::internal::{SlotKey, SlotMap};
 
 use crate::collider::ColliderHandle;
 
@@ -121,7 +121,7 @@ impl<T> Slots<T> {
     /// Starts loading what [`Slots::handle_of`] reads for `slot` (a hint).
     #[inline(always)]
     pub(crate) fn prefetch_handle(&self, slot: u32) {
-        proxima_broadphase::prefetch(self.map.generations(), slot);
+        proxima_broadphase::internal::prefetch(self.map.generations(), slot);
     }
 
     /// The value in slot `slot` if it is occupied (whatever its generation).

@@ -28,8 +28,7 @@ impl<T> DynamicTree<T> {
     /// Every pair of overlapping fat boxes as `(min, max)`, into `out`, in
     /// the traversal's order: deterministic (the same tree gives the same
     /// list, whatever the number of threads) but not sorted. For callers that
-    /// map the ids to their own indices and sort those (see
-    /// [`sort_index_pairs`](crate::sort_index_pairs)), so the list is not
+    /// map the ids to their own indices and sort those, so the list is not
     /// sorted twice.
     pub fn pairs_unsorted_into(&self, out: &mut Vec<Pair>) {
         self.self_pairs_impl(out, false);

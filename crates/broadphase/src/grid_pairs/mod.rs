@@ -58,7 +58,7 @@ const PAR_MIN_BOXES: usize = 2_048;
 /// boxes are of similar size and most of them move (a physics pile: the
 /// rapier tall drop, see `BENCHMARKS.md`); for a world mostly at rest use
 /// [`PairTracker`](crate::PairTracker), whose cost follows what moved.
-/// Boxes much larger than the rest (up to [`MAX_LARGE`]) are tested against
+/// Boxes much larger than the rest (up to 64 of them) are tested against
 /// every box. The pairs are exact whatever the boxes; what degrades is the
 /// speed, when many boxes are far larger than the median (the cells are as
 /// large as the largest binned box) or a few sit far from a dense cluster
@@ -168,6 +168,7 @@ impl GridPairs {
     }
 
     /// The grid of the last call.
+    #[doc(hidden)]
     pub fn shape(&self) -> GridShape {
         self.shape
     }

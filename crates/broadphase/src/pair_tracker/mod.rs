@@ -330,6 +330,7 @@ impl<T> PairTracker<T> {
     /// tracker.update();
     /// assert_eq!(tracker.exact_pair_keys(), &[(u64::from(a.index()) << 32) | u64::from(b.index())]);
     /// ```
+    #[doc(hidden)]
     pub fn exact_pair_keys(&self) -> &[u64] {
         &self.exact
     }

@@ -61,11 +61,11 @@ pub(super) enum Axis {
 /// (from A to B); moving B by more than `depth` along `normal` separates
 /// the boxes (by exactly `depth`, they touch).
 ///
-/// - Edge cross products with `|L| < ` [`OBB_EDGE_AXIS_MIN_SINE`] are skipped,
+/// - Edge cross products with `|L| < 1e-3` are skipped,
 ///   and so are those within `1e-5` of a face normal of A or B (their
 ///   supporting feature is a face; the face axis is tested).
 /// - Face axes win ties: an edge axis is taken only when its overlap is
-///   smaller by more than [`OBB_EDGE_AXIS_REL_TOL`] (relative) plus the
+///   smaller by more than `1e-3` (relative) plus the
 ///   overlaps' rounding, `4 eps (|t|_1 + sum of half-extents) / |L|`.
 /// - Face contact (a face of A, say): `point_b` is B's deepest vertex, its
 ///   support point along `-normal`; `point_a = point_b + depth * normal`, on
@@ -357,7 +357,7 @@ const PARALLEL_SIN2: Real = 1e-12;
 /// axis it is close to, tested anyway, has the same overlap within
 /// `~1.4e-5` times the boxes' size and offset (the overlap is Lipschitz in
 /// the axis direction), well inside the depth slack of
-/// [`OBB_EDGE_AXIS_MIN_SINE`].
+/// `OBB_EDGE_AXIS_MIN_SINE`.
 #[inline]
 fn edge_axis_is_face_axis(r: &Matrix, l: &Vector, len: Real, i: usize, j: usize) -> bool {
     let tie = SUPPORT_TIE * len;
