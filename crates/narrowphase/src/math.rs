@@ -89,8 +89,8 @@ pub fn renormalized_rotation(rotation: &Rotation) -> Rotation {
 }
 
 /// The rotation matrix of `rotation` in f64: the rotation that its quaternion
-/// `q` represents, `v -> q v q^-1`, from `q / |q|` normalised in f64 and
-/// every f32 component taken exactly.
+/// `q` represents, `v -> q v q^-1` (that of `q / |q|`), from every f32
+/// component taken exactly.
 ///
 /// The f32 matrix [`Obb::axes`](crate::Obb::axes) rounds each entry to
 /// ~6e-8, which tilts a face by as much and moves it by ~6e-8 of the box's
@@ -100,22 +100,24 @@ pub fn renormalized_rotation(rotation: &Rotation) -> Rotation {
 #[inline]
 #[must_use]
 pub(crate) fn rotation_matrix_f64(rotation: &Rotation) -> nalgebra::Matrix3<f64> {
+    // `v -> q v q* / |q|^2` is the rotation of `q / |q|`: its matrix is the
+    // unit formula with `2` replaced by `s = 2 / |q|^2` (no square root).
     let q = rotation.as_ref().coords.cast::<f64>();
-    let q = q / q.norm();
+    let s = 2.0 / q.norm_squared();
     let (x, y, z, w) = (q.x, q.y, q.z, q.w);
     let (xx, yy, zz) = (x * x, y * y, z * z);
     let (xy, xz, yz) = (x * y, x * z, y * z);
     let (wx, wy, wz) = (w * x, w * y, w * z);
     nalgebra::Matrix3::new(
-        1.0 - 2.0 * (yy + zz),
-        2.0 * (xy - wz),
-        2.0 * (xz + wy),
-        2.0 * (xy + wz),
-        1.0 - 2.0 * (xx + zz),
-        2.0 * (yz - wx),
-        2.0 * (xz - wy),
-        2.0 * (yz + wx),
-        1.0 - 2.0 * (xx + yy),
+        1.0 - s * (yy + zz),
+        s * (xy - wz),
+        s * (xz + wy),
+        s * (xy + wz),
+        1.0 - s * (xx + zz),
+        s * (yz - wx),
+        s * (xz - wy),
+        s * (yz + wx),
+        1.0 - s * (xx + yy),
     )
 }
 
