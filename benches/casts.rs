@@ -223,7 +223,7 @@ fn sweeps(c: &mut Criterion) {
         c,
         "cast/sweep_sphere_sphere_moving",
         &v,
-        |(s, ma, b, mb)| sweep_bits(cast_sphere_sphere_moving(s, ma, b, mb)),
+        |(s, ma, b, mb)| sweep_bits(cast_sphere_moving_sphere(s, ma, b, mb)),
         &w,
         PSweep::toi,
     );

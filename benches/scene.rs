@@ -128,7 +128,7 @@ fn mesh_rays(c: &mut Criterion) {
             .unwrap();
         let rays = camera_rays(&mesh, 128);
         let prays: Vec<_> = rays.iter().map(|r| PRay::new(convert::pt(r.origin()), convert::vec(r.dir()))).collect();
-        let hits = rays.iter().filter(|r| mesh.cast_ray(r, false).is_some()).count();
+        let hits = rays.iter().filter(|r| mesh.cast_ray_closest(r).is_some()).count();
         eprintln!(
             "{name}: {} triangles, camera fill {:.0}%",
             mesh.triangles().len(),
@@ -139,10 +139,10 @@ fn mesh_rays(c: &mut Criterion) {
         g.throughput(Throughput::Elements(rays.len() as u64));
         g.sample_size(10);
         g.bench_function("proxima", |b| {
-            b.iter(|| rays.iter().filter_map(|r| mesh.cast_ray(r, false)).map(|h| h.hit.toi).sum::<f32>())
+            b.iter(|| rays.iter().filter_map(|r| mesh.cast_ray_closest(r)).map(|h| h.hit.toi).sum::<f32>())
         });
         g.bench_function("proxima_fast_rays", |b| {
-            b.iter(|| rays.iter().filter_map(|r| sah.cast_ray(r, false)).map(|h| h.hit.toi).sum::<f32>())
+            b.iter(|| rays.iter().filter_map(|r| sah.cast_ray_closest(r)).map(|h| h.hit.toi).sum::<f32>())
         });
         g.bench_function("scene_fast_rays", |b| {
             b.iter(|| rays.iter().filter_map(|r| scene.cast_ray_closest(r, &all)).map(|h| h.toi).sum::<f32>())
@@ -169,7 +169,7 @@ fn mesh_rays(c: &mut Criterion) {
         let light = Vector::new(-0.5, 1.0, 0.4).normalize();
         let shadow: Vec<Ray> = rays
             .iter()
-            .filter_map(|r| mesh.cast_ray(r, false).map(|h| (r, h.hit)))
+            .filter_map(|r| mesh.cast_ray_closest(r).map(|h| (r, h.hit)))
             .map(|(r, h)| {
                 Ray::new(proxima::narrowphase::offset_ray_origin(&r.point_at(h.toi), &h.normal), light, Real::INFINITY)
             })
@@ -179,9 +179,9 @@ fn mesh_rays(c: &mut Criterion) {
         let mut g = c.benchmark_group(format!("scene/mesh_shadow_{name}"));
         g.throughput(Throughput::Elements(shadow.len() as u64));
         g.sample_size(10);
-        g.bench_function("proxima", |b| b.iter(|| shadow.iter().filter(|r| mesh.cast_ray(r, true).is_some()).count()));
+        g.bench_function("proxima", |b| b.iter(|| shadow.iter().filter(|r| mesh.cast_ray_any(r).is_some()).count()));
         g.bench_function("proxima_fast_rays", |b| {
-            b.iter(|| shadow.iter().filter(|r| sah.cast_ray(r, true).is_some()).count())
+            b.iter(|| shadow.iter().filter(|r| sah.cast_ray_any(r).is_some()).count())
         });
         g.bench_function("scene_fast_rays", |b| {
             b.iter(|| shadow.iter().filter(|r| scene.cast_ray_any(r, &all).is_some()).count())
@@ -283,7 +283,7 @@ fn one_collider(c: &mut Criterion) {
     let light = Vector::new(-0.5, 1.0, 0.4).normalize();
     let shadow: Vec<Ray> = camera
         .iter()
-        .filter_map(|r| mesh.cast_ray(r, false).map(|h| (r, h.hit)))
+        .filter_map(|r| mesh.cast_ray_closest(r).map(|h| (r, h.hit)))
         .map(|(r, h)| {
             Ray::new(proxima::narrowphase::offset_ray_origin(&r.point_at(h.toi), &h.normal), light, Real::INFINITY)
         })
@@ -292,7 +292,13 @@ fn one_collider(c: &mut Criterion) {
         let prays: Vec<_> = rays.iter().map(|r| PRay::new(convert::pt(r.origin()), convert::vec(r.dir()))).collect();
         let mut g = c.benchmark_group(format!("scene/one_mesh_{kind}_spot"));
         quick(&mut g, rays.len());
-        g.bench_function("trimesh", |b| b.iter(|| rays.iter().filter(|r| mesh.cast_ray(r, any).is_some()).count()));
+        g.bench_function("trimesh", |b| {
+            b.iter(|| {
+                rays.iter()
+                    .filter(|r| if any { mesh.cast_ray_any(r) } else { mesh.cast_ray_closest(r) }.is_some())
+                    .count()
+            })
+        });
         g.bench_function("scene", |b| {
             b.iter(|| {
                 let cast = |r| if any { scene.cast_ray_any(r, &all) } else { scene.cast_ray_closest(r, &all) };

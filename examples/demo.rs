@@ -494,7 +494,7 @@ fn compare_manifolds(scene: &Scene) {
     let mut pairs = Vec::new();
     for (i, (_, a)) in all.iter().enumerate() {
         for (_, b) in &all[i + 1..] {
-            let dynamic = a.kind() != BodyKind::Static || b.kind() != BodyKind::Static;
+            let dynamic = a.kind() != BodyKind::Fixed || b.kind() != BodyKind::Fixed;
             let near = intersects_aabb_aabb(&a.aabb().loosened(MANIFOLD_PREDICTION), b.aabb());
             if dynamic && near {
                 pairs.push((a.world_shape().clone(), b.world_shape().clone()));
@@ -558,7 +558,7 @@ fn brute_force_pairs(scene: &Scene) -> BTreeSet<(ColliderHandle, ColliderHandle)
     let mut out = BTreeSet::new();
     for (i, (ha, a)) in all.iter().enumerate() {
         for (hb, b) in &all[i + 1..] {
-            let both_static = a.kind() == BodyKind::Static && b.kind() == BodyKind::Static;
+            let both_static = a.kind() == BodyKind::Fixed && b.kind() == BodyKind::Fixed;
             let groups =
                 (a.groups().memberships & b.groups().filter) != 0 && (b.groups().memberships & a.groups().filter) != 0;
             if !both_static && groups && contact(a.world_shape(), b.world_shape()).is_some() {

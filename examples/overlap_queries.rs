@@ -47,7 +47,10 @@ fn main() {
     );
 
     let p = Point::new(3.1, 0.2, 0.0);
-    println!("point {p:?} lies in {:?}", user_data(&scene, &scene.contains_point(&p, &QueryFilter::default())));
+    println!(
+        "point {p:?} lies in {:?}",
+        user_data(&scene, &scene.colliders_containing_point(&p, &QueryFilter::default()))
+    );
     if let Some(c) = scene.closest_point(&Point::new(7.0, 3.0, 0.0), 10.0, &QueryFilter::default()) {
         let (data, q, d) = (scene.get(c.collider).unwrap().user_data(), c.point, c.distance);
         println!("closest collider to (7, 3, 0): {data} at {q:?}, distance {d:.3}");

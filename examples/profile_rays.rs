@@ -68,7 +68,7 @@ fn profile(name: &str, fast: TriMesh, half: Real, res: usize, passes: usize, onl
     let light = Vector::new(-0.5, 1.0, 0.4).normalize();
     let shadow: Vec<Ray> = camera
         .iter()
-        .filter_map(|r| fast.cast_ray(r, false).map(|h| (r, h.hit)))
+        .filter_map(|r| fast.cast_ray_closest(r).map(|h| (r, h.hit)))
         .map(|(r, h)| Ray::new(offset_ray_origin(&r.point_at(h.toi), &h.normal), light, Real::INFINITY))
         .collect();
     let to_parry = |rays: &[Ray]| -> Vec<PRay> {
@@ -79,7 +79,7 @@ fn profile(name: &str, fast: TriMesh, half: Real, res: usize, passes: usize, onl
     // The batches answer what the single calls do.
     let mut out = Vec::new();
     sah.cast_rays(&camera, &mut out);
-    assert!(camera.iter().zip(&out).all(|(r, h)| sah.cast_ray(r, false) == *h), "{name}: TriMesh::cast_rays");
+    assert!(camera.iter().zip(&out).all(|(r, h)| sah.cast_ray_closest(r) == *h), "{name}: TriMesh::cast_rays");
     let batch = scene.cast_rays(&camera, &all);
     assert!(camera.iter().zip(&batch).all(|(r, h)| scene.cast_ray_closest(r, &all) == *h), "{name}: cast_rays");
     let blocked = scene.occluded(&shadow, &all);
@@ -140,7 +140,7 @@ fn profile(name: &str, fast: TriMesh, half: Real, res: usize, passes: usize, onl
             *b = b.min(t.elapsed().as_secs_f64() * 1e9 / v.rays as f64);
         }
     }
-    let hits = camera.iter().filter(|r| fast.cast_ray(r, false).is_some()).count();
+    let hits = camera.iter().filter(|r| fast.cast_ray_closest(r).is_some()).count();
     println!(
         "{name}: {} triangles, {nc} camera rays ({:.0}% hit), {ns} shadow rays; ns per ray, fastest of {passes} passes",
         fast.indices().len(),
@@ -154,5 +154,5 @@ fn profile(name: &str, fast: TriMesh, half: Real, res: usize, passes: usize, onl
 
 /// Casts every ray on `mesh`; the number of hits.
 fn cast(mesh: &TriMesh, rays: &[Ray], any: bool) -> usize {
-    rays.iter().filter(|r| mesh.cast_ray(r, any).is_some()).count()
+    rays.iter().filter(|r| if any { mesh.cast_ray_any(r) } else { mesh.cast_ray_closest(r) }.is_some()).count()
 }

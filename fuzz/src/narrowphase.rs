@@ -591,9 +591,9 @@ fn sphere_sphere(g: &mut Gen) {
     assert_eq!(ab, ba, "intersects_sphere_sphere not symmetric: {a:?} {b:?}");
     let (cab, cba) = (contact_sphere_sphere(&a, &b), contact_sphere_sphere(&b, &a));
     let hit = cast_sphere_sphere(&a, &m, &b);
-    let moving = cast_sphere_sphere_moving(&a, &m, &b, &mb);
+    let moving = cast_sphere_moving_sphere(&a, &m, &b, &mb);
     check_sweep_wellformed(&hit, &m, "cast_sphere_sphere");
-    check_sweep_wellformed(&moving, &(m - mb), "cast_sphere_sphere_moving");
+    check_sweep_wellformed(&moving, &(m - mb), "cast_sphere_moving_sphere");
     if !g.scale.checked {
         return;
     }
@@ -622,7 +622,7 @@ fn sphere_sphere(g: &mut Gen) {
         g.scale.add_v(&rel);
         // Its point is found in b's frame, then moved with b to time toi.
         let moving = moving.map(|h| SweepHit { point: h.point - mb * h.toi, ..h });
-        check_sweep(moving, &a, &rel, &b, g.scale.tol(), "cast_sphere_sphere_moving");
+        check_sweep(moving, &a, &rel, &b, g.scale.tol(), "cast_sphere_moving_sphere");
     }
 }
 

@@ -360,7 +360,7 @@ impl World {
         for p in &contacts {
             assert!(p.a < p.b, "contact pair not ordered");
             let (ca, cb) = (self.scene.get(p.a).expect("live"), self.scene.get(p.b).expect("live"));
-            assert!(!(ca.kind() == BodyKind::Static && cb.kind() == BodyKind::Static), "static-static contact");
+            assert!(!(ca.kind() == BodyKind::Fixed && cb.kind() == BodyKind::Fixed), "static-static contact");
             assert!(ca.groups().interacts_with(cb.groups()), "contact between non-interacting groups");
             let exact = contact(ca.world_shape(), cb.world_shape());
             assert_eq!(
@@ -374,7 +374,7 @@ impl World {
         for (i, &(ha, ca)) in all.iter().enumerate() {
             for &(hb, cb) in &all[i + 1..] {
                 let (a, b) = if ha < hb { ((ha, ca), (hb, cb)) } else { ((hb, cb), (ha, ca)) };
-                if a.1.kind() == BodyKind::Static && b.1.kind() == BodyKind::Static {
+                if a.1.kind() == BodyKind::Fixed && b.1.kind() == BodyKind::Fixed {
                     continue;
                 }
                 if !a.1.groups().interacts_with(b.1.groups()) || !intersects_aabb_aabb(a.1.aabb(), b.1.aabb()) {
@@ -631,7 +631,7 @@ impl World {
         let p = Point::new(b.f32_or_wild(wild), b.f32_or_wild(wild), b.f32_or_wild(wild));
         let max_distance = b.size() * 4.0;
         let filter = QueryFilter::default();
-        let got = self.scene.contains_point(&p, &filter);
+        let got = self.scene.colliders_containing_point(&p, &filter);
         if !finite(&p) {
             assert!(got.is_empty(), "contains_point of a non-finite point");
             return;

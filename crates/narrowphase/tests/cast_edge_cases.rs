@@ -55,7 +55,7 @@ fn zero_length_motion_is_the_static_test() {
         cast_sphere_aabb(&s, &zero, &aabb),
         cast_sphere_obb(&s, &zero, &obb),
         cast_sphere_sphere(&s, &zero, &target),
-        cast_sphere_sphere_moving(&s, &v(1.0, 2.0, 3.0), &target, &v(1.0, 2.0, 3.0)),
+        cast_sphere_moving_sphere(&s, &v(1.0, 2.0, 3.0), &target, &v(1.0, 2.0, 3.0)),
     ] {
         let hit = hit.expect("overlap at rest is Penetrating");
         assert_eq!((hit.toi, hit.status), (0.0, SweepStatus::Penetrating));

@@ -415,7 +415,7 @@ fn sphere_sphere_moving_vs_parry_and_oracle() {
         let rel = (target - start) * gen::uniform(&mut rng, 0.3, 1.3);
         let motion_b = gen::unit_vector(&mut rng) * gen::uniform(&mut rng, 0.0, 3.0 * scale);
         let motion_a = rel + motion_b;
-        let hit = cast_sphere_sphere_moving(&a, &motion_a, &b, &motion_b);
+        let hit = cast_sphere_moving_sphere(&a, &motion_a, &b, &motion_b);
         // The oracle in b's frame, with the relative motion as the f32 sum
         // and difference actually produce it (motion_a - motion_b).
         let rel32 = motion_a - motion_b;

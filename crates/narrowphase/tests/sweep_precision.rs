@@ -580,7 +580,7 @@ fn sphere_capsule_at_every_scale() {
 fn moving_spheres_at_every_scale() {
     sweep_classes("sphere-sphere", 1600, |rng, size| {
         let (a, ma, b, mb, case) = spheres_case(rng, size);
-        let got = cast_sphere_sphere_moving(&a, &ma, &b, &mb);
+        let got = cast_sphere_moving_sphere(&a, &ma, &b, &mb);
         // The contact point is in world space at `toi`: check it against
         // the normal (it must be on `b`'s surface, moved with `b`).
         (case, got)

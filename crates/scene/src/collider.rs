@@ -36,14 +36,16 @@ impl ColliderHandle {
 }
 
 /// Whether a collider moves, and what it pairs with in the contact
-/// pipeline: a pair has at least one dynamic collider (static-static,
-/// static-kinematic and kinematic-kinematic pairs are never tested).
+/// pipeline: a pair has at least one dynamic collider (fixed-fixed,
+/// fixed-kinematic and kinematic-kinematic pairs are never tested).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum BodyKind {
     /// Never moves (or rarely, through `set_pose`): kept in the static tree,
-    /// never re-queried against other static colliders.
-    Static,
+    /// never re-queried against other fixed colliders. Serialized as
+    /// `"Static"`, its former name.
+    #[cfg_attr(feature = "serde", serde(rename = "Static"))]
+    Fixed,
     /// Moves every frame, by the simulation: kept in the dynamic tree with
     /// fat boxes; pairs with every kind.
     #[default]
@@ -56,6 +58,11 @@ pub enum BodyKind {
 }
 
 impl BodyKind {
+    /// The former name of [`BodyKind::Fixed`].
+    #[deprecated(since = "0.2.0", note = "renamed to `BodyKind::Fixed`, as the builder `ColliderDesc::fixed`")]
+    #[allow(non_upper_case_globals)]
+    pub const Static: BodyKind = BodyKind::Fixed;
+
     /// Whether two colliders of these kinds form pairs in the contact
     /// pipeline: when at least one is dynamic.
     #[inline]
@@ -72,7 +79,7 @@ pub struct ColliderDesc {
     pub shape: ColliderShape,
     /// Where it is.
     pub pose: Isometry,
-    /// Static, dynamic or kinematic.
+    /// Fixed, dynamic or kinematic.
     pub kind: BodyKind,
     /// Collision groups, for pair filtering and query filters.
     pub groups: CollisionGroups,
@@ -143,9 +150,9 @@ impl ColliderDesc {
         Ok(Self::new(shape, Isometry::from_parts(center.coords.into(), rotation)))
     }
 
-    /// The same description, static.
+    /// The same description, fixed ([`BodyKind::Fixed`]).
     pub fn fixed(mut self) -> Self {
-        self.kind = BodyKind::Static;
+        self.kind = BodyKind::Fixed;
         self
     }
 
@@ -235,7 +242,7 @@ impl Collider {
         &self.aabb
     }
 
-    /// Static, dynamic or kinematic.
+    /// Fixed, dynamic or kinematic.
     pub fn kind(&self) -> BodyKind {
         self.desc.kind
     }

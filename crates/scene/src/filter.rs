@@ -37,7 +37,7 @@ pub struct QueryFilter<'a> {
     pub exclude: &'a [ColliderHandle],
     /// One more collider never reported, held by value (no slice to keep alive).
     pub exclude_collider: Option<ColliderHandle>,
-    /// Static colliders ([`BodyKind::Static`]) are never reported. A query
+    /// Fixed colliders ([`BodyKind::Fixed`]) are never reported. A query
     /// with it does not traverse the static tree at all.
     pub exclude_fixed: bool,
     /// Dynamic colliders ([`BodyKind::Dynamic`]) are never reported.
@@ -124,7 +124,7 @@ impl<'a> QueryFilter<'a> {
     #[inline]
     fn accepts_kind(&self, kind: BodyKind) -> bool {
         match kind {
-            BodyKind::Static => !self.exclude_fixed,
+            BodyKind::Fixed => !self.exclude_fixed,
             BodyKind::Dynamic => !self.exclude_dynamic,
             BodyKind::Kinematic => !self.exclude_kinematic,
         }
@@ -146,7 +146,7 @@ impl<'a> QueryFilter<'a> {
     }
 
     /// True when no static collider can pass, so the static tree (which
-    /// holds only [`BodyKind::Static`] colliders, as `Scene::validate`
+    /// holds only [`BodyKind::Fixed`] colliders, as `Scene::validate`
     /// checks) need not be traversed.
     #[inline]
     pub(crate) fn skips_statics(&self) -> bool {

@@ -73,7 +73,7 @@ impl GridSearch {
         match collider {
             Some(c) => {
                 let aabb = tight(c.aabb());
-                let mirrored = Mirrored { groups: c.groups(), slot, fixed: c.kind() == BodyKind::Static };
+                let mirrored = Mirrored { groups: c.groups(), slot, fixed: c.kind() == BodyKind::Fixed };
                 if at == NONE {
                     self.position[index] = self.boxes.len() as u32;
                     self.boxes.push(aabb);

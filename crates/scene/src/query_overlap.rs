@@ -227,11 +227,17 @@ impl Scene {
     /// use proxima_narrowphase::{Isometry, Point};
     /// let mut scene = Scene::new();
     /// let h = scene.insert(ColliderDesc::new(ColliderShape::Sphere { radius: 1.0 }, Isometry::identity())).unwrap();
-    /// assert_eq!(scene.contains_point(&Point::new(0.5, 0.0, 0.0), &QueryFilter::default()), vec![h]);
-    /// assert!(scene.contains_point(&Point::new(0.8, 0.8, 0.0), &QueryFilter::default()).is_empty());
+    /// assert_eq!(scene.colliders_containing_point(&Point::new(0.5, 0.0, 0.0), &QueryFilter::default()), vec![h]);
+    /// assert!(scene.colliders_containing_point(&Point::new(0.8, 0.8, 0.0), &QueryFilter::default()).is_empty());
     /// ```
-    pub fn contains_point(&self, p: &Point, filter: &QueryFilter) -> Vec<ColliderHandle> {
+    pub fn colliders_containing_point(&self, p: &Point, filter: &QueryFilter) -> Vec<ColliderHandle> {
         self.overlaps_vec(&OverlapShape::Point(*p), filter)
+    }
+
+    /// The former name of [`Scene::colliders_containing_point`].
+    #[deprecated(since = "0.2.0", note = "renamed to `colliders_containing_point`: it lists colliders")]
+    pub fn contains_point(&self, p: &Point, filter: &QueryFilter) -> Vec<ColliderHandle> {
+        self.colliders_containing_point(p, filter)
     }
 
     fn overlaps_vec(&self, shape: &OverlapShape, filter: &QueryFilter) -> Vec<ColliderHandle> {

@@ -128,7 +128,7 @@ impl Scene {
         let aabb = world.aabb();
         let slot = self.colliders.next_slot();
         let key = match desc.kind {
-            BodyKind::Static => TreeKey::Static(self.static_set.insert(aabb, slot)),
+            BodyKind::Fixed => TreeKey::Static(self.static_set.insert(aabb, slot)),
             BodyKind::Dynamic | BodyKind::Kinematic => {
                 self.inserted_since_rebuild += 1;
                 TreeKey::Dynamic(self.dynamic_set.insert(aabb, slot))
@@ -410,7 +410,7 @@ impl Scene {
             }
             let kind_matches = matches!(
                 (c.key, c.desc.kind),
-                (TreeKey::Static(_), BodyKind::Static) | (TreeKey::Dynamic(_), BodyKind::Dynamic | BodyKind::Kinematic)
+                (TreeKey::Static(_), BodyKind::Fixed) | (TreeKey::Dynamic(_), BodyKind::Dynamic | BodyKind::Kinematic)
             );
             if !kind_matches {
                 return fail("it is in the other kind's tree");

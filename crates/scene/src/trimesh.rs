@@ -46,13 +46,13 @@ pub struct TriangleHit {
     pub v: Real,
 }
 
-/// A ray's hit on a mesh: the triangle and the hit (see [`TriMesh::cast_ray`]).
+/// A ray's hit on a mesh: the triangle and the hit (see [`TriMesh::cast_ray_closest`]).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct MeshRayHit {
     /// The triangle hit and the barycentric coordinates of the hit point.
     pub triangle: TriangleHit,
     /// The ray parameter and the unit normal (in the ray's frame: the mesh
-    /// frame for [`TriMesh::cast_ray`], world for [`TriMesh::cast_ray_posed`]),
+    /// frame for [`TriMesh::cast_ray_closest`], world for [`TriMesh::cast_ray_posed`]),
     /// facing the ray's origin.
     pub hit: RayHit,
 }
@@ -151,7 +151,7 @@ impl TriMesh {
     /// let fast = TriMesh::new(v.clone(), t.clone()).unwrap();
     /// let sah = TriMesh::with_build(v, t, MeshBuild::FastRays).unwrap();
     /// let ray = Ray::new(Point::new(0.25, 0.5, 1.0), -Vector::z(), 10.0);
-    /// assert_eq!(fast.cast_ray(&ray, false), sah.cast_ray(&ray, false));
+    /// assert_eq!(fast.cast_ray_closest(&ray), sah.cast_ray_closest(&ray));
     /// ```
     pub fn with_build(vertices: Vec<Point>, indices: Vec<[u32; 3]>, build: MeshBuild) -> Result<Self, MeshError> {
         if indices.is_empty() {

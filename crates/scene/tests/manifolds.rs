@@ -174,7 +174,7 @@ fn pipeline_manifolds_agree_with_the_plain_pipeline() {
         for frame in 0..8 {
             for &h in &handles {
                 let c = scene.get(h).unwrap();
-                if c.kind() == BodyKind::Static || uniform(&mut rng, 0.0, 1.0) > 0.3 {
+                if c.kind() == BodyKind::Fixed || uniform(&mut rng, 0.0, 1.0) > 0.3 {
                     continue;
                 }
                 let d = gen::unit_vector(&mut rng) * uniform(&mut rng, 0.0, 0.5);

@@ -50,7 +50,7 @@ fn compare_camera_rays(name: &str, res: usize) {
     for (i, ray) in rays.iter().enumerate() {
         let pray = PRay::new(convert::pt(ray.origin()), convert::vec(ray.dir()));
         let t = theirs.cast_ray(&pose, &pray, Real::MAX, true);
-        let o = mesh.cast_ray(ray, false);
+        let o = mesh.cast_ray_closest(ray);
         match (o, t) {
             (Some(MeshRayHit { hit, .. }), Some(t)) => {
                 hits += 1;
@@ -84,8 +84,8 @@ fn nefertiti_camera_rays_match_parry() {
 fn any_hit_agrees_with_closest_hit_on_mesh() {
     let mesh = TriMesh::from_obj(mesh_path("spot.obj")).unwrap();
     for (i, ray) in camera_rays(&mesh, 256).iter().enumerate() {
-        let closest = mesh.cast_ray(ray, false);
-        let any = mesh.cast_ray(ray, true);
+        let closest = mesh.cast_ray_closest(ray);
+        let any = mesh.cast_ray_any(ray);
         assert_eq!(closest.is_some(), any.is_some(), "ray {i}");
     }
 }

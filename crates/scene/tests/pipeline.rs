@@ -17,7 +17,7 @@ use proxima_test_support::Rng;
 fn jitter(scene: &mut Scene, handles: &[ColliderHandle], rng: &mut impl Rng, fraction: Real, step: Real) {
     for &h in handles {
         let c = scene.get(h).unwrap();
-        if c.kind() == BodyKind::Static || uniform(rng, 0.0, 1.0) > fraction {
+        if c.kind() == BodyKind::Fixed || uniform(rng, 0.0, 1.0) > fraction {
             continue;
         }
         let d = Vector::new(uniform(rng, -step, step), uniform(rng, -step, step), uniform(rng, -step, step));

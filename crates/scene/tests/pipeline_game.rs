@@ -150,7 +150,7 @@ fn run(seed: u64, mut pipeline: ContactPipeline, manifold_rule: bool, hooks: boo
         // Move a third of the non-static colliders a little, remove and add a few.
         let live: Vec<(ColliderHandle, BodyKind)> = scene.iter().map(|(h, c)| (h, c.kind())).collect();
         for &(h, kind) in &live {
-            if kind != BodyKind::Static && rng.random_range(0..3) == 0 {
+            if kind != BodyKind::Fixed && rng.random_range(0..3) == 0 {
                 let p = *scene.get(h).unwrap().pose();
                 let step = Vector::new(
                     uniform(&mut rng, -0.3, 0.3),

@@ -16,7 +16,7 @@ use common::{event_sets, interacting, Pairs};
 
 /// Moves about `fraction` of the dynamic colliders by up to `step` per axis.
 fn jitter(scene: &mut Scene, rng: &mut impl Rng, fraction: Real, step: Real) {
-    let moving: Vec<_> = scene.iter().filter(|(_, c)| c.kind() != BodyKind::Static).map(|(h, _)| h).collect();
+    let moving: Vec<_> = scene.iter().filter(|(_, c)| c.kind() != BodyKind::Fixed).map(|(h, _)| h).collect();
     for h in moving {
         if uniform(rng, 0.0, 1.0) > fraction {
             continue;

@@ -49,7 +49,7 @@ fn moves(
     let mut out = Vec::new();
     for &h in handles {
         let c = scene.get(h).unwrap();
-        if c.kind() == BodyKind::Static || !rng.random_bool(fraction) {
+        if c.kind() == BodyKind::Fixed || !rng.random_bool(fraction) {
             continue;
         }
         let d = if c.ccd() {

@@ -202,7 +202,7 @@ fn point_queries_match_brute_force() {
     let mut rng = proxima_test_support::rng(0x9E2);
     for i in 0..QUERIES {
         let p = common::point_in(&mut rng, side);
-        let ours = scene.contains_point(&p, &QueryFilter::default());
+        let ours = scene.colliders_containing_point(&p, &QueryFilter::default());
         let mut brute: Vec<_> =
             handles.iter().copied().filter(|&h| scene.get(h).unwrap().world_shape().contains_point(&p)).collect();
         brute.sort_unstable();

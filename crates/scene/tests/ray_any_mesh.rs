@@ -3,7 +3,8 @@
 //! triangle and barycentrics), `cast_ray_any` finds a hit exactly when the
 //! closest-hit cast does, and the barycentrics rebuild the hit point. Poses:
 //! rotated, a translation, and the identity; under the last two the posed
-//! cast also equals the unposed `TriMesh::cast_ray` of the translated ray.
+//! cast also equals the unposed `TriMesh::cast_ray_closest` / `cast_ray_any`
+//! of the translated ray.
 //! The batches (`Scene::cast_rays` and `Scene::occluded`, which cast a lone
 //! static mesh in packets of rays, and `TriMesh::cast_rays`, `cast_rays_any`
 //! and `occluded`) give each ray's single result on 1 and 2 threads, both
@@ -93,8 +94,8 @@ fn check_mesh_built(name: &str, seed: u64, dynamic: bool, kind: Pose, build: Mes
             // A pose without rotation moves the origin only: the same hits,
             // bit for bit, as the unposed mesh and the moved ray.
             let local = Ray::new(ray.origin() - pose.translation.vector, *ray.dir(), ray.max_toi());
-            assert_eq!(bare, mesh.cast_ray(&local, false), "{name} ray {i}: posed vs unposed");
-            assert_eq!(bare_any, mesh.cast_ray(&local, true), "{name} ray {i}: posed vs unposed any-hit");
+            assert_eq!(bare, mesh.cast_ray_closest(&local), "{name} ray {i}: posed vs unposed");
+            assert_eq!(bare_any, mesh.cast_ray_any(&local), "{name} ray {i}: posed vs unposed any-hit");
         }
         assert_eq!(bare_any.is_some(), bare.is_some(), "{name} ray {i}: bare any-hit vs closest");
         hits += usize::from(bare.is_some());

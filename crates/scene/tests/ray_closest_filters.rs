@@ -123,7 +123,7 @@ fn closest_hits_match_a_scan_under_every_filter() {
             // Changes to the static set: removals, moves, a box turned into a
             // sphere and a sphere into a box; the leaf table must follow.
             for &h in handles.iter().skip(round).step_by(11) {
-                if scene.get(h).is_some_and(|c| c.kind() == proxima_scene::BodyKind::Static) {
+                if scene.get(h).is_some_and(|c| c.kind() == proxima_scene::BodyKind::Fixed) {
                     let _ = scene.remove(h);
                 }
             }

@@ -5,13 +5,13 @@
 use proxima_narrowphase::{Isometry, Point, Ray, ShapeError, Vector, MAX_COORDINATE};
 use proxima_scene::*;
 
-/// B8: `Scene::contains_point` builds its probe with `Aabb::new(p, p)`, which
+/// B8: `Scene::colliders_containing_point` builds its probe with `Aabb::new(p, p)`, which
 /// panics on a NaN point (user input) instead of answering "no collider".
 #[test]
 fn b8_contains_point_with_nan_does_not_panic() {
     let mut scene = Scene::new();
     scene.insert(ColliderDesc::new(ColliderShape::Sphere { radius: 1.0 }, Isometry::identity())).unwrap();
-    let hits = scene.contains_point(&Point::new(f32::NAN, 0.0, 0.0), &QueryFilter::default());
+    let hits = scene.colliders_containing_point(&Point::new(f32::NAN, 0.0, 0.0), &QueryFilter::default());
     assert!(hits.is_empty());
 }
 

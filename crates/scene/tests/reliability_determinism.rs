@@ -132,7 +132,7 @@ fn golden_contact_hash_matches_brute_force_and_runs_repeat() {
     for (i, &(ha, ca)) in all.iter().enumerate() {
         for &(hb, cb) in &all[i + 1..] {
             let ((ha, ca), (hb, cb)) = if ha < hb { ((ha, ca), (hb, cb)) } else { ((hb, cb), (ha, ca)) };
-            if ca.kind() == BodyKind::Static && cb.kind() == BodyKind::Static {
+            if ca.kind() == BodyKind::Fixed && cb.kind() == BodyKind::Fixed {
                 continue;
             }
             if !proxima_narrowphase::intersects_aabb_aabb(ca.aabb(), cb.aabb()) {

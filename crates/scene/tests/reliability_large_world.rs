@@ -124,7 +124,7 @@ fn run(distance: f64, seed: u64) {
                     h,
                     [p.x as f64, p.y as f64, p.z as f64],
                     s.radius() as f64,
-                    c.kind() == proxima_scene::BodyKind::Static,
+                    c.kind() == proxima_scene::BodyKind::Fixed,
                 ))
             }
             _ => None,

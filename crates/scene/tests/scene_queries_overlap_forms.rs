@@ -22,7 +22,7 @@ const QUERIES: usize = 5_000;
 /// The `Vec` form of the query `probe` names.
 fn vec_form(scene: &Scene, probe: &OverlapShape, filter: &QueryFilter) -> Vec<ColliderHandle> {
     match probe {
-        OverlapShape::Point(p) => scene.contains_point(p, filter),
+        OverlapShape::Point(p) => scene.colliders_containing_point(p, filter),
         OverlapShape::Aabb(a) => scene.overlaps_aabb(a, filter),
         OverlapShape::Sphere(s) => scene.overlaps_sphere(s, filter),
         OverlapShape::Obb(o) => scene.overlaps_obb(o, filter),

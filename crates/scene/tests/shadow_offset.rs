@@ -28,7 +28,7 @@ fn self_hits(mesh: &TriMesh, offset: impl Fn(&Point, &Vector) -> Point) -> (usiz
             let target = c + Vector::new((i as Real / res as Real - 0.5) * r, (j as Real / res as Real - 0.5) * r, 0.0);
             let eye = c + Vector::new(0.3, 0.4, 1.0).normalize() * (3.0 * r);
             let ray = Ray::new(eye, target - eye, Real::INFINITY);
-            let Some(MeshRayHit { triangle: tri, hit }) = mesh.cast_ray(&ray, false) else { continue };
+            let Some(MeshRayHit { triangle: tri, hit }) = mesh.cast_ray_closest(&ray) else { continue };
             let n = hit.normal.into_inner();
             if n.dot(&light) <= 0.0 {
                 continue;
@@ -36,7 +36,7 @@ fn self_hits(mesh: &TriMesh, offset: impl Fn(&Point, &Vector) -> Point) -> (usiz
             shadow_rays += 1;
             let p = ray.point_at(hit.toi);
             let shadow = Ray::new(offset(&p, &n), light, Real::INFINITY);
-            if let Some(h2) = mesh.cast_ray(&shadow, false) {
+            if let Some(h2) = mesh.cast_ray_closest(&shadow) {
                 if h2.triangle.index == tri.index && h2.hit.toi < 1e-3 * r {
                     selfs += 1;
                 }

@@ -35,6 +35,8 @@ pub use sphere_aabb::cast_sphere_aabb;
 pub use sphere_capsule::cast_sphere_capsule;
 pub use sphere_obb::cast_sphere_obb;
 pub use sphere_plane::cast_sphere_plane;
-pub use sphere_sphere::{cast_sphere_sphere, cast_sphere_sphere_moving};
+#[allow(deprecated)]
+pub use sphere_sphere::cast_sphere_sphere_moving;
+pub use sphere_sphere::{cast_sphere_moving_sphere, cast_sphere_sphere};
 pub use sphere_triangle::cast_sphere_triangle;
 pub use sweep::{SweepHit, SweepStatus};

@@ -44,7 +44,7 @@ pub fn cast_sphere_sphere(moving: &Sphere, motion: &Vector, target: &Sphere) -> 
 }
 
 /// The toi and normal of [`cast_sphere_sphere`] for the relative motion `d`
-/// (f64, so that [`cast_sphere_sphere_moving`] passes the exact difference
+/// (f64, so that [`cast_sphere_moving_sphere`] passes the exact difference
 /// of its two motions).
 ///
 /// In f64: `m = c1 - c2` is then exact, and the cancelling terms (`|m|^2 -
@@ -114,19 +114,21 @@ fn start_normal(m: &Vector3<f64>, d: &Vector3<f64>) -> UnitVector {
 /// query to [`cast_sphere_sphere`]; the contact point, found in `b`'s
 /// frame, is then moved with `b` to time `toi`:
 /// `point = point_rel + toi * motion_b`. The normal points out of `b`
-/// towards `a`. Equal motions are the static overlap test.
+/// towards `a`. Equal motions are the static overlap test. Named like
+/// every `cast_*`: the cast shape first, then the target, here a moving
+/// sphere.
 ///
 /// ```
-/// use proxima_narrowphase::{cast_sphere_sphere_moving, Point, Sphere, Vector};
+/// use proxima_narrowphase::{cast_sphere_moving_sphere, Point, Sphere, Vector};
 /// let a = Sphere::new(Point::origin(), 1.0);
 /// let b = Sphere::new(Point::new(10.0, 0.0, 0.0), 1.0);
-/// let hit = cast_sphere_sphere_moving(&a, &Vector::new(8.0, 0.0, 0.0), &b, &Vector::new(-8.0, 0.0, 0.0)).unwrap();
+/// let hit = cast_sphere_moving_sphere(&a, &Vector::new(8.0, 0.0, 0.0), &b, &Vector::new(-8.0, 0.0, 0.0)).unwrap();
 /// assert_eq!(hit.toi, 0.5);
 /// assert_eq!(hit.point, Point::new(5.0, 0.0, 0.0));
 /// ```
 #[inline]
 #[must_use]
-pub fn cast_sphere_sphere_moving(a: &Sphere, motion_a: &Vector, b: &Sphere, motion_b: &Vector) -> Option<SweepHit> {
+pub fn cast_sphere_moving_sphere(a: &Sphere, motion_a: &Vector, b: &Sphere, motion_b: &Vector) -> Option<SweepHit> {
     if !(motion_is_finite(motion_a) && motion_is_finite(motion_b)) {
         return None;
     }
@@ -136,4 +138,12 @@ pub fn cast_sphere_sphere_moving(a: &Sphere, motion_a: &Vector, b: &Sphere, moti
     let (toi, normal) = sweep_spheres(a, &relative, b)?;
     let point = b.center() + motion_b * toi + normal.into_inner() * b.radius();
     Some(SweepHit::new(toi, point, normal))
+}
+
+/// The former name of [`cast_sphere_moving_sphere`].
+#[deprecated(since = "0.2.0", note = "renamed to `cast_sphere_moving_sphere`")]
+#[inline]
+#[must_use]
+pub fn cast_sphere_sphere_moving(a: &Sphere, motion_a: &Vector, b: &Sphere, motion_b: &Vector) -> Option<SweepHit> {
+    cast_sphere_moving_sphere(a, motion_a, b, motion_b)
 }

@@ -106,7 +106,7 @@ impl ContactPipeline {
             let Some((generation, collider)) = current else { continue };
             let tight = with_slack(&collider.aabb, half_prediction);
             let groups = collider.desc.groups;
-            let options = || ProxyOptions { groups, is_static: collider.desc.kind == BodyKind::Static };
+            let options = || ProxyOptions { groups, is_static: collider.desc.kind == BodyKind::Fixed };
             match self.proxy_of[index] {
                 Some((_, id, mirrored)) => {
                     // A scene changes a collider's groups in place, never its

@@ -14,9 +14,8 @@ impl TriMesh {
     /// as [`cast_ray_triangle`](proxima_narrowphase::cast_ray_triangle) gives
     /// it (two-sided, closed edges, normal facing the ray's origin, the same
     /// bits), and the hit point's barycentric coordinates on it. Ties in
-    /// `toi` keep one of the tied triangles. With `any`, stops at the first
-    /// triangle hit found (shadow rays): a hit exactly when the closest-hit
-    /// cast has one, but not necessarily the closest.
+    /// `toi` keep one of the tied triangles. [`TriMesh::cast_ray_any`] is the
+    /// cast for shadow rays.
     ///
     /// Rays use their own BVH over blocks of 8 neighbouring triangles, each
     /// block tested at once (see `trimesh/ray.rs`); only the final hit gets
@@ -30,17 +29,43 @@ impl TriMesh {
     /// let mesh = TriMesh::new(v, vec![[0, 1, 2], [0, 2, 3]]).unwrap();
     /// // Down onto the upper-left half (x < y): triangle 1, normal facing the ray's origin.
     /// let ray = Ray::new(Point::new(0.25, 0.75, 2.0), -Vector::z(), 10.0);
-    /// let hit = mesh.cast_ray(&ray, false).unwrap();
+    /// let hit = mesh.cast_ray_closest(&ray).unwrap();
     /// assert_eq!((hit.triangle.index, hit.hit.toi), (1, 2.0));
     /// // The point is a + 0.25 (b - a) + 0.5 (c - a), triangle [0, 2, 3].
     /// assert!((hit.triangle.u - 0.25).abs() < 1e-6 && (hit.triangle.v - 0.5).abs() < 1e-6);
     /// assert_eq!(hit.hit.normal.into_inner(), Vector::z());
     /// ```
+    pub fn cast_ray_closest(&self, ray: &Ray) -> Option<MeshRayHit> {
+        self.tree.cast(ray, false)
+    }
+
+    /// A hit of `ray` (mesh frame), the first triangle hit found (shadow
+    /// rays): a hit exactly when [`TriMesh::cast_ray_closest`] has one, but
+    /// not necessarily the closest; the same triangle, hit, barycentrics
+    /// and tie rules otherwise.
+    ///
+    /// ```
+    /// use proxima_scene::*;
+    /// use proxima_narrowphase::{Point, Ray, Vector};
+    /// let p = |x, y| Point::new(x, y, 0.0);
+    /// let mesh = TriMesh::new(vec![p(0.0, 0.0), p(1.0, 0.0), p(1.0, 1.0)], vec![[0, 1, 2]]).unwrap();
+    /// let down = Ray::new(Point::new(0.75, 0.25, 2.0), -Vector::z(), 10.0);
+    /// assert!(mesh.cast_ray_any(&down).is_some());
+    /// let short = Ray::new(Point::new(0.75, 0.25, 2.0), -Vector::z(), 1.0);
+    /// assert!(mesh.cast_ray_any(&short).is_none());
+    /// ```
+    pub fn cast_ray_any(&self, ray: &Ray) -> Option<MeshRayHit> {
+        self.tree.cast(ray, true)
+    }
+
+    /// The former form of [`TriMesh::cast_ray_closest`] (`any: false`) and
+    /// [`TriMesh::cast_ray_any`] (`any: true`).
+    #[deprecated(since = "0.2.0", note = "use `cast_ray_closest` or `cast_ray_any`, as `Scene`")]
     pub fn cast_ray(&self, ray: &Ray, any: bool) -> Option<MeshRayHit> {
         self.tree.cast(ray, any)
     }
 
-    /// [`TriMesh::cast_ray`] (closest hit) for each ray, in input order,
+    /// [`TriMesh::cast_ray_closest`] for each ray, in input order,
     /// into `out` (cleared first): the same hit for every ray, bit for bit,
     /// whatever the thread count.
     ///
@@ -65,7 +90,7 @@ impl TriMesh {
     /// let mut hits = Vec::new();
     /// mesh.cast_rays(&rays, &mut hits);
     /// for (ray, hit) in rays.iter().zip(&hits) {
-    ///     assert_eq!(*hit, mesh.cast_ray(ray, false));
+    ///     assert_eq!(*hit, mesh.cast_ray_closest(ray));
     /// }
     /// assert_eq!(hits.iter().filter(|h| h.is_some()).count(), 8);
     /// ```
@@ -112,7 +137,7 @@ impl TriMesh {
         spread_into(rays, out, packets);
     }
 
-    /// [`TriMesh::cast_ray`] with `any` (a hit, not necessarily the
+    /// [`TriMesh::cast_ray_any`] (a hit, not necessarily the
     /// closest: shadow rays) for each ray, in input order, into `out`
     /// (cleared first): each ray's result is the single call's, whatever the
     /// thread count. With the `parallel` feature the rays are spread over the

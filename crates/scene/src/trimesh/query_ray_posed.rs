@@ -11,8 +11,9 @@ use proxima_narrowphase::{Isometry, Point, Ray, RayHit, Vector};
 use super::{MeshRayHit, TriMesh};
 
 impl TriMesh {
-    /// [`TriMesh::cast_ray`] for a world ray against the mesh placed by `pose`.
-    /// An isometry preserves the ray parameter, so `toi` needs no rescaling.
+    /// [`TriMesh::cast_ray_closest`] (with `any`, [`TriMesh::cast_ray_any`])
+    /// for a world ray against the mesh placed by `pose`. An isometry preserves
+    /// the ray parameter, so `toi` needs no rescaling.
     ///
     /// Under the identity pose (a static mesh placed where it was modelled,
     /// the common case) the world ray is the mesh ray: it is cast as it is,

@@ -232,12 +232,12 @@ mod tests {
     use proxima_test_support::gen::{self, Placement};
     use proxima_test_support::Rng;
 
-    /// `TriMesh::cast_ray` against a scan of every triangle with
-    /// `cast_ray_triangle` on a shipped mesh: the same closest `toi` (bits),
-    /// a reported triangle that `cast_ray_triangle` hits there with the same
-    /// normal, and for `any` a hit exactly when there is one. Rays go from
-    /// around the mesh to a random vertex or a random point of its box, and
-    /// some are clipped by `max_toi`.
+    /// `TriMesh::cast_ray_closest` and `cast_ray_any` against a scan of every
+    /// triangle with `cast_ray_triangle` on a shipped mesh: the same closest
+    /// `toi` (bits), a reported triangle that `cast_ray_triangle` hits there
+    /// with the same normal, and for `any` a hit exactly when there is one.
+    /// Rays go from around the mesh to a random vertex or a random point of its
+    /// box, and some are clipped by `max_toi`.
     #[test]
     fn mesh_rays_match_a_scan_of_every_triangle() {
         let path = format!("{}/../../assets/meshes/spot.obj", env!("CARGO_MANIFEST_DIR"));
@@ -265,7 +265,7 @@ mod tests {
             let max_toi = if i % 4 == 0 { gen::uniform(&mut rng, 0.0, 1.0) } else { Real::INFINITY };
             let ray = Ray::new(origin, target - origin, max_toi);
             let scan = mesh.triangles().filter_map(|t| cast_ray_triangle(&ray, &t)).map(|h| h.toi).reduce(Real::min);
-            let got = mesh.cast_ray(&ray, false);
+            let got = mesh.cast_ray_closest(&ray);
             assert_eq!(got.map(|h| h.hit.toi.to_bits()), scan.map(Real::to_bits), "ray {i}: {ray:?}");
             if let Some(MeshRayHit { triangle: tri, hit }) = got {
                 hits += 1;
@@ -282,7 +282,7 @@ mod tests {
                 assert!(tri.u >= -tol && tri.v >= -tol && tri.u + tri.v <= 1.0 + tol, "ray {i}: {tri:?}");
                 max_err = max_err.max(err / scale);
             }
-            let any = mesh.cast_ray(&ray, true);
+            let any = mesh.cast_ray_any(&ray);
             assert_eq!(any.is_some(), scan.is_some(), "ray {i}: any-hit");
             if let Some(MeshRayHit { triangle: tri, hit }) = any {
                 let t = &mesh.triangle(tri.index);

@@ -161,7 +161,7 @@ pub fn brute_pairs(scene: &Scene) -> BTreeSet<(ColliderHandle, ColliderHandle)> 
     let mut out = BTreeSet::new();
     for (i, (ha, a)) in all.iter().enumerate() {
         for (hb, b) in &all[i + 1..] {
-            if a.kind() == BodyKind::Static && b.kind() == BodyKind::Static {
+            if a.kind() == BodyKind::Fixed && b.kind() == BodyKind::Fixed {
                 continue;
             }
             if contact(a.world_shape(), b.world_shape()).is_some() {

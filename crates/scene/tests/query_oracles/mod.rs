@@ -164,7 +164,7 @@ impl FilterSpec {
         let c = scene.get(h).expect("live handle");
         let g = c.groups();
         let kind_excluded = match c.kind() {
-            BodyKind::Static => self.exclude_fixed,
+            BodyKind::Fixed => self.exclude_fixed,
             BodyKind::Dynamic => self.exclude_dynamic,
             BodyKind::Kinematic => self.exclude_kinematic,
         };
