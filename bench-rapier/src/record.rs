@@ -1,15 +1,28 @@
 //! The recorder: a rapier3d 0.36 scene stepped at 60 Hz, every collider's
-//! world AABB kept after every step.
+//! world AABB and pose kept after every step, and its shape once.
 
 use parry3d::bounding_volume::Aabb as ParryAabb;
-use proxima_narrowphase::Aabb;
+use parry3d::math::Pose;
+use proxima_narrowphase::glam_convert::isometry_from_glam;
+use proxima_narrowphase::{Aabb, Isometry};
 use rapier3d::prelude::*;
 use std::time::Instant;
 
-/// The recorded scene: `bodies` dynamic bodies (balls of radius 0.5 and
-/// cuboids of half-extent 0.4 with random rotations, alternating) in a grid
-/// of `columns x columns` per layer, `spacing` apart, the lowest centres 1 m
-/// above a fixed ground box (top face at `y = 0`, 400 m x 400 m).
+/// Radius of the balls.
+pub const BALL_RADIUS: f32 = 0.5;
+/// Half-extent of the cuboids (the same along each axis).
+pub const CUBOID_HALF_EXTENT: f32 = 0.4;
+/// Half-height of the capsules' core segment (along their local y axis).
+pub const CAPSULE_HALF_HEIGHT: f32 = 0.35;
+/// Radius of the capsules: a capsule reaches `0.35 + 0.3 = 0.65` m from its
+/// centre, less than a rotated cuboid's `0.4 * sqrt(3) = 0.69` m.
+pub const CAPSULE_RADIUS: f32 = 0.3;
+
+/// The recorded scene: `bodies` dynamic bodies (balls of radius 0.5,
+/// cuboids of half-extent 0.4 and, if asked, capsules, all with random
+/// rotations) in a grid of `columns x columns` per layer, `spacing` apart,
+/// the lowest centres 1 m above a fixed ground box (top face at `y = 0`,
+/// 400 m x 400 m).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SceneOptions {
     /// Number of dynamic bodies.
@@ -24,12 +37,18 @@ pub struct SceneOptions {
     pub steps: usize,
     /// Seed of the rotations and of the jitter of the grid positions.
     pub seed: u64,
+    /// Fraction of the bodies that are capsules (half-height 0.35, radius
+    /// 0.3), in `[0, 1]`: body `k` is a capsule when `floor((k + 1) f)`
+    /// exceeds `floor(k f)`, so they are spread evenly through the grid.
+    /// The other bodies alternate balls and cuboids, starting with a ball.
+    /// At 0 (the default) the scene is balls and cuboids only.
+    pub capsules: f32,
 }
 
 impl Default for SceneOptions {
     /// 8,000 bodies in 5 layers of 40 x 40, 1.5 m apart, 300 steps (5 s).
     fn default() -> Self {
-        Self { bodies: 8000, columns: 40, spacing: 1.5, steps: 300, seed: 0x5eed }
+        Self { bodies: 8000, columns: 40, spacing: 1.5, steps: 300, seed: 0x5eed, capsules: 0.0 }
     }
 }
 
@@ -41,9 +60,40 @@ impl SceneOptions {
     pub fn tall_drop() -> Self {
         Self { bodies: 8000, columns: 20, ..Self::default() }
     }
+
+    /// Whether body `k` (0-based, collider `k + 1`) is a capsule: the
+    /// `floor((k + 1) f)`-th capsule starts at `k` (see [`SceneOptions::capsules`]).
+    pub fn is_capsule(&self, k: usize) -> bool {
+        let f = f64::from(self.capsules.clamp(0.0, 1.0));
+        ((k + 1) as f64 * f).floor() > (k as f64 * f).floor()
+    }
 }
 
-/// The boxes of one step, in collider order (collider 0 is the ground).
+/// A collider's shape in its own frame, as recorded (the same at every step).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum RecordedShape {
+    /// A ball centred on the pose's origin.
+    Ball {
+        /// Radius, in metres.
+        radius: f32,
+    },
+    /// A cuboid centred on the pose's origin, its edges along the pose's axes.
+    Cuboid {
+        /// Half-extents along the local x, y and z axes, in metres.
+        half_extents: [f32; 3],
+    },
+    /// A capsule whose core segment runs along the local y axis from
+    /// `-half_height` to `+half_height`.
+    Capsule {
+        /// Half the length of the core segment, in metres.
+        half_height: f32,
+        /// Radius, in metres.
+        radius: f32,
+    },
+}
+
+/// The boxes and poses of one step, in collider order (collider 0 is the
+/// ground, fixed; the others are the bodies').
 #[derive(Clone, Debug)]
 pub struct Frame {
     /// Every collider's tight world AABB, as proxima boxes.
@@ -51,6 +101,12 @@ pub struct Frame {
     /// The same boxes as rapier computed them (parry3d's type), for the
     /// parry3d replay.
     pub parry: Vec<ParryAabb>,
+    /// Every collider's world pose as rapier holds it (`Collider::position`:
+    /// local point `p` is at `rotation * p + translation`).
+    pub poses: Vec<Pose>,
+    /// The same poses as proxima isometries (`isometry_from_glam`: the same
+    /// translation, the quaternion renormalised).
+    pub isometries: Vec<Isometry>,
 }
 
 /// A recorded simulation.
@@ -58,11 +114,19 @@ pub struct Frame {
 pub struct Recording {
     /// The scene that was simulated.
     pub options: SceneOptions,
+    /// Every collider's shape, in collider order (collider 0 is the ground,
+    /// a cuboid of half-extents `(200, 0.5, 200)`).
+    pub shapes: Vec<RecordedShape>,
     /// One frame per step, after the step.
     pub frames: Vec<Frame>,
     /// rapier's broad-phase time of each step (its `counters.cd.broad_phase_time`:
     /// AABB updates of the moved colliders, BVH update and pair finding), in ms.
     pub rapier_broad_phase_ms: Vec<f64>,
+    /// rapier's collision detection of each step (its broad phase plus its
+    /// narrow phase, `counters.cd.narrow_phase_time`: the contact pairs'
+    /// manifolds with its default prediction of 0.02 and its contact
+    /// recycling), in ms.
+    pub rapier_collision_ms: Vec<f64>,
     /// rapier's whole step time of each step, in ms.
     pub rapier_step_ms: Vec<f64>,
     /// Wall time of the whole recording (simulation plus box copies), in s.
@@ -78,6 +142,11 @@ impl Recording {
     /// rapier's mean broad-phase time per step, in ms.
     pub fn mean_rapier_broad_phase_ms(&self) -> f64 {
         mean(&self.rapier_broad_phase_ms)
+    }
+
+    /// rapier's mean collision-detection time (broad plus narrow phase) per step, in ms.
+    pub fn mean_rapier_collision_ms(&self) -> f64 {
+        mean(&self.rapier_collision_ms)
     }
 
     /// rapier's mean step time, in ms.
@@ -124,18 +193,22 @@ impl SplitMix {
     }
 }
 
-/// Runs the scene and records every collider's box after every step.
+/// Runs the scene and records every collider's box and pose after every step.
 ///
 /// # Panics
-/// When rapier produces a NaN or inverted box (a broken simulation).
+/// When rapier produces a NaN or inverted box, or a NaN or non-unit rotation
+/// (a broken simulation).
 pub fn record(options: &SceneOptions) -> Recording {
     let start = Instant::now();
     let mut rng = SplitMix(options.seed);
     let mut bodies = RigidBodySet::new();
     let mut colliders = ColliderSet::new();
     let mut handles = Vec::with_capacity(options.bodies + 1);
+    let mut shapes = Vec::with_capacity(options.bodies + 1);
     // The ground: a fixed box whose top face is y = 0.
     handles.push(colliders.insert(ColliderBuilder::cuboid(200.0, 0.5, 200.0).translation(Vector::new(0.0, -0.5, 0.0))));
+    shapes.push(RecordedShape::Cuboid { half_extents: [200.0, 0.5, 200.0] });
+    let mut others = 0; // bodies that are not capsules, which alternate balls and cuboids
     let per_layer = options.columns * options.columns;
     let half_width = 0.5 * options.spacing * (options.columns as f32 - 1.0);
     for k in 0..options.bodies {
@@ -148,8 +221,23 @@ pub fn record(options: &SceneOptions) -> Recording {
         ) + jitter;
         let body = RigidBodyBuilder::dynamic().pose(Pose::from_parts(center, rng.rotation()));
         let handle = bodies.insert(body);
-        let shape = if k % 2 == 0 { ColliderBuilder::ball(0.5) } else { ColliderBuilder::cuboid(0.4, 0.4, 0.4) };
-        handles.push(colliders.insert_with_parent(shape, handle, &mut bodies));
+        let shape = if options.is_capsule(k) {
+            RecordedShape::Capsule { half_height: CAPSULE_HALF_HEIGHT, radius: CAPSULE_RADIUS }
+        } else {
+            others += 1;
+            if others % 2 == 1 {
+                RecordedShape::Ball { radius: BALL_RADIUS }
+            } else {
+                RecordedShape::Cuboid { half_extents: [CUBOID_HALF_EXTENT; 3] }
+            }
+        };
+        let builder = match shape {
+            RecordedShape::Ball { radius } => ColliderBuilder::ball(radius),
+            RecordedShape::Cuboid { half_extents: [x, y, z] } => ColliderBuilder::cuboid(x, y, z),
+            RecordedShape::Capsule { half_height, radius } => ColliderBuilder::capsule_y(half_height, radius),
+        };
+        shapes.push(shape);
+        handles.push(colliders.insert_with_parent(builder, handle, &mut bodies));
     }
 
     let mut pipeline = PhysicsPipeline::new();
@@ -166,8 +254,10 @@ pub fn record(options: &SceneOptions) -> Recording {
 
     let mut recording = Recording {
         options: *options,
+        shapes,
         frames: Vec::with_capacity(options.steps),
         rapier_broad_phase_ms: Vec::with_capacity(options.steps),
+        rapier_collision_ms: Vec::with_capacity(options.steps),
         rapier_step_ms: Vec::with_capacity(options.steps),
         record_seconds: 0.0,
     };
@@ -188,13 +278,21 @@ pub fn record(options: &SceneOptions) -> Recording {
             &(),
         );
         recording.rapier_broad_phase_ms.push(pipeline.counters.broad_phase_time_ms());
+        recording
+            .rapier_collision_ms
+            .push(pipeline.counters.broad_phase_time_ms() + pipeline.counters.narrow_phase_time_ms());
         recording.rapier_step_ms.push(pipeline.counters.step_time_ms());
         let parry: Vec<ParryAabb> = handles.iter().map(|&h| colliders[h].compute_aabb()).collect();
         let boxes = parry
             .iter()
             .map(|a| Aabb::try_from((a.mins, a.maxs)).expect("rapier produced a NaN or inverted box"))
             .collect();
-        recording.frames.push(Frame { boxes, parry });
+        let poses: Vec<Pose> = handles.iter().map(|&h| *colliders[h].position()).collect();
+        let isometries = poses
+            .iter()
+            .map(|p| isometry_from_glam(p.translation, p.rotation).expect("rapier produced a NaN or non-unit pose"))
+            .collect();
+        recording.frames.push(Frame { boxes, parry, poses, isometries });
     }
     recording.record_seconds = start.elapsed().as_secs_f64();
     recording

@@ -1,0 +1,190 @@
+//! Times the collision step (every body's pose in, candidate pairs and
+//! contact manifolds out) of parry3d and of proxima's contact pipeline (its
+//! default pair search and the grid search) on a recorded rapier scene:
+//! `cargo run --release --example step -- [tall|wide] [seed=N] [bodies=N] [capsules=F] [passes=P]`.
+//!
+//! `wide` (the default) is the bench's wide, shallow pile, `tall` the tall
+//! drop; `seed=N` (decimal or `0x` hex), `bodies=N`, `capsules=F` (the
+//! fraction of capsules), `columns=N` and `steps=N` override the scene's
+//! fields. The contenders run in one process on one thread each,
+//! alternating every step (their order rotated from step to step); with
+//! `passes=P` the whole replay runs `P` times and each step keeps its
+//! fastest time. Printed: the mean step time over the run and over each
+//! third of it (falling, piling, resting), the speed-ups over parry3d, where
+//! each contender's time goes, and, from the first pass, how the touching
+//! pairs (deepest manifold point at depth >= 0) of proxima agree with
+//! parry3d's (disagreements within 1e-4 m of depth 0, and those where
+//! parry3d's one-shot `query::contact` sides with proxima, counted apart).
+
+use proxima_bench_rapier::*;
+use std::hint::black_box;
+use std::time::Instant;
+
+/// A disagreement on whether a pair touches is tolerated when parry3d's
+/// deepest point is this close to depth 0, in metres.
+const BAND: f32 = 1e-4;
+
+fn main() {
+    let (scene, passes) = parse_args();
+    let layers = scene.bodies.div_ceil(scene.columns * scene.columns);
+    println!(
+        "scene: {} bodies ({:.0}% capsules) in {layers} layers of {c} x {c}, spacing {}, seed {:#x}, {} steps; \
+         each step the fastest of {passes} passes",
+        scene.bodies,
+        scene.capsules * 100.0,
+        scene.spacing,
+        scene.seed,
+        scene.steps,
+        c = scene.columns
+    );
+    let recording = record(&scene);
+    let frames = &recording.frames;
+    assert!(frames.len() >= 4, "at least 4 steps, to have three thirds to time");
+    println!(
+        "recorded {} colliders x {} steps in {:.1} s",
+        recording.colliders(),
+        frames.len(),
+        recording.record_seconds
+    );
+
+    let mut contenders = all_steps();
+    let names: Vec<&str> = contenders.iter().map(|c| c.name()).collect();
+    assert_eq!(names[0], "parry3d", "the first contender is the reference of the speed-ups");
+    let steps = frames.len() - 1;
+    let mut best = vec![vec![f64::INFINITY; steps]; contenders.len()];
+    let mut phases = vec![[0.0f64; 3]; contenders.len()];
+    let mut agreements = vec![Agreement::default(); contenders.len()];
+    let (mut reference, mut other, mut previous) = (Vec::new(), Vec::new(), Vec::new());
+    // Steps where a proxima contender's deepest points differ from the first proxima contender's.
+    let mut searches_differ = 0;
+    for pass in 0..passes {
+        for contender in contenders.iter_mut() {
+            contender.start(&recording);
+        }
+        for (k, frame) in frames.iter().enumerate().skip(1) {
+            for r in 0..contenders.len() {
+                let c = (k + r) % contenders.len();
+                let t = Instant::now();
+                contenders[c].step(frame);
+                let ms = t.elapsed().as_secs_f64() * 1e3;
+                black_box(&mut contenders[c]);
+                best[c][k - 1] = best[c][k - 1].min(ms);
+                let p = contenders[c].phases();
+                for (sum, d) in phases[c].iter_mut().zip([p.poses, p.pair_search, p.manifolds]) {
+                    *sum += d.as_secs_f64() * 1e3;
+                }
+            }
+            if pass == 0 {
+                contenders[0].deepest_points(&mut reference);
+                for (c, agreement) in agreements.iter_mut().enumerate().skip(1) {
+                    contenders[c].deepest_points(&mut other);
+                    let exact = |a, b| one_shot_depth(&recording, frame, a, b);
+                    compare_touching(k, &reference, &other, BAND, exact, agreement);
+                    searches_differ += usize::from(c > 1 && other != previous);
+                    std::mem::swap(&mut other, &mut previous);
+                }
+            }
+        }
+    }
+
+    let thirds = [0..steps / 3, steps / 3..2 * steps / 3, 2 * steps / 3..steps];
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    let by_third = |v: &[f64]| thirds.clone().map(|r| mean(&v[r]));
+    let rapier = &recording.rapier_collision_ms[1..];
+    println!(
+        "rapier3d's own broad + narrow phase, timed inside its step while recording: {:.2} ms/step; by thirds {}",
+        mean(rapier),
+        by_third(rapier).map(|x| format!("{x:.2}")).join(" / ")
+    );
+    println!("\n{:<14} {:>8} {:>8} {:>8} {:>8}   (ms per step)", "contender", "mean", "falling", "piling", "resting");
+    for (name, times) in names.iter().zip(&best) {
+        let t = by_third(times);
+        println!("{name:<14} {:>8.3} {:>8.3} {:>8.3} {:>8.3}", mean(times), t[0], t[1], t[2]);
+    }
+    println!(
+        "\n{:<14} {:>8} {:>8} {:>8} {:>8}   (parry3d's time over the contender's)",
+        "speed-up", "mean", "falling", "piling", "resting"
+    );
+    let parry_thirds = by_third(&best[0]);
+    for (name, times) in names.iter().zip(&best).skip(1) {
+        let t = by_third(times);
+        println!(
+            "{name:<14} {:>7.2}x {:>7.2}x {:>7.2}x {:>7.2}x",
+            mean(&best[0]) / mean(times),
+            parry_thirds[0] / t[0],
+            parry_thirds[1] / t[1],
+            parry_thirds[2] / t[2]
+        );
+    }
+
+    let runs = (passes * steps) as f64;
+    println!("\nwhere the time goes (ms per step, mean over every pass): poses in / pair search / manifolds");
+    for (name, p) in names.iter().zip(&phases) {
+        println!("{name:<14} {:.3} / {:.3} / {:.3}", p[0] / runs, p[1] / runs, p[2] / runs);
+    }
+    println!("\nlast step: candidate pairs, manifolds with points, manifold points");
+    for contender in &contenders {
+        let n = contender.counts();
+        println!("{:<14} {} / {} / {}", contender.name(), n.candidates, n.manifolds, n.points);
+    }
+    println!("\ntouching pairs (deepest point at depth >= 0) against parry3d's, summed over {steps} steps:");
+    for (name, a) in names.iter().zip(&agreements).skip(1) {
+        println!(
+            "{name:<14} {} in both; in one only: {} with |parry depth| <= {BAND:e}, {} outside that band where \
+             parry's one-shot contact sides with {name}, {} other; largest depth difference {:.2e} m",
+            a.touching_in_both,
+            a.in_band,
+            a.reference_off,
+            a.outside_band.len(),
+            a.max_depth_difference
+        );
+        if let Some(d) = a.largest_difference {
+            println!(
+                "    largest difference at step {}: parry3d {:?}, {name} {:?}, one-shot depth {:?}",
+                d.step, d.reference, d.other, d.exact
+            );
+        }
+        for d in a.outside_band.iter().take(5) {
+            println!(
+                "    step {}: parry3d {:?}, {name} {:?}, one-shot depth {:?}",
+                d.step, d.reference, d.other, d.exact
+            );
+        }
+    }
+    println!("proxima's pair searches: deepest manifold points differ on {searches_differ} steps");
+}
+
+/// The scene and the number of passes from the command line.
+fn parse_args() -> (SceneOptions, usize) {
+    let tall = std::env::args().any(|a| a == "tall");
+    let mut scene = if tall { SceneOptions::tall_drop() } else { SceneOptions::default() };
+    let mut passes = 1;
+    for arg in std::env::args().skip(1).filter(|a| a != "tall" && a != "wide") {
+        let (key, value) = arg.split_once('=').unwrap_or_else(|| panic!("unknown argument {arg}"));
+        match key {
+            "seed" => scene.seed = parse_seed(&arg, value),
+            "bodies" => scene.bodies = parse(&arg, value),
+            "columns" => scene.columns = parse(&arg, value),
+            "steps" => scene.steps = parse(&arg, value),
+            "capsules" => scene.capsules = parse(&arg, value),
+            "passes" => passes = parse::<usize>(&arg, value).max(1),
+            _ => panic!("unknown argument {arg}"),
+        }
+    }
+    assert!(scene.columns > 0 && scene.bodies > 0, "columns and bodies must be at least 1");
+    assert!((0.0..=1.0).contains(&scene.capsules), "capsules is a fraction in [0, 1]");
+    (scene, passes)
+}
+
+/// A seed in decimal or in hex (`0x...`, as printed).
+fn parse_seed(arg: &str, value: &str) -> u64 {
+    match value.strip_prefix("0x") {
+        Some(hex) => u64::from_str_radix(hex, 16).unwrap_or_else(|_| panic!("bad value in {arg}")),
+        None => parse(arg, value),
+    }
+}
+
+/// The value of argument `arg` (`key=value`).
+fn parse<V: std::str::FromStr>(arg: &str, value: &str) -> V {
+    value.parse().unwrap_or_else(|_| panic!("bad value in {arg}"))
+}

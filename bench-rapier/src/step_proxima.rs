@@ -1,0 +1,119 @@
+//! proxima's collision step: a [`Scene`] of the recording's colliders,
+//! `Scene::set_pose` for every body, then
+//! `ContactPipeline::with_manifolds(PREDICTION)` and its `update`.
+
+use crate::step::{PairDepth, StepCounts, StepPhases, StepReplay, PREDICTION};
+use crate::{Frame, RecordedShape, Recording};
+use proxima::narrowphase::Vector;
+use proxima::scene::{ColliderDesc, ColliderHandle, ColliderShape, ContactPipeline, PairSearch, Scene};
+use std::time::Instant;
+
+/// The recorded shape as a proxima collider shape. A cuboid is a
+/// [`ColliderShape::Aabb`]: an axis-aligned box under the identity rotation
+/// (the ground) and exactly the rotated box ([`ColliderShape::Obb`]) under
+/// any other.
+pub fn proxima_shape(shape: &RecordedShape) -> ColliderShape {
+    match *shape {
+        RecordedShape::Ball { radius } => ColliderShape::Sphere { radius },
+        RecordedShape::Cuboid { half_extents: [x, y, z] } => ColliderShape::Aabb { half_extents: Vector::new(x, y, z) },
+        RecordedShape::Capsule { half_height, radius } => ColliderShape::Capsule { half_height, radius },
+    }
+}
+
+/// proxima's `ContactPipeline` with manifolds, over a `Scene` whose
+/// collider `i` is the recording's collider `i` (collider 0 fixed).
+pub struct ProximaStep {
+    search: PairSearch,
+    scene: Scene,
+    pipeline: ContactPipeline,
+    handles: Vec<ColliderHandle>,
+    phases: StepPhases,
+}
+
+impl ProximaStep {
+    /// A contender whose pipeline finds its candidates with `search`.
+    pub fn new(search: PairSearch) -> Self {
+        Self {
+            search,
+            scene: Scene::new(),
+            pipeline: ContactPipeline::new(),
+            handles: Vec::new(),
+            phases: StepPhases::default(),
+        }
+    }
+
+    /// The pipeline, for its manifolds and statistics.
+    pub fn pipeline(&self) -> &ContactPipeline {
+        &self.pipeline
+    }
+}
+
+impl StepReplay for ProximaStep {
+    fn name(&self) -> &'static str {
+        match self.search {
+            PairSearch::Tracker => "proxima",
+            PairSearch::Grid => "proxima_grid",
+        }
+    }
+
+    fn start(&mut self, recording: &Recording) {
+        let frame = &recording.frames[0];
+        self.scene = Scene::new();
+        self.handles = recording
+            .shapes
+            .iter()
+            .zip(&frame.isometries)
+            .enumerate()
+            .map(|(i, (shape, pose))| {
+                let desc = ColliderDesc::new(proxima_shape(shape), *pose);
+                let desc = if i == 0 { desc.fixed() } else { desc };
+                let handle = self.scene.insert(desc).expect("a valid recorded collider");
+                assert_eq!(handle.index() as usize, i, "a fresh scene hands out slots in order");
+                handle
+            })
+            .collect();
+        self.pipeline =
+            ContactPipeline::with_manifolds(PREDICTION).expect("a valid prediction").with_pair_search(self.search);
+        self.pipeline.update(&mut self.scene);
+    }
+
+    fn step(&mut self, frame: &Frame) {
+        let t0 = Instant::now();
+        for (handle, pose) in self.handles.iter().zip(&frame.isometries).skip(1) {
+            self.scene.set_pose(*handle, *pose).expect("a live handle and a valid recorded pose");
+        }
+        let t1 = Instant::now();
+        self.pipeline.update(&mut self.scene);
+        let t2 = Instant::now();
+        let pair_search = self.pipeline.stats().broadphase;
+        self.phases = StepPhases { poses: t1 - t0, pair_search, manifolds: (t2 - t1).saturating_sub(pair_search) };
+    }
+
+    fn deepest_points(&self, out: &mut Vec<PairDepth>) {
+        out.clear();
+        // Sorted by (a, b); a pair with several manifolds comes as a run.
+        for pair in self.pipeline.manifolds() {
+            let Some(depth) = pair.manifold.points().iter().map(|p| p.depth).reduce(f32::max) else {
+                continue;
+            };
+            let (a, b) = (pair.a.index(), pair.b.index());
+            match out.last_mut() {
+                Some(last) if (last.a, last.b) == (a, b) => last.depth = last.depth.max(depth),
+                _ => out.push(PairDepth { a, b, depth }),
+            }
+        }
+    }
+
+    fn counts(&self) -> StepCounts {
+        let manifolds = self.pipeline.manifolds();
+        StepCounts {
+            candidates: self.pipeline.stats().candidate_pairs,
+            manifolds: manifolds.iter().filter(|m| !m.manifold.is_empty()).count(),
+            points: manifolds.iter().map(|m| m.manifold.len()).sum(),
+        }
+    }
+
+    fn phases(&self) -> StepPhases {
+        self.phases
+    }
+}
