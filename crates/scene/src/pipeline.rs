@@ -167,7 +167,7 @@ impl ContactPipeline {
     /// yet have negative depth (speculative contacts). A pair is in contact
     /// (in [`ContactPipeline::contacts`] and the events) when its deepest
     /// manifold point has `depth >= 0`, and its `Contact` is that point; a
-    /// pair of convex shapes then touches exactly as [`contact`] says.
+    /// pair of convex shapes then touches exactly as [`contact`](crate::contact) says.
     ///
     /// # Errors
     /// [`SceneError::InvalidPrediction`] for a negative, NaN or infinite
@@ -449,7 +449,7 @@ impl ContactPipeline {
 
     /// This frame's sensor events: `Exited` and `Entered` merged in `(a, b)`
     /// order. A pair with a sensor overlaps when the shapes touch (the exact
-    /// test of [`contact`]); sensors get no contact and no manifold.
+    /// test of [`contact`](crate::contact)); sensors get no contact and no manifold.
     pub fn sensor_events(&self) -> &[SensorEvent] {
         &self.sensor_events
     }
