@@ -255,7 +255,7 @@ mod serde_round_trip {
             scene.remove(dynamic[k]).expect("live");
         }
         let json: serde_json::Value = serde_json::to_value(&scene).expect("serialize");
-        let slots = &json["colliders"];
+        let slots = &json["colliders"]["map"];
         let head = slots["free_head"].as_u64().expect("a free list head");
         assert_eq!(head, dynamic[20].index() as u64, "the last freed slot heads the free list");
         let next = slots["entries"][head as usize]["Vacant"].as_u64().expect("a vacant slot's link");
@@ -265,7 +265,7 @@ mod serde_round_trip {
         type Edit<'a> = &'a dyn Fn(&mut serde_json::Value);
         let tampered = |edit: Edit| {
             let mut v = json.clone();
-            edit(&mut v["colliders"]);
+            edit(&mut v["colliders"]["map"]);
             load(&v).expect_err("a tampered snapshot must be refused").to_string()
         };
         let live = dynamic[0].index() as u64;
@@ -294,8 +294,9 @@ mod serde_round_trip {
         let load = |v: &serde_json::Value| serde_json::from_value::<Scene>(v.clone());
         assert!(load(&json).is_ok(), "the untouched snapshot loads");
         let slot = dynamic[3].index() as usize;
-        let collider =
-            |v: &mut serde_json::Value| -> serde_json::Value { v["colliders"]["entries"][slot]["Occupied"].take() };
+        let collider = |v: &mut serde_json::Value| -> serde_json::Value {
+            v["colliders"]["map"]["entries"][slot]["Occupied"].take()
+        };
         let tampered = |edit: &dyn Fn(&mut serde_json::Value)| {
             let mut v = json.clone();
             edit(&mut v);
@@ -306,7 +307,7 @@ mod serde_round_trip {
             let mut c = collider(v);
             c["aabb"]["min"][0] = 1.0e5.into();
             c["aabb"]["max"][0] = 1.0e5.into();
-            v["colliders"]["entries"][slot]["Occupied"] = c;
+            v["colliders"]["map"]["entries"][slot]["Occupied"] = c;
         });
         assert!(moved.contains("collider"), "{moved}");
         // The pose moved but not the cached shape and box.
@@ -319,7 +320,7 @@ mod serde_round_trip {
             } else {
                 t["vector"][0] = (x + 50.0).into();
             }
-            v["colliders"]["entries"][slot]["Occupied"] = c;
+            v["colliders"]["map"]["entries"][slot]["Occupied"] = c;
         });
         assert!(pose.contains("disagree"), "{pose}");
     }
