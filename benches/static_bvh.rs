@@ -17,36 +17,19 @@
 //!   or 4-box packs (portable, SSE2, AVX, and the run-time dispatch).
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use parry3d::partitioning::{Bvh, BvhBuildStrategy, TraversalAction};
+use parry3d::partitioning::{Bvh, BvhBuildStrategy};
 use proxima::broadphase::{BroadPhase, BuildOptions, RayControl, StaticBvh};
 use proxima::narrowphase::kernels::{
     cast_ray_aabb_lanes_scalar, cast_ray_aabb_x8, ray_aabb_interval, AabbX4, AabbX8, PrecomputedRay, RayInterval,
     SimdLevel,
 };
 use proxima::narrowphase::{Aabb, Ray, Real};
-use proxima_test_support::{convert, scene};
+use proxima_test_support::{convert, parry, scene};
 use std::hint::black_box;
 use std::time::Duration;
 
 const SEED: u64 = 1;
 const RAYS: usize = 100_000;
-
-/// SAH cost of parry's tree, walked: `(root area + sum of node areas) / root
-/// area`; its leaves hold one box each, so this is the formula of
-/// `TreeStats::sah_cost`.
-fn parry_sah_cost(bvh: &Bvh) -> f64 {
-    let area = |a: &parry3d::bounding_volume::Aabb| {
-        let e = a.extents();
-        f64::from(2.0 * (e.x * e.y + e.y * e.z + e.z * e.x))
-    };
-    let root = area(&bvh.root_aabb());
-    let mut sum = root;
-    bvh.traverse(|node| {
-        sum += area(&node.aabb());
-        TraversalAction::Continue
-    });
-    sum / root
-}
 
 fn parry_leaves(boxes: &[Aabb]) -> Vec<parry3d::bounding_volume::Aabb> {
     boxes.iter().map(convert::aabb).collect()
@@ -57,7 +40,7 @@ fn build(c: &mut Criterion) {
         let boxes = scene::boxes(n, false, SEED);
         let leaves = parry_leaves(&boxes);
         let ours = StaticBvh::build(&boxes).validate().expect("valid tree");
-        let parry = parry_sah_cost(&Bvh::from_leaves(BvhBuildStrategy::Binned, &leaves));
+        let parry = parry::sah_cost(&Bvh::from_leaves(BvhBuildStrategy::Binned, &leaves));
         eprintln!(
             "static_bvh: {n} boxes: SAH cost proxima {:.2} (options {:?}), parry3d {parry:.2}",
             ours.sah_cost,

@@ -10,44 +10,14 @@ mod common_bp;
 use common_bp::{random_box, random_step, translated};
 use proxima_broadphase::{PairTracker, ProxyId, ProxyOptions};
 use proxima_narrowphase::Aabb;
+use proxima_test_support::alloc::CountingAllocator;
 use proxima_test_support::{rng, Rng};
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
-/// Allocations and reallocations made by every thread, rayon's workers
-/// included. The file holds a single test, so the harness runs nothing else
-/// meanwhile (its main thread only waits).
-static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
-
-/// The system allocator, counting.
-struct Counting;
-
-// SAFETY: every call is forwarded unchanged to the system allocator.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        // SAFETY: same contract as the caller's.
-        unsafe { System.alloc(layout) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: same contract as the caller's.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        // SAFETY: same contract as the caller's.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
+/// Counts allocations and reallocations made by every thread, rayon's
+/// workers included. The file holds a single test, so the harness runs
+/// nothing else meanwhile (its main thread only waits).
 #[global_allocator]
-static GLOBAL: Counting = Counting;
-
-fn allocations() -> usize {
-    ALLOCATIONS.load(Ordering::Relaxed)
-}
+static ALLOCATOR: CountingAllocator = CountingAllocator::new();
 
 /// One frame: 10% of the proxies move by U[-0.5, 0.5)^3, 5 are removed and 5
 /// inserted (slot reuse), then `update` (or `update_parallel`). Returns the
@@ -105,12 +75,12 @@ fn steady_state_allocations(parallel: bool) -> (usize, usize) {
     }
     let (mut allocated, mut rebuilds, mut events) = (0, 0, 0);
     for _ in 0..300 {
-        let before = allocations();
+        let before = ALLOCATOR.count();
         events += frame(&mut tracker, &mut ids, &mut boxes, &mut rng, parallel);
         if tracker.stats().rebuilt {
             rebuilds += 1;
         } else {
-            allocated += allocations() - before;
+            allocated += ALLOCATOR.count() - before;
         }
     }
     tracker.validate().unwrap();
@@ -122,9 +92,9 @@ fn steady_state_allocations(parallel: bool) -> (usize, usize) {
 #[test]
 fn steady_state_update_does_not_allocate() {
     // The counter works: growing a buffer is seen.
-    let before = allocations();
+    let before = ALLOCATOR.count();
     let v: Vec<u64> = Vec::with_capacity(100);
-    assert!(allocations() > before);
+    assert!(ALLOCATOR.count() > before);
     drop(v);
     let (allocated, rebuilds) = steady_state_allocations(false);
     assert_eq!(allocated, 0, "allocations in the steady-state frames without a rebuild (update)");

@@ -258,11 +258,7 @@ mod threads {
 #[cfg(feature = "serde")]
 mod serde_round_trip {
     use super::*;
-
-    fn round_trip<T: serde::Serialize + serde::de::DeserializeOwned>(value: &T) -> T {
-        let json = serde_json::to_string(value).expect("serialize");
-        serde_json::from_str(&json).expect("deserialize")
-    }
+    use proxima_test_support::serde::round_trip;
 
     /// A tracker saved mid-simulation (after removals, so the slab has free
     /// slots) and restored continues with the same events, frame by frame,

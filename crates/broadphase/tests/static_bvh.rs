@@ -7,12 +7,12 @@
 //! narrowphase) and leaves report the kernel's own entry `toi`.
 
 use core::ops::ControlFlow;
-use parry3d::partitioning::{Bvh, BvhBuildStrategy, BvhWorkspace, TraversalAction};
+use parry3d::partitioning::{Bvh, BvhBuildStrategy, BvhWorkspace};
 use proxima_broadphase::{BroadPhase, BuildOptions, Collapse, LeafCost, RayControl, StaticBvh, PACKET_SIZE};
 use proxima_narrowphase::kernels::{ray_aabb_interval, PrecomputedRay, RayInterval, SimdLevel};
 use proxima_narrowphase::{intersects_aabb_aabb, Aabb, Point, Ray, Real, Vector};
 use proxima_test_support::gen::{self, uniform};
-use proxima_test_support::{convert, rng, scene, Rng};
+use proxima_test_support::{convert, parry, rng, scene, Rng};
 
 // ---- oracles -------------------------------------------------------------
 
@@ -495,31 +495,16 @@ fn build_and_pairs_are_deterministic_across_thread_counts() {
     }
 }
 
-/// The SAH cost of parry's binned tree: `(root area + sum over its nodes of
-/// area) / root area`; its leaves hold one box each, so this is the formula
-/// of `TreeStats::sah_cost` (`C_trav = C_isect = 1`).
-fn parry_sah_cost(boxes: &[Aabb]) -> f64 {
-    let leaves: Vec<_> = boxes.iter().map(convert::aabb).collect();
-    let bvh = Bvh::from_leaves(BvhBuildStrategy::Binned, &leaves);
-    let area = |a: &parry3d::bounding_volume::Aabb| {
-        let e = a.extents();
-        f64::from(2.0 * (e.x * e.y + e.y * e.z + e.z * e.x))
-    };
-    let root = area(&bvh.root_aabb());
-    let mut sum = root;
-    bvh.traverse(|node| {
-        sum += area(&node.aabb());
-        TraversalAction::Continue
-    });
-    sum / root
-}
-
+/// The SAH cost of our tree is at most that of parry's binned tree, whose
+/// leaves hold one box each (`TreeStats::sah_cost`'s formula, see
+/// `proxima_test_support::parry::sah_cost`).
 #[test]
 fn sah_cost_at_most_parrys() {
     for (n, dense, seed) in [(100_000, false, 81), (20_000, true, 82), (5_000, false, 83)] {
         let boxes = scene::boxes(n, dense, seed);
         let ours = StaticBvh::build(&boxes).validate().unwrap().sah_cost;
-        let parry = parry_sah_cost(&boxes);
+        let leaves: Vec<_> = boxes.iter().map(convert::aabb).collect();
+        let parry = parry::sah_cost(&Bvh::from_leaves(BvhBuildStrategy::Binned, &leaves));
         assert!(ours <= parry, "n {n} dense {dense}: SAH {ours} vs parry {parry}");
         // A sanity floor: the cost includes the root (1) and every leaf's
         // area, so it exceeds 1 for more than one box.

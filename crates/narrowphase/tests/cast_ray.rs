@@ -28,6 +28,7 @@ mod common;
 use common::*;
 use parry3d::query::{Ray as PRay, RayCast, RayIntersection};
 use proxima_narrowphase::*;
+use proxima_test_support::report::{Failures, Worst};
 use proxima_test_support::{convert, gen, rng, SmallRng};
 
 /// Tangency band, relative to `S`. f32 inputs are exact, but every f32
@@ -80,8 +81,7 @@ struct Tally {
     /// Hit/miss disagreements (ours vs parry, or ours vs oracle) inside the band.
     in_band: usize,
     /// Failures, described (must stay empty).
-    failures: Vec<String>,
-    failure_count: usize,
+    failures: Failures,
     /// Worst toi error against the oracle, in units of the bound.
     worst_toi: Worst,
     /// Worst toi difference to parry, in units of its bound.
@@ -100,13 +100,6 @@ struct Tally {
 }
 
 impl Tally {
-    fn fail(&mut self, msg: impl FnOnce() -> String) {
-        self.failure_count += 1;
-        if self.failures.len() < 8 {
-            self.failures.push(msg());
-        }
-    }
-
     fn report_and_check(&self, name: &str) {
         let rate = self.oracle_hits as f64 / self.n as f64;
         eprintln!(
@@ -130,7 +123,7 @@ impl Tally {
                 self.worst_normal.case, self.worst_parry_normal.case
             );
         }
-        assert!(self.failures.is_empty(), "{name}: {} failures, first: {:#?}", self.failure_count, self.failures);
+        self.failures.assert_none(name);
         assert!((0.3..=0.7).contains(&rate), "{name}: hit rate {rate} outside [0.3, 0.7]");
         assert!(self.in_band * 1000 <= self.n, "{name}: {} in-band disagreements", self.in_band);
     }
@@ -210,7 +203,7 @@ fn run<S: std::fmt::Debug>(
             if tangent {
                 t.in_band += 1;
             } else {
-                t.fail(describe);
+                t.failures.push(describe);
             }
             continue;
         }
@@ -224,19 +217,19 @@ fn run<S: std::fmt::Debug>(
         let bound = toi_bound(TOI_TOL, s, cos);
         t.worst_toi.see(err / bound, describe);
         if err > bound && !tangent {
-            t.fail(|| format!("toi error {err:.3e} > {bound:.3e}: {}", describe()));
+            t.failures.push(|| format!("toi error {err:.3e} > {bound:.3e}: {}", describe()));
         }
         let perr = (h.toi - p.time_of_impact).abs() as f64 * dn;
         let pbound = toi_bound(PARRY_TOI_TOL, s, cos);
         t.worst_parry_toi.see(perr / pbound, describe);
         if perr > pbound && !tangent {
-            t.fail(|| format!("toi vs parry {perr:.3e} > {pbound:.3e}: {}", describe()));
+            t.failures.push(|| format!("toi vs parry {perr:.3e} > {pbound:.3e}: {}", describe()));
         }
         // Normals.
         if h.toi == 0.0 {
             let back = -d / dn;
             if angle(&v64(&h.normal), &back) > 1e-6 {
-                t.fail(|| format!("inside normal is not -dir: {}", describe()));
+                t.failures.push(|| format!("inside normal is not -dir: {}", describe()));
             }
             continue;
         }
@@ -259,7 +252,7 @@ fn run<S: std::fmt::Debug>(
         t.worst_normal.see(a_exact, describe);
         t.worst_parry_normal.see(a_parry, String::new);
         if a_exact > NORMAL_TOL || a_parry > PARRY_NORMAL_TOL {
-            t.fail(|| format!("normal angle {a_exact:.3e} to exact, {a_parry:.3e} to parry: {}", describe()));
+            t.failures.push(|| format!("normal angle {a_exact:.3e} to exact, {a_parry:.3e} to parry: {}", describe()));
         }
     }
     t

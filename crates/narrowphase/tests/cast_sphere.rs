@@ -42,6 +42,7 @@ use common::*;
 use parry3d::math::Pose;
 use parry3d::query::{cast_shapes, ShapeCastOptions};
 use proxima_narrowphase::*;
+use proxima_test_support::report::{Failures, Worst};
 use proxima_test_support::{convert, gen, rng, SmallRng};
 
 /// Tangency band relative to `S` (see `cast_ray.rs`: ~80 eps).
@@ -82,8 +83,7 @@ struct Tally {
     hits: usize,
     in_band: usize,
     grazing: usize,
-    failures: Vec<String>,
-    failure_count: usize,
+    failures: Failures,
     /// Worst `|toi - toi*|` over non-grazing hits.
     worst_toi: Worst,
     /// Non-grazing hits with `|toi - toi*| > 1e-5` (allowed only within the
@@ -103,13 +103,6 @@ struct Tally {
 }
 
 impl Tally {
-    fn fail(&mut self, msg: impl FnOnce() -> String) {
-        self.failure_count += 1;
-        if self.failures.len() < 8 {
-            self.failures.push(msg());
-        }
-    }
-
     fn report_and_check(&self, name: &str) {
         let rate = self.hits as f64 / self.n as f64;
         eprintln!(
@@ -141,7 +134,7 @@ impl Tally {
             );
             eprintln!("  worst parry: {}", self.worst_parry_toi.case);
         }
-        assert!(self.failures.is_empty(), "{name}: {} failures, first: {:#?}", self.failure_count, self.failures);
+        self.failures.assert_none(name);
         assert!((0.3..=0.7).contains(&rate), "{name}: hit rate {rate} outside [0.3, 0.7]");
         assert!(self.in_band * 1000 <= self.n, "{name}: {} in-band disagreements", self.in_band);
     }
@@ -228,7 +221,7 @@ fn check(
         (Oracle::Start { .. }, Some(h)) => {
             t.starts += 1;
             if h.toi != 0.0 || h.status != SweepStatus::Penetrating {
-                t.fail(|| format!("start in contact not reported as Penetrating at 0: {}", describe()));
+                t.failures.push(|| format!("start in contact not reported as Penetrating at 0: {}", describe()));
                 return false;
             }
             let dist = sdf.sdf(c);
@@ -241,7 +234,7 @@ fn check(
                 t.worst_point_ratio.see(pe / pos_bound, describe);
                 t.worst_normal_ratio.see(ne * dist / pos_bound, describe);
                 if pe > pos_bound || ne * dist > pos_bound {
-                    t.fail(|| format!("start contact point {pe:.3e} / normal {ne:.3e}: {}", describe()));
+                    t.failures.push(|| format!("start contact point {pe:.3e} / normal {ne:.3e}: {}", describe()));
                     return false;
                 }
             }
@@ -259,7 +252,7 @@ fn check(
             }
             t.worst_ratio.see(err / bound, describe);
             if (err > bound || h.status != SweepStatus::Hit && *te > 0.0) && !tangent {
-                t.fail(|| format!("toi error {err:.3e} > {bound:.3e} (cos {cos:.3e}): {}", describe()));
+                t.failures.push(|| format!("toi error {err:.3e} > {bound:.3e} (cos {cos:.3e}): {}", describe()));
                 return false;
             }
             if tangent {
@@ -276,7 +269,8 @@ fn check(
             let n_bound = if r > 0.0 { pos_bound / r } else { f64::INFINITY };
             t.worst_normal_ratio.see(ne / n_bound, describe);
             if pe > pos_bound || ne > n_bound {
-                t.fail(|| format!("point error {pe:.3e} (bound {pos_bound:.3e}), normal {ne:.3e}: {}", describe()));
+                t.failures
+                    .push(|| format!("point error {pe:.3e} (bound {pos_bound:.3e}), normal {ne:.3e}: {}", describe()));
                 return false;
             }
             true
@@ -286,7 +280,7 @@ fn check(
             if tangent {
                 t.in_band += 1;
             } else {
-                t.fail(|| format!("hit/miss disagreement: {}", describe()));
+                t.failures.push(|| format!("hit/miss disagreement: {}", describe()));
             }
             tangent
         }

@@ -20,12 +20,15 @@ mod common_np;
 use common_np::*;
 use proxima_narrowphase::*;
 use proxima_test_support::gen::{self, Placement};
+use proxima_test_support::minimize::convex_min;
 use proxima_test_support::{rng, Rng, SmallRng};
 
 const PREDICTION: Real = 0.02;
 const BAND: f64 = 1e-5;
 const TOL: f64 = 1e-5;
 const CASES: usize = 20_000;
+/// Golden-section steps of the exact distances' searches (a bracket of ~1e-17).
+const STEPS: u32 = 80;
 
 /// The gaps the shapes are placed at.
 fn gap(rng: &mut SmallRng) -> Real {
@@ -107,21 +110,6 @@ fn place<A: Shape, B: Shape>(a: &A, b: &B, n: &Vector, gap: Real) -> B {
 fn point_obb(p: &V64, o: &Obb) -> f64 {
     let local = o.axes().cast::<f64>().tr_mul(&(p - v64(o.center())));
     point_box_signed_distance_f64(&local, &o.half_extents().cast::<f64>()).max(0.0)
-}
-
-/// The minimum of a convex function on `[0, 1]` (golden section).
-fn convex_min(f: impl Fn(f64) -> f64) -> f64 {
-    let phi = 0.5 * (5f64.sqrt() - 1.0);
-    let (mut lo, mut hi) = (0.0f64, 1.0f64);
-    for _ in 0..80 {
-        let (x1, x2) = (hi - phi * (hi - lo), lo + phi * (hi - lo));
-        if f(x1) <= f(x2) {
-            hi = x2;
-        } else {
-            lo = x1;
-        }
-    }
-    f(0.5 * (lo + hi)).min(f(0.0)).min(f(1.0))
 }
 
 /// Segment to triangle distance in f64: 0 when the segment crosses the
@@ -276,7 +264,7 @@ fn faceted_pairs_keep_their_manifold_at_contact() {
         contact_manifold_capsule_obb,
         |a, b| {
             let (s, t) = (v64(a.a()), v64(a.b()));
-            convex_min(|u| point_obb(&(s + (t - s) * u), b)) - a.radius() as f64
+            convex_min(|u| point_obb(&(s + (t - s) * u), b), 0.0, 1.0, STEPS).value - a.radius() as f64
         },
     );
     run(
@@ -295,7 +283,9 @@ fn faceted_pairs_keep_their_manifold_at_contact() {
             // Over the triangle `x + u (y - x) + v (z - x)`, `v <= 1 - u`:
             // the distance is convex in (u, v), so nested searches find it.
             let [x, y, z] = b.vertices().map(|v| v64(&v));
-            convex_min(|u| convex_min(|w| point_obb(&(x + (y - x) * u + (z - x) * ((1.0 - u) * w)), a)))
+            let in_u =
+                |u: f64| convex_min(|w| point_obb(&(x + (y - x) * u + (z - x) * ((1.0 - u) * w)), a), 0.0, 1.0, STEPS);
+            convex_min(|u| in_u(u).value, 0.0, 1.0, STEPS).value
         },
     );
     run(

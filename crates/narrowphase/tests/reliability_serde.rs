@@ -7,11 +7,7 @@
 use proxima_narrowphase::*;
 use proxima_test_support::gen::{self, Placement};
 use proxima_test_support::rng;
-
-fn round_trip<T: serde::Serialize + serde::de::DeserializeOwned>(value: &T) -> T {
-    let json = serde_json::to_string(value).expect("serialize");
-    serde_json::from_str(&json).expect("deserialize")
-}
+use proxima_test_support::serde::round_trip;
 
 /// `Debug` prints every f32 in its shortest exact form, so equal strings mean
 /// equal bits (and -0.0 stays distinct from 0.0).

@@ -6,44 +6,18 @@
 //! and box contacts, with the tracker's and the grid's pair search. Warm-up
 //! frames size the buffers first.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use nalgebra::Translation3;
 use proxima_narrowphase::{Isometry, Point, Real, Rotation, Vector};
 use proxima_scene::*;
+use proxima_test_support::alloc::CountingAllocator;
 use proxima_test_support::gen::uniform;
 
-/// Allocations and reallocations of every thread. The file holds a single
-/// test, so the harness runs nothing else meanwhile.
-static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
-
-/// The system allocator, counting.
-struct Counting;
-
-// SAFETY: every call is forwarded unchanged to the system allocator.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        // SAFETY: same contract as the caller's.
-        unsafe { System.alloc(layout) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: same contract as the caller's.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        // SAFETY: same contract as the caller's.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
+/// Counts allocations and reallocations of every thread. The file holds a
+/// single test, so the harness runs nothing else meanwhile.
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static ALLOCATOR: CountingAllocator = CountingAllocator::new();
 
 /// A flat `n x n` grid of quads (two triangles each) of side `cell` at y = 0.
 fn grid(n: u32, cell: Real) -> Arc<TriMesh> {
@@ -101,14 +75,14 @@ fn run(mut pipeline: ContactPipeline) -> (usize, usize, usize) {
     for k in 0..100 {
         frame(&mut scene, &mut pipeline, k);
     }
-    let before = ALLOCATIONS.load(Ordering::Relaxed);
+    let before = ALLOCATOR.count();
     let (mut manifolds, mut contacts) = (0, 0);
     for k in 100..300 {
         let (m, c) = frame(&mut scene, &mut pipeline, k);
         manifolds += m;
         contacts += c;
     }
-    (manifolds, contacts, ALLOCATIONS.load(Ordering::Relaxed) - before)
+    (manifolds, contacts, ALLOCATOR.count() - before)
 }
 
 #[test]

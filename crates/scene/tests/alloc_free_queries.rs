@@ -6,43 +6,17 @@
 mod query_oracles;
 
 use core::ops::ControlFlow;
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use proxima_narrowphase::{Sphere, Vector};
 use proxima_scene::{CastOptions, ColliderHandle, OverlapShape, Scene};
+use proxima_test_support::alloc::CountingAllocator;
 use proxima_test_support::gen::{self, uniform};
 use query_oracles::{point_in, probe, FilterSpec};
 
-/// Allocations and reallocations of every thread. The file holds a single
-/// test, so the harness runs nothing else meanwhile.
-static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
-
-/// The system allocator, counting.
-struct Counting;
-
-// SAFETY: every call is forwarded unchanged to the system allocator.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        // SAFETY: same contract as the caller's.
-        unsafe { System.alloc(layout) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: same contract as the caller's.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        // SAFETY: same contract as the caller's.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
+/// Counts allocations and reallocations of every thread. The file holds a
+/// single test, so the harness runs nothing else meanwhile.
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static ALLOCATOR: CountingAllocator = CountingAllocator::new();
 
 /// One round of queries: every probe into `out` and through the visitor,
 /// a sweep under each option and a closest point per probe. Returns how
@@ -89,9 +63,9 @@ fn overlap_and_sweep_queries_allocate_nothing() {
     // The first round builds the static tree and grows `out` to the largest answer.
     let mut out = Vec::new();
     let warm = round(&scene, &probes, &specs, &mut out);
-    let before = ALLOCATIONS.load(Ordering::Relaxed);
+    let before = ALLOCATOR.count();
     let counted = round(&scene, &probes, &specs, &mut out);
-    let allocations = ALLOCATIONS.load(Ordering::Relaxed) - before;
+    let allocations = ALLOCATOR.count() - before;
     assert_eq!(counted, warm);
     assert!(counted > probes.len(), "{counted} colliders found by {} probes", probes.len());
     assert_eq!(allocations, 0, "allocations in a round of {} probes", probes.len());

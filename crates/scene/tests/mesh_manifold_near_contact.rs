@@ -22,12 +22,15 @@ use nalgebra::Vector3;
 use proxima_narrowphase::{Capsule, ContactManifold, Isometry, Obb, Point, Real, Sphere, Triangle, Vector};
 use proxima_scene::*;
 use proxima_test_support::gen;
+use proxima_test_support::minimize::convex_min;
 use proxima_test_support::{rng, Rng};
 
 type V = Vector3<f64>;
 
 const PREDICTION: Real = 0.02;
 const TOL: f64 = 5e-5;
+/// Golden-section steps of the exact distances' searches (a bracket of ~4e-10).
+const STEPS: u32 = 45;
 
 fn floor() -> (TriMesh, Vec<Triangle>) {
     let n = 64;
@@ -78,21 +81,6 @@ fn point_triangle(p: &V, t: &Triangle) -> f64 {
     point_segment(p, &a, &b).min(point_segment(p, &b, &c)).min(point_segment(p, &c, &a))
 }
 
-/// The minimum of a convex function on `[0, 1]` (golden section).
-fn convex_min(f: impl Fn(f64) -> f64) -> f64 {
-    let phi = 0.5 * (5f64.sqrt() - 1.0);
-    let (mut lo, mut hi) = (0.0f64, 1.0f64);
-    for _ in 0..45 {
-        let (x1, x2) = (hi - phi * (hi - lo), lo + phi * (hi - lo));
-        if f(x1) <= f(x2) {
-            hi = x2;
-        } else {
-            lo = x1;
-        }
-    }
-    f(0.5 * (lo + hi)).min(f(0.0)).min(f(1.0))
-}
-
 /// A test body: a shape at a height offset, and its exact distance to one
 /// triangle (convex minimisations of the f64 point distances).
 #[derive(Clone, Copy, Debug)]
@@ -125,7 +113,7 @@ impl Body {
             Body::Sphere(c, r) => point_triangle(&w(c), t) - *r as f64,
             Body::Capsule(a, b, r) => {
                 let (a, b) = (w(a), w(b));
-                convex_min(|s| point_triangle(&(a + (b - a) * s), t)) - *r as f64
+                convex_min(|s| point_triangle(&(a + (b - a) * s), t), 0.0, 1.0, STEPS).value - *r as f64
             }
             Body::Box(o) => {
                 let axes = o.axes().cast::<f64>();
@@ -135,7 +123,9 @@ impl Body {
                     V::from_fn(|i, _| (l[i].abs() - h[i]).max(0.0)).norm()
                 };
                 let [x, y, z] = t.vertices().map(|v| w(&v));
-                convex_min(|u| convex_min(|s| to_box(x + (y - x) * u + (z - x) * ((1.0 - u) * s))))
+                let in_u =
+                    |u: f64| convex_min(|s| to_box(x + (y - x) * u + (z - x) * ((1.0 - u) * s)), 0.0, 1.0, STEPS);
+                convex_min(|u| in_u(u).value, 0.0, 1.0, STEPS).value
             }
         }
     }

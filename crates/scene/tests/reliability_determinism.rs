@@ -193,11 +193,7 @@ fn cast_rays_is_identical_across_thread_counts() {
 #[cfg(feature = "serde")]
 mod serde_round_trip {
     use super::*;
-
-    fn round_trip<T: serde::Serialize + serde::de::DeserializeOwned>(value: &T) -> T {
-        let json = serde_json::to_string(value).expect("serialize");
-        serde_json::from_str(&json).expect("deserialize")
-    }
+    use proxima_test_support::serde::round_trip;
 
     /// A scene and its pipeline saved mid-simulation and restored continue
     /// with bit-identical contact events and ray answers (the static BVH is

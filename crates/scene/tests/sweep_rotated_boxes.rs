@@ -15,6 +15,7 @@
 use nalgebra::{UnitQuaternion, Vector3};
 use proxima_narrowphase::{cast_sphere_obb, Isometry, Obb, Point, Sphere, Vector};
 use proxima_scene::*;
+use proxima_test_support::minimize::convex_min;
 use proxima_test_support::{gen, rng, Rng};
 
 type V = Vector3<f64>;
@@ -33,21 +34,11 @@ fn exact_toi(obb: &Obb, start: &Point, motion: &Vector) -> Option<f64> {
     };
     // The gap is convex: its minimum on [0, 1] by golden section, then the
     // root before it by bisection.
-    let phi = 0.5 * (5f64.sqrt() - 1.0);
-    let (mut lo, mut hi) = (0.0f64, 1.0f64);
-    for _ in 0..100 {
-        let (x1, x2) = (hi - phi * (hi - lo), lo + phi * (hi - lo));
-        if gap(x1) <= gap(x2) {
-            hi = x2;
-        } else {
-            lo = x1;
-        }
-    }
-    let t_min = [0.0, 1.0, lo].into_iter().min_by(|x, y| gap(*x).total_cmp(&gap(*y)))?;
-    if gap(t_min) > 0.0 {
+    let least = convex_min(gap, 0.0, 1.0, 100);
+    if least.value > 0.0 {
         return None;
     }
-    let (mut a, mut b) = (0.0f64, t_min);
+    let (mut a, mut b) = (0.0f64, least.at);
     for _ in 0..100 {
         let mid = 0.5 * (a + b);
         if gap(mid) > 0.0 {

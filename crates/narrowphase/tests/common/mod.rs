@@ -18,6 +18,7 @@
 
 use nalgebra::{Matrix3, Quaternion, UnitQuaternion, Vector3};
 use proxima_narrowphase::{Aabb, Capsule, Obb, Plane, Point, Sphere, Triangle, Vector};
+use proxima_test_support::minimize::convex_min;
 
 /// An f64 vector (positions too).
 pub type V = Vector3<f64>;
@@ -299,7 +300,7 @@ pub fn first_contact(shape: &dyn Sdf, o: &V, d: &V, r: f64, t_max: f64) -> Oracl
     // How deep the path goes (for the tangency band): min of g near the root.
     let depth = match (r == 0.0).then(|| shape.surface_depth(&(o + d * t))).flatten() {
         Some(depth) => depth,
-        None => -deepest(&g, t, t_max),
+        None => -convex_min(g, t, t_max, 80).value,
     };
     Oracle::Hit { t, slope, depth }
 }
@@ -347,22 +348,6 @@ pub fn ray_triangle(tri: &TriF, o: &V, d: &V, t_max: f64) -> Oracle {
     }
 }
 
-/// The minimum of the convex `g` on `[t0, t_max]`, by golden section.
-fn deepest(g: &impl Fn(f64) -> f64, t0: f64, t_max: f64) -> f64 {
-    let phi = (5f64.sqrt() - 1.0) / 2.0;
-    let (mut lo, mut hi) = (t0, t_max);
-    for _ in 0..80 {
-        let x1 = hi - phi * (hi - lo);
-        let x2 = lo + phi * (hi - lo);
-        if g(x1) <= g(x2) {
-            hi = x2;
-        } else {
-            lo = x1;
-        }
-    }
-    g(0.5 * (lo + hi)).min(g(t0)).min(g(t_max))
-}
-
 /// Angle in radians between two vectors (0 when both are zero).
 pub fn angle(a: &V, b: &V) -> f64 {
     let (na, nb) = (a.norm(), b.norm());
@@ -370,20 +355,4 @@ pub fn angle(a: &V, b: &V) -> f64 {
         return if na == nb { 0.0 } else { std::f64::consts::PI };
     }
     (a.dot(b) / (na * nb)).clamp(-1.0, 1.0).acos()
-}
-
-/// A running maximum with the case that produced it, for reporting.
-#[derive(Debug, Default, Clone)]
-pub struct Worst {
-    pub value: f64,
-    pub case: String,
-}
-
-impl Worst {
-    pub fn see(&mut self, value: f64, case: impl FnOnce() -> String) {
-        if value > self.value {
-            self.value = value;
-            self.case = case();
-        }
-    }
 }
