@@ -1,6 +1,6 @@
 //! Properties of the broadphase structures under arbitrary operation
 //! sequences: the body of `fuzz_targets/broadphase_ops.rs` and of the
-//! proptest suite `crates/broadphase/tests/reliability_props.rs`.
+//! proptest suite `crates/broadphase/tests/fuzz_properties.rs`.
 //!
 //! One sequence drives a [`DynamicTree`], two [`SweepAndPrune`]s (rebuild and
 //! persistent modes), a [`PairTracker`] and the [`BruteForce`] oracle with the

@@ -1,5 +1,5 @@
 //! The fuzz input decoder shared by the fuzz targets and the proptest suites
-//! (`crates/*/tests/reliability_props.rs` include this file by path).
+//! (`crates/*/tests/fuzz_properties.rs` include this file by path).
 //!
 //! Every value is read from the input bytes; a short input reads as zeros, so
 //! every byte string is a valid input. Floats are drawn from a tagged mix:

@@ -1,7 +1,7 @@
 //! The properties checked by proxima's fuzz targets, one module per target.
 //!
 //! The same modules are compiled into the bounded proptest suites
-//! (`crates/*/tests/reliability_props.rs` include them with `#[path]`), so
+//! (`crates/*/tests/fuzz_properties.rs` include them with `#[path]`), so
 //! `cargo test --workspace --release` checks the same properties on a fixed,
 //! seeded sample of inputs without a nightly toolchain.
 

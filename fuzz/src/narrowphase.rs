@@ -1,6 +1,6 @@
 //! Properties of every narrowphase function on floats decoded from fuzz
 //! bytes: the body of `fuzz_targets/narrowphase.rs` and of the proptest suite
-//! `crates/narrowphase/tests/reliability_props.rs` (which include this file).
+//! `crates/narrowphase/tests/fuzz_properties.rs` (which include this file).
 //!
 //! For every input:
 //! - no function panics;

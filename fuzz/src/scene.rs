@@ -1,6 +1,6 @@
 //! Properties of a [`Scene`] and its [`ContactPipeline`] under arbitrary
 //! operation sequences: the body of `fuzz_targets/scene_ops.rs` and of the
-//! proptest suite `crates/scene/tests/reliability_props.rs`.
+//! proptest suite `crates/scene/tests/fuzz_properties.rs`.
 //!
 //! After every operation:
 //! - no panic, and `Scene::validate()` passes;

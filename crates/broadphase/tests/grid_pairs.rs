@@ -309,7 +309,7 @@ fn a_second_call_reuses_the_buffers() {
 }
 
 /// A seeded ChaCha runner without failure persistence: every run draws the
-/// same worlds (as `reliability_props.rs` does).
+/// same worlds (as `fuzz_properties.rs` does).
 fn runner(cases: u32, seed: u8) -> TestRunner {
     let config = Config { cases, failure_persistence: None, rng_algorithm: RngAlgorithm::ChaCha, ..Config::default() };
     TestRunner::new_with_rng(config, TestRng::from_seed(RngAlgorithm::ChaCha, &[seed; 32]))

@@ -2,7 +2,7 @@
 //! inputs (numbered as in TESTING.md, "Bugs"); each test asserts the
 //! documented behaviour. The fixed ones run with `cargo test`;
 //! an open one would be ignored with the bug's summary
-//! (`cargo test --release -p proxima-broadphase --test reliability_bugs -- --ignored`).
+//! (`cargo test --release -p proxima-broadphase --test regressions -- --ignored`).
 
 use proxima_broadphase::{
     BroadPhase, BuildOptions, DynamicTree, DynamicTreeOptions, PairTracker, ProxyOptions, RayControl, StaticBvh,

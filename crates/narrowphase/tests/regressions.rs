@@ -1,4 +1,4 @@
-//! Bugs found by the reliability fuzzing, each reduced to a minimal input
+//! Bugs found by fuzzing and the seeded suites, each reduced to a minimal input
 //! (numbered as in TESTING.md, "Bugs"). Every test asserts the
 //! documented behaviour and failed before its bug was fixed; all of them are
 //! fixed, so none is ignored, and the fuzz target checks these inputs'

@@ -20,7 +20,7 @@
 //! The StaticBvh (binned SAH, 8-wide) of the same boxes is reported for
 //! reference. Run with `--nocapture` to see the figures. The 10,000,000-cycle
 //! version is `churn_10m_cycles`, ignored by default:
-//! `cargo test --release -p proxima-broadphase --test reliability_churn -- --ignored --nocapture`.
+//! `cargo test --release -p proxima-broadphase --test dynamic_tree_churn -- --ignored --nocapture`.
 
 use proxima_broadphase::{BroadPhase, DynamicTree, DynamicTreeOptions, ProxyId, RayControl, StaticBvh};
 use proxima_narrowphase::{Aabb, Point, Ray, Vector};

@@ -1,7 +1,7 @@
 //! serde round trips of the shapes, rays and results (`--features serde`):
 //! every value comes back bit for bit through serde_json.
 //!
-//! `cargo test --release -p proxima-narrowphase --features serde --test reliability_serde`
+//! `cargo test --release -p proxima-narrowphase --features serde --test serde_round_trip`
 #![cfg(feature = "serde")]
 
 use proxima_narrowphase::*;

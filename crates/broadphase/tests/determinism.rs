@@ -7,7 +7,7 @@
 //! of the same list computed by an independent path (`BruteForce` over the
 //! same boxes), in the same test.
 //!
-//! `cargo test --release -p proxima-broadphase --test reliability_determinism`
+//! `cargo test --release -p proxima-broadphase --test determinism`
 //! (add `--features serde` for the round trips).
 
 use proxima_broadphase::{

@@ -7,7 +7,7 @@
 //! hash of a brute-force contact list over the same colliders, computed in
 //! the same test.
 //!
-//! `cargo test --release -p proxima-scene --test reliability_determinism`.
+//! `cargo test --release -p proxima-scene --test determinism`.
 
 use proxima_narrowphase::{Isometry, Point, Ray, Rotation, Vector};
 use proxima_scene::*;
