@@ -128,11 +128,14 @@ pub(super) fn sat_boxes_within(a: &Obb, b: &Obb, prediction: Real) -> Option<Sat
     let t = a.axes().tr_mul(&(b.center() - a.center()));
     let (ha, hb) = (a.half_extents(), b.half_extents());
     let size = ha.sum() + hb.sum();
-    // Without a prediction, a face axis that separates the boxes by more
-    // than the touching band of `intersects_obb_obb` (1e-6 of the sum of
+    // A face axis that separates the boxes by more than the prediction plus
+    // the touching band of `intersects_obb_obb` (1e-6 of the sum of
     // half-extents) and this overlap's rounding decides: no contact, and no
-    // need for the other axes.
-    if !predicting && separated_on_a_face(ha, hb, &r, &t, FACE_SEPARATION_BAND * (size + t.abs().sum())) {
+    // need for the other axes. A separation along a unit axis is a lower
+    // bound of the distance, so the boxes are farther apart than the
+    // prediction; the full test below would find a least overlap below
+    // `-prediction` too (the same face term, rounded alike) and return `None`.
+    if separated_on_a_face(ha, hb, &r, &t, prediction + FACE_SEPARATION_BAND * (size + t.abs().sum())) {
         return None;
     }
     let MinOverlap { axis, n, depth, least_len } = min_overlap_axis(ha, hb, &r, &t);
