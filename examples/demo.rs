@@ -7,7 +7,7 @@
 //! ```text
 //! cargo run --release --example demo -- [--bodies N] [--frames F] [--bullets B] [--threads T]
 //!                                        [--width W] [--height H] [--out PATH] [--manifolds] [--ci]
-//!                                        [--repeat P] [--grid]
+//!                                        [--repeat P] [--grid | --tracker]
 //! ```
 //! `--threads T` (default 1) runs `ContactPipeline::update_parallel` on a
 //! pool of `T` threads instead of `update` on the calling thread.
@@ -23,10 +23,9 @@
 //! rays to evict its tables), and stopped bullets are moved by `set_pose`.
 //! The poses take ~36 bytes per collider and frame (~170 MB for the default
 //! run).
-//! `--grid` finds the candidate pairs with the grid search
-//! (`PairSearch::Grid`: every pair again each frame) instead of the pair
-//! tracker (the default), for comparing the two on a pile whose bodies all
-//! move.
+//! The pipeline picks its pair search itself (`PairSearch::Auto`, the
+//! default); `--grid` fixes the grid search (`PairSearch::Grid`: every pair
+//! again each frame) and `--tracker` the pair tracker, for comparing them.
 //! `--manifolds` runs the pipeline with contact manifolds (prediction 0.02,
 //! what a solver consumes) instead of single contacts. Either way the end
 //! prints the narrowphase cost per candidate pair, and times the final
@@ -68,7 +67,7 @@ impl Options {
             height: 540,
             out: "target/proxima-demo.png".into(),
             manifolds: false,
-            search: PairSearch::Tracker,
+            search: PairSearch::Auto,
             ci: false,
             threads: 1,
             repeat: 0,
@@ -85,6 +84,7 @@ impl Options {
                 "--out" => o.out = value()?.into(),
                 "--manifolds" => o.manifolds = true,
                 "--grid" => o.search = PairSearch::Grid,
+                "--tracker" => o.search = PairSearch::Tracker,
                 "--repeat" => o.repeat = value()?.parse().map_err(|e| format!("--repeat: {e}"))?,
                 "--threads" => {
                     o.threads = value()?.parse().map_err(|e| format!("--threads: {e}"))?;
@@ -97,7 +97,7 @@ impl Options {
                     (o.bodies, o.frames, o.bullets, o.width, o.height) = (2_000, 90, 16, 320, 180);
                 }
                 "-h" | "--help" => return Err(
-                    "usage: demo [--bodies N] [--frames F] [--bullets B] [--threads T] [--width W] [--height H] [--out PATH] [--manifolds] [--ci] [--repeat P] [--grid]"
+                    "usage: demo [--bodies N] [--frames F] [--bullets B] [--threads T] [--width W] [--height H] [--out PATH] [--manifolds] [--ci] [--repeat P] [--grid | --tracker]"
                         .into(),
                 ),
                 other => return Err(format!("unknown argument {other}")),

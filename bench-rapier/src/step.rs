@@ -84,13 +84,16 @@ pub trait StepReplay {
 }
 
 /// Every contender: parry3d's `Bvh` with `contact_manifolds` per pair,
-/// proxima's `ContactPipeline` with its default pair search (the tracker),
-/// and the same with the grid search.
+/// proxima's `ContactPipeline` with its default pair search (`Auto`: it
+/// picks the tracker or the grid by their measured cost), and the same
+/// fixed on the tracker and on the grid.
 pub fn all_steps() -> Vec<Box<dyn StepReplay>> {
+    use proxima::scene::PairSearch;
     vec![
         Box::new(ParryStep::default()),
-        Box::new(ProximaStep::new(proxima::scene::PairSearch::Tracker)),
-        Box::new(ProximaStep::new(proxima::scene::PairSearch::Grid)),
+        Box::new(ProximaStep::new(PairSearch::Auto)),
+        Box::new(ProximaStep::new(PairSearch::Tracker)),
+        Box::new(ProximaStep::new(PairSearch::Grid)),
     ]
 }
 

@@ -51,7 +51,8 @@ impl ProximaStep {
 impl StepReplay for ProximaStep {
     fn name(&self) -> &'static str {
         match self.search {
-            PairSearch::Tracker => "proxima",
+            PairSearch::Auto => "proxima",
+            PairSearch::Tracker => "proxima_tracker",
             PairSearch::Grid => "proxima_grid",
         }
     }

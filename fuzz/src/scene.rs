@@ -49,9 +49,14 @@ struct Snapshot {
 pub fn check(data: &[u8]) {
     let mut b = Bytes::new(data);
     // The pipeline's pair search, from the first byte (and switched now and
-    // then by the updates): every property holds for both.
-    let search = if b.chance(128) { PairSearch::Grid } else { PairSearch::Tracker };
-    let pipeline = ContactPipeline::new().with_pair_search(search);
+    // then by the updates): every property holds for each, and for the
+    // automatic choice on a schedule that alternates them.
+    let pipeline = match b.byte() % 4 {
+        0 => ContactPipeline::new().with_pair_search(PairSearch::Grid),
+        1 => ContactPipeline::new().with_pair_search(PairSearch::Tracker),
+        2 => ContactPipeline::new().with_alternating_search(1 + u32::from(b.byte() % 4)),
+        _ => ContactPipeline::new(),
+    };
     let mut w = World { scene: Scene::new(), pipeline, live: vec![], dead: vec![], meshes: vec![] };
     for _ in 0..MAX_OPS {
         if b.is_empty() {
@@ -189,7 +194,8 @@ impl World {
                 if b.chance(16) {
                     let other = match self.pipeline.pair_search() {
                         PairSearch::Tracker => PairSearch::Grid,
-                        PairSearch::Grid => PairSearch::Tracker,
+                        PairSearch::Grid => PairSearch::Auto,
+                        PairSearch::Auto => PairSearch::Tracker,
                     };
                     self.pipeline = self.pipeline.clone().with_pair_search(other);
                 }

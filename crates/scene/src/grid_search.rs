@@ -10,17 +10,26 @@ use proxima_narrowphase::Aabb;
 use crate::collider::{BodyKind, Collider};
 
 /// How a [`ContactPipeline`](crate::ContactPipeline) finds its candidate
-/// pairs. Both give the same contacts and events; they differ in what a
+/// pairs. All give the same contacts and events; they differ in what a
 /// frame costs.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum PairSearch {
+    /// The pipeline picks [`Tracker`](Self::Tracker) or
+    /// [`Grid`](Self::Grid) itself from what each costs on this world: it
+    /// runs one, tries the other for two frames now and then (every 8
+    /// frames at first, up to every 512 while the other keeps losing), and
+    /// keeps the one whose pair search (mirror included) took less time,
+    /// by a 10% margin for the one in use. The first frame after a switch
+    /// reads every collider. Without the `timing` feature (no clock) it
+    /// runs the tracker. The default.
+    #[default]
+    Auto,
     /// A [`PairTracker`](proxima_broadphase::PairTracker) keeps the pairs
     /// across frames and updates them from the colliders that moved: a
     /// collider at rest costs nothing, one that moves within its fat box
     /// one containment test. For worlds mostly at rest (sleeping bodies, a
     /// level of many static pieces).
-    #[default]
     Tracker,
     /// A [`GridPairs`] finds every pair again each frame from every
     /// collider's box: no pair is kept, so a frame costs the same whatever

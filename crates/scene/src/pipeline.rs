@@ -4,12 +4,14 @@
 //! candidates; `narrow.rs` runs their exact tests; `output.rs` holds what a
 //! frame reports.
 
+mod chooser;
 mod mirror;
 mod narrow;
 mod output;
 
 pub use output::{CcdImpact, ContactEvent, ContactPair, FrameStats, ManifoldPair};
 
+use chooser::SearchChooser;
 use narrow::{candidate_keys, narrow, NarrowOut, Rules};
 #[cfg(feature = "parallel")]
 use narrow::{NarrowSlice, NARROW_SLICE};
@@ -33,19 +35,22 @@ use crate::trimesh::MeshScratch;
 ///
 /// Call [`ContactPipeline::update`] once per frame after moving colliders with
 /// `Scene::set_pose` (or `update_parallel`, with the `parallel` feature, to
-/// spread the pair search and the exact tests over a rayon pool). By
-/// default ([`PairSearch::Tracker`]) the pipeline keeps its candidate pairs
-/// across frames in a [`PairTracker`] that mirrors the scene's colliders (fat
-/// boxes with the default [`DynamicTreeOptions`]: margin 0.1, stretched by
-/// four times the last displacement): each frame it reads only the colliders
-/// inserted, removed, moved, reshaped or re-grouped since its last update
-/// (the scene logs them; a collider nobody touched costs nothing), a moved
-/// one costs one containment test, and only those that left their fat box
-/// query for new pairs; static-static pairs are never formed. With
-/// [`PairSearch::Grid`] ([`with_pair_search`](Self::with_pair_search)) it
-/// mirrors the colliders' boxes the same way and finds every candidate pair
-/// again each frame (for piles whose bodies all move). Two pipelines updating from
-/// one scene in turn each read every collider (the log is taken by one).
+/// spread the pair search and the exact tests over a rayon pool). Two pair
+/// searches find the candidates, with the same result: a [`PairTracker`]
+/// ([`PairSearch::Tracker`]) keeps the candidate pairs across frames and
+/// mirrors the scene's colliders (fat boxes with the default
+/// [`DynamicTreeOptions`]: margin 0.1, stretched by four times the last
+/// displacement): each frame it reads only the colliders inserted, removed,
+/// moved, reshaped or re-grouped since its last update (the scene logs them;
+/// a collider nobody touched costs nothing), a moved one costs one
+/// containment test, and only those that left their fat box query for new
+/// pairs; static-static pairs are never formed. The grid
+/// ([`PairSearch::Grid`]) mirrors the colliders' boxes the same way and
+/// finds every candidate pair again each frame (for piles whose bodies all
+/// move). By default ([`PairSearch::Auto`]) the pipeline measures both on
+/// the world it runs and keeps the cheaper; [`with_pair_search`](Self::with_pair_search)
+/// fixes one. Two pipelines updating from one scene in turn each read every
+/// collider (the log is taken by one).
 /// Each candidate whose tight boxes touch gets the exact contact test.
 /// Output lists are sorted by `(a, b)`, so events come in a deterministic
 /// order. Buffers are reused: frames without insertions, removals or tree
@@ -57,6 +62,13 @@ pub struct ContactPipeline {
     /// the default).
     #[cfg_attr(feature = "serde", serde(default))]
     search: PairSearch,
+    /// The search the last frame ran: `search`, or the chooser's pick
+    /// under [`PairSearch::Auto`].
+    #[cfg_attr(feature = "serde", serde(default))]
+    running: PairSearch,
+    /// [`PairSearch::Auto`]'s measurements (a snapshot starts them again).
+    #[cfg_attr(feature = "serde", serde(skip))]
+    chooser: SearchChooser,
     /// With [`PairSearch::Grid`]: the colliders' boxes, searched each frame.
     #[cfg_attr(feature = "serde", serde(skip))]
     grid: GridSearch,
@@ -126,7 +138,9 @@ impl ContactPipeline {
     /// An empty pipeline.
     pub fn new() -> Self {
         Self {
-            search: PairSearch::Tracker,
+            search: PairSearch::Auto,
+            running: PairSearch::Tracker,
+            chooser: SearchChooser::default(),
             grid: GridSearch::default(),
             // The tree's defaults: margin 0.1, and a fat box stretched by
             // four times the last displacement, so a body in steady motion
@@ -216,13 +230,41 @@ impl ContactPipeline {
     /// ```
     pub fn with_pair_search(mut self, search: PairSearch) -> Self {
         self.search = search;
+        self.chooser = SearchChooser::default();
         self.log_stamp = None;
         self
     }
 
-    /// How the candidate pairs are found.
+    /// [`PairSearch::Auto`] on a fixed schedule instead of the clock: the
+    /// tracker and the grid alternate every `frames` frames. For tests that
+    /// cross the switch both ways; not a tuning knob.
+    #[doc(hidden)]
+    pub fn with_alternating_search(mut self, frames: u32) -> Self {
+        self.search = PairSearch::Auto;
+        self.chooser = SearchChooser::alternating(frames);
+        self.log_stamp = None;
+        self
+    }
+
+    /// How the candidate pairs are found: the setting (see
+    /// [`with_pair_search`](Self::with_pair_search)).
     pub fn pair_search(&self) -> PairSearch {
         self.search
+    }
+
+    /// The search the last update ran: [`PairSearch::Tracker`] or
+    /// [`PairSearch::Grid`] (under [`PairSearch::Auto`], the one it chose).
+    ///
+    /// ```
+    /// use proxima_scene::*;
+    /// let mut scene = Scene::new();
+    /// let mut pipeline = ContactPipeline::new();
+    /// assert_eq!(pipeline.pair_search(), PairSearch::Auto);
+    /// pipeline.update(&mut scene);
+    /// assert!(matches!(pipeline.running_pair_search(), PairSearch::Tracker | PairSearch::Grid));
+    /// ```
+    pub fn running_pair_search(&self) -> PairSearch {
+        self.running
     }
 
     /// Runs one frame and returns its contact events. CCD spheres are swept
@@ -264,7 +306,7 @@ impl ContactPipeline {
             mesh_scratch: &mut self.mesh_scratch,
         };
         let rules = Rules { prediction: self.prediction, touch: self.touch, hooks };
-        narrow(scene, candidate_keys(self.search, &self.tracker, self.renamed, &self.candidates), &rules, out);
+        narrow(scene, candidate_keys(self.running, &self.tracker, self.renamed, &self.candidates), &rules, out);
         self.close(scene, t0, t1)
     }
 
@@ -313,7 +355,7 @@ impl ContactPipeline {
         self.start_frame();
         let shared: &Scene = scene;
         let rules = Rules { prediction: self.prediction, touch: self.touch, hooks };
-        let candidates = candidate_keys(self.search, &self.tracker, self.renamed, &self.candidates);
+        let candidates = candidate_keys(self.running, &self.tracker, self.renamed, &self.candidates);
         let slices = candidates.len().div_ceil(NARROW_SLICE);
         if self.narrow_slices.len() < slices {
             self.narrow_slices.resize_with(slices, NarrowSlice::default);
@@ -555,7 +597,7 @@ impl ContactPipeline {
 
     /// The candidates of the last update (see [`candidate_keys`]).
     fn candidate_keys(&self) -> &[u64] {
-        candidate_keys(self.search, &self.tracker, self.renamed, &self.candidates)
+        candidate_keys(self.running, &self.tracker, self.renamed, &self.candidates)
     }
 
     /// Merges the sorted previous and current pair lists into events.

@@ -263,7 +263,8 @@ fn collision_groups_filter_contacts_like_brute_force() {
     for &h in &handles {
         scene.set_groups(h, random_groups(&mut draw)).unwrap();
     }
-    let mut sequential = ContactPipeline::new();
+    // The tracker: its incremental reads are checked (a switch of `Auto` reads all).
+    let mut sequential = ContactPipeline::new().with_pair_search(PairSearch::Tracker);
     #[cfg(feature = "parallel")]
     let mut parallel = ContactPipeline::new();
     #[cfg(feature = "parallel")]

@@ -70,8 +70,10 @@ fn logged_colliders_give_what_reading_every_collider_gives() {
     }
     let mut twins = Twins { logged, full, handles };
     let n = twins.handles.len();
-    let mut incremental = ContactPipeline::new();
-    let mut reference = ContactPipeline::new();
+    // The tracker: which colliders it reads is checked (a switch of
+    // `PairSearch::Auto` reads every collider).
+    let mut incremental = ContactPipeline::new().with_pair_search(PairSearch::Tracker);
+    let mut reference = ContactPipeline::new().with_pair_search(PairSearch::Tracker);
     let mut rng = proxima_test_support::rng(0xC2);
     for frame in 0..40 {
         let mut edited = std::collections::BTreeSet::new();
@@ -155,7 +157,10 @@ fn logged_colliders_give_what_reading_every_collider_gives() {
 #[test]
 fn two_pipelines_on_one_scene_read_everything_and_agree() {
     let (mut scene, handles) = common::mixed_scene(300, 8.0, 0xC3);
-    let (mut one, mut two, mut lone) = (ContactPipeline::new(), ContactPipeline::new(), ContactPipeline::new());
+    let (mut one, mut two, mut lone) = {
+        let tracker = || ContactPipeline::new().with_pair_search(PairSearch::Tracker);
+        (tracker(), tracker(), tracker())
+    };
     let mut lone_scene = scene.clone();
     let mut rng = proxima_test_support::rng(0xC4);
     for frame in 0..10 {

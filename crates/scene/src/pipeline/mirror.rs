@@ -6,7 +6,7 @@
 use proxima_broadphase::ProxyOptions;
 use proxima_narrowphase::{Aabb, Real, Vector};
 
-use super::ContactPipeline;
+use super::{ContactPipeline, Stamp};
 use crate::collider::BodyKind;
 use crate::grid_search::PairSearch;
 use crate::scene::Scene;
@@ -23,12 +23,34 @@ impl ContactPipeline {
     /// parallel update, or the grid's parallel search, when `parallel` (and
     /// the feature) is on.
     pub(super) fn find_candidates_with(&mut self, scene: &mut Scene, parallel: bool) {
-        if self.search == PairSearch::Grid {
-            self.sync_grid(scene);
-            self.grid.candidates(&mut self.candidates, parallel);
-            return;
+        let search = match self.search {
+            PairSearch::Auto => {
+                let (search, switched) = self.chooser.next();
+                if switched {
+                    // The other search's mirror is stale: read every collider.
+                    self.log_stamp = None;
+                }
+                search
+            }
+            fixed => fixed,
+        };
+        self.running = search;
+        let start = Stamp::now();
+        let incremental = self.search_with(search, scene, parallel);
+        if self.search == PairSearch::Auto {
+            self.chooser.record(search, Stamp::now().since(start), !incremental);
         }
-        self.sync(scene);
+    }
+
+    /// The candidates by `search` (tracker or grid); returns whether the
+    /// mirror read only the logged colliders.
+    fn search_with(&mut self, search: PairSearch, scene: &mut Scene, parallel: bool) -> bool {
+        if search == PairSearch::Grid {
+            let incremental = self.sync_grid(scene);
+            self.grid.candidates(&mut self.candidates, parallel);
+            return incremental;
+        }
+        let incremental = self.sync(scene);
         // The mirror gives each proxy its collider's groups (and gives them
         // again when they change), and the tracker keeps a new pair only when
         // the two proxies' groups interact: no predicate is needed, which
@@ -52,7 +74,7 @@ impl ContactPipeline {
         // candidates already; otherwise they are renamed to slots here.
         self.candidates.clear();
         if self.renamed == 0 {
-            return;
+            return incremental;
         }
         let slot_of = &self.slot_of_proxy;
         self.candidates.extend(self.tracker.exact_pair_indices().map(|(a, b)| {
@@ -65,6 +87,7 @@ impl ContactPipeline {
         if !self.candidates.is_sorted() {
             self.candidates.sort_unstable();
         }
+        incremental
     }
 
     /// Mirrors the scene in the tracker: removed colliders leave it, new ones
@@ -74,8 +97,8 @@ impl ContactPipeline {
     /// took the log last (so colliders nobody moved cost nothing); otherwise
     /// (the first update, another pipeline on the same scene, a cloned or
     /// restored scene) every slot is. The slots read are left in `touched`,
-    /// ascending, for the CCD pass.
-    pub(super) fn sync(&mut self, scene: &mut Scene) {
+    /// ascending, for the CCD pass. Returns whether the read was incremental.
+    pub(super) fn sync(&mut self, scene: &mut Scene) -> bool {
         let incremental = self.take_touched(scene, true);
         if !incremental {
             self.renamed = self
@@ -133,6 +156,7 @@ impl ContactPipeline {
                 }
             }
         }
+        incremental
     }
 
     /// Takes the scene's change log into `touched` and returns whether it
@@ -155,15 +179,17 @@ impl ContactPipeline {
 
     /// [`sync`](Self::sync) for the grid search: the colliders read enter,
     /// leave or update its list (all of them, from an empty list, when the
-    /// log is not this pipeline's).
-    pub(super) fn sync_grid(&mut self, scene: &mut Scene) {
-        if !self.take_touched(scene, false) {
+    /// log is not this pipeline's). Returns whether the read was incremental.
+    pub(super) fn sync_grid(&mut self, scene: &mut Scene) -> bool {
+        let incremental = self.take_touched(scene, false);
+        if !incremental {
             self.grid.clear();
         }
         let half_prediction = self.prediction.unwrap_or(0.0) * 0.5;
         for &slot in &self.touched {
             self.grid.sync(slot, scene.colliders.get_slot(slot), |aabb| with_slack(aabb, half_prediction));
         }
+        incremental
     }
 }
 
