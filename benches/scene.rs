@@ -150,7 +150,7 @@ fn mesh_rays(c: &mut Criterion) {
         g.bench_function("proxima_fast_rays_packets_1_thread", |b| {
             let mut out = Vec::new();
             b.iter(|| {
-                one.install(|| sah.cast_rays(&rays, &mut out));
+                one.install(|| sah.cast_rays_into(&rays, &mut out));
                 out.iter().flatten().map(|h| h.hit.toi).sum::<f32>()
             })
         });
@@ -189,7 +189,7 @@ fn mesh_rays(c: &mut Criterion) {
         g.bench_function("proxima_fast_rays_occluded_packets_1_thread", |b| {
             let mut out = Vec::new();
             b.iter(|| {
-                one.install(|| sah.occluded(&shadow, &mut out));
+                one.install(|| sah.occluded_into(&shadow, &mut out));
                 out.iter().filter(|&&o| o).count()
             })
         });

@@ -78,8 +78,8 @@ fn profile(name: &str, fast: TriMesh, half: Real, res: usize, passes: usize, onl
 
     // The batches answer what the single calls do.
     let mut out = Vec::new();
-    sah.cast_rays(&camera, &mut out);
-    assert!(camera.iter().zip(&out).all(|(r, h)| sah.cast_ray_closest(r) == *h), "{name}: TriMesh::cast_rays");
+    sah.cast_rays_into(&camera, &mut out);
+    assert!(camera.iter().zip(&out).all(|(r, h)| sah.cast_ray_closest(r) == *h), "{name}: TriMesh::cast_rays_into");
     let batch = scene.cast_rays(&camera, &all);
     assert!(camera.iter().zip(&batch).all(|(r, h)| scene.cast_ray_closest(r, &all) == *h), "{name}: cast_rays");
     let blocked = scene.occluded(&shadow, &all);
@@ -96,11 +96,11 @@ fn profile(name: &str, fast: TriMesh, half: Real, res: usize, passes: usize, onl
             run: Box::new(|| camera.iter().filter(|r| scene.cast_ray_closest(r, &all).is_some()).count()),
         },
         Variant {
-            name: "camera: TriMesh::cast_rays (packets)",
+            name: "camera: TriMesh::cast_rays_into (packets)",
             rays: nc,
             run: Box::new(|| {
                 let mut out = Vec::new();
-                sah.cast_rays(&camera, &mut out);
+                sah.cast_rays_into(&camera, &mut out);
                 count(&out)
             }),
         },

@@ -52,8 +52,8 @@ pub struct MeshRayHit {
     /// The triangle hit and the barycentric coordinates of the hit point.
     pub triangle: TriangleHit,
     /// The ray parameter and the unit normal (in the ray's frame: the mesh
-    /// frame for [`TriMesh::cast_ray_closest`], world for [`TriMesh::cast_ray_posed`]),
-    /// facing the ray's origin.
+    /// frame for [`TriMesh::cast_ray_closest`], world for
+    /// [`TriMesh::cast_ray_closest_posed`]), facing the ray's origin.
     pub hit: RayHit,
 }
 

@@ -1,14 +1,15 @@
 //! Rays through scenes of one posed mesh collider (the shipped meshes):
-//! `cast_ray_closest` equals the bare `TriMesh::cast_ray_posed` (toi, normal,
-//! triangle and barycentrics), `cast_ray_any` finds a hit exactly when the
+//! `cast_ray_closest` equals the bare `TriMesh::cast_ray_closest_posed`
+//! (toi, normal, triangle and barycentrics), `cast_ray_any` equals
+//! `TriMesh::cast_ray_any_posed` and finds a hit exactly when the
 //! closest-hit cast does, and the barycentrics rebuild the hit point. Poses:
 //! rotated, a translation, and the identity; under the last two the posed
 //! cast also equals the unposed `TriMesh::cast_ray_closest` / `cast_ray_any`
 //! of the translated ray.
 //! The batches (`Scene::cast_rays` and `Scene::occluded`, which cast a lone
-//! static mesh in packets of rays, and `TriMesh::cast_rays`, `cast_rays_any`
-//! and `occluded`) give each ray's single result on 1 and 2 threads, both
-//! mesh builds.
+//! static mesh in packets of rays, and `TriMesh::cast_rays_into`,
+//! `cast_rays_any_into` and `occluded_into`) give each ray's single result on
+//! 1 and 2 threads, both mesh builds.
 // Every test here loads a shipped OBJ mesh.
 #![cfg(feature = "obj")]
 
@@ -86,8 +87,8 @@ fn check_mesh_built(name: &str, seed: u64, dynamic: bool, kind: Pose, build: Mes
         };
         let max_toi = if i % 4 == 0 { gen::uniform(&mut rng, 0.0, 1.0) } else { Real::INFINITY };
         let ray = Ray::new(origin, target - origin, max_toi);
-        let bare = mesh.cast_ray_posed(&ray, &pose, false);
-        let bare_any = mesh.cast_ray_posed(&ray, &pose, true);
+        let bare = mesh.cast_ray_closest_posed(&ray, &pose);
+        let bare_any = mesh.cast_ray_any_posed(&ray, &pose);
         rays.push(ray);
         bare_hits.push((bare, bare_any));
         if kind != Pose::Rotated {
@@ -139,9 +140,9 @@ fn check_mesh_built(name: &str, seed: u64, dynamic: bool, kind: Pose, build: Mes
         }
         if kind == Pose::Identity {
             let (mut closest, mut any, mut blocked) = (Vec::new(), Vec::new(), Vec::new());
-            pool.install(|| mesh.cast_rays(&rays, &mut closest));
-            pool.install(|| mesh.cast_rays_any(&rays, &mut any));
-            pool.install(|| mesh.occluded(&rays, &mut blocked));
+            pool.install(|| mesh.cast_rays_into(&rays, &mut closest));
+            pool.install(|| mesh.cast_rays_any_into(&rays, &mut any));
+            pool.install(|| mesh.occluded_into(&rays, &mut blocked));
             for (i, (&(bare, bare_any), (c, a))) in bare_hits.iter().zip(closest.iter().zip(&any)).enumerate() {
                 assert_eq!((*c, *a), (bare, bare_any), "{name} ray {i}, {threads} threads: TriMesh batches");
                 assert_eq!(blocked[i], bare_any.is_some(), "{name} ray {i}, {threads} threads: occluded");

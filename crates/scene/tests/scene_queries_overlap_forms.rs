@@ -1,5 +1,7 @@
 //! The overlap queries' visitor and `_into` forms (`Scene::visit_overlaps`,
-//! `Scene::overlaps_into`) against the `Vec` forms and brute force, and the
+//! `Scene::overlaps_into`) and the ray batches' `_into` forms
+//! (`cast_rays_into`, `cast_rays_any_into`, `occluded_into`) against the
+//! `Vec` forms and brute force, and the
 //! `QueryFilter` builders (`groups`, `exclude_fixed`, `exclude_dynamic`,
 //! `exclude_kinematic`, `exclude_collider`, `predicate`) in every query, against the filter's
 //! rule written out, over seeded random scenes with meshes.
@@ -107,6 +109,8 @@ fn ray_queries_honour_the_filter_builders() {
     let (scene, handles) = query_oracles::scene(2_000, 6, side, 0x0F4);
     let mut rng = proxima_test_support::rng(0x0F5);
     let mut hits = 0;
+    // The `_into` forms fill the same vectors every round (cleared first).
+    let (mut batch_into, mut any_into, mut occluded_into) = (Vec::new(), Vec::new(), Vec::new());
     for i in 0..QUERIES / 10 {
         let spec = FilterSpec::random(&mut rng, &handles);
         let filter = spec.filter();
@@ -116,6 +120,10 @@ fn ray_queries_honour_the_filter_builders() {
         let batch = scene.cast_rays(&rays, &filter);
         let any_batch = scene.cast_rays_any(&rays, &filter);
         let occluded = scene.occluded(&rays, &filter);
+        scene.cast_rays_into(&rays, &filter, &mut batch_into);
+        scene.cast_rays_any_into(&rays, &filter, &mut any_into);
+        scene.occluded_into(&rays, &filter, &mut occluded_into);
+        assert_eq!((&batch_into, &any_into, &occluded_into), (&batch, &any_batch, &occluded), "rays {i}: _into forms");
         for (j, ray) in rays.iter().enumerate() {
             let what = format!("rays {i}.{j}: {spec:?}");
             let brute = brute_ray(&scene, &handles, &spec, ray);

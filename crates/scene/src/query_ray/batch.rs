@@ -1,5 +1,6 @@
 //! Batches of rays: [`Scene::cast_rays`], [`Scene::occluded`] and
-//! [`Scene::cast_rays_any`], each ray's answer its single call's, spread
+//! [`Scene::cast_rays_any`] (and their `_into` forms, which fill a kept
+//! vector), each ray's answer its single call's, spread
 //! over the threads of the current rayon pool with the `parallel` feature.
 //! A static set of one mesh is cast in packets, a very large one with
 //! several traversals in flight.
@@ -32,7 +33,7 @@ impl Scene {
     /// When the static set is one mesh collider that the filter accepts (a
     /// level, a scanned model), its rays are cast in packets of
     /// [`PACKET_SIZE`] consecutive rays that traverse the mesh together
-    /// ([`TriMesh::cast_rays`]): order coherent rays so that neighbours are
+    /// ([`TriMesh::cast_rays_into`]): order coherent rays so that neighbours are
     /// consecutive (a camera's pixels in 4 x 2 tiles), so a packet shares
     /// its node visits; each ray's hit is still its single call's.
     ///
@@ -54,9 +55,32 @@ impl Scene {
     /// assert!(hits[1].is_none());
     /// ```
     pub fn cast_rays(&self, rays: &[Ray], filter: &QueryFilter) -> Vec<Option<SceneRayHit>> {
+        let mut out = Vec::new();
+        self.cast_rays_into(rays, filter, &mut out);
+        out
+    }
+
+    /// [`Scene::cast_rays`] into `out` (cleared first, its capacity kept for
+    /// the next batch), as [`TriMesh::cast_rays_into`].
+    ///
+    /// ```
+    /// use proxima_scene::*;
+    /// use proxima_narrowphase::{Isometry, Point, Ray, Vector};
+    /// let mut scene = Scene::new();
+    /// scene.insert(ColliderDesc::new(ColliderShape::Sphere { radius: 1.0 }, Isometry::translation(5.0, 0.0, 0.0)))
+    ///     .unwrap();
+    /// let mut hits = Vec::new();
+    /// for y in [0.0, 3.0] {
+    ///     let rays = [Ray::new(Point::new(0.0, y, 0.0), Vector::x(), 100.0)];
+    ///     scene.cast_rays_into(&rays, &QueryFilter::default(), &mut hits);
+    ///     assert_eq!(hits.len(), 1);
+    /// }
+    /// assert!(hits[0].is_none());
+    /// ```
+    pub fn cast_rays_into(&self, rays: &[Ray], filter: &QueryFilter, out: &mut Vec<Option<SceneRayHit>>) {
         let batch = self.static_set.len() >= BATCH_MIN_STATIC;
         let lone_mesh = self.lone_static_mesh(filter);
-        spread(rays, |rays, out| {
+        spread_into(rays, out, |rays, out| {
             if let Some((slot, mesh, pose)) = lone_mesh {
                 self.cast_rays_lone_mesh(rays, filter, slot, mesh, pose, out);
             } else if batch {
@@ -66,7 +90,7 @@ impl Scene {
             } else {
                 out.extend(rays.iter().map(|ray| self.cast_ray_closest(ray, filter)));
             }
-        })
+        });
     }
 
     /// Whether each ray hits a collider the filter accepts (shadow rays,
@@ -77,7 +101,7 @@ impl Scene {
     ///
     /// When the static set is one mesh collider that the filter accepts, its
     /// rays are cast in packets of [`PACKET_SIZE`] consecutive rays
-    /// ([`TriMesh::occluded`]), each retired at its first hit: keep
+    /// ([`TriMesh::occluded_into`]), each retired at its first hit: keep
     /// neighbouring rays consecutive (shadow rays from a camera's tiles, say),
     /// so a packet shares its node visits. A ray the mesh does not stop goes
     /// on to the dynamic colliders.
@@ -92,8 +116,16 @@ impl Scene {
     /// assert_eq!(scene.occluded(&rays, &QueryFilter::default()), [true, false]);
     /// ```
     pub fn occluded(&self, rays: &[Ray], filter: &QueryFilter) -> Vec<bool> {
+        let mut out = Vec::new();
+        self.occluded_into(rays, filter, &mut out);
+        out
+    }
+
+    /// [`Scene::occluded`] into `out` (cleared first, its capacity kept for
+    /// the next batch), as [`TriMesh::occluded_into`].
+    pub fn occluded_into(&self, rays: &[Ray], filter: &QueryFilter, out: &mut Vec<bool>) {
         let lone_mesh = self.lone_static_mesh(filter);
-        spread(rays, |rays, out| {
+        spread_into(rays, out, |rays, out| {
             let Some((_, mesh, pose)) = lone_mesh else {
                 out.extend(rays.iter().map(|ray| self.cast_ray_any(ray, filter).is_some()));
                 return;
@@ -108,7 +140,7 @@ impl Scene {
                         .map(|(ray, &b)| b || (self.dynamic_set.len() > 0 && self.dynamic_any(ray, filter).is_some())),
                 );
             }
-        })
+        });
     }
 
     /// [`Scene::cast_ray_any`] for each ray, in input order: with the
@@ -130,7 +162,15 @@ impl Scene {
     /// assert!(hits[0].is_some() && hits[1].is_none());
     /// ```
     pub fn cast_rays_any(&self, rays: &[Ray], filter: &QueryFilter) -> Vec<Option<SceneRayHit>> {
-        spread(rays, |rays, out| out.extend(rays.iter().map(|ray| self.cast_ray_any(ray, filter))))
+        let mut out = Vec::new();
+        self.cast_rays_any_into(rays, filter, &mut out);
+        out
+    }
+
+    /// [`Scene::cast_rays_any`] into `out` (cleared first, its capacity kept
+    /// for the next batch), as [`TriMesh::cast_rays_any_into`].
+    pub fn cast_rays_any_into(&self, rays: &[Ray], filter: &QueryFilter, out: &mut Vec<Option<SceneRayHit>>) {
+        spread_into(rays, out, |rays, out| out.extend(rays.iter().map(|ray| self.cast_ray_any(ray, filter))));
     }
 
     /// The static set's only collider, when it is a mesh that the filter
@@ -191,21 +231,22 @@ impl Scene {
 /// amortise rayon's scheduling, few enough to balance the threads.
 const BATCH_CHUNK: usize = 64;
 
-/// `out[i]` for `rays[i]`: `fill` appends the results of a run of rays to
-/// a vector. On one thread (no `parallel` feature, or a one-thread pool) the
-/// rays go straight into one vector, as a loop of single calls would collect
-/// them, so the batch costs what that loop does. On more, runs of
-/// [`BATCH_CHUNK`] rays are spread over the threads of the current rayon
-/// pool, each writing its results in place.
-fn spread<T, F>(rays: &[Ray], fill: F) -> Vec<T>
+/// `out[i]` for `rays[i]` (`out` cleared first): `fill` appends the results
+/// of a run of rays to a vector. On one thread (no `parallel` feature, or a
+/// one-thread pool) the rays go straight into `out`, as a loop of single
+/// calls would collect them, so the batch costs what that loop does. On
+/// more, runs of [`BATCH_CHUNK`] rays are spread over the threads of the
+/// current rayon pool, each writing its results in place.
+fn spread_into<T, F>(rays: &[Ray], out: &mut Vec<T>, fill: F)
 where
     T: Send + Default + Clone,
     F: Fn(&[Ray], &mut Vec<T>) + Sync,
 {
+    out.clear();
     #[cfg(feature = "parallel")]
     if rayon::current_num_threads() > 1 {
         use rayon::prelude::*;
-        let mut out = vec![T::default(); rays.len()];
+        out.resize(rays.len(), T::default());
         out.par_chunks_mut(BATCH_CHUNK).zip(rays.par_chunks(BATCH_CHUNK)).for_each(|(out, rays)| {
             let mut run = Vec::with_capacity(rays.len());
             fill(rays, &mut run);
@@ -213,9 +254,8 @@ where
                 *o = r;
             }
         });
-        return out;
+        return;
     }
-    let mut out = Vec::with_capacity(rays.len());
-    fill(rays, &mut out);
-    out
+    out.reserve_exact(rays.len());
+    fill(rays, out);
 }

@@ -88,13 +88,13 @@ impl TriMesh {
     /// let rays: Vec<Ray> =
     ///     (0..10).map(|i| Ray::new(Point::new(0.1 * i as f32, 0.2, 1.0), -Vector::z(), 5.0)).collect();
     /// let mut hits = Vec::new();
-    /// mesh.cast_rays(&rays, &mut hits);
+    /// mesh.cast_rays_into(&rays, &mut hits);
     /// for (ray, hit) in rays.iter().zip(&hits) {
     ///     assert_eq!(*hit, mesh.cast_ray_closest(ray));
     /// }
     /// assert_eq!(hits.iter().filter(|h| h.is_some()).count(), 8);
     /// ```
-    pub fn cast_rays(&self, rays: &[Ray], out: &mut Vec<Option<MeshRayHit>>) {
+    pub fn cast_rays_into(&self, rays: &[Ray], out: &mut Vec<Option<MeshRayHit>>) {
         use proxima_broadphase::PACKET_SIZE;
         out.clear();
         out.resize(rays.len(), None);
@@ -108,8 +108,8 @@ impl TriMesh {
 
     /// Whether each ray hits the mesh (shadow rays, line of sight), in input
     /// order, into `out` (cleared first): `out[i]` is
-    /// `cast_ray(&rays[i], true).is_some()`, whatever the thread count.
-    /// Like [`TriMesh::cast_rays`], consecutive rays are cast in packets
+    /// `cast_ray_any(&rays[i]).is_some()`, whatever the thread count.
+    /// Like [`TriMesh::cast_rays_into`], consecutive rays are cast in packets
     /// that traverse the tree together, each ray retired at its first hit:
     /// keep neighbouring rays consecutive. With the `parallel` feature the
     /// packets are spread over the threads of the current rayon pool.
@@ -122,10 +122,10 @@ impl TriMesh {
     /// let rays: Vec<Ray> =
     ///     (0..10).map(|i| Ray::new(Point::new(0.1 * i as f32, 0.2, 1.0), -Vector::z(), 5.0)).collect();
     /// let mut blocked = Vec::new();
-    /// mesh.occluded(&rays, &mut blocked);
+    /// mesh.occluded_into(&rays, &mut blocked);
     /// assert_eq!(blocked.iter().filter(|&&b| b).count(), 8);
     /// ```
-    pub fn occluded(&self, rays: &[Ray], out: &mut Vec<bool>) {
+    pub fn occluded_into(&self, rays: &[Ray], out: &mut Vec<bool>) {
         use proxima_broadphase::PACKET_SIZE;
         out.clear();
         out.resize(rays.len(), false);
@@ -142,7 +142,7 @@ impl TriMesh {
     /// (cleared first): each ray's result is the single call's, whatever the
     /// thread count. With the `parallel` feature the rays are spread over the
     /// threads of the current rayon pool.
-    pub fn cast_rays_any(&self, rays: &[Ray], out: &mut Vec<Option<MeshRayHit>>) {
+    pub fn cast_rays_any_into(&self, rays: &[Ray], out: &mut Vec<Option<MeshRayHit>>) {
         out.clear();
         out.resize(rays.len(), None);
         let each = |(rays, out): (&[Ray], &mut [Option<MeshRayHit>])| {
@@ -151,6 +151,24 @@ impl TriMesh {
             }
         };
         spread_into(rays, out, each);
+    }
+
+    /// The former name of [`TriMesh::cast_rays_into`].
+    #[deprecated(since = "0.2.0", note = "renamed `cast_rays_into`, as `Scene::cast_rays_into`")]
+    pub fn cast_rays(&self, rays: &[Ray], out: &mut Vec<Option<MeshRayHit>>) {
+        self.cast_rays_into(rays, out);
+    }
+
+    /// The former name of [`TriMesh::occluded_into`].
+    #[deprecated(since = "0.2.0", note = "renamed `occluded_into`, as `Scene::occluded_into`")]
+    pub fn occluded(&self, rays: &[Ray], out: &mut Vec<bool>) {
+        self.occluded_into(rays, out);
+    }
+
+    /// The former name of [`TriMesh::cast_rays_any_into`].
+    #[deprecated(since = "0.2.0", note = "renamed `cast_rays_any_into`, as `Scene::cast_rays_any_into`")]
+    pub fn cast_rays_any(&self, rays: &[Ray], out: &mut Vec<Option<MeshRayHit>>) {
+        self.cast_rays_any_into(rays, out);
     }
 }
 

@@ -11,22 +11,37 @@ use proxima_narrowphase::{Isometry, Point, Ray, RayHit, Vector};
 use super::{MeshRayHit, TriMesh};
 
 impl TriMesh {
-    /// [`TriMesh::cast_ray_closest`] (with `any`, [`TriMesh::cast_ray_any`])
-    /// for a world ray against the mesh placed by `pose`. An isometry preserves
-    /// the ray parameter, so `toi` needs no rescaling.
+    /// [`TriMesh::cast_ray_closest`] for a world ray against the mesh placed
+    /// by `pose`, the normal in the world. An isometry preserves the ray
+    /// parameter, so `toi` needs no rescaling.
     ///
     /// Under the identity pose (a static mesh placed where it was modelled,
     /// the common case) the world ray is the mesh ray: it is cast as it is,
     /// without building a second `Ray` (whose fresh, piecewise stores the
     /// traversal's whole-vector loads would wait on).
+    pub fn cast_ray_closest_posed(&self, ray: &Ray, pose: &Isometry) -> Option<MeshRayHit> {
+        self.ray_posed(ray, pose, false)
+    }
+
+    /// [`TriMesh::cast_ray_any`] (a hit, not necessarily the closest: shadow
+    /// rays) for a world ray against the mesh placed by `pose`, as
+    /// [`TriMesh::cast_ray_closest_posed`].
+    pub fn cast_ray_any_posed(&self, ray: &Ray, pose: &Isometry) -> Option<MeshRayHit> {
+        self.ray_posed(ray, pose, true)
+    }
+
+    /// The former form of [`TriMesh::cast_ray_closest_posed`] (`any: false`)
+    /// and [`TriMesh::cast_ray_any_posed`] (`any: true`).
+    #[deprecated(since = "0.2.0", note = "use `cast_ray_closest_posed` or `cast_ray_any_posed`")]
     pub fn cast_ray_posed(&self, ray: &Ray, pose: &Isometry, any: bool) -> Option<MeshRayHit> {
         self.ray_posed(ray, pose, any)
     }
 
-    /// [`TriMesh::cast_ray_posed`], inlined into the scene's ray queries,
-    /// so that the mesh's hit is not copied whole once more on its way up
-    /// (a copy read back just after the field-by-field stores of the hit
-    /// stalls on them).
+    /// [`TriMesh::cast_ray_closest_posed`] (with `any`,
+    /// [`TriMesh::cast_ray_any_posed`]), inlined into the scene's ray
+    /// queries, so that the mesh's hit is not copied whole once more on its
+    /// way up (a copy read back just after the field-by-field stores of the
+    /// hit stalls on them).
     #[inline(always)]
     pub(crate) fn ray_posed(&self, ray: &Ray, pose: &Isometry, any: bool) -> Option<MeshRayHit> {
         let placement = Placement::of(pose);
@@ -65,7 +80,7 @@ impl TriMesh {
         }
     }
 
-    /// [`TriMesh::occluded`] for a packet of at most
+    /// [`TriMesh::occluded_into`] for a packet of at most
     /// [`PACKET_SIZE`](proxima_broadphase::PACKET_SIZE) world rays against
     /// the mesh placed by `pose`: `out[r]` is
     /// `ray_posed(&rays[r], pose, true).is_some()` (the same local rays).
