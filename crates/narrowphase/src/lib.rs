@@ -9,6 +9,8 @@
 //! - `contact_*`: [`Contact`] with a unit normal from A to B and `depth >= 0`;
 //! - `cast_ray_*`: [`Ray`] casts returning a [`RayHit`];
 //! - `cast_sphere_*`: swept spheres (continuous collision) returning a [`SweepHit`];
+//! - [`SupportMap`] shapes, built-in or a user's own: [`distance_convex`] (GJK),
+//!   [`intersects_convex`] and [`contact_convex`] (EPA);
 //! - [`kernels`]: the low-level layer under the queries above (prepared rays,
 //!   the SIMD ray/box kernels, the watertight triangle kernel, tuning
 //!   constants), for structures that batch their tests.
@@ -31,6 +33,7 @@ mod closest;
 mod contact;
 mod distance;
 mod error;
+mod gjk;
 #[cfg(feature = "glam")]
 pub mod glam_convert;
 mod intersect;
@@ -69,6 +72,7 @@ pub use distance::{
     distance_triangle_triangle, ShapeDistance,
 };
 pub use error::ShapeError;
+pub use gjk::{contact_convex, convex_iterations, distance_convex, intersects_convex, SupportMap};
 pub use intersect::{
     intersects_aabb_aabb, intersects_aabb_obb, intersects_aabb_triangle, intersects_capsule_aabb,
     intersects_capsule_capsule, intersects_capsule_obb, intersects_obb_obb, intersects_sphere_aabb,

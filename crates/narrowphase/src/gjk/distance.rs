@@ -1,0 +1,237 @@
+//! GJK: the distance between two convex shapes given by their support maps.
+
+use super::simplex::{Simplex, Vertex, V64};
+use super::SupportMap;
+use crate::distance::ShapeDistance;
+use crate::math::{Real, Vector};
+
+/// The most GJK iterations (support points) before it returns its best
+/// simplex. Polytope cores converge in a handful (each iteration adds a new
+/// vertex of the Minkowski difference and strictly shortens `v`); only a
+/// curved core without a rounded form comes near the cap.
+pub(super) const MAX_GJK_ITERATIONS: u32 = 64;
+
+/// Relative stopping tolerance: GJK stops when `|v|^2 - v . w`, the gap
+/// between the squared distance of the simplex and its lower bound, is below
+/// this fraction of `|v|^2` (the distance is then within about half of it,
+/// relatively).
+const REL_TOL: f64 = 1e-6;
+
+/// Rounding of the f32 support points, in units of the Minkowski vertices'
+/// largest norm: within `TOUCH * eps * scale` of the origin the difference
+/// is taken to hold it (the shapes touch).
+const TOUCH: f64 = 8.0;
+
+/// f32's epsilon in f64: the rounding of the support points.
+const EPS: f64 = Real::EPSILON as f64;
+
+/// How a GJK run ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Ending {
+    /// The cores overlap or touch: the simplex holds the origin (a full
+    /// tetrahedron, or `v` within rounding of it).
+    Overlap,
+    /// The cores are apart: `v` is the closest point of their difference.
+    Apart,
+    /// A separating plane showed the cores more than the requested distance
+    /// apart; `v` is not converged.
+    Beyond,
+}
+
+/// The result of GJK on the cores of A and B.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Gjk {
+    /// The final simplex (its barycentric coordinates give `v` and the
+    /// witness points).
+    pub simplex: Simplex,
+    /// The closest point of the cores' difference `A - B` to the origin
+    /// (zero-ish when they overlap): `point_a - point_b`.
+    pub v: V64,
+    /// How it ended.
+    pub ending: Ending,
+    /// Support points taken.
+    pub iterations: u32,
+    /// The largest norm of a Minkowski vertex seen: the scale of the rounding.
+    pub scale: f64,
+}
+
+/// The support point of the cores' difference along `d`: `s_A(d) - s_B(-d)`.
+#[inline]
+pub(super) fn support_vertex<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(a: &A, b: &B, d: &Vector) -> Vertex {
+    let pa = a.core_support(d);
+    let pb = b.core_support(&-d);
+    Vertex { w: pa.coords.cast::<f64>() - pb.coords.cast::<f64>(), a: pa, b: pb }
+}
+
+/// GJK on the cores of A and B (Gilbert, Johnson and Keerthi 1988; van den
+/// Bergen, "Collision Detection in Interactive 3D Environments", 4.3, for
+/// the stopping rules): `v` is the closest point of a simplex of
+/// `A - B` to the origin; the support point `w` along `-v` either shows `v`
+/// converged (`|v|^2 - v . w <= REL_TOL |v|^2`, or within rounding), or is
+/// added and the simplex reduced (see [`Simplex::reduce`]).
+///
+/// Termination: every iteration either stops or strictly shortens `v` (an
+/// iteration that does not, by rounding, stops with the previous simplex),
+/// a repeated support point stops, and at most [`MAX_GJK_ITERATIONS`] run.
+/// `stop_beyond`: when a support plane proves the cores more than this apart
+/// and the touching band (`v . w > (stop_beyond + TOUCH eps scale) |v|`),
+/// GJK stops early with [`Ending::Beyond`] (infinity runs to convergence).
+pub(super) fn gjk<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(a: &A, b: &B, stop_beyond: f64) -> Gjk {
+    let first = support_vertex(a, b, &Vector::x());
+    let mut simplex = Simplex::new(first);
+    let mut v = first.w;
+    let mut dist2 = v.norm_squared();
+    let mut scale2 = dist2;
+    let mut iterations = 1;
+    let ending = loop {
+        if dist2 <= touch2(scale2) {
+            break Ending::Overlap;
+        }
+        if iterations >= MAX_GJK_ITERATIONS {
+            break Ending::Apart;
+        }
+        let w = support_vertex(a, b, &direction(&-v));
+        iterations += 1;
+        let vw = v.dot(&w.w);
+        scale2 = scale2.max(w.w.norm_squared());
+        let beyond = stop_beyond + TOUCH * EPS * scale2.sqrt();
+        if vw > 0.0 && vw * vw > beyond * beyond * dist2 {
+            break Ending::Beyond;
+        }
+        // `|v|^2 - v . w` carries the rounding of `v . w`, a few eps of
+        // `|v| |w|`.
+        let gap = dist2 - vw;
+        if gap <= REL_TOL * dist2 + TOUCH * EPS * (dist2 * scale2).sqrt() || simplex.contains(&w.w) {
+            break Ending::Apart;
+        }
+        let previous = simplex;
+        simplex.push(w);
+        if simplex.reduce() {
+            v = V64::zeros();
+            break Ending::Overlap;
+        }
+        let next = simplex.point;
+        let next2 = next.norm_squared();
+        if next2 >= dist2 || next2.is_nan() {
+            simplex = previous;
+            break Ending::Apart;
+        }
+        (v, dist2) = (next, next2);
+    };
+    Gjk { simplex, v, ending, iterations, scale: scale2.sqrt() }
+}
+
+/// `(TOUCH eps scale)^2`.
+#[inline]
+fn touch2(scale2: f64) -> f64 {
+    let t = TOUCH * EPS;
+    t * t * scale2
+}
+
+/// The band within which [`intersects_convex`] counts shapes as touching:
+/// `TOUCH eps` of the Minkowski vertices' scale plus the radii.
+#[inline]
+pub(super) fn touch_band(g: &Gjk, radii: f64) -> f64 {
+    TOUCH * EPS * (g.scale + radii)
+}
+
+/// An f32 direction along `d`, scaled by its largest component so that
+/// neither a tiny nor a huge `d` rounds to zero or infinity.
+#[inline]
+pub(super) fn direction(d: &V64) -> Vector {
+    let m = d.amax();
+    if m > 0.0 {
+        (d / m).cast::<Real>()
+    } else {
+        Vector::x()
+    }
+}
+
+/// The distance between two convex shapes A and B given by their support
+/// maps, and a closest pair of points: the same contract as the closed-form
+/// `distance_*` functions ([`ShapeDistance`]).
+///
+/// GJK runs on the shapes' cores ([`SupportMap::core_support`]), with the
+/// signed-volume simplex solver; the core radii are then taken off the core
+/// distance along the core witnesses' direction.
+///
+/// - Apart: `distance > 0` within about `1e-6` relatively, and `8 eps` of
+///   the shapes' size and distance absolutely (the rounding of the f32
+///   support points), of the exact distance; the witness points lie on
+///   the shapes to the same rounding.
+/// - Overlapping or touching (the origin within that rounding of the
+///   Minkowski difference): distance 0 and `point_a == point_b`, a point
+///   common to both (the barycentric combination of the support points of
+///   the simplex that holds the origin).
+/// - Degenerate shapes (flat boxes, zero-area triangles, points) are handled
+///   by the simplex solver's fallback to lower-dimensional faces.
+/// - Shapes far from the origin: the support points carry the rounding of
+///   their world coordinates (`eps` of the offset), which bounds the
+///   accuracy; no NaN arises from any finite input.
+///
+/// ```
+/// use proxima_narrowphase::{distance_convex, Capsule, Obb, Point, Rotation, Vector};
+/// let a = Obb::new(Point::origin(), Rotation::identity(), Vector::new(1.0, 1.0, 1.0));
+/// let b = Capsule::new(Point::new(3.0, -1.0, 0.0), Point::new(3.0, 1.0, 0.0), 0.5);
+/// let d = distance_convex(&a, &b);
+/// assert!((d.distance - 1.5).abs() < 1e-5);
+/// assert!((d.point_a.x - 1.0).abs() < 1e-5 && (d.point_b.x - 2.5).abs() < 1e-5);
+/// ```
+#[must_use]
+pub fn distance_convex<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(a: &A, b: &B) -> ShapeDistance {
+    let g = gjk(a, b, f64::INFINITY);
+    from_gjk(&g, a.core_radius(), b.core_radius())
+}
+
+/// The [`ShapeDistance`] of a GJK run on the cores, with radii `ra`, `rb`.
+pub(super) fn from_gjk(g: &Gjk, ra: Real, rb: Real) -> ShapeDistance {
+    let (pa, pb) = g.simplex.witnesses();
+    if g.ending == Ending::Overlap {
+        let common = nalgebra::center(&pa, &pb);
+        return ShapeDistance { distance: 0.0, point_a: common, point_b: common };
+    }
+    let core = g.v.norm();
+    let r = f64::from(ra) + f64::from(rb);
+    if core <= r {
+        let common = if r > 0.0 { pa + (pb - pa) * (ra / (ra + rb)) } else { pa };
+        return ShapeDistance { distance: 0.0, point_a: common, point_b: common };
+    }
+    // From A to B: `-v`, since `v = pa - pb`.
+    let u = (-g.v / core).cast::<Real>();
+    ShapeDistance { distance: (core - r) as Real, point_a: pa + u * ra, point_b: pb - u * rb }
+}
+
+/// True when the convex shapes A and B overlap or touch (inclusive), given
+/// by their support maps.
+///
+/// GJK on the cores, stopped as soon as a support plane separates them by
+/// more than the radii (usually in two or three iterations for shapes far
+/// apart). Touching counts: shapes within `8 eps` of their size and distance
+/// (the rounding of the support points, see [`distance_convex`]) intersect.
+///
+/// ```
+/// use proxima_narrowphase::{intersects_convex, Obb, Point, Rotation, Sphere, Vector};
+/// let a = Obb::new(Point::origin(), Rotation::identity(), Vector::new(1.0, 1.0, 1.0));
+/// assert!(intersects_convex(&a, &Sphere::new(Point::new(2.0, 0.0, 0.0), 1.0))); // touching
+/// assert!(!intersects_convex(&a, &Sphere::new(Point::new(2.1, 0.0, 0.0), 1.0)));
+/// ```
+#[must_use]
+pub fn intersects_convex<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(a: &A, b: &B) -> bool {
+    let r = f64::from(a.core_radius()) + f64::from(b.core_radius());
+    let g = gjk(a, b, r + TOUCH * EPS * r);
+    match g.ending {
+        Ending::Overlap => true,
+        Ending::Beyond => false,
+        Ending::Apart => g.v.norm() <= r + touch_band(&g, r),
+    }
+}
+
+/// GJK's and EPA's iteration counts on a pair (support points taken), for
+/// tests that bound them: `(gjk, epa)`, EPA's 0 when it does not run.
+#[doc(hidden)]
+#[must_use]
+pub fn convex_iterations<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(a: &A, b: &B) -> (u32, u32) {
+    let g = gjk(a, b, f64::INFINITY);
+    let epa = if g.ending == Ending::Overlap { super::epa::epa_iterations(a, b, &g) } else { 0 };
+    (g.iterations, epa)
+}

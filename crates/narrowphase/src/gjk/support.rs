@@ -1,0 +1,170 @@
+//! Support maps: the one question GJK and EPA ask of a convex shape.
+
+use crate::math::{normalize_any, Point, Real, Vector};
+use crate::shape::{Aabb, Capsule, Obb, Sphere, Triangle};
+
+/// A convex shape described by its support function: the generic queries
+/// ([`distance_convex`](crate::distance_convex),
+/// [`intersects_convex`](crate::intersects_convex),
+/// [`contact_convex`](crate::contact_convex)) run on any type that implements
+/// it.
+///
+/// Only [`support`](SupportMap::support) is required. A rounded shape (the
+/// points within a radius of a convex core: a sphere around its centre, a
+/// capsule around its segment) may also give its core and radius through
+/// [`core_support`](SupportMap::core_support) and
+/// [`core_radius`](SupportMap::core_radius): the queries then run on the
+/// cores, which are polytopes where the shape is curved, and add the radii
+/// (exact and fewer iterations; Jolt's "convex radius", parry's rounded
+/// shapes). The defaults take the whole shape as its own core.
+///
+/// ```
+/// use proxima_narrowphase::{distance_convex, Point, Sphere, SupportMap, Vector};
+/// /// A user's shape: the unit cube's corner `[0, 1]^3`.
+/// struct UnitCube;
+/// impl SupportMap for UnitCube {
+///     fn support(&self, dir: &Vector) -> Point {
+///         dir.map(|d| if d > 0.0 { 1.0 } else { 0.0 }).into()
+///     }
+/// }
+/// let ball = Sphere::new(Point::new(3.0, 0.5, 0.5), 1.0);
+/// assert!((distance_convex(&UnitCube, &ball).distance - 1.0).abs() < 1e-5);
+/// ```
+pub trait SupportMap {
+    /// A point of the shape farthest along `dir` (world frame), that is a
+    /// maximiser of `dir . x` over the shape. `dir` need not be unit length;
+    /// for a zero `dir` any point of the shape is an answer.
+    fn support(&self, dir: &Vector) -> Point;
+
+    /// A farthest point along `dir` of the shape's core, the convex set that
+    /// the shape is the points within [`core_radius`](SupportMap::core_radius)
+    /// of. Defaults to [`support`](SupportMap::support) (a core radius of 0).
+    #[inline]
+    fn core_support(&self, dir: &Vector) -> Point {
+        self.support(dir)
+    }
+
+    /// The radius around the core, `>= 0`. Defaults to 0.
+    #[inline]
+    fn core_radius(&self) -> Real {
+        0.0
+    }
+}
+
+/// `+1` for `d > 0`, else `-1`: the vertex choice of a box along `d` (ties
+/// go to the negative side; both are farthest).
+#[inline]
+fn side(d: Real) -> Real {
+    if d > 0.0 {
+        1.0
+    } else {
+        -1.0
+    }
+}
+
+/// A point: its own support point; also the core of a sphere.
+impl SupportMap for Point {
+    #[inline]
+    fn support(&self, _dir: &Vector) -> Point {
+        *self
+    }
+}
+
+/// `c + r dir / |dir|`; the core is the centre.
+impl SupportMap for Sphere {
+    #[inline]
+    fn support(&self, dir: &Vector) -> Point {
+        match normalize_any(dir) {
+            Some(u) => self.center() + u.into_inner() * self.radius(),
+            None => *self.center(),
+        }
+    }
+    #[inline]
+    fn core_support(&self, _dir: &Vector) -> Point {
+        *self.center()
+    }
+    #[inline]
+    fn core_radius(&self) -> Real {
+        self.radius()
+    }
+}
+
+/// The corner on the side of `dir` on each axis.
+impl SupportMap for Aabb {
+    #[inline]
+    fn support(&self, dir: &Vector) -> Point {
+        let (lo, hi) = (self.min(), self.max());
+        Point::new(
+            if dir.x > 0.0 { hi.x } else { lo.x },
+            if dir.y > 0.0 { hi.y } else { lo.y },
+            if dir.z > 0.0 { hi.z } else { lo.z },
+        )
+    }
+}
+
+/// `c + R s`, with `s_i = ±h_i` on the side of `(R^T dir)_i`.
+impl SupportMap for Obb {
+    #[inline]
+    fn support(&self, dir: &Vector) -> Point {
+        let local = self.to_local_vector(dir);
+        let h = self.half_extents();
+        self.to_world(&Vector::new(side(local.x) * h.x, side(local.y) * h.y, side(local.z) * h.z))
+    }
+}
+
+/// The segment's farther end grown by the radius; the core is the segment.
+impl SupportMap for Capsule {
+    #[inline]
+    fn support(&self, dir: &Vector) -> Point {
+        let end = self.core_support(dir);
+        match normalize_any(dir) {
+            Some(u) => end + u.into_inner() * self.radius(),
+            None => end,
+        }
+    }
+    #[inline]
+    fn core_support(&self, dir: &Vector) -> Point {
+        if (self.b() - self.a()).dot(dir) > 0.0 {
+            *self.b()
+        } else {
+            *self.a()
+        }
+    }
+    #[inline]
+    fn core_radius(&self) -> Real {
+        self.radius()
+    }
+}
+
+/// The vertex of largest `dir . v` (the first of equals).
+impl SupportMap for Triangle {
+    #[inline]
+    fn support(&self, dir: &Vector) -> Point {
+        // Compared relative to `a`, so far-off triangles keep their precision.
+        let [a, b, c] = self.vertices();
+        let (db, dc) = (dir.dot(&(b - a)), dir.dot(&(c - a)));
+        if db <= 0.0 && dc <= 0.0 {
+            a
+        } else if db >= dc {
+            b
+        } else {
+            c
+        }
+    }
+}
+
+/// A shape behind a reference supports as the shape.
+impl<T: SupportMap + ?Sized> SupportMap for &T {
+    #[inline]
+    fn support(&self, dir: &Vector) -> Point {
+        (**self).support(dir)
+    }
+    #[inline]
+    fn core_support(&self, dir: &Vector) -> Point {
+        (**self).core_support(dir)
+    }
+    #[inline]
+    fn core_radius(&self) -> Real {
+        (**self).core_radius()
+    }
+}
