@@ -31,6 +31,14 @@ pub enum ShapeError {
     /// A coordinate or size exceeds [`MAX_COORDINATE`](crate::MAX_COORDINATE)
     /// (`1e18`) in magnitude. The payload names it.
     TooLarge(&'static str),
+    /// A convex hull was given fewer than 4 points.
+    TooFewPoints,
+    /// The points of a convex hull lie on one line or at one point (within
+    /// the hull's tolerance).
+    CollinearPoints,
+    /// The points of a convex hull lie on one plane (within the hull's
+    /// tolerance).
+    CoplanarPoints,
 }
 
 impl fmt::Display for ShapeError {
@@ -44,6 +52,9 @@ impl fmt::Display for ShapeError {
             Self::NegativeMaxToi => f.write_str("max_toi is negative"),
             Self::InvalidRotation => f.write_str("rotation is not a unit quaternion"),
             Self::TooLarge(what) => write!(f, "{what} exceeds 1e18 in magnitude (MAX_COORDINATE)"),
+            Self::TooFewPoints => f.write_str("a convex hull needs at least 4 points"),
+            Self::CollinearPoints => f.write_str("convex hull points are collinear or coincident"),
+            Self::CoplanarPoints => f.write_str("convex hull points are coplanar"),
         }
     }
 }

@@ -3,6 +3,7 @@
 
 mod aabb;
 mod capsule;
+mod convex_hull;
 mod obb;
 mod plane;
 mod sphere;
@@ -10,6 +11,7 @@ mod triangle;
 
 pub use aabb::Aabb;
 pub use capsule::Capsule;
+pub use convex_hull::{ConvexHull, HullEdge, HullFace};
 pub use obb::Obb;
 pub use plane::Plane;
 pub use sphere::Sphere;
