@@ -25,6 +25,15 @@ const TOUCH: f64 = 8.0;
 /// f32's epsilon in f64: the rounding of the support points.
 const EPS: f64 = Real::EPSILON as f64;
 
+/// Where GJK starts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Start {
+    /// At the difference of the cores' centres (distance, intersection).
+    Centers,
+    /// At a support point (EPA's input).
+    Support,
+}
+
 /// How a GJK run ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Ending {
@@ -71,13 +80,22 @@ pub(super) fn support_vertex<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(a: 
 /// added and the simplex reduced (see [`Simplex::reduce`]).
 ///
 /// Termination: every iteration either stops or strictly shortens `v` (an
-/// iteration that does not, by rounding, stops with the previous simplex),
+/// iteration that does not, by rounding, stops there),
 /// a repeated support point stops, and at most [`MAX_GJK_ITERATIONS`] run.
 /// `stop_beyond`: when a support plane proves the cores more than this apart
 /// and the touching band (`v . w > (stop_beyond + TOUCH eps scale) |v|`),
 /// GJK stops early with [`Ending::Beyond`] (infinity runs to convergence).
-pub(super) fn gjk<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(a: &A, b: &B, stop_beyond: f64) -> Gjk {
-    let first = support_vertex(a, b, &Vector::x());
+pub(super) fn gjk<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(a: &A, b: &B, stop_beyond: f64, start: Start) -> Gjk {
+    // Any point of the cores' difference starts the search; the centres'
+    // difference points roughly towards the closest one. EPA needs every
+    // vertex on the boundary of the difference (support points): it
+    // starts from one.
+    let first = if start == Start::Centers {
+        let (ca, cb) = (a.core_center(), b.core_center());
+        Vertex { w: ca.coords.cast::<f64>() - cb.coords.cast::<f64>(), a: ca, b: cb }
+    } else {
+        support_vertex(a, b, &Vector::x())
+    };
     let mut simplex = Simplex::new(first);
     let mut v = first.w;
     let mut dist2 = v.norm_squared();
@@ -104,7 +122,6 @@ pub(super) fn gjk<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(a: &A, b: &B, 
         if gap <= REL_TOL * dist2 + TOUCH * EPS * (dist2 * scale2).sqrt() || simplex.contains(&w.w) {
             break Ending::Apart;
         }
-        let previous = simplex;
         simplex.push(w);
         if simplex.reduce() {
             v = V64::zeros();
@@ -113,7 +130,11 @@ pub(super) fn gjk<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(a: &A, b: &B, 
         let next = simplex.point;
         let next2 = next.norm_squared();
         if next2 >= dist2 || next2.is_nan() {
-            simplex = previous;
+            // No progress: the new point is the old one to rounding (the
+            // f64 solver is exact far below the support points' rounding).
+            if next2.is_finite() {
+                v = next;
+            }
             break Ending::Apart;
         }
         (v, dist2) = (next, next2);
@@ -179,7 +200,7 @@ pub(super) fn direction(d: &V64) -> Vector {
 /// ```
 #[must_use]
 pub fn distance_convex<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(a: &A, b: &B) -> ShapeDistance {
-    let g = gjk(a, b, f64::INFINITY);
+    let g = gjk(a, b, f64::INFINITY, Start::Centers);
     from_gjk(&g, a.core_radius(), b.core_radius())
 }
 
@@ -218,7 +239,7 @@ pub(super) fn from_gjk(g: &Gjk, ra: Real, rb: Real) -> ShapeDistance {
 #[must_use]
 pub fn intersects_convex<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(a: &A, b: &B) -> bool {
     let r = f64::from(a.core_radius()) + f64::from(b.core_radius());
-    let g = gjk(a, b, r + TOUCH * EPS * r);
+    let g = gjk(a, b, r + TOUCH * EPS * r, Start::Centers);
     match g.ending {
         Ending::Overlap => true,
         Ending::Beyond => false,
@@ -227,11 +248,13 @@ pub fn intersects_convex<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(a: &A, 
 }
 
 /// GJK's and EPA's iteration counts on a pair (support points taken), for
-/// tests that bound them: `(gjk, epa)`, EPA's 0 when it does not run.
+/// tests that bound them: `(gjk, epa)`, GJK's the larger of its two starts
+/// (centres, a support point), EPA's 0 when it does not run.
 #[doc(hidden)]
 #[must_use]
 pub fn convex_iterations<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(a: &A, b: &B) -> (u32, u32) {
-    let g = gjk(a, b, f64::INFINITY);
-    let epa = if g.ending == Ending::Overlap { super::epa::epa_iterations(a, b, &g) } else { 0 };
-    (g.iterations, epa)
+    let g = gjk(a, b, f64::INFINITY, Start::Centers);
+    let from_support = gjk(a, b, f64::INFINITY, Start::Support);
+    let epa = if from_support.ending == Ending::Overlap { super::epa::epa_iterations(a, b, &from_support) } else { 0 };
+    (g.iterations.max(from_support.iterations), epa)
 }

@@ -1,7 +1,7 @@
 //! EPA: the penetration depth of two overlapping convex shapes, and the
 //! contact of two convex shapes given by their support maps.
 
-use super::distance::{direction, gjk, support_vertex, touch_band, Ending, Gjk};
+use super::distance::{direction, gjk, support_vertex, touch_band, Ending, Gjk, Start};
 use super::simplex::{Simplex, Vertex, V64};
 use super::SupportMap;
 use crate::contact::Contact;
@@ -104,7 +104,7 @@ pub fn contact_convex<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
     let prediction = if prediction > 0.0 { f64::from(prediction) } else { 0.0 };
     let (ra, rb) = (a.core_radius(), b.core_radius());
     let r = f64::from(ra) + f64::from(rb);
-    let g = gjk(a, b, r + prediction);
+    let g = gjk(a, b, r + prediction, Start::Support);
     match g.ending {
         Ending::Beyond => None,
         Ending::Apart => {

@@ -127,10 +127,8 @@ impl Simplex {
             _ => tetrahedron(&w),
         };
         let old = self.verts;
-        for k in 0..bary.n {
-            self.verts[k] = old[bary.idx[k]];
-            self.lambdas[k] = bary.l[k];
-        }
+        self.verts = core::array::from_fn(|k| old[bary.idx[k]]);
+        self.lambdas = bary.l;
         self.len = bary.n;
         self.point = bary.p;
         inside
@@ -213,8 +211,8 @@ fn tetrahedron(w: &[V64; 4]) -> (Bary, bool) {
     let det = e1.dot(&e2.cross(&e3));
     // Face `m` is the one opposite vertex `v[m]`.
     let faces = [[v[1], v[2], v[3]], [v[0], v[2], v[3]], [v[0], v[1], v[3]], [v[0], v[1], v[2]]];
-    let scale = e1.norm() * e2.norm() * e3.norm();
-    if det.abs() <= FLAT_VOLUME * scale || det.is_nan() {
+    let scale2 = e1.norm_squared() * e2.norm_squared() * e3.norm_squared();
+    if det * det <= FLAT_VOLUME * FLAT_VOLUME * scale2 || det.is_nan() {
         return (closest_of(faces.iter().map(|&f| triangle(w, f))), false);
     }
     let q = -w[v[0]];

@@ -49,6 +49,15 @@ pub trait SupportMap {
     fn core_radius(&self) -> Real {
         0.0
     }
+
+    /// A point of the core, near its middle (its centre where it has one):
+    /// GJK starts from the difference of the two shapes' centres, which
+    /// points roughly the right way and saves iterations. Defaults to a
+    /// support point.
+    #[inline]
+    fn core_center(&self) -> Point {
+        self.core_support(&Vector::x())
+    }
 }
 
 /// `+1` for `d > 0`, else `-1`: the vertex choice of a box along `d` (ties
@@ -84,6 +93,10 @@ impl SupportMap for Sphere {
         *self.center()
     }
     #[inline]
+    fn core_center(&self) -> Point {
+        *self.center()
+    }
+    #[inline]
     fn core_radius(&self) -> Real {
         self.radius()
     }
@@ -100,6 +113,10 @@ impl SupportMap for Aabb {
             if dir.z > 0.0 { hi.z } else { lo.z },
         )
     }
+    #[inline]
+    fn core_center(&self) -> Point {
+        self.center()
+    }
 }
 
 /// `c + R s`, with `s_i = ±h_i` on the side of `(R^T dir)_i`.
@@ -109,6 +126,10 @@ impl SupportMap for Obb {
         let local = self.to_local_vector(dir);
         let h = self.half_extents();
         self.to_world(&Vector::new(side(local.x) * h.x, side(local.y) * h.y, side(local.z) * h.z))
+    }
+    #[inline]
+    fn core_center(&self) -> Point {
+        *self.center()
     }
 }
 
@@ -134,6 +155,10 @@ impl SupportMap for Capsule {
     fn core_radius(&self) -> Real {
         self.radius()
     }
+    #[inline]
+    fn core_center(&self) -> Point {
+        nalgebra::center(self.a(), self.b())
+    }
 }
 
 /// The vertex of largest `dir . v` (the first of equals).
@@ -151,6 +176,11 @@ impl SupportMap for Triangle {
             c
         }
     }
+    #[inline]
+    fn core_center(&self) -> Point {
+        let [a, b, c] = self.vertices();
+        a + ((b - a) + (c - a)) / 3.0
+    }
 }
 
 /// A shape behind a reference supports as the shape.
@@ -166,5 +196,9 @@ impl<T: SupportMap + ?Sized> SupportMap for &T {
     #[inline]
     fn core_radius(&self) -> Real {
         (**self).core_radius()
+    }
+    #[inline]
+    fn core_center(&self) -> Point {
+        (**self).core_center()
     }
 }
