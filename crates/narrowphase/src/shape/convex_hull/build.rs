@@ -30,7 +30,11 @@ pub(super) struct Tri {
     pub(super) normal: V3,
     /// Plane offset: `normal . x = offset` on the plane.
     pub(super) offset: f64,
+    /// Points more than `tol` above: eye candidates.
     outside: Vec<u32>,
+    /// Points above by at most `tol`: never eyes, but a later triangle may
+    /// have them farther above.
+    near: Vec<u32>,
     alive: bool,
     /// Marked visible in the step of this number.
     visit: u32,
@@ -53,6 +57,7 @@ impl Tri {
             normal,
             offset: normal.dot(&a),
             outside: Vec::new(),
+            near: Vec::new(),
             alive: true,
             visit: 0,
             walk: 0,
@@ -110,9 +115,6 @@ pub(super) fn quickhull(pts: &[V3], tol: f64) -> Result<Vec<Tri>, ShapeError> {
                 best
             }
         });
-        if face.dist(&pts[face.outside[k] as usize]) <= tol {
-            continue; // only points within `tol` of this face: it is final
-        }
         let eye = face.outside[k];
         // Visible: more than `tol * 1e-5` below the eye (far above the f64
         // rounding of a distance, ~1e-16 of the size, and so thin that the
@@ -165,22 +167,20 @@ pub(super) fn quickhull(pts: &[V3], tol: f64) -> Result<Vec<Tri>, ShapeError> {
             hidden.adj[j] = base + k;
             tris.push(t);
         }
-        // The points of the visible triangles, and those of the hidden
-        // triangles on the horizon (beyond their own plane by little, they
-        // may lie farther beyond a new one), go to the best of these.
+        // The points of the visible triangles, and the near points of the
+        // hidden triangles on the horizon (a new triangle may have them
+        // farther above), go to the best of these triangles.
         orphans.clear();
         for &vf in &visible {
             let t = &mut tris[vf as usize];
             t.alive = false;
             orphans.append(&mut t.outside);
+            orphans.append(&mut t.near);
         }
         candidates.clear();
         candidates.extend(base..base + n);
         for h in &horizon {
-            let t = &mut tris[h.hidden as usize];
-            if !t.outside.is_empty() {
-                orphans.append(&mut t.outside);
-            }
+            orphans.append(&mut tris[h.hidden as usize].near);
             candidates.push(h.hidden);
         }
         assign_outside(pts, &mut tris, orphans.iter().copied().filter(|&i| i != eye), &candidates, tol, &mut stack);
@@ -243,10 +243,9 @@ fn seed_tetrahedron([a, b, c, d]: [u32; 4], pts: &[V3]) -> Vec<Tri> {
 }
 
 /// Gives each point to the triangle among `candidates` it lies farthest
-/// above, when it lies above any: points within `tol` above stay listed (a
-/// later triangle may have them farther above) but never become eyes; the
-/// others are inside and dropped. A triangle that receives its first point
-/// goes on the stack.
+/// above, when it lies above any: to its `outside` list when by more than
+/// `tol`, else to its `near` list; the others are inside and dropped. A
+/// triangle that receives its first outside point goes on the stack.
 fn assign_outside(
     pts: &[V3],
     tris: &mut [Tri],
@@ -264,9 +263,14 @@ fn assign_outside(
                 best = (f, d);
             }
         }
-        if best.0 != u32::MAX {
-            let t = &mut tris[best.0 as usize];
-            if t.outside.is_empty() || best.1 > tol {
+        if best.0 == u32::MAX {
+            continue;
+        }
+        let t = &mut tris[best.0 as usize];
+        if best.1 <= tol {
+            t.near.push(i);
+        } else {
+            if t.outside.is_empty() {
                 stack.push(best.0);
             }
             t.outside.push(i);
