@@ -5,6 +5,7 @@ use proxima_narrowphase::{
     contact_sphere_obb, contact_sphere_sphere, Contact, Obb,
 };
 
+use crate::hull::{as_convex, PosedHull};
 use crate::mesh_frame::{capsule_in, contact_to_world, obb_in, sphere_in};
 use crate::shape::WorldShape;
 use crate::trimesh::contact_mesh_mesh;
@@ -20,6 +21,14 @@ use crate::trimesh::contact_mesh_mesh;
 pub fn contact(a: &WorldShape, b: &WorldShape) -> Option<Contact> {
     use WorldShape as S;
     match (a, b) {
+        (S::ConvexHull(hull, pose), S::TriMesh(mesh, mesh_pose)) => {
+            let local = mesh_pose.inverse() * pose;
+            mesh.contact_hull(&PosedHull { hull, pose: &local }).map(|c| contact_to_world(&c, mesh_pose))
+        }
+        (S::TriMesh(..), S::ConvexHull(..)) => contact(b, a).map(|c| c.flipped()),
+        (S::ConvexHull(..), _) | (_, S::ConvexHull(..)) => {
+            proxima_narrowphase::contact_convex(&as_convex(a)?, &as_convex(b)?, 0.0)
+        }
         (S::Sphere(s), S::Sphere(t)) => contact_sphere_sphere(s, t),
         (S::Sphere(s), S::Aabb(t)) => contact_sphere_aabb(s, t),
         (S::Sphere(s), S::Obb(t)) => contact_sphere_obb(s, t),

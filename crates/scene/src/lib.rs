@@ -15,6 +15,7 @@ mod dynamic_set;
 mod error;
 mod filter;
 mod grid_search;
+mod hull;
 mod manifold;
 mod mesh_frame;
 mod pair_rules;

@@ -8,6 +8,7 @@ use proxima_narrowphase::{
 };
 
 use crate::contact::as_obb;
+use crate::hull::{as_convex, manifold_convex, PosedHull};
 use crate::mesh_frame::{capsule_in, obb_in, sphere_in};
 use crate::shape::WorldShape;
 use crate::trimesh::{mesh_mesh_manifolds, Convex, MeshScratch};
@@ -57,6 +58,24 @@ fn append(
 ) -> Option<()> {
     use WorldShape as S;
     let single = match (a, b) {
+        (S::ConvexHull(hull, pose), S::TriMesh(mesh, mesh_pose)) => {
+            let start = out.len();
+            let local = mesh_pose.inverse() * pose;
+            mesh.manifolds(Convex::Hull(PosedHull { hull, pose: &local }), p, scratch, out);
+            for m in &mut out[start..] {
+                *m = m.transformed(mesh_pose);
+            }
+            None
+        }
+        (S::TriMesh(..), S::ConvexHull(..)) => {
+            let start = out.len();
+            let _ = append(b, a, p, scratch, out);
+            for m in &mut out[start..] {
+                *m = m.flipped();
+            }
+            None
+        }
+        (S::ConvexHull(..), _) | (_, S::ConvexHull(..)) => manifold_convex(&as_convex(a)?, &as_convex(b)?, p),
         (S::Sphere(s), S::Sphere(t)) => contact_manifold_sphere_sphere(s, t, p),
         (S::Sphere(s), S::Aabb(_) | S::Obb(_)) => contact_manifold_sphere_obb(s, &as_obb(b)?, p),
         (S::Sphere(s), S::Capsule(c)) => contact_manifold_sphere_capsule(s, c, p),

@@ -5,12 +5,13 @@ use core::ops::ControlFlow;
 
 use proxima_narrowphase::{
     intersects_aabb_aabb, intersects_aabb_obb, intersects_capsule_aabb, intersects_capsule_capsule,
-    intersects_capsule_obb, intersects_obb_obb, intersects_sphere_aabb, intersects_sphere_capsule,
+    intersects_capsule_obb, intersects_convex, intersects_obb_obb, intersects_sphere_aabb, intersects_sphere_capsule,
     intersects_sphere_obb, intersects_sphere_sphere, Aabb, Capsule, Obb, Point, Sphere,
 };
 
 use crate::collider::{Collider, ColliderHandle};
 use crate::filter::QueryFilter;
+use crate::hull::{as_convex, ConvexRef};
 use crate::mesh_frame::{capsule_in, obb_in, sphere_in};
 use crate::scene::Scene;
 use crate::shape::WorldShape;
@@ -48,6 +49,10 @@ impl OverlapShape {
     fn overlaps(&self, shape: &WorldShape) -> bool {
         match (self, shape) {
             (Self::Point(p), shape) => shape.contains_point(p),
+            (Self::Aabb(a), h @ WorldShape::ConvexHull(..)) => overlaps_hull(&ConvexRef::Obb(Obb::from_aabb(a)), h),
+            (Self::Sphere(s), h @ WorldShape::ConvexHull(..)) => overlaps_hull(&ConvexRef::Sphere(s), h),
+            (Self::Obb(o), h @ WorldShape::ConvexHull(..)) => overlaps_hull(&ConvexRef::Obb(*o), h),
+            (Self::Capsule(c), h @ WorldShape::ConvexHull(..)) => overlaps_hull(&ConvexRef::Capsule(c), h),
             (Self::Sphere(s), WorldShape::Sphere(t)) => intersects_sphere_sphere(s, t),
             (Self::Sphere(s), WorldShape::Aabb(a)) => intersects_sphere_aabb(s, a),
             (Self::Sphere(s), WorldShape::Obb(o)) => intersects_sphere_obb(s, o),
@@ -74,6 +79,11 @@ impl OverlapShape {
             }
         }
     }
+}
+
+/// GJK's overlap test of a probe and a placed hull.
+fn overlaps_hull(probe: &ConvexRef<'_>, hull: &WorldShape) -> bool {
+    as_convex(hull).is_some_and(|h| intersects_convex(probe, &h))
 }
 
 impl Scene {

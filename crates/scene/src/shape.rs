@@ -3,9 +3,11 @@
 use std::sync::Arc;
 
 use proxima_narrowphase::{
-    Aabb, Capsule, Isometry, Obb, Point, Ray, RayHit, Real, Rotation, ShapeError, Sphere, SweepHit, Vector,
+    Aabb, Capsule, ConvexHull, Isometry, Obb, Point, Ray, RayHit, Real, Rotation, ShapeError, Sphere, SweepHit, Vector,
     MAX_COORDINATE,
 };
+
+use crate::hull::{cast_ray_hull, cast_sphere_hull, closest_point_hull, contains_point_hull, world_aabb};
 
 use crate::error::{PoseError, POSE_ROTATION_TOLERANCE};
 use crate::trimesh::{TriMesh, TriangleHit};
@@ -46,6 +48,12 @@ pub enum ColliderShape {
     /// A triangle mesh (shared), placed by the pose.
     #[cfg_attr(feature = "serde", serde(skip))]
     TriMesh(Arc<TriMesh>),
+    /// A solid convex hull (shared), placed by the pose. Its pairs with the
+    /// other convex shapes are decided by GJK and EPA
+    /// ([`contact_convex`](proxima_narrowphase::contact_convex)), with
+    /// one-point manifolds; ray casts and sphere sweeps are exact on its
+    /// face planes.
+    ConvexHull(Arc<ConvexHull>),
 }
 
 impl ColliderShape {
@@ -75,6 +83,18 @@ impl ColliderShape {
                 }
                 let axis = unit_rotation(&pose.rotation)? * Vector::y() * *half_height;
                 WorldShape::Capsule(Capsule::try_new(center - axis, center + axis, *radius)?)
+            }
+            Self::ConvexHull(hull) => {
+                let t = &pose.translation.vector;
+                if !t.iter().all(|x| x.is_finite()) {
+                    return Err(ShapeError::NonFinite("hull pose"));
+                }
+                // Vertices within MAX_COORDINATE (ConvexHull::try_new), as a mesh's.
+                if t.iter().any(|x| x.abs() > MAX_COORDINATE) {
+                    return Err(ShapeError::TooLarge("hull pose"));
+                }
+                let pose = Isometry::from_parts(pose.translation, unit_rotation(&pose.rotation)?);
+                WorldShape::ConvexHull(Arc::clone(hull), pose)
             }
             Self::TriMesh(mesh) => {
                 let q = pose.rotation.as_ref().coords;
@@ -143,6 +163,7 @@ pub(crate) struct ShapeRayHit {
 /// A collider's geometry in world space, ready for exact tests.
 #[derive(Clone, Debug)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
 pub enum WorldShape {
     /// A sphere.
     Sphere(Sphere),
@@ -155,6 +176,8 @@ pub enum WorldShape {
     /// A triangle mesh and the pose from its frame to world.
     #[cfg_attr(feature = "serde", serde(skip))]
     TriMesh(Arc<TriMesh>, Isometry),
+    /// A convex hull and the pose from its frame to world.
+    ConvexHull(Arc<ConvexHull>, Isometry),
 }
 
 impl WorldShape {
@@ -166,6 +189,7 @@ impl WorldShape {
             Self::Obb(o) => o.aabb(),
             Self::Capsule(c) => c.aabb(),
             Self::TriMesh(mesh, pose) => mesh.world_aabb(pose),
+            Self::ConvexHull(hull, pose) => world_aabb(hull, pose),
         }
     }
 
@@ -191,6 +215,7 @@ impl WorldShape {
             Self::Aabb(a) => cast_ray_aabb(ray, a),
             Self::Obb(o) => cast_ray_obb(ray, o),
             Self::Capsule(c) => cast_ray_capsule(ray, c),
+            Self::ConvexHull(hull, pose) => cast_ray_hull(ray, hull, pose),
             Self::TriMesh(mesh, pose) => {
                 let h = mesh.ray_posed(ray, pose, any)?;
                 return Some(ShapeRayHit { hit: h.hit, triangle: Some(h.triangle) });
@@ -208,6 +233,7 @@ impl WorldShape {
             Self::Obb(o) => cast_sphere_obb(sphere, motion, o),
             Self::Capsule(c) => cast_sphere_capsule(sphere, motion, c),
             Self::TriMesh(mesh, pose) => mesh.cast_sphere_posed(sphere, motion, pose),
+            Self::ConvexHull(hull, pose) => cast_sphere_hull(sphere, motion, hull, pose),
         }
     }
 
@@ -219,6 +245,7 @@ impl WorldShape {
             Self::Obb(o) => o.contains_point(p),
             Self::Capsule(c) => c.contains_point(p),
             Self::TriMesh(mesh, pose) => mesh.contains_point(&pose.inverse_transform_point(p)),
+            Self::ConvexHull(hull, pose) => contains_point_hull(hull, pose, p),
         }
     }
 
@@ -243,6 +270,7 @@ impl WorldShape {
                 let local = pose.inverse_transform_point(p);
                 pose.transform_point(&mesh.closest_point(&local).map_or(local, |c| c.point))
             }
+            Self::ConvexHull(hull, pose) => closest_point_hull(hull, pose, p),
         }
     }
 }

@@ -18,6 +18,8 @@ pub(crate) enum Convex<'a> {
     Sphere(&'a Sphere),
     Obb(&'a Obb),
     Capsule(&'a Capsule),
+    /// A hull placed in the mesh's frame.
+    Hull(crate::hull::PosedHull<'a>),
 }
 
 impl Convex<'_> {
@@ -26,6 +28,7 @@ impl Convex<'_> {
             Convex::Sphere(s) => s.aabb(),
             Convex::Obb(o) => o.aabb(),
             Convex::Capsule(c) => c.aabb(),
+            Convex::Hull(h) => crate::hull::world_aabb(h.hull, h.pose),
         }
     }
 
@@ -41,6 +44,7 @@ impl Convex<'_> {
                 let end = if (c.b() - c.a()).dot(dir) >= 0.0 { c.b() } else { c.a() };
                 end + dir.into_inner() * c.radius()
             }
+            Convex::Hull(h) => proxima_narrowphase::SupportMap::support(h, dir),
         }
     }
 
@@ -49,6 +53,11 @@ impl Convex<'_> {
             Convex::Sphere(s) => contact_manifold_sphere_triangle(s, tri, prediction),
             Convex::Obb(o) => contact_manifold_obb_triangle(o, tri, prediction),
             Convex::Capsule(c) => contact_manifold_capsule_triangle(c, tri, prediction),
+            Convex::Hull(h) => {
+                let c = proxima_narrowphase::contact_convex(h, tri, prediction)?;
+                let point = ManifoldPoint { point_a: c.point_a, point_b: c.point_b, depth: c.depth, id: 0 };
+                ContactManifold::new(c.normal, &[point])
+            }
         }
     }
 }

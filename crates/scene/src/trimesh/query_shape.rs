@@ -132,6 +132,13 @@ impl TriMesh {
         self.deepest(&capsule.aabb(), |t| contact_capsule_triangle(capsule, t))
     }
 
+    /// The deepest contact between a placed hull A and this mesh B (mesh
+    /// frame): GJK and EPA against each triangle whose box overlaps A's.
+    pub(crate) fn contact_hull(&self, hull: &crate::hull::PosedHull<'_>) -> Option<Contact> {
+        let cull = crate::hull::world_aabb(hull.hull, hull.pose);
+        self.deepest(&cull, |t| proxima_narrowphase::contact_convex(hull, t, 0.0))
+    }
+
     /// The contact of greatest depth over the triangles overlapping `cull`.
     fn deepest(&self, cull: &Aabb, contact: impl Fn(&Triangle) -> Option<Contact>) -> Option<Contact> {
         let mut best: Option<Contact> = None;

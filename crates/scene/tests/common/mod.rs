@@ -51,7 +51,12 @@ pub fn parry_shape(shape: &WorldShape) -> (Pose, SharedShape) {
         WorldShape::Capsule(c) => {
             (Pose::identity(), SharedShape::capsule(convert::pt(c.a()), convert::pt(c.b()), c.radius()))
         }
-        WorldShape::TriMesh(..) => unimplemented!("meshes are compared in their own test"),
+        WorldShape::ConvexHull(hull, pose) => {
+            let points: Vec<_> = hull.vertices().iter().map(convert::pt).collect();
+            let p = Pose::from_parts(convert::vec(&pose.translation.vector), convert::rot(&pose.rotation));
+            (p, SharedShape::convex_hull(&points).expect("parry builds a hull's hull"))
+        }
+        _ => unimplemented!("meshes are compared in their own test"),
     }
 }
 
@@ -100,7 +105,7 @@ pub fn oracle_ray_toi(shape: &WorldShape, ray: &proxima_narrowphase::Ray) -> (Op
                     if ab.norm_squared() > 0.0 { ((p - a).dot(&ab) / ab.norm_squared()).clamp(0.0, 1.0) } else { 0.0 };
                 (p - (a + ab * t)).norm() - c.radius() as f64
             }
-            WorldShape::TriMesh(..) => unimplemented!(),
+            _ => unimplemented!("the oracle covers the four solid primitives"),
         }
     };
     let f = |t: f64| dist(o + d * t);
