@@ -16,6 +16,7 @@ mod error;
 mod filter;
 mod grid_search;
 mod hull;
+mod hull_manifold;
 mod manifold;
 mod mesh_frame;
 mod pair_rules;

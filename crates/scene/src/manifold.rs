@@ -9,6 +9,7 @@ use proxima_narrowphase::{
 
 use crate::contact::as_obb;
 use crate::hull::{as_convex, manifold_convex, PosedHull};
+use crate::hull_manifold::{as_polytope, manifold_polytopes};
 use crate::mesh_frame::{capsule_in, obb_in, sphere_in};
 use crate::shape::WorldShape;
 use crate::trimesh::{mesh_mesh_manifolds, Convex, MeshScratch};
@@ -75,6 +76,8 @@ fn append(
             }
             None
         }
+        (S::ConvexHull(..), S::ConvexHull(..) | S::Aabb(_) | S::Obb(_))
+        | (S::Aabb(_) | S::Obb(_), S::ConvexHull(..)) => manifold_polytopes(&as_polytope(a)?, &as_polytope(b)?, p),
         (S::ConvexHull(..), _) | (_, S::ConvexHull(..)) => manifold_convex(&as_convex(a)?, &as_convex(b)?, p),
         (S::Sphere(s), S::Sphere(t)) => contact_manifold_sphere_sphere(s, t, p),
         (S::Sphere(s), S::Aabb(_) | S::Obb(_)) => contact_manifold_sphere_obb(s, &as_obb(b)?, p),

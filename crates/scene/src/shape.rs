@@ -50,9 +50,10 @@ pub enum ColliderShape {
     TriMesh(Arc<TriMesh>),
     /// A solid convex hull (shared), placed by the pose. Its pairs with the
     /// other convex shapes are decided by GJK and EPA
-    /// ([`contact_convex`](proxima_narrowphase::contact_convex)), with
-    /// one-point manifolds; ray casts and sphere sweeps are exact on its
-    /// face planes.
+    /// ([`contact_convex`](proxima_narrowphase::contact_convex)); with a
+    /// hull or a box, a face contact gets up to four points by clipping the
+    /// incident face against the reference face, other pairs one point; ray
+    /// casts and sphere sweeps are exact on its face planes.
     ConvexHull(Arc<ConvexHull>),
 }
 

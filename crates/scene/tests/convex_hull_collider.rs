@@ -503,3 +503,94 @@ fn hull_colliders_survive_a_snapshot() {
     let (a, b) = (shape.placed(&pose).unwrap(), back.placed(&pose).unwrap());
     assert_eq!(a.aabb(), b.aabb());
 }
+
+/// A cube hull resting on a box floor gets the four corners of its bottom
+/// face, at the depth it sank, with the floor's normal; a hull on a hull
+/// the same.
+#[test]
+fn a_hull_rests_on_a_face_with_four_points() {
+    let cube: Vec<Point> =
+        (0..8).map(|i| Point::new((i & 1) as f32 - 0.5, ((i >> 1) & 1) as f32 - 0.5, (i >> 2) as f32 - 0.5)).collect();
+    let hull = Arc::new(ConvexHull::try_new(&cube).unwrap());
+    let floor = ColliderShape::Obb { half_extents: Vector::new(5.0, 0.5, 5.0) }.placed(&Isometry::identity()).unwrap();
+    let slab = ColliderShape::ConvexHull(hull.clone()).placed(&Isometry::translation(0.0, 0.0, 0.0)).unwrap();
+    for base in [floor, slab] {
+        let resting = ColliderShape::ConvexHull(hull.clone()).placed(&Isometry::translation(0.2, 0.99, -0.1)).unwrap();
+        let mut out = Vec::new();
+        contact_manifolds(&base, &resting, 0.02, &mut out);
+        let [m] = &out[..] else { panic!("one manifold, got {out:?}") };
+        assert_eq!(m.len(), 4, "{m:?}");
+        assert!((m.normal.into_inner() - Vector::y()).norm() < 1e-5, "normal {:?}", m.normal);
+        assert!(m.points().iter().all(|p| (p.depth - 0.01).abs() < 1e-5), "{m:?}");
+        let ids: std::collections::BTreeSet<_> = m.points().iter().map(|p| p.id).collect();
+        assert_eq!(ids.len(), 4);
+    }
+}
+
+/// Random hull-hull and hull-box manifolds: the deepest point matches the
+/// f64 SAT depth, every point's witnesses are on their shapes and apart by
+/// `depth` along the normal, ids are distinct, and a manifold exists
+/// exactly when the contact test says so (prediction 0).
+#[test]
+fn polytope_manifolds_are_consistent() {
+    let mut rng = proxima_test_support::rng(0xC6);
+    let (mut touching, mut multi) = (0, 0);
+    let n = cases(6_000);
+    for case in 0..n {
+        let (hull, pose) = {
+            let size = uniform(&mut rng, 0.3, 1.5);
+            random_hull(&mut rng, size)
+        };
+        let a = ColliderShape::ConvexHull(hull.clone()).placed(&pose).unwrap();
+        let scale = scale_of(&hull, &pose);
+        let near = pose.translation.vector
+            + Vector::new(uniform(&mut rng, -1.2, 1.2), uniform(&mut rng, -1.2, 1.2), uniform(&mut rng, -1.2, 1.2));
+        let place = Isometry::from_parts(Translation3::from(near), gen::rotation(&mut rng));
+        let size = uniform(&mut rng, 0.2, 1.2);
+        let b = if case % 2 == 0 {
+            ColliderShape::Obb { half_extents: Vector::new(size, size * 0.3, size * 0.8) }.placed(&place).unwrap()
+        } else {
+            let (other, _) = random_hull(&mut rng, size);
+            ColliderShape::ConvexHull(other).placed(&place).unwrap()
+        };
+        let mut out = Vec::new();
+        contact_manifolds(&a, &b, 0.0, &mut out);
+        let touches = contact(&a, &b).is_some();
+        assert_eq!(!out.is_empty(), touches, "case {case}: manifold {out:?} vs contact");
+        let Some(m) = out.first() else { continue };
+        touching += 1;
+        multi += usize::from(m.len() > 1);
+        // The deepest point is EPA's when clipping found none as deep.
+        let exact = sat_depth_f64(&a, &b);
+        let deepest = f64::from(m.deepest().depth);
+        assert!((deepest - exact).abs() <= 1e-3 * scale, "case {case}: deepest {deepest} vs the SAT's {exact}");
+        let ids: std::collections::BTreeSet<_> = m.points().iter().map(|p| p.id).collect();
+        assert_eq!(ids.len(), m.len(), "case {case}: ids");
+        for p in m.points() {
+            let along = (p.point_a - p.point_b).dot(&m.normal);
+            assert!((along - p.depth).abs() <= 1e-4 * scale as Real, "case {case}: witnesses {p:?}");
+            for (point, shape) in [(p.point_a, &a), (p.point_b, &b)] {
+                let off = distance_convex(&point, &SolidProbe(shape)).distance;
+                assert!(f64::from(off) <= 1e-4 * scale, "case {case}: witness {point:?} {off} off its shape");
+            }
+        }
+    }
+    assert!(touching > n / 5, "{touching} touching of {n}");
+    assert!(multi > touching / 10, "only {multi} of {touching} manifolds with several points");
+    eprintln!("polytope manifolds: {n} cases, {touching} touching, {multi} with several points");
+}
+
+/// A placed hull or box as a support map (for the witnesses' distances).
+struct SolidProbe<'a>(&'a WorldShape);
+
+impl SupportMap for SolidProbe<'_> {
+    fn support(&self, dir: &Vector) -> Point {
+        match self.0 {
+            WorldShape::ConvexHull(hull, pose) => {
+                pose.transform_point(&hull.support_point(&pose.rotation.inverse_transform_vector(dir)))
+            }
+            WorldShape::Obb(o) => o.support(dir),
+            _ => unreachable!("hulls and boxes"),
+        }
+    }
+}
