@@ -1,5 +1,5 @@
 //! A rigid-body solver on top of proxima's contact manifolds: a tower of 10
-//! boxes, a 20-layer pyramid wall (210 boxes), and boxes and capsules coming
+//! boxes, a tower of 8 hexagonal prisms (convex hulls), a 20-layer pyramid wall (210 boxes), and boxes and capsules coming
 //! to rest on a triangle-mesh ramp and floor. proxima finds the manifolds
 //! (`ContactPipeline::with_manifolds`); the bodies, the integrator and the
 //! sequential-impulse solver are written here (`examples/solver/`).
@@ -50,9 +50,9 @@
 //! # The figures and checks
 //! Per scene: the mean step time (collision and solve), the mean manifold
 //! points per step, the share warm started, the largest motion of any body
-//! point (a box's corners, a capsule's segment ends) from its pose after
+//! point (a box's corners, a hull's vertices, a capsule's segment ends) from its pose after
 //! step 60 (the first second of settling) to the last step, and from its
-//! start pose, and the deepest penetration seen. The tower and pyramid pass
+//! start pose, and the deepest penetration seen. The towers and pyramid pass
 //! when no corner moved 1 cm after step 60 (the stacks stand still); the
 //! mesh scene passes when no box overlaps a mesh by more than 5 mm after
 //! step 300 and every box and capsule is at rest at the end (speed below
@@ -255,8 +255,9 @@ fn main() {
     };
     let t0 = Instant::now();
     let mut all = true;
-    let scenes: [(&str, World, bool); 3] = [
+    let scenes: [(&str, World, bool); 4] = [
         ("tower", scenes::tower(10), true),
+        ("hull tower", scenes::hull_tower(8), true),
         ("pyramid", scenes::pyramid(options.layers), true),
         ("mesh ramp", scenes::mesh_ramp(), false),
     ];

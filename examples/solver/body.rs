@@ -129,6 +129,15 @@ fn mass_properties(shape: &ColliderShape, density: Real) -> (Real, Vector) {
             let across = m_c * (h * h / 12.0 + r * r / 4.0) + m_s * (0.4 * r * r + h * h / 4.0 + 0.375 * h * r);
             (m_c + m_s, Vector::new(across, axial, across))
         }
+        // A hull: its volume's mass, and the inertia of its bounding box
+        // scaled to that mass (exact for a box; a close model for the
+        // compact hulls of the scenes, whose centroid is the origin).
+        ColliderShape::ConvexHull(hull) => {
+            let m = hull.volume() * density;
+            let e = hull.aabb().half_extents();
+            let s = e.component_mul(&e);
+            (m, Vector::new(s.y + s.z, s.x + s.z, s.x + s.y) * (m / 3.0))
+        }
         _ => (0.0, Vector::zeros()),
     }
 }

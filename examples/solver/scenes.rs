@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use proxima::nalgebra::Translation3;
-use proxima::narrowphase::{Isometry, Point, Real, Rotation, Vector};
+use proxima::narrowphase::{ConvexHull, Isometry, Point, Real, Rotation, Vector};
 use proxima::scene::{ColliderDesc, ColliderHandle, ColliderShape, ContactPipeline, Scene, TriMesh};
 
 use super::body::Body;
@@ -47,6 +47,7 @@ impl World {
             ColliderShape::Capsule { half_height, .. } => {
                 vec![Vector::y() * *half_height, -Vector::y() * *half_height]
             }
+            ColliderShape::ConvexHull(hull) => hull.vertices().iter().map(|v| v.coords).collect(),
             _ => vec![Vector::zeros()],
         };
         let desc = ColliderDesc::new(shape.clone(), pose).with_user_data(self.bodies.len() as u64);
@@ -112,6 +113,31 @@ pub fn tower(count: usize) -> World {
     for i in 0..count {
         let y = 0.5 + GAP + i as Real * (1.0 + GAP);
         world.add_dynamic(unit_box(), Isometry::translation(0.0, y, 0.0));
+    }
+    world
+}
+
+/// A hexagonal prism (a convex hull): circumradius `radius`, axis y,
+/// half-height `half_height`, centred on the origin.
+fn hex_prism(radius: Real, half_height: Real) -> ColliderShape {
+    let points: Vec<Point> = (0..12)
+        .map(|i| {
+            let angle = (i % 6) as Real * std::f32::consts::FRAC_PI_3;
+            let y = if i < 6 { -half_height } else { half_height };
+            Point::new(radius * angle.cos(), y, radius * angle.sin())
+        })
+        .collect();
+    ColliderShape::ConvexHull(Arc::new(ConvexHull::try_new(&points).expect("a prism")))
+}
+
+/// `count` hexagonal prisms (hulls) stacked face to face on the floor.
+pub fn hull_tower(count: usize) -> World {
+    let mut world = World::new();
+    floor(&mut world);
+    let (radius, half_height) = (0.6, 0.4);
+    for i in 0..count {
+        let y = half_height + GAP + i as Real * (2.0 * half_height + GAP);
+        world.add_dynamic(hex_prism(radius, half_height), Isometry::translation(0.0, y, 0.0));
     }
     world
 }

@@ -15,6 +15,10 @@ use crate::hull::{ConvexRef, PosedHull};
 /// resting face contact's normal is the face normal to EPA's accuracy.
 const FACE_COSINE: Real = 0.9999;
 
+/// B's face is the reference face only when it is better aligned with the
+/// contact normal than A's by more than this (in cosine).
+const REFERENCE_BIAS: Real = 1e-4;
+
 /// A convex polytope placed in the world: a hull or a box.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Polytope<'a> {
@@ -114,35 +118,49 @@ pub(crate) fn manifold_polytopes(a: &Polytope<'_>, b: &Polytope<'_>, prediction:
         return single();
     }
     // Reference on A (normal n_ref = A's face normal, from A to B), or on B
-    // (its face normal points from B to A: the manifold normal is its opposite).
-    let reference_is_a = cos_a >= cos_b;
+    // (its face normal points from B to A: the manifold normal is its
+    // opposite). Face against face, both align to rounding: A unless B's
+    // face is clearly better, so the choice (and the ids) stay put.
+    let reference_is_a = cos_a >= cos_b - REFERENCE_BIAS;
     let (reference, k_ref, incident) = if reference_is_a { (a, ka, b) } else { (b, kb, a) };
     let n_ref = reference.normal(k_ref);
     let (k_inc, _) = incident.best_face(&-n_ref);
-    let (mut clip, mut poly, mut scratch) = (Polygon::new(), Polygon::new(), Polygon::new());
+    let (mut clip, mut incident_loop) = (Polygon::new(), Polygon::new());
     reference.polygon(k_ref, &mut clip);
-    incident.polygon(k_inc, &mut poly);
+    incident.polygon(k_inc, &mut incident_loop);
+    // Each point carries a feature key: an incident vertex's place in its
+    // loop, or for a point made by a side plane, a mix of that plane and
+    // the keys of the edge it cut; it stays the same while the same
+    // features touch, so a solver can warm start the point.
+    let mut poly: Keyed = incident_loop.iter().enumerate().map(|(j, p)| (*p, j as u32)).collect();
+    let mut scratch = Keyed::new();
     let offset = n_ref.dot(&clip[0].coords);
     for i in 0..clip.len() {
         let (v, w) = (clip[i], clip[(i + 1) % clip.len()]);
         // Outward side normal of the edge `v -> w` of a counter-clockwise loop.
         let side = (w - v).cross(&n_ref);
-        clip_by_plane(&poly, &side, side.dot(&v.coords), &mut scratch);
+        clip_by_plane(&poly, &side, side.dot(&v.coords), i as u32, &mut scratch);
         std::mem::swap(&mut poly, &mut scratch);
         if poly.is_empty() {
             return single();
         }
     }
-    let faces = ((k_ref as u32 & 0xFF) << 16) | ((k_inc as u32 & 0xFF) << 8) | (u32::from(!reference_is_a) << 7);
+    let faces = ((k_ref as u32 & 0x3F) << 26) | ((k_inc as u32 & 0x3F) << 20) | (u32::from(!reference_is_a) << 19);
     let mut points: SmallVec<[ManifoldPoint; 8]> = SmallVec::new();
-    for (k, p) in poly.iter().enumerate() {
+    for &(p, key) in &poly {
         let depth = offset - n_ref.dot(&p.coords);
         if depth < -prediction {
             continue;
         }
         let on_reference = p + n_ref * depth;
-        let (point_a, point_b) = if reference_is_a { (on_reference, *p) } else { (*p, on_reference) };
-        points.push(ManifoldPoint { point_a, point_b, depth, id: faces | (k as u32 & 0x7F) });
+        let (point_a, point_b) = if reference_is_a { (on_reference, p) } else { (p, on_reference) };
+        let mut id = faces | (key & 0x7FFFF);
+        // Keys of distinct features can collide (they are mixed into 19
+        // bits): ids must be distinct within a manifold.
+        while points.iter().any(|q| q.id == id) {
+            id = faces | ((id + 1) & 0x7FFFF);
+        }
+        points.push(ManifoldPoint { point_a, point_b, depth, id });
     }
     if points.is_empty() {
         return single();
@@ -152,24 +170,33 @@ pub(crate) fn manifold_polytopes(a: &Polytope<'_>, b: &Polytope<'_>, prediction:
     // manifold's deepest point is the penetration depth.
     let slack = 1e-5 * (1.0 + c.point_a.coords.abs().max());
     if points.iter().all(|p| p.depth < c.depth - slack) {
-        points.push(ManifoldPoint { point_a: c.point_a, point_b: c.point_b, depth: c.depth, id: faces | 0x7F });
+        let mut id = faces | 0x7FFFF;
+        while points.iter().any(|q| q.id == id) {
+            id = faces | ((id + 1) & 0x7FFFF);
+        }
+        points.push(ManifoldPoint { point_a: c.point_a, point_b: c.point_b, depth: c.depth, id });
     }
     let normal = UnitVector::new_normalize(if reference_is_a { n_ref } else { -n_ref });
     ContactManifold::new(normal, &points)
 }
 
+/// A polygon whose points carry feature keys.
+type Keyed = SmallVec<[(Point, u32); 12]>;
+
 /// Sutherland-Hodgman: the part of convex polygon `poly` on the side
-/// `side . x <= limit`, into `out`.
-fn clip_by_plane(poly: &Polygon, side: &Vector, limit: Real, out: &mut Polygon) {
+/// `side . x <= limit` (side plane number `plane`), into `out`. A point
+/// made on an edge gets a key mixed from the plane and the edge's keys.
+fn clip_by_plane(poly: &Keyed, side: &Vector, limit: Real, plane: u32, out: &mut Keyed) {
     out.clear();
     for i in 0..poly.len() {
-        let (p, q) = (poly[i], poly[(i + 1) % poly.len()]);
+        let ((p, kp), (q, kq)) = (poly[i], poly[(i + 1) % poly.len()]);
         let (dp, dq) = (side.dot(&p.coords) - limit, side.dot(&q.coords) - limit);
         if dp <= 0.0 {
-            out.push(p);
+            out.push((p, kp));
         }
         if (dp < 0.0 && dq > 0.0) || (dp > 0.0 && dq < 0.0) {
-            out.push(p + (q - p) * (dp / (dp - dq)));
+            let key = 0x40000 | (plane & 0x3F) << 12 | (kp.min(kq).wrapping_mul(31) ^ kp.max(kq)) & 0xFFF;
+            out.push((p + (q - p) * (dp / (dp - dq)), key));
         }
     }
 }

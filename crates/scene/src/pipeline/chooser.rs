@@ -144,7 +144,7 @@ impl SearchChooser {
     }
 
     /// The search the frames run when not probing.
-    #[cfg(test)]
+    #[cfg(all(test, feature = "timing"))]
     pub(super) fn current(&self) -> PairSearch {
         self.current
     }
