@@ -22,6 +22,12 @@ impl SupportMap for PosedHull<'_> {
         let local = self.pose.rotation.inverse_transform_vector(dir);
         self.pose.transform_point(&self.hull.support_point(&local))
     }
+
+    /// The placed centre of the hull's box (GJK's start).
+    #[inline]
+    fn core_center(&self) -> Point {
+        self.pose.transform_point(&self.hull.aabb().center())
+    }
 }
 
 /// The tight world box of `hull` under `pose`: the extremes of its placed
@@ -206,6 +212,16 @@ impl SupportMap for ConvexRef<'_> {
             Self::Obb(o) => o.core_support(dir),
             Self::Capsule(c) => c.core_support(dir),
             Self::Hull(h) => h.core_support(dir),
+        }
+    }
+
+    #[inline]
+    fn core_center(&self) -> Point {
+        match self {
+            Self::Sphere(s) => s.core_center(),
+            Self::Obb(o) => o.core_center(),
+            Self::Capsule(c) => c.core_center(),
+            Self::Hull(h) => h.core_center(),
         }
     }
 
