@@ -101,6 +101,7 @@ pub(super) fn quickhull(pts: &[V3], tol: f64) -> Result<Vec<Tri>, ShapeError> {
     let mut visible = Vec::new();
     let mut horizon = Vec::new();
     let (mut walk_stack, mut orphans, mut candidates) = (Vec::new(), Vec::new(), Vec::new());
+    let mut new_tris = Vec::new();
     while let Some(f) = stack.pop() {
         let face = &tris[f as usize];
         if !face.alive || face.outside.is_empty() {
@@ -123,23 +124,35 @@ pub(super) fn quickhull(pts: &[V3], tol: f64) -> Result<Vec<Tri>, ShapeError> {
         // folds over its hidden neighbour (faces the interior, or has no
         // normal) takes that neighbour into the region, and the step is tried
         // again.
-        let mut new_tris = None;
+        let mut built = false;
         'thresholds: for threshold in [tol * 1e-5, 0.0] {
             gen += 1;
             mark_visible(&mut tris, f, &pts[eye as usize], threshold, gen, &mut visible);
+            let mut filled = false;
             for _ in 0..8 {
                 loop_gen += 1;
                 trace_horizon(&mut tris, f, gen, loop_gen, &mut horizon, &mut walk_stack);
                 if !horizon_is_loop(&horizon, &mut vmark, loop_gen) {
-                    continue 'thresholds;
+                    if filled {
+                        continue 'thresholds;
+                    }
+                    fill_holes(&mut tris, gen, &mut visible);
+                    filled = true;
+                    continue;
                 }
-                let built: Vec<_> = horizon
-                    .iter()
-                    .map(|h| Tri::new([h.a, h.b, eye], pts).filter(|t| t.dist(&interior) < 0.0))
-                    .collect();
-                match built.iter().position(Option::is_none) {
+                new_tris.clear();
+                let folded = horizon.iter().position(|h| {
+                    match Tri::new([h.a, h.b, eye], pts).filter(|t| t.dist(&interior) < 0.0) {
+                        Some(t) => {
+                            new_tris.push(t);
+                            false
+                        }
+                        None => true,
+                    }
+                });
+                match folded {
                     None => {
-                        new_tris = Some(built.into_iter().flatten().collect::<Vec<_>>());
+                        built = true;
                         break 'thresholds;
                     }
                     Some(k) => {
@@ -150,7 +163,7 @@ pub(super) fn quickhull(pts: &[V3], tol: f64) -> Result<Vec<Tri>, ShapeError> {
                 }
             }
         }
-        let Some(new_tris) = new_tris else {
+        if !built {
             // Rounding broke the visible region (not a disc, or a new triangle
             // with no normal or facing the interior): the eye is dropped.
             tris[f as usize].outside.swap_remove(k);
@@ -159,7 +172,7 @@ pub(super) fn quickhull(pts: &[V3], tol: f64) -> Result<Vec<Tri>, ShapeError> {
         };
         let base = tris.len() as u32;
         let n = horizon.len() as u32;
-        for (k, (h, mut t)) in horizon.iter().zip(new_tris).enumerate() {
+        for (k, (h, mut t)) in horizon.iter().zip(new_tris.drain(..)).enumerate() {
             let k = k as u32;
             t.adj = [h.hidden, base + (k + 1) % n, base + (k + n - 1) % n];
             let hidden = &mut tris[h.hidden as usize];
@@ -280,10 +293,6 @@ fn assign_outside(
 
 /// Marks with `gen` the triangles visible from `eye` (more than `threshold`
 /// below it) connected to `start`, and lists them in `visible`.
-///
-/// A hull that is convex only to within `tol` can leave a hidden triangle
-/// whose three neighbours are visible (a hole in the region): such triangles
-/// are taken in too.
 fn mark_visible(tris: &mut [Tri], start: u32, eye: &V3, threshold: f64, gen: u32, visible: &mut Vec<u32>) {
     visible.clear();
     tris[start as usize].visit = gen;
@@ -300,6 +309,11 @@ fn mark_visible(tris: &mut [Tri], start: u32, eye: &V3, threshold: f64, gen: u32
             }
         }
     }
+}
+
+/// Takes into the region marked `gen` every hidden triangle whose three
+/// neighbours are in it (a hole, left by a hull convex only to within `tol`).
+fn fill_holes(tris: &mut [Tri], gen: u32, visible: &mut Vec<u32>) {
     loop {
         let before = visible.len();
         for k in 0..visible.len() {
