@@ -180,9 +180,9 @@ pub(super) fn quickhull(pts: &[V3], tol: f64) -> Result<Vec<Tri>, ShapeError> {
             hidden.adj[j] = base + k;
             tris.push(t);
         }
-        // The points of the visible triangles, and the near points of the
-        // hidden triangles on the horizon (a new triangle may have them
-        // farther above), go to the best of these triangles.
+        // The points of the visible triangles go to the new triangles, and
+        // the near points of the hidden triangles on the horizon (a new
+        // triangle may have them farther above) are given again.
         orphans.clear();
         for &vf in &visible {
             let t = &mut tris[vf as usize];
@@ -192,11 +192,17 @@ pub(super) fn quickhull(pts: &[V3], tol: f64) -> Result<Vec<Tri>, ShapeError> {
         }
         candidates.clear();
         candidates.extend(base..base + n);
-        for h in &horizon {
-            orphans.append(&mut tris[h.hidden as usize].near);
-            candidates.push(h.hidden);
-        }
         assign_outside(pts, &mut tris, orphans.iter().copied().filter(|&i| i != eye), &candidates, tol, &mut stack);
+        // A hidden triangle's near points, to it or a new triangle.
+        for h in &horizon {
+            if !tris[h.hidden as usize].near.is_empty() {
+                orphans.clear();
+                orphans.append(&mut tris[h.hidden as usize].near);
+                candidates.truncate(n as usize);
+                candidates.push(h.hidden);
+                assign_outside(pts, &mut tris, orphans.iter().copied(), &candidates, tol, &mut stack);
+            }
+        }
     }
     Ok(compact(tris))
 }
