@@ -353,21 +353,24 @@ impl ConvexHull {
 /// The edges of closed polygon loops: each directed edge `a -> b` of a face
 /// meets its twin `b -> a` once the list is sorted by vertex pair.
 fn edges_of(faces: &[HullFace], face_vertices: &[u32]) -> Vec<HullEdge> {
+    // One u64 key per half edge, (low, high), with the face and whether it
+    // runs low -> high in the lowest bit; the two halves sort together.
     let mut directed = Vec::with_capacity(face_vertices.len());
     for (f, face) in faces.iter().enumerate() {
         let lp = &face_vertices[face.first as usize..(face.first + face.len) as usize];
         for (k, &a) in lp.iter().enumerate() {
             let b = lp[(k + 1) % lp.len()];
-            // (low, high, forward?, face): the forward half sorts second.
-            directed.push((a.min(b), a.max(b), a < b, f as u32));
+            let key = (u64::from(a.min(b)) << 32) | u64::from(a.max(b));
+            directed.push((key, (f as u32) << 1 | u32::from(a < b)));
         }
     }
-    directed.sort_unstable();
+    directed.sort_unstable_by_key(|d| d.0);
     directed
         .chunks_exact(2)
         .map(|pair| {
-            debug_assert!(pair[0].0 == pair[1].0 && pair[0].1 == pair[1].1 && !pair[0].2 && pair[1].2);
-            HullEdge { vertices: [pair[0].0, pair[0].1], faces: [pair[1].3, pair[0].3] }
+            let (fwd, back) = if pair[0].1 & 1 == 1 { (pair[0], pair[1]) } else { (pair[1], pair[0]) };
+            debug_assert!(fwd.0 == back.0 && fwd.1 & 1 == 1 && back.1 & 1 == 0);
+            HullEdge { vertices: [(fwd.0 >> 32) as u32, fwd.0 as u32], faces: [fwd.1 >> 1, back.1 >> 1] }
         })
         .collect()
 }

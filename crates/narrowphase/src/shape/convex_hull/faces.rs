@@ -20,22 +20,26 @@ pub(super) struct Polygons {
 pub(super) fn merge_coplanar(tris: &[Tri], pts: &[V3], tol: f64) -> Polygons {
     let n = tris.len();
     // Largest first (twice the area, squared), ties by index.
-    let mut order: Vec<(f64, u32)> = tris
+    // Largest first, ties by index: one u64 key per triangle, the complement
+    // of the f32 bits of the squared doubled area (a positive f32 orders as
+    // its bits) above the index.
+    let mut order: Vec<u64> = tris
         .iter()
         .enumerate()
         .map(|(i, t)| {
             let [a, b, c] = t.v.map(|i| pts[i as usize]);
-            (-(b - a).cross(&(c - a)).norm_squared(), i as u32)
+            let area = (b - a).cross(&(c - a)).norm_squared() as f32;
+            (u64::from(!area.to_bits()) << 32) | i as u64
         })
         .collect();
-    order.sort_unstable_by(|x, y| x.0.total_cmp(&y.0).then(x.1.cmp(&y.1)));
+    order.sort_unstable();
     let mut group = vec![u32::MAX; n];
     let mut next_of = vec![u32::MAX; pts.len()];
     let mut mark = vec![u32::MAX; pts.len()];
     let mut loops = Vec::new();
     let mut normals = Vec::new();
     let mut members = Vec::new();
-    for &(_, seed) in &order {
+    for seed in order.iter().map(|&k| k as u32) {
         if group[seed as usize] != u32::MAX {
             continue;
         }
