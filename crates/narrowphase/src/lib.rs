@@ -10,7 +10,7 @@
 //! - `cast_ray_*`: [`Ray`] casts returning a [`RayHit`];
 //! - `cast_sphere_*`: swept spheres (continuous collision) returning a [`SweepHit`];
 //! - [`SupportMap`] shapes, built-in or a user's own: [`distance_convex`] (GJK),
-//!   [`intersects_convex`] and [`contact_convex`] (EPA);
+//!   [`intersects_convex`], [`contact_convex`] (EPA) and [`cast_shape_convex`];
 //! - [`kernels`]: the low-level layer under the queries above (prepared rays,
 //!   the SIMD ray/box kernels, the watertight triangle kernel, tuning
 //!   constants), for structures that batch their tests.
@@ -72,7 +72,7 @@ pub use distance::{
     distance_triangle_triangle, ShapeDistance,
 };
 pub use error::ShapeError;
-pub use gjk::{contact_convex, convex_iterations, distance_convex, intersects_convex, SupportMap};
+pub use gjk::{cast_shape_convex, contact_convex, convex_iterations, distance_convex, intersects_convex, SupportMap};
 pub use intersect::{
     intersects_aabb_aabb, intersects_aabb_obb, intersects_aabb_triangle, intersects_capsule_aabb,
     intersects_capsule_capsule, intersects_capsule_obb, intersects_obb_obb, intersects_sphere_aabb,

@@ -20,7 +20,7 @@ const REL_TOL: f64 = 1e-6;
 /// Rounding of the f32 support points, in units of the Minkowski vertices'
 /// largest norm: within `TOUCH * eps * scale` of the origin the difference
 /// is taken to hold it (the shapes touch).
-const TOUCH: f64 = 8.0;
+const TOUCH: f64 = 2.0;
 
 /// f32's epsilon in f64: the rounding of the support points.
 const EPS: f64 = Real::EPSILON as f64;
@@ -176,7 +176,7 @@ pub(super) fn direction(d: &V64) -> Vector {
 /// signed-volume simplex solver; the core radii are then taken off the core
 /// distance along the core witnesses' direction.
 ///
-/// - Apart: `distance > 0` within about `1e-6` relatively, and `8 eps` of
+/// - Apart: `distance > 0` within about `1e-6` relatively, and `2 eps` of
 ///   the shapes' size and distance absolutely (the rounding of the f32
 ///   support points), of the exact distance; the witness points lie on
 ///   the shapes to the same rounding.
@@ -227,7 +227,7 @@ pub(super) fn from_gjk(g: &Gjk, ra: Real, rb: Real) -> ShapeDistance {
 ///
 /// GJK on the cores, stopped as soon as a support plane separates them by
 /// more than the radii (usually in two or three iterations for shapes far
-/// apart). Touching counts: shapes within `8 eps` of their size and distance
+/// apart). Touching counts: shapes within `2 eps` of their size and distance
 /// (the rounding of the support points, see [`distance_convex`]) intersect.
 ///
 /// ```

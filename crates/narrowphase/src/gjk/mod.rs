@@ -4,7 +4,8 @@
 //!   (`simplex.rs`), the distance and a closest pair;
 //! - [`intersects_convex`]: GJK stopped at the first separating plane;
 //! - [`contact_convex`]: EPA on GJK's final simplex for overlapping shapes,
-//!   GJK's closest pair within a prediction distance.
+//!   GJK's closest pair within a prediction distance;
+//! - [`cast_shape_convex`]: a linear shape cast by conservative advancement.
 //!
 //! Rounded shapes (spheres, capsules) run on their cores (a point, a
 //! segment) and add their radii, as the closed-form queries do. The
@@ -13,11 +14,13 @@
 //! generic ones serve shapes without a closed form (hulls, a user's own
 //! shapes) and mixed pairs.
 
+mod cast;
 mod distance;
 mod epa;
 mod simplex;
 mod support;
 
+pub use cast::cast_shape_convex;
 pub use distance::{convex_iterations, distance_convex, intersects_convex};
 pub use epa::contact_convex;
 pub use support::SupportMap;
