@@ -45,6 +45,15 @@ struct Snapshot {
     trees: TreeSizes,
 }
 
+/// A hull of half-extents `h`: the box's corners and a point beyond its +x
+/// face; `None` when the hull builder refuses the cloud (flat, non-finite).
+fn hull(h: Vector) -> Option<Arc<ConvexHull>> {
+    let mut points: Vec<Point> =
+        (0..8).map(|i| Point::new([-h.x, h.x][i & 1], [-h.y, h.y][(i >> 1) & 1], [-h.z, h.z][i >> 2])).collect();
+    points.push(Point::new(1.5 * h.x, 0.0, 0.0));
+    ConvexHull::try_new(&points).ok().map(Arc::new)
+}
+
 /// Runs one operation sequence decoded from `data`.
 pub fn check(data: &[u8]) {
     let mut b = Bytes::new(data);
@@ -110,7 +119,13 @@ impl World {
             2 => ColliderShape::Obb { half_extents: Vector::new(size(b), size(b), size(b)) },
             3 => ColliderShape::Capsule { half_height: size(b), radius: size(b) },
             _ => match self.meshes.len() {
-                0 => ColliderShape::Sphere { radius: size(b) },
+                // A convex hull: a box's corners and a point off one face,
+                // sized by the input (a flat or degenerate cloud is refused
+                // by ConvexHull::try_new, which the narrowphase target fuzzes).
+                0 => match hull(Vector::new(size(b), size(b), size(b))) {
+                    Some(h) => ColliderShape::ConvexHull(h),
+                    None => ColliderShape::Sphere { radius: size(b) },
+                },
                 n => ColliderShape::TriMesh(Arc::clone(&self.meshes[b.byte() as usize % n])),
             },
         }
@@ -156,6 +171,9 @@ impl World {
                     Capsule::try_new(c - axis, c + axis, *radius).map(|_| ())
                 }
             }
+            // A hull's pose rule is the pose rule (its vertices are checked
+            // when it is built).
+            ColliderShape::ConvexHull(_) => Ok(()),
             ColliderShape::TriMesh(_) => {
                 let q = pose.rotation.as_ref().coords;
                 if !c.iter().chain(q.iter()).all(|x| x.is_finite()) {
@@ -751,6 +769,26 @@ fn probe_aabb(a: &Aabb, shape: &WorldShape) -> bool {
         WorldShape::Obb(o) => intersects_aabb_obb(a, o),
         WorldShape::Capsule(c) => intersects_capsule_aabb(c, a),
         WorldShape::TriMesh(..) => probe_obb(&Obb::from_aabb(a), shape),
+        hull => probe_hull(a, hull),
+    }
+}
+
+/// A placed hull as a support map: the farthest of its placed vertices, by
+/// a scan of them all.
+struct HullVertices<'a>(&'a ConvexHull, &'a Isometry);
+
+impl SupportMap for HullVertices<'_> {
+    fn support(&self, dir: &Vector) -> Point {
+        let placed = self.0.vertices().iter().map(|v| self.1.transform_point(v));
+        placed.max_by(|p, q| p.coords.dot(dir).total_cmp(&q.coords.dot(dir))).expect("a hull has vertices")
+    }
+}
+
+/// GJK's overlap of a probe with a placed hull (its vertices scanned).
+fn probe_hull(probe: &impl SupportMap, shape: &WorldShape) -> bool {
+    match shape {
+        WorldShape::ConvexHull(hull, pose) => intersects_convex(probe, &HullVertices(hull, pose)),
+        other => unreachable!("the fuzzer builds no {other:?}"),
     }
 }
 
@@ -786,6 +824,7 @@ fn probe_sphere(s: &Sphere, shape: &WorldShape) -> bool {
         WorldShape::Capsule(c) => intersects_sphere_capsule(s, c),
         WorldShape::TriMesh(m, pose) => Sphere::try_new(pose.inverse_transform_point(s.center()), s.radius())
             .is_ok_and(|local| m.triangles().collect::<Vec<_>>().iter().any(|t| intersects_sphere_triangle(&local, t))),
+        hull => probe_hull(s, hull),
     }
 }
 
@@ -810,5 +849,6 @@ fn probe_obb(o: &Obb, shape: &WorldShape) -> bool {
                 })
             })
         }
+        hull => probe_hull(o, hull),
     }
 }

@@ -46,7 +46,7 @@ fn exact_box(shape: &WorldShape) -> Box64 {
             let (a, b, r) = (p(&k.a().coords), p(&k.b().coords), k.radius() as f64);
             (core::array::from_fn(|i| a[i].min(b[i]) - r), core::array::from_fn(|i| a[i].max(b[i]) + r))
         }
-        WorldShape::TriMesh(..) => unreachable!("no meshes here"),
+        _ => unreachable!("no meshes or hulls here"),
     }
 }
 

@@ -44,6 +44,8 @@ fn kind(s: &WorldShape) -> &'static str {
         WorldShape::Obb(_) => "obb",
         WorldShape::Capsule(_) => "capsule",
         WorldShape::TriMesh(..) => "mesh",
+        WorldShape::ConvexHull(..) => "hull",
+        _ => "other",
     }
 }
 

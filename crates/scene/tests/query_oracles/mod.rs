@@ -201,6 +201,7 @@ pub fn sweep(shape: &WorldShape, sphere: &Sphere, motion: &Vector, stop: bool) -
                 .min_by(|a, b| a.toi.total_cmp(&b.toi))?;
             Some(SweepHit { point: pose.transform_point(&hit.point), normal: pose.rotation * hit.normal, ..hit })
         }
+        other => unimplemented!("the query oracles' scenes hold no {other:?}"),
     }
 }
 
@@ -244,6 +245,7 @@ pub fn overlaps(probe: &OverlapShape, shape: &WorldShape) -> bool {
         (OverlapShape::Capsule(c), WorldShape::Obb(o)) => intersects_capsule_obb(c, o),
         (OverlapShape::Capsule(c), WorldShape::Capsule(d)) => intersects_capsule_capsule(c, d),
         (probe, WorldShape::TriMesh(mesh, pose)) => mesh.triangles().any(|t| overlaps_triangle(probe, &t, pose)),
+        (_, other) => unimplemented!("the query oracles' scenes hold no {other:?}"),
     }
 }
 
