@@ -174,6 +174,10 @@ fn renumber(mut loops: Vec<Vec<u32>>, normals: Vec<V3>, n_pts: usize) -> Polygon
         for v in lp.iter_mut() {
             *v = new_id[*v as usize];
         }
+        // Each loop starts at its least vertex: the same hull from the same
+        // vertices in another order of construction reads the same.
+        let first = (0..lp.len()).min_by_key(|&k| lp[k]).unwrap_or(0);
+        lp.rotate_left(first);
     }
     Polygons { vertex_ids, loops, normals }
 }
