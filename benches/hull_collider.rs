@@ -1,0 +1,177 @@
+//! Convex hull colliders against parry3d 0.31's `ConvexPolyhedron`, one
+//! thread, the same pairs and rays for both (`cargo bench --bench
+//! hull_collider`):
+//! - `hull_manifold/*`: manifolds of hull-hull and hull-box pairs (prediction
+//!   0.02; about half touch), proxima's `contact_manifolds` (GJK/EPA and face
+//!   clipping) against parry's `DefaultQueryDispatcher::contact_manifolds`;
+//! - `hull_overlap`: `intersects_convex` against parry's `intersection_test`;
+//! - `hull_ray`: solid ray casts (`WorldShape::cast_ray`, the face planes)
+//!   against parry's `cast_ray` (a GJK ray cast).
+//!
+//! Hulls: 24 random points in a box of half-size 0.3 to 1, placed and turned
+//! at random; partners within reach. The checksum is the number of points
+//! (or hits).
+
+use std::hint::black_box;
+use std::sync::Arc;
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use parry3d::math::{Pose, Vector as PVec};
+use parry3d::query::{self, PersistentQueryDispatcher, Ray as PRay, RayCast};
+use parry3d::shape::{ConvexPolyhedron, Cuboid};
+use proxima::nalgebra::Translation3;
+use proxima::narrowphase::*;
+use proxima::scene::{contact_manifolds, ColliderShape, WorldShape};
+use proxima_test_support::convert as cv;
+use proxima_test_support::gen::{self, uniform};
+use proxima_test_support::Rng;
+
+const PAIRS: usize = 2_000;
+const PREDICTION: Real = 0.02;
+
+/// A hull of 24 random points of half-size in [0.3, 1), placed at `at`.
+fn hull(rng: &mut impl Rng, at: Vector) -> (Arc<ConvexHull>, Isometry) {
+    let s = uniform(rng, 0.3, 1.0);
+    let points: Vec<Point> =
+        (0..24).map(|_| Point::new(uniform(rng, -s, s), uniform(rng, -s, s), uniform(rng, -s, s))).collect();
+    let pose = Isometry::from_parts(Translation3::from(at), gen::rotation(rng));
+    (Arc::new(ConvexHull::try_new(&points).expect("a hull")), pose)
+}
+
+fn parry_pose(pose: &Isometry) -> Pose {
+    Pose::from_parts(cv::vec(&pose.translation.vector), cv::rot(&pose.rotation))
+}
+
+fn parry_hull(h: &ConvexHull) -> ConvexPolyhedron {
+    let points: Vec<PVec> = h.vertices().iter().map(cv::pt).collect();
+    ConvexPolyhedron::from_convex_hull(&points).expect("parry builds it")
+}
+
+/// A pair for both libraries.
+struct Pair {
+    a: WorldShape,
+    b: WorldShape,
+    pa: Pose,
+    pb: Pose,
+    ga: Box<dyn parry3d::shape::Shape>,
+    gb: Box<dyn parry3d::shape::Shape>,
+}
+
+fn pairs(seed: u64, boxes: bool) -> Vec<Pair> {
+    let mut rng = proxima_test_support::rng(seed);
+    (0..PAIRS)
+        .map(|_| {
+            let (ha, pose_a) = hull(&mut rng, Vector::zeros());
+            let near =
+                Vector::new(uniform(&mut rng, -1.6, 1.6), uniform(&mut rng, -1.6, 1.6), uniform(&mut rng, -1.6, 1.6));
+            let a = ColliderShape::ConvexHull(ha.clone()).placed(&pose_a).unwrap();
+            let (pa, ga): (Pose, Box<dyn parry3d::shape::Shape>) = (parry_pose(&pose_a), Box::new(parry_hull(&ha)));
+            if boxes {
+                let h =
+                    Vector::new(uniform(&mut rng, 0.2, 1.0), uniform(&mut rng, 0.2, 1.0), uniform(&mut rng, 0.2, 1.0));
+                let pose = Isometry::from_parts(Translation3::from(near), gen::rotation(&mut rng));
+                let b = ColliderShape::Obb { half_extents: h }.placed(&pose).unwrap();
+                Pair { a, b, pa, pb: parry_pose(&pose), ga, gb: Box::new(Cuboid::new(cv::vec(&h))) }
+            } else {
+                let (hb, pose_b) = hull(&mut rng, near);
+                let b = ColliderShape::ConvexHull(hb.clone()).placed(&pose_b).unwrap();
+                Pair { a, b, pa, pb: parry_pose(&pose_b), ga, gb: Box::new(parry_hull(&hb)) }
+            }
+        })
+        .collect()
+}
+
+fn manifolds(c: &mut Criterion) {
+    for (name, boxes, seed) in [("hull_manifold/hull_hull", false, 0xB1), ("hull_manifold/hull_box", true, 0xB2)] {
+        let pairs = pairs(seed, boxes);
+        let mut g = c.benchmark_group(name);
+        g.throughput(Throughput::Elements(PAIRS as u64));
+        g.bench_function("proxima", |bench| {
+            let mut out = Vec::new();
+            bench.iter(|| {
+                black_box(&pairs).iter().fold(0usize, |acc, p| {
+                    out.clear();
+                    contact_manifolds(&p.a, &p.b, PREDICTION, &mut out);
+                    acc + out.iter().map(|m| m.len()).sum::<usize>()
+                })
+            })
+        });
+        g.bench_function("parry3d", |bench| {
+            let mut out: Vec<query::ContactManifold<(), ()>> = Vec::new();
+            bench.iter(|| {
+                black_box(&pairs).iter().fold(0usize, |acc, p| {
+                    out.clear();
+                    let pos12 = p.pa.inv_mul(&p.pb);
+                    query::DefaultQueryDispatcher
+                        .contact_manifolds(&pos12, &*p.ga, &*p.gb, PREDICTION, &mut out, &mut None)
+                        .expect("supported");
+                    acc + out.iter().map(|m| m.points.len()).sum::<usize>()
+                })
+            })
+        });
+        g.finish();
+    }
+}
+
+/// A placed hull as a support map.
+struct Placed<'a>(&'a WorldShape);
+
+impl SupportMap for Placed<'_> {
+    fn support(&self, dir: &Vector) -> Point {
+        let WorldShape::ConvexHull(hull, pose) = self.0 else { unreachable!("hulls only") };
+        pose.transform_point(&hull.support_point(&pose.rotation.inverse_transform_vector(dir)))
+    }
+}
+
+fn overlap(c: &mut Criterion) {
+    let pairs = pairs(0xB3, false);
+    let mut g = c.benchmark_group("hull_overlap/hull_hull");
+    g.throughput(Throughput::Elements(PAIRS as u64));
+    g.bench_function("proxima", |bench| {
+        bench.iter(|| black_box(&pairs).iter().filter(|p| intersects_convex(&Placed(&p.a), &Placed(&p.b))).count())
+    });
+    g.bench_function("parry3d", |bench| {
+        bench.iter(|| {
+            black_box(&pairs)
+                .iter()
+                .filter(|p| query::intersection_test(&p.pa, &*p.ga, &p.pb, &*p.gb).expect("supported").intersecting)
+                .count()
+        })
+    });
+    g.finish();
+}
+
+fn rays(c: &mut Criterion) {
+    let mut rng = proxima_test_support::rng(0xB4);
+    let cases: Vec<(WorldShape, Pose, ConvexPolyhedron, Ray)> = (0..PAIRS)
+        .map(|_| {
+            let (h, pose) = hull(&mut rng, Vector::zeros());
+            let origin =
+                Point::new(uniform(&mut rng, -5.0, 5.0), uniform(&mut rng, -5.0, 5.0), uniform(&mut rng, -5.0, 5.0));
+            let aim =
+                Point::new(uniform(&mut rng, -0.8, 0.8), uniform(&mut rng, -0.8, 0.8), uniform(&mut rng, -0.8, 0.8));
+            let ray = Ray::try_new(origin, aim - origin, 2.0).unwrap();
+            (ColliderShape::ConvexHull(h.clone()).placed(&pose).unwrap(), parry_pose(&pose), parry_hull(&h), ray)
+        })
+        .collect();
+    let mut g = c.benchmark_group("hull_ray/solid");
+    g.throughput(Throughput::Elements(PAIRS as u64));
+    g.bench_function("proxima", |bench| {
+        bench.iter(|| black_box(&cases).iter().filter(|(s, _, _, r)| s.cast_ray(r).is_some()).count())
+    });
+    g.bench_function("parry3d", |bench| {
+        bench.iter(|| {
+            black_box(&cases)
+                .iter()
+                .filter(|(_, p, h, r)| {
+                    let ray = PRay::new(cv::pt(r.origin()), cv::vec(r.dir()));
+                    h.cast_ray(p, &ray, r.max_toi(), true).is_some()
+                })
+                .count()
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, manifolds, overlap, rays);
+criterion_main!(benches);
