@@ -15,8 +15,8 @@ const PLANAR_TOLERANCE_REL: f64 = 1e-5;
 
 /// Up to this many vertices, [`ConvexHull::support_point`] scans them all;
 /// above, it climbs the vertex graph (`cargo bench --bench hull -- support`:
-/// the scan is ahead on a 16-vertex hull, the climb from 32 vertices on).
-const LINEAR_SUPPORT_MAX_VERTICES: usize = 16;
+/// the scan is ahead on hulls of 16 and 32 vertices, the climb from 64 on).
+const LINEAR_SUPPORT_MAX_VERTICES: usize = 32;
 
 /// A solid convex polyhedron: the convex hull of a point cloud, in the
 /// cloud's own frame (the hull's local frame).
@@ -280,14 +280,14 @@ impl ConvexHull {
     pub fn support_index(&self, dir: &Vector) -> usize {
         let dot = |i: usize| self.vertices[i].coords.dot(dir);
         if self.vertices.len() <= LINEAR_SUPPORT_MAX_VERTICES {
-            let mut best = (0, dot(0));
-            for i in 1..self.vertices.len() {
-                let d = dot(i);
-                if d > best.1 {
-                    best = (i, d);
+            let (mut best, mut best_dot) = (0, Real::MIN);
+            for (i, v) in self.vertices.iter().enumerate() {
+                let d = v.x * dir.x + v.y * dir.y + v.z * dir.z;
+                if d > best_dot {
+                    (best, best_dot) = (i, d);
                 }
             }
-            return best.0;
+            return best;
         }
         // Start at the extreme vertex of the axis that dominates `dir`.
         let a = dir.iamax();
