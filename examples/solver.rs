@@ -1,5 +1,5 @@
 //! A rigid-body solver on top of proxima's contact manifolds: a tower of 10
-//! boxes, a tower of 8 hexagonal prisms (convex hulls), a 20-layer pyramid wall (210 boxes), and boxes and capsules coming
+//! boxes, a tower of 8 triangular prisms (convex hulls), a 20-layer pyramid wall (210 boxes), and boxes and capsules coming
 //! to rest on a triangle-mesh ramp and floor. proxima finds the manifolds
 //! (`ContactPipeline::with_manifolds`); the bodies, the integrator and the
 //! sequential-impulse solver are written here (`examples/solver/`).

@@ -117,27 +117,34 @@ pub fn tower(count: usize) -> World {
     world
 }
 
-/// A hexagonal prism (a convex hull): circumradius `radius`, axis y,
-/// half-height `half_height`, centred on the origin.
-fn hex_prism(radius: Real, half_height: Real) -> ColliderShape {
-    let points: Vec<Point> = (0..12)
+/// Sides of the tower's prisms. A face of more than four corners clips to
+/// more than four points, which the manifold reduces to four; on a regular
+/// face the four it keeps change from step to step with the rounding, and
+/// the stack loses its warm start (a tower of hexagonal prisms drifts by
+/// about 1 cm in 10 s).
+const SIDES: usize = 3;
+
+/// A prism of `SIDES` sides (a convex hull): circumradius `radius`, axis y,
+/// half-height `half_height`, its base's centroid on the origin.
+fn prism(radius: Real, half_height: Real) -> ColliderShape {
+    let points: Vec<Point> = (0..2 * SIDES)
         .map(|i| {
-            let angle = (i % 6) as Real * std::f32::consts::FRAC_PI_3;
-            let y = if i < 6 { -half_height } else { half_height };
+            let angle = (i % SIDES) as Real * std::f32::consts::TAU / SIDES as Real;
+            let y = if i < SIDES { -half_height } else { half_height };
             Point::new(radius * angle.cos(), y, radius * angle.sin())
         })
         .collect();
     ColliderShape::ConvexHull(Arc::new(ConvexHull::try_new(&points).expect("a prism")))
 }
 
-/// `count` hexagonal prisms (hulls) stacked face to face on the floor.
+/// `count` triangular prisms (hulls) stacked face to face on the floor.
 pub fn hull_tower(count: usize) -> World {
     let mut world = World::new();
     floor(&mut world);
     let (radius, half_height) = (0.6, 0.4);
     for i in 0..count {
         let y = half_height + GAP + i as Real * (2.0 * half_height + GAP);
-        world.add_dynamic(hex_prism(radius, half_height), Isometry::translation(0.0, y, 0.0));
+        world.add_dynamic(prism(radius, half_height), Isometry::translation(0.0, y, 0.0));
     }
     world
 }
