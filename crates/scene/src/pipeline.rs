@@ -126,15 +126,6 @@ pub struct ContactPipeline {
     /// The collider slots this frame read: the logged ones, or all.
     #[cfg_attr(feature = "serde", serde(skip))]
     touched: Vec<u32>,
-    /// Read every collider at the next update (a switch to the grid, whose
-    /// list is rebuilt).
-    #[cfg_attr(feature = "serde", serde(skip))]
-    full_read_next: bool,
-    /// Under [`PairSearch::Auto`], while the grid runs: the slots changed
-    /// since the tracker's mirror last read the scene, so that it catches up
-    /// with those alone (`None`: not known, it reads every collider).
-    #[cfg_attr(feature = "serde", serde(skip))]
-    tracker_lag: Option<Vec<u32>>,
 }
 
 impl Default for ContactPipeline {
@@ -180,8 +171,6 @@ impl ContactPipeline {
             stats: FrameStats::default(),
             log_stamp: None,
             touched: Vec::new(),
-            full_read_next: false,
-            tracker_lag: None,
         }
     }
 

@@ -55,10 +55,8 @@ fn edit(scene: &mut Scene, rng: &mut impl Rng, frame: usize, side: f32) {
 
 /// Runs `frames` frames of [`edit`] on two copies of a scene, one under
 /// `pipeline`, one under a pipeline fixed on the tracker, and checks each
-/// frame; returns the searches `pipeline` ran, and how many times the
-/// tracker came back after the grid reading fewer colliders than the scene
-/// holds (catching up with the slots logged meanwhile).
-fn check(mut pipeline: ContactPipeline, frames: usize, seed: u64) -> (Vec<PairSearch>, usize) {
+/// frame; returns the searches `pipeline` ran.
+fn check(mut pipeline: ContactPipeline, frames: usize, seed: u64) -> Vec<PairSearch> {
     let side = 15.0;
     let (mut scene, _) = common::mixed_scene(900, side, seed);
     let mut reference_scene = scene.clone();
@@ -66,7 +64,7 @@ fn check(mut pipeline: ContactPipeline, frames: usize, seed: u64) -> (Vec<PairSe
     let mut rng = proxima_test_support::rng(seed + 1);
     let mut previous = Pairs::new();
     let mut ran = Vec::new();
-    let (mut started_total, mut stopped_total, mut caught_up) = (0, 0, 0);
+    let (mut started_total, mut stopped_total) = (0, 0);
     for frame in 0..frames {
         let edits = rng.random_range(0..u64::MAX);
         for s in [&mut scene, &mut reference_scene] {
@@ -75,8 +73,6 @@ fn check(mut pipeline: ContactPipeline, frames: usize, seed: u64) -> (Vec<PairSe
         let events = pipeline.update(&mut scene).to_vec();
         let expected = reference.update(&mut reference_scene).to_vec();
         ran.push(pipeline.running_pair_search());
-        let back = frame > 0 && ran[frame] == PairSearch::Tracker && ran[frame - 1] == PairSearch::Grid;
-        caught_up += usize::from(back && pipeline.stats().colliders_read < scene.len());
         let brute = interacting(&scene);
         let ours: Pairs = pipeline.contacts().iter().map(|p| (p.a, p.b)).collect();
         assert_eq!(ours, brute, "frame {frame} ({:?}): contacts differ from brute force", ran[frame]);
@@ -91,7 +87,7 @@ fn check(mut pipeline: ContactPipeline, frames: usize, seed: u64) -> (Vec<PairSe
         previous = brute;
     }
     assert!(started_total > 200 && stopped_total > 200, "{started_total} started, {stopped_total} stopped");
-    (ran, caught_up)
+    ran
 }
 
 /// On a fixed schedule the searches alternate every 1, 2 or 3 frames: every
@@ -101,8 +97,7 @@ fn check(mut pipeline: ContactPipeline, frames: usize, seed: u64) -> (Vec<PairSe
 fn alternating_searches_match_brute_force_and_the_tracker() {
     for (every, seed) in [(1, 0xA1), (2, 0xA2), (3, 0xA3)] {
         let pipeline = ContactPipeline::with_manifolds(0.02).unwrap().with_alternating_search(every);
-        let (ran, caught_up) = check(pipeline, 24, seed);
-        assert!(caught_up > 0, "every {every}: the tracker never caught up from the logged slots");
+        let ran = check(pipeline, 24, seed);
         let switches = ran.windows(2).filter(|w| w[0] != w[1]).count();
         assert!(switches >= 23 / every as usize - 1, "every {every}: only {switches} switches");
         assert!(ran.contains(&PairSearch::Grid) && ran.contains(&PairSearch::Tracker));
@@ -116,7 +111,7 @@ fn alternating_searches_match_brute_force_and_the_tracker() {
 fn measured_choice_matches_brute_force_and_the_tracker() {
     let pipeline = ContactPipeline::with_manifolds(0.02).unwrap();
     assert_eq!(pipeline.pair_search(), PairSearch::Auto);
-    let (ran, _) = check(pipeline, 40, 0xA4);
+    let ran = check(pipeline, 40, 0xA4);
     assert!(ran.iter().all(|&s| s == PairSearch::Tracker || s == PairSearch::Grid));
     if cfg!(feature = "timing") {
         assert!(ran.contains(&PairSearch::Grid), "no probe of the grid in 40 frames");

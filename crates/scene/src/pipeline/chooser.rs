@@ -13,10 +13,9 @@
 //! pays for probes less and less often; a switch resets it.
 //!
 //! A frame's cost is the pair search's time, mirror included. The first
-//! frame of a search after the other ran catches up with a stale mirror
-//! (the grid rebuilds its list; the tracker reads the slots logged while the
-//! grid ran, or every collider); that frame is not a fair sample and is
-//! never recorded, which is why a probe lasts two frames. Both searches give the same candidates, so
+//! frame of a search after the other ran reads every collider (its mirror is
+//! stale); that frame is not a fair sample and is never recorded, which is
+//! why a probe lasts two frames. Both searches give the same candidates, so
 //! the choice changes what a frame costs, never what it reports. Without
 //! the `timing` feature there is no clock, and `Auto` runs the tracker.
 

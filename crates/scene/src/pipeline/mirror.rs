@@ -26,16 +26,9 @@ impl ContactPipeline {
         let search = match self.search {
             PairSearch::Auto => {
                 let (search, switched) = self.chooser.next();
-                if switched && search == PairSearch::Grid {
-                    // The grid's list is stale: it is rebuilt from every
-                    // collider (one pass). The tracker, stale in turn when it
-                    // comes back, catches up with the slots logged meanwhile
-                    // (`tracker_lag`).
-                    self.full_read_next = true;
-                    self.tracker_lag = Some(Vec::new());
-                } else if switched && self.tracker_lag.is_none() {
-                    // Back to the tracker with its lag unknown: read all.
-                    self.full_read_next = true;
+                if switched {
+                    // The other search's mirror is stale: read every collider.
+                    self.log_stamp = None;
                 }
                 search
             }
@@ -171,27 +164,8 @@ impl ContactPipeline {
     /// not, `touched` is every live slot (and, with `held`, every slot the
     /// tracker holds a proxy for).
     pub(super) fn take_touched(&mut self, scene: &mut Scene, held: bool) -> bool {
-        // The log holds every change since this pipeline's last take.
-        let complete = self.log_stamp == Some(scene.changes.stamp());
-        let incremental = complete && !core::mem::take(&mut self.full_read_next);
+        let incremental = self.log_stamp == Some(scene.changes.stamp());
         self.log_stamp = Some(scene.changes.take(&mut self.touched, &mut self.removed));
-        if held {
-            // The tracker reads: what changed while the grid ran, too.
-            if let Some(lag) = self.tracker_lag.take().filter(|_| incremental) {
-                self.touched.extend_from_slice(&lag);
-                self.touched.sort_unstable();
-                self.touched.dedup();
-            }
-        } else if let Some(lag) = &mut self.tracker_lag {
-            // The grid reads: the tracker falls behind by this frame's log,
-            // which is all that changed only when it is complete. A lag past
-            // the slots in use is no cheaper than reading them all.
-            if complete && lag.len() + self.touched.len() <= scene.colliders.slot_count() {
-                lag.extend_from_slice(&self.touched);
-            } else {
-                self.tracker_lag = None;
-            }
-        }
         if !incremental {
             let end = scene.colliders.iter().last().map_or(0, |(slot, _)| slot as usize + 1);
             self.touched.clear();
