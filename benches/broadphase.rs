@@ -30,7 +30,7 @@
 use criterion::{criterion_group, criterion_main, Criterion};
 use parry3d::partitioning::{Bvh, BvhBuildStrategy, BvhWorkspace};
 use proxima::broadphase::{
-    BroadPhase, BuildOptions, DynamicTree, DynamicTreeOptions, GridPairs, PairTracker, ProxyId, ProxyOptions, SapMode,
+    BroadPhase, BuildOptions, DynamicTree, FatBoxOptions, GridPairs, PairTracker, ProxyId, ProxyOptions, SapMode,
     StaticBvh, SweepAndPrune,
 };
 use proxima::narrowphase::{Aabb, Real, Vector};
@@ -48,7 +48,7 @@ fn one_thread() -> rayon::ThreadPool {
 /// A tree over `boxes` with tight leaves, rebuilt by binned SAH (as parry's
 /// `from_leaves` builds its tree).
 fn built_tree(boxes: &[Aabb]) -> DynamicTree {
-    let mut tree = DynamicTree::with_options(DynamicTreeOptions::TIGHT).expect("options");
+    let mut tree = DynamicTree::new_with(FatBoxOptions::TIGHT).expect("options");
     for b in boxes {
         tree.insert(*b, ());
     }
@@ -104,7 +104,7 @@ fn self_pairs(c: &mut Criterion, dense: bool) {
     group.bench_function("grid_pairs", |b| b.iter(|| grid.pairs_unsorted_into(&boxes, &mut static_out)));
     assert!(ran(static_out.len()), "grid_pairs: {} pairs, {expected} expected", static_out.len());
 
-    let mut incremental = DynamicTree::with_options(DynamicTreeOptions::TIGHT).expect("options");
+    let mut incremental = DynamicTree::new_with(FatBoxOptions::TIGHT).expect("options");
     for b in &boxes {
         incremental.insert(*b, ());
     }
@@ -157,11 +157,11 @@ fn dynamic_frame(c: &mut Criterion, name: &str, margin: Real, fraction: f64) {
     let all = fraction >= 0.1;
     let mut group = c.benchmark_group(name);
     group.sample_size(20).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(3));
-    let options = DynamicTreeOptions { margin, prediction: 0.0 };
+    let options = FatBoxOptions { margin, prediction: 0.0 };
 
     // DynamicTree: move_proxy for the moved boxes, then all pairs.
     if all {
-        let mut tree = DynamicTree::with_options(options).expect("options");
+        let mut tree = DynamicTree::new_with(options).expect("options");
         let ids: Vec<ProxyId> = boxes0.iter().map(|b| tree.insert(*b, ())).collect();
         tree.rebuild();
         let mut boxes = boxes0.clone();
@@ -182,7 +182,7 @@ fn dynamic_frame(c: &mut Criterion, name: &str, margin: Real, fraction: f64) {
     // PairTracker: move_proxy, then update (re-queries the re-inserted proxies only;
     // leaves the full sorted pair set and the events); sequential and parallel updates.
     for parallel in [false, true] {
-        let mut tracker = PairTracker::with_options(options).expect("options");
+        let mut tracker = PairTracker::new_with(options).expect("options");
         let ids: Vec<ProxyId> = boxes0.iter().map(|b| tracker.insert(*b, (), ProxyOptions::default())).collect();
         tracker.rebuild();
         tracker.update();
@@ -278,7 +278,7 @@ fn bulk_build(c: &mut Criterion, n: usize) {
     let boxes = scene::boxes(n, false, 3);
     let mut group = c.benchmark_group(format!("broadphase/bulk_build_{}k", n / 1000));
     group.sample_size(10).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(3));
-    let options = DynamicTreeOptions { margin: 0.1, prediction: 0.0 };
+    let options = FatBoxOptions { margin: 0.1, prediction: 0.0 };
     let proxies = || boxes.iter().map(|b| (*b, (), ProxyOptions::default()));
     group
         .bench_function("pair_tracker", |b| b.iter(|| PairTracker::from_proxies(options, proxies()).expect("options")));

@@ -70,7 +70,7 @@ fn pairs(seed: u64, boxes: bool) -> Vec<Pair> {
                 let h =
                     Vector::new(uniform(&mut rng, 0.2, 1.0), uniform(&mut rng, 0.2, 1.0), uniform(&mut rng, 0.2, 1.0));
                 let pose = Isometry::from_parts(Translation3::from(near), gen::rotation(&mut rng));
-                let b = ColliderShape::Obb { half_extents: h }.placed(&pose).unwrap();
+                let b = ColliderShape::Cuboid { half_extents: h }.placed(&pose).unwrap();
                 Pair { a, b, pa, pb: parry_pose(&pose), ga, gb: Box::new(Cuboid::new(cv::vec(&h))) }
             } else {
                 let (hb, pose_b) = hull(&mut rng, near);

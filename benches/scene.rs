@@ -27,7 +27,7 @@ fn static_box_scene(boxes: &[proxima::narrowphase::Aabb]) -> Scene {
     let mut scene = Scene::new();
     for b in boxes {
         let desc = ColliderDesc::new(
-            ColliderShape::Aabb { half_extents: b.half_extents() },
+            ColliderShape::Cuboid { half_extents: b.half_extents() },
             Isometry::translation(b.center().x, b.center().y, b.center().z),
         );
         scene.insert(desc.fixed()).unwrap();
@@ -120,7 +120,7 @@ fn mesh_rays(c: &mut Criterion) {
                 .unwrap();
         let pose = parry3d::math::Pose::identity();
         let sah = Arc::new(
-            TriMesh::with_build(mesh.vertices().to_vec(), mesh.indices().to_vec(), MeshBuild::FastRays).unwrap(),
+            TriMesh::new_with(mesh.vertices().to_vec(), mesh.indices().to_vec(), MeshBuild::FastRays).unwrap(),
         );
         let mut scene = Scene::new();
         scene
@@ -207,7 +207,7 @@ fn mesh_rays(c: &mut Criterion) {
 /// boxes on a grid with 10% overlap jitter, plus a ground box.
 fn pipeline_pile(c: &mut Criterion) {
     let mut scene = Scene::new();
-    let ground = ColliderShape::Aabb { half_extents: Vector::new(40.0, 0.5, 40.0) };
+    let ground = ColliderShape::Cuboid { half_extents: Vector::new(40.0, 0.5, 40.0) };
     scene.insert(ColliderDesc::new(ground, Isometry::translation(0.0, -0.5, 0.0)).fixed()).unwrap();
     let mut rng = proxima_test_support::rng(31);
     let mut bodies = Vec::new();
@@ -217,7 +217,7 @@ fn pipeline_pile(c: &mut Criterion) {
         let shape = if i % 2 == 0 {
             ColliderShape::Sphere { radius: 0.5 }
         } else {
-            ColliderShape::Obb { half_extents: Vector::repeat(0.4) }
+            ColliderShape::Cuboid { half_extents: Vector::repeat(0.4) }
         };
         let pose = Isometry::from_parts(p.into(), gen::rotation(&mut rng));
         bodies.push((scene.insert(ColliderDesc::new(shape, pose)).unwrap(), pose));
@@ -401,7 +401,7 @@ fn mesh_build(c: &mut Criterion) {
         // indices and BVH arrays), both on a freshly built mesh.
         let theirs = parry3d::shape::TriMesh::new(pvertices.clone(), indices.clone()).unwrap();
         let per = |bytes: usize| bytes as f64 / indices.len() as f64;
-        let sah = TriMesh::with_build(vertices.clone(), indices.clone(), MeshBuild::FastRays).unwrap();
+        let sah = TriMesh::new_with(vertices.clone(), indices.clone(), MeshBuild::FastRays).unwrap();
         eprintln!(
             "{name}: {} triangles, memory per triangle: proxima {:.1} B (FastRays {:.1} B), parry3d {:.1} B",
             indices.len(),
@@ -420,11 +420,11 @@ fn mesh_build(c: &mut Criterion) {
         });
         g.bench_function("proxima_fast_rays", |b| {
             b.iter(|| {
-                one.install(|| TriMesh::with_build(vertices.clone(), indices.clone(), MeshBuild::FastRays).unwrap())
+                one.install(|| TriMesh::new_with(vertices.clone(), indices.clone(), MeshBuild::FastRays).unwrap())
             })
         });
         g.bench_function("proxima_fast_rays_all_threads", |b| {
-            b.iter(|| TriMesh::with_build(vertices.clone(), indices.clone(), MeshBuild::FastRays).unwrap())
+            b.iter(|| TriMesh::new_with(vertices.clone(), indices.clone(), MeshBuild::FastRays).unwrap())
         });
         g.bench_function("parry3d", |b| {
             b.iter(|| parry3d::shape::TriMesh::new(pvertices.clone(), indices.clone()).unwrap())

@@ -11,7 +11,7 @@ use proxima::scene::*;
 fn main() {
     let mut scene = Scene::new();
     let wall_x = 20.0;
-    let wall = ColliderShape::Aabb { half_extents: Vector::new(0.05, 10.0, 10.0) };
+    let wall = ColliderShape::Cuboid { half_extents: Vector::new(0.05, 10.0, 10.0) };
     scene.insert(ColliderDesc::new(wall, Isometry::translation(wall_x, 0.0, 0.0)).fixed()).unwrap();
 
     let dt: Real = 1.0 / 60.0;

@@ -294,7 +294,8 @@ fn build_container(scene: &mut Scene, bodies: usize) -> Real {
     let per_layer = (bodies as Real / 12.0).max(16.0);
     let half = (per_layer.sqrt() * 1.25 * 0.5).ceil() + 1.0;
     let fixed = |scene: &mut Scene, h: Vector, at: Vector| {
-        let desc = ColliderDesc::new(ColliderShape::Aabb { half_extents: h }, Isometry::translation(at.x, at.y, at.z));
+        let desc =
+            ColliderDesc::new(ColliderShape::Cuboid { half_extents: h }, Isometry::translation(at.x, at.y, at.z));
         scene.insert(desc.fixed().with_user_data(STATIC)).expect("valid wall");
     };
     fixed(scene, Vector::new(half + 1.0, 0.5, half + 1.0), Vector::new(0.0, -0.5, 0.0));
@@ -329,7 +330,7 @@ fn spawn_pile(scene: &mut Scene, n: usize, half: Real) -> Vec<Body> {
             let shape = if i % 2 == 0 {
                 ColliderShape::Sphere { radius: 0.5 }
             } else {
-                ColliderShape::Obb { half_extents: Vector::repeat(0.4) }
+                ColliderShape::Cuboid { half_extents: Vector::repeat(0.4) }
             };
             let pose = Isometry::from_parts(Translation3::from(position), rotation);
             let handle = scene.insert(ColliderDesc::new(shape, pose).with_user_data(i as u64)).expect("valid body");
@@ -372,7 +373,7 @@ fn update_pipeline(pipeline: &mut ContactPipeline, scene: &mut Scene, pool: &ray
 /// or single contacts, and the pair search asked for.
 fn new_pipeline(opts: &Options) -> ContactPipeline {
     let pipeline = if opts.manifolds {
-        ContactPipeline::with_manifolds(MANIFOLD_PREDICTION).expect("valid prediction")
+        ContactPipeline::new().with_manifolds(MANIFOLD_PREDICTION).expect("valid prediction")
     } else {
         ContactPipeline::new()
     };

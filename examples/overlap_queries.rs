@@ -16,7 +16,7 @@ fn main() {
         let (shape, groups) = if i % 2 == 0 {
             (ColliderShape::Sphere { radius: 0.5 }, players)
         } else {
-            (ColliderShape::Obb { half_extents: Vector::new(0.3, 0.6, 0.3) }, pickups)
+            (ColliderShape::Cuboid { half_extents: Vector::new(0.3, 0.6, 0.3) }, pickups)
         };
         let pose = Isometry::translation(x, 0.0, 0.0);
         handles.push(scene.insert(ColliderDesc::new(shape, pose).with_groups(groups).with_user_data(i)).unwrap());

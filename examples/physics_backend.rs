@@ -30,13 +30,13 @@ use proxima::scene::*;
 fn main() {
     let mut scene = Scene::new();
     // The ground: static, in the static tree.
-    let ground = ColliderShape::Aabb { half_extents: Vector::new(20.0, 0.5, 20.0) };
+    let ground = ColliderShape::Cuboid { half_extents: Vector::new(20.0, 0.5, 20.0) };
     let ground = scene.insert(ColliderDesc::new(ground, Isometry::translation(0.0, -0.5, 0.0)).fixed()).unwrap();
     // A pickup zone: a sensor, reported by overlap events only.
-    let zone = ColliderShape::Aabb { half_extents: Vector::new(3.0, 1.0, 3.0) };
+    let zone = ColliderShape::Cuboid { half_extents: Vector::new(3.0, 1.0, 3.0) };
     let zone = scene.insert(ColliderDesc::new(zone, Isometry::translation(0.0, 1.0, 0.0)).fixed().sensor()).unwrap();
     // A platform moved by code: kinematic.
-    let slab = ColliderShape::Aabb { half_extents: Vector::new(2.0, 0.2, 2.0) };
+    let slab = ColliderShape::Cuboid { half_extents: Vector::new(2.0, 0.2, 2.0) };
     let platform_pose = |t: Real| Isometry::translation(10.0 + 3.0 * t.sin(), 0.4, 10.0);
     let platform = scene.insert(ColliderDesc::new(slab, platform_pose(0.0)).kinematic()).unwrap();
 
@@ -48,7 +48,7 @@ fn main() {
             ((i % 10) as Real * 1.5 - 7.0, ((i / 10) % 10) as Real * 1.5 - 7.0, (i / 100) as Real * 1.5 + 1.0);
         let shape = match i % 3 {
             0 => ColliderShape::Sphere { radius: 0.5 },
-            1 => ColliderShape::Obb { half_extents: Vector::new(0.4, 0.3, 0.5) },
+            1 => ColliderShape::Cuboid { half_extents: Vector::new(0.4, 0.3, 0.5) },
             _ => ColliderShape::Capsule { half_height: 0.4, radius: 0.3 },
         };
         let pose =

@@ -39,7 +39,9 @@ fn main() {
     let mut world = Scene::new();
     for b in &boxes {
         let pose = Isometry::translation(b.center().x, b.center().y, b.center().z);
-        world.insert(ColliderDesc::new(ColliderShape::Aabb { half_extents: b.half_extents() }, pose).fixed()).unwrap();
+        world
+            .insert(ColliderDesc::new(ColliderShape::Cuboid { half_extents: b.half_extents() }, pose).fixed())
+            .unwrap();
     }
     let all = QueryFilter::default();
     let leaves: Vec<_> = boxes.iter().map(convert::aabb).collect();

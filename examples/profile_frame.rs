@@ -10,7 +10,7 @@
 //! `RAYON_NUM_THREADS` for the thread count).
 
 use parry3d::partitioning::{Bvh, BvhBuildStrategy, BvhWorkspace};
-use proxima::broadphase::{DynamicTreeOptions, PairTracker, ProxyId, ProxyOptions};
+use proxima::broadphase::{FatBoxOptions, PairTracker, ProxyId, ProxyOptions};
 use proxima_test_support::{convert, rng, scene};
 use std::time::Instant;
 
@@ -51,8 +51,8 @@ fn main() {
             pairs = out.len();
         }
     } else {
-        let options = DynamicTreeOptions { margin, prediction: 0.0 };
-        let mut tracker = PairTracker::with_options(options).expect("options");
+        let options = FatBoxOptions { margin, prediction: 0.0 };
+        let mut tracker = PairTracker::new_with(options).expect("options");
         let ids: Vec<ProxyId> = boxes0.iter().map(|b| tracker.insert(*b, (), ProxyOptions::default())).collect();
         tracker.rebuild();
         tracker.update();

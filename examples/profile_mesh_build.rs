@@ -38,7 +38,7 @@ fn main() {
     for (name, mesh) in inputs {
         let (vertices, indices) = (mesh.vertices().to_vec(), mesh.indices().to_vec());
         let pvertices: Vec<_> = vertices.iter().map(convert::pt).collect();
-        let build = |b: MeshBuild| TriMesh::with_build(vertices.clone(), indices.clone(), b).unwrap();
+        let build = |b: MeshBuild| TriMesh::new_with(vertices.clone(), indices.clone(), b).unwrap();
         let mut variants: Vec<(&str, Build)> = vec![
             ("FastBuild", Box::new(|| one.install(|| build(MeshBuild::FastBuild)).memory_bytes())),
             ("FastRays", Box::new(|| one.install(|| build(MeshBuild::FastRays)).memory_bytes())),

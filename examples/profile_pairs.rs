@@ -23,7 +23,7 @@ fn main() {
     let mut count = 0;
     if which == "tracker-build" {
         // `PairTracker::from_proxies` (the bulk_build bench's row), one thread.
-        let options = proxima::broadphase::DynamicTreeOptions { margin: 0.1, prediction: 0.0 };
+        let options = proxima::broadphase::FatBoxOptions { margin: 0.1, prediction: 0.0 };
         let proxies = || boxes.iter().map(|b| (*b, (), proxima::broadphase::ProxyOptions::default()));
         for _ in 0..passes.min(20) {
             let t = Instant::now();

@@ -55,7 +55,7 @@ fn main() {
 
 fn profile(name: &str, fast: TriMesh, half: Real, res: usize, passes: usize, only: &str) {
     let sah =
-        Arc::new(TriMesh::with_build(fast.vertices().to_vec(), fast.indices().to_vec(), MeshBuild::FastRays).unwrap());
+        Arc::new(TriMesh::new_with(fast.vertices().to_vec(), fast.indices().to_vec(), MeshBuild::FastRays).unwrap());
     let theirs =
         parry3d::shape::TriMesh::new(fast.vertices().iter().map(convert::pt).collect(), fast.indices().to_vec())
             .unwrap();

@@ -43,7 +43,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // A ground slab just under the mesh, to catch its shadow.
     let ground = Vector::new(radius * 4.0, radius * 0.01, radius * 4.0);
     let ground_at = Isometry::translation(centre.x, bounds.min().y - ground.y, centre.z);
-    scene.insert(ColliderDesc::new(ColliderShape::Aabb { half_extents: ground }, ground_at).fixed())?;
+    scene.insert(ColliderDesc::new(ColliderShape::Cuboid { half_extents: ground }, ground_at).fixed())?;
 
     let eye = centre + Vector::new(0.55, 0.35, 1.0).normalize() * (2.6 * radius);
     let camera = render::Camera::look_at(eye, centre, 45.0);

@@ -153,7 +153,7 @@ struct Report {
 }
 
 fn run(world: &mut World, steps: usize, options: SolverOptions) -> Report {
-    let mut pipeline = ContactPipeline::with_manifolds(PREDICTION).expect("valid prediction");
+    let mut pipeline = ContactPipeline::new().with_manifolds(PREDICTION).expect("valid prediction");
     let mut solver = Solver::new(options);
     let start = world.probe_positions();
     let mut settled = start.clone();

@@ -12,7 +12,7 @@
 //! `only=pair_tracker,parry3d`): `-- tall seed=7 bodies=12000 passes=5`.
 
 use proxima_bench_rapier::*;
-use proxima_broadphase::{DynamicTreeOptions, PairTracker, ProxyId, ProxyOptions};
+use proxima_broadphase::{FatBoxOptions, PairTracker, ProxyId, ProxyOptions};
 use std::hint::black_box;
 use std::time::Instant;
 
@@ -106,8 +106,8 @@ fn parse<V: std::str::FromStr>(arg: &str, value: &str) -> V {
 /// The pair tracker's step in its three parts, as `pair_tracker` drives it.
 fn pair_tracker_breakdown(recording: &Recording) {
     let frames = &recording.frames;
-    let options = DynamicTreeOptions { margin: MARGIN, ..Default::default() };
-    let mut tracker = PairTracker::with_options(options).expect("valid options");
+    let options = FatBoxOptions { margin: MARGIN, ..Default::default() };
+    let mut tracker = PairTracker::new_with(options).expect("valid options");
     let ids: Vec<ProxyId> = frames[0].boxes.iter().map(|b| tracker.insert(*b, (), ProxyOptions::default())).collect();
     tracker.update();
     let (mut moving, mut updating, mut filtering) = (0.0, 0.0, 0.0);

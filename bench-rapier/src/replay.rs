@@ -10,13 +10,13 @@ use crate::Frame;
 use parry3d::bounding_volume::{Aabb as ParryAabb, BoundingVolume};
 use parry3d::partitioning::{Bvh, BvhBuildStrategy, BvhWorkspace};
 use proxima_broadphase::{
-    BroadPhase, BruteForce, DynamicTree, DynamicTreeOptions, GridPairs, Pair, PairTracker, ProxyId, ProxyOptions,
+    BroadPhase, BruteForce, DynamicTree, FatBoxOptions, GridPairs, Pair, PairTracker, ProxyId, ProxyOptions,
     SapMode, StaticBvh, SweepAndPrune,
 };
 use proxima_narrowphase::{intersects_aabb_aabb, Aabb, Vector};
 
 /// The fat-box margin of the dynamic tree, the pair tracker and parry's
-/// `Bvh` (change-detection margin): [`DynamicTreeOptions::default`]'s 0.1 m.
+/// `Bvh` (change-detection margin): [`FatBoxOptions::default`]'s 0.1 m.
 pub const MARGIN: f32 = 0.1;
 
 /// A broadphase structure driven by recorded frames.
@@ -96,8 +96,8 @@ impl Replay for DynamicTreeReplay {
     }
 
     fn start(&mut self, frame: &Frame) {
-        let options = DynamicTreeOptions { margin: MARGIN, ..Default::default() };
-        self.tree = DynamicTree::with_options(options).expect("valid options");
+        let options = FatBoxOptions { margin: MARGIN, ..Default::default() };
+        self.tree = DynamicTree::new_with(options).expect("valid options");
         self.ids = frame.boxes.iter().map(|b| self.tree.insert(*b, ())).collect();
         assert_sequential(&self.ids);
         self.tree.rebuild();
@@ -150,8 +150,8 @@ impl Replay for PairTrackerReplay {
     }
 
     fn start(&mut self, frame: &Frame) {
-        let options = DynamicTreeOptions { margin: MARGIN, ..Default::default() };
-        self.tracker = PairTracker::with_options(options).expect("valid options");
+        let options = FatBoxOptions { margin: MARGIN, ..Default::default() };
+        self.tracker = PairTracker::new_with(options).expect("valid options");
         self.ids = frame.boxes.iter().map(|b| self.tracker.insert(*b, (), ProxyOptions::default())).collect();
         assert_sequential(&self.ids);
         self.tracker.update();

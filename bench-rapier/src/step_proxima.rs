@@ -1,6 +1,6 @@
 //! proxima's collision step: a [`Scene`] of the recording's colliders,
 //! `Scene::set_pose` for every body, then
-//! `ContactPipeline::with_manifolds(PREDICTION)` and its `update`.
+//! `ContactPipeline::new().with_manifolds(PREDICTION)` and its `update`.
 
 use crate::step::{PairDepth, StepCounts, StepPhases, StepReplay, PREDICTION};
 use crate::{Frame, RecordedShape, Recording};
@@ -9,13 +9,13 @@ use proxima::scene::{ColliderDesc, ColliderHandle, ColliderShape, ContactPipelin
 use std::time::Instant;
 
 /// The recorded shape as a proxima collider shape. A cuboid is a
-/// [`ColliderShape::Aabb`]: an axis-aligned box under the identity rotation
-/// (the ground) and exactly the rotated box ([`ColliderShape::Obb`]) under
+/// [`ColliderShape::Cuboid`]: an axis-aligned box under the identity rotation
+/// (the ground) and exactly the rotated box ([`ColliderShape::Cuboid`]) under
 /// any other.
 pub fn proxima_shape(shape: &RecordedShape) -> ColliderShape {
     match *shape {
         RecordedShape::Ball { radius } => ColliderShape::Sphere { radius },
-        RecordedShape::Cuboid { half_extents: [x, y, z] } => ColliderShape::Aabb { half_extents: Vector::new(x, y, z) },
+        RecordedShape::Cuboid { half_extents: [x, y, z] } => ColliderShape::Cuboid { half_extents: Vector::new(x, y, z) },
         RecordedShape::Capsule { half_height, radius } => ColliderShape::Capsule { half_height, radius },
     }
 }
@@ -74,7 +74,7 @@ impl StepReplay for ProximaStep {
             })
             .collect();
         self.pipeline =
-            ContactPipeline::with_manifolds(PREDICTION).expect("a valid prediction").with_pair_search(self.search);
+            ContactPipeline::new().with_manifolds(PREDICTION).expect("a valid prediction").with_pair_search(self.search);
         self.pipeline.update(&mut self.scene);
     }
 

@@ -112,7 +112,7 @@ impl Body {
 fn mass_properties(shape: &ColliderShape, density: Real) -> (Real, Vector) {
     use std::f32::consts::PI;
     match shape {
-        ColliderShape::Obb { half_extents: e } | ColliderShape::Aabb { half_extents: e } => {
+        ColliderShape::Cuboid { half_extents: e } => {
             let m = 8.0 * e.x * e.y * e.z * density;
             let s = e.component_mul(e);
             (m, Vector::new(s.y + s.z, s.x + s.z, s.x + s.y) * (m / 3.0))

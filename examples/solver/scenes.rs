@@ -41,7 +41,7 @@ impl World {
 
     fn add_dynamic(&mut self, shape: ColliderShape, pose: Isometry) {
         let probes = match &shape {
-            ColliderShape::Obb { half_extents: e } => {
+            ColliderShape::Cuboid { half_extents: e } => {
                 (0..8).map(|i| Vector::new(sign(i & 1) * e.x, sign(i & 2) * e.y, sign(i & 4) * e.z)).collect()
             }
             ColliderShape::Capsule { half_height, .. } => {
@@ -98,11 +98,11 @@ fn sign(bit: usize) -> Real {
 }
 
 fn unit_box() -> ColliderShape {
-    ColliderShape::Obb { half_extents: Vector::repeat(0.5) }
+    ColliderShape::Cuboid { half_extents: Vector::repeat(0.5) }
 }
 
 fn floor(world: &mut World) {
-    let ground = ColliderShape::Obb { half_extents: Vector::new(30.0, 0.5, 30.0) };
+    let ground = ColliderShape::Cuboid { half_extents: Vector::new(30.0, 0.5, 30.0) };
     world.add_fixed(ground, Isometry::translation(0.0, -0.5, 0.0));
 }
 
@@ -227,7 +227,7 @@ pub fn mesh_ramp() -> World {
             let e = Vector::new(0.4, 0.3 + 0.05 * k as Real, 0.5);
             let rotation = Rotation::from_euler_angles(0.0, 0.0, -slope);
             let pose = Isometry::from_parts(Translation3::new(x, on_ramp(x) + 1.2, z), rotation);
-            world.add_dynamic(ColliderShape::Obb { half_extents: e }, pose);
+            world.add_dynamic(ColliderShape::Cuboid { half_extents: e }, pose);
         }
     }
     // Capsules on the ramp, their axis down the slope.
@@ -248,7 +248,7 @@ pub fn mesh_ramp() -> World {
         } else {
             let rotation = Rotation::from_euler_angles(0.2 * i as Real, 0.4 * i as Real, 0.1);
             let pose = Isometry::from_parts(Translation3::new(x, y, z), rotation);
-            world.add_dynamic(ColliderShape::Obb { half_extents: Vector::new(0.5, 0.35, 0.4) }, pose);
+            world.add_dynamic(ColliderShape::Cuboid { half_extents: Vector::new(0.5, 0.35, 0.4) }, pose);
         }
     }
     world

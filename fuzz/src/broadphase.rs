@@ -100,15 +100,15 @@ fn decode_box(b: &mut Bytes, wild: bool) -> Result<Aabb, ShapeError> {
     got
 }
 
-fn decode_options(b: &mut Bytes) -> DynamicTreeOptions {
+fn decode_options(b: &mut Bytes) -> FatBoxOptions {
     match b.byte() % 4 {
-        0 => DynamicTreeOptions::TIGHT,
-        1 => DynamicTreeOptions::default(),
-        _ => DynamicTreeOptions { margin: b.f32_or_wild(true) * 0.1, prediction: b.f32_or_wild(true) * 0.25 },
+        0 => FatBoxOptions::TIGHT,
+        1 => FatBoxOptions::default(),
+        _ => FatBoxOptions { margin: b.f32_or_wild(true) * 0.1, prediction: b.f32_or_wild(true) * 0.25 },
     }
 }
 
-fn options_valid(o: &DynamicTreeOptions) -> bool {
+fn options_valid(o: &FatBoxOptions) -> bool {
     o.margin.is_finite() && o.margin >= 0.0 && o.prediction.is_finite() && o.prediction >= 0.0
 }
 
@@ -146,7 +146,7 @@ fn sorted(mut v: Vec<Pair>) -> Vec<Pair> {
 impl World {
     fn new(b: &mut Bytes) -> Self {
         let tree_options = decode_options(b);
-        let tree = match DynamicTree::with_options(tree_options) {
+        let tree = match DynamicTree::new_with(tree_options) {
             Ok(t) => t,
             Err(e) => {
                 assert!(!options_valid(&tree_options), "valid options {tree_options:?} rejected: {e}");
@@ -158,7 +158,7 @@ impl World {
             assert_eq!(tree.options(), tree_options);
         }
         let tracker_options = decode_options(b);
-        let tracker = match PairTracker::with_options(tracker_options) {
+        let tracker = match PairTracker::new_with(tracker_options) {
             Ok(t) => t,
             Err(e) => {
                 assert!(!options_valid(&tracker_options), "valid options {tracker_options:?} rejected: {e}");

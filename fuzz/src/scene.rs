@@ -115,8 +115,8 @@ impl World {
         let size = |b: &mut Bytes| if wild && b.chance(64) { b.any_f32() } else { b.size() * 0.5 };
         match b.byte() % 5 {
             0 => ColliderShape::Sphere { radius: size(b) },
-            1 => ColliderShape::Aabb { half_extents: Vector::new(size(b), size(b), size(b)) },
-            2 => ColliderShape::Obb { half_extents: Vector::new(size(b), size(b), size(b)) },
+            1 => ColliderShape::Cuboid { half_extents: Vector::new(size(b), size(b), size(b)) },
+            2 => ColliderShape::Cuboid { half_extents: Vector::new(size(b), size(b), size(b)) },
             3 => ColliderShape::Capsule { half_height: size(b), radius: size(b) },
             _ => match self.meshes.len() {
                 // A convex hull: a box's corners and a point off one face,
@@ -150,17 +150,16 @@ impl World {
         let r = match shape {
             ColliderShape::Sphere { radius } => Sphere::try_new(c, *radius).map(|_| ()),
             // A box under a rotated pose is that rotated box (an OBB).
-            ColliderShape::Aabb { half_extents } if !rotation_is_identity(&pose.rotation) => {
+            ColliderShape::Cuboid { half_extents } if !rotation_is_identity(&pose.rotation) => {
                 Obb::try_new(c, pose.rotation, *half_extents).map(|_| ())
             }
-            ColliderShape::Aabb { half_extents } => Aabb::try_from_center(c, *half_extents).and_then(|_| {
+            ColliderShape::Cuboid { half_extents } => Aabb::try_from_center(c, *half_extents).and_then(|_| {
                 if c.iter().chain(half_extents.iter()).all(|x| x.abs() <= MAX_COORDINATE) {
                     Ok(())
                 } else {
                     Err(ShapeError::TooLarge("aabb centre or half-extents"))
                 }
             }),
-            ColliderShape::Obb { half_extents } => Obb::try_new(c, pose.rotation, *half_extents).map(|_| ()),
             ColliderShape::Capsule { half_height, radius } => {
                 if !(half_height.is_finite() && *half_height >= 0.0) {
                     Err(ShapeError::NegativeExtent)
@@ -363,7 +362,7 @@ impl World {
         // Either build: the same verdicts, the same answers. Chosen from the
         // sizes, not from a new byte, so stored inputs replay as before.
         let build = if (n + t) % 2 == 1 { MeshBuild::FastRays } else { MeshBuild::FastBuild };
-        match TriMesh::with_build(vertices, indices, build) {
+        match TriMesh::new_with(vertices, indices, build) {
             Ok(m) => {
                 assert_eq!(want, Ok(()));
                 assert_eq!(m.triangles().len(), m.indices().len());

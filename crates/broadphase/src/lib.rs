@@ -25,12 +25,14 @@ mod sweep_and_prune;
 
 pub use broadphase::{BroadPhase, BroadPhaseMut, RayControl, TreeStats, ValidationError};
 pub use brute_force::BruteForce;
-pub use dynamic_tree::{DynamicTree, DynamicTreeOptions, Overlaps, ProxyRayHit};
+#[allow(deprecated)]
+pub use dynamic_tree::DynamicTreeOptions;
+pub use dynamic_tree::{DynamicTree, FatBoxOptions, Overlaps, ProxyRayHit};
 pub use error::BroadPhaseError;
 pub use filter::CollisionGroups;
 pub use grid_pairs::GridPairs;
 pub use pair_tracker::{PairEvent, PairTracker, ProxyOptions, UpdateStats};
-pub use pairs::{canonical_pair, Pair};
+pub use pairs::{canonical_pair, IndexPair, Pair};
 pub use proxy::ProxyId;
 pub use static_bvh::{
     BoxHit, BuildOptions, Collapse, InvalidMargin, LeafCost, OverlapCache, RefitError, StaticBvh, StaticBvhOverlaps,

@@ -2,8 +2,17 @@
 
 use crate::ProxyId;
 
-/// A pair of proxies in canonical order `(min, max)`.
+/// A pair of proxies in canonical order `(min, max)`: the pair type of the
+/// structures that hand out ids ([`DynamicTree`](crate::DynamicTree),
+/// [`PairTracker`](crate::PairTracker), [`BruteForce`](crate::BruteForce)).
 pub type Pair = (ProxyId, ProxyId);
+
+/// A pair of indices into the caller's slice of boxes, `(i, j)` with
+/// `i < j`: the pair type of the structures built on a slice
+/// ([`StaticBvh`](crate::StaticBvh), [`GridPairs`](crate::GridPairs)), and
+/// of [`PairTracker::exact_pair_indices`](crate::PairTracker::exact_pair_indices)
+/// (proxy indices).
+pub type IndexPair = (u32, u32);
 
 /// The pair `(a, b)` in canonical order `(min, max)`.
 #[inline]

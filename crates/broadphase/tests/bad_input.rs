@@ -7,7 +7,7 @@ mod common_bp;
 
 use common_bp::random_box;
 use proxima_broadphase::{
-    BroadPhase, BroadPhaseError, BruteForce, DynamicTree, DynamicTreeOptions, PairTracker, ProxyId, ProxyOptions,
+    BroadPhase, BroadPhaseError, BruteForce, DynamicTree, FatBoxOptions, PairTracker, ProxyId, ProxyOptions,
     RayControl, RefitError, SapMode, StaticBvh, SweepAndPrune, ValidationError,
 };
 use proxima_narrowphase::{Aabb, Point, Ray, ShapeError, Vector};
@@ -79,10 +79,10 @@ fn invalid_displacement_and_options_are_rejected_without_change() {
     assert_eq!((bf.aabb(fa), sap.aabb(sa)), (Some(far), Some(far)));
     assert_eq!(tree.get(b), Some(&2));
     for bad in [f32::NAN, -0.1, f32::INFINITY] {
-        let o = DynamicTreeOptions { margin: bad, prediction: 1.0 };
-        assert!(matches!(DynamicTree::<()>::with_options(o), Err(BroadPhaseError::InvalidOption(_))));
-        let o = DynamicTreeOptions { margin: 0.1, prediction: bad };
-        assert!(matches!(PairTracker::<()>::with_options(o), Err(BroadPhaseError::InvalidOption(_))));
+        let o = FatBoxOptions { margin: bad, prediction: 1.0 };
+        assert!(matches!(DynamicTree::<()>::new_with(o), Err(BroadPhaseError::InvalidOption(_))));
+        let o = FatBoxOptions { margin: 0.1, prediction: bad };
+        assert!(matches!(PairTracker::<()>::new_with(o), Err(BroadPhaseError::InvalidOption(_))));
     }
 }
 
@@ -145,7 +145,7 @@ fn huge_boxes_everywhere() {
         };
     }
     let mut bf = BruteForce::new();
-    let mut tree = DynamicTree::with_options(DynamicTreeOptions::TIGHT).unwrap();
+    let mut tree = DynamicTree::new_with(FatBoxOptions::TIGHT).unwrap();
     let mut sap = SweepAndPrune::new(SapMode::Rebuild);
     for b in &boxes {
         bf.insert(*b, ());
@@ -226,7 +226,7 @@ fn pairs_of(bp: &impl BroadPhase<Id = ProxyId>) -> Vec<(ProxyId, ProxyId)> {
 fn identical_boxes_keep_the_tree_shallow() {
     let n = 4096;
     for b in [unit(), Aabb::new(Point::origin(), Point::origin())] {
-        let mut tree = DynamicTree::with_options(DynamicTreeOptions::TIGHT).unwrap();
+        let mut tree = DynamicTree::new_with(FatBoxOptions::TIGHT).unwrap();
         for _ in 0..n {
             tree.insert(b, ());
         }
@@ -237,7 +237,7 @@ fn identical_boxes_keep_the_tree_shallow() {
         assert_eq!(pairs_of(&tree).len(), n * (n - 1) / 2);
     }
     // Small boxes under a 1e30 box, whose merged areas all round to one f64.
-    let mut tree = DynamicTree::with_options(DynamicTreeOptions::TIGHT).unwrap();
+    let mut tree = DynamicTree::new_with(FatBoxOptions::TIGHT).unwrap();
     tree.insert(Aabb::try_from_center(Point::origin(), Vector::repeat(1e30)).unwrap(), ());
     let mut rng = rng(5);
     for _ in 0..n {
@@ -294,7 +294,7 @@ fn pair_tracker_rejects_invalid_displacement_without_change() {
 #[test]
 fn pair_tracker_rejects_invalid_margin() {
     for margin in [-1.0, f32::NAN, f32::INFINITY] {
-        let r = PairTracker::<()>::with_options(DynamicTreeOptions { margin, prediction: 0.0 });
+        let r = PairTracker::<()>::new_with(FatBoxOptions { margin, prediction: 0.0 });
         assert!(matches!(r, Err(BroadPhaseError::InvalidOption(_))), "margin {margin}");
     }
 }

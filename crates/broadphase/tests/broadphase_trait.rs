@@ -10,8 +10,8 @@ mod common_bp;
 use common_bp::{random_box, random_step, translated};
 use core::ops::ControlFlow;
 use proxima_broadphase::{
-    BroadPhase, BroadPhaseError, BroadPhaseMut, BruteForce, DynamicTree, DynamicTreeOptions, PairTracker, ProxyId,
-    SapMode, SweepAndPrune,
+    BroadPhase, BroadPhaseError, BroadPhaseMut, BruteForce, DynamicTree, FatBoxOptions, PairTracker, ProxyId, SapMode,
+    SweepAndPrune,
 };
 use proxima_narrowphase::{intersects_aabb_aabb, Aabb, Vector};
 use proxima_test_support::{rng, Rng};
@@ -187,7 +187,7 @@ where
 #[test]
 fn dynamic_tree_through_the_traits_matches_brute_force() {
     compare_with_brute_force(DynamicTree::new(), 1, false, |_| {});
-    let tight = DynamicTree::with_options(DynamicTreeOptions::TIGHT).expect("valid options");
+    let tight = DynamicTree::new_with(FatBoxOptions::TIGHT).expect("valid options");
     compare_with_brute_force(tight, 2, false, |_| {});
 }
 

@@ -4,7 +4,7 @@ mod common_bp;
 
 use common_bp::{parry_pairs, random_box, random_step, translated};
 use core::ops::ControlFlow;
-use proxima_broadphase::{BroadPhase, BruteForce, DynamicTree, DynamicTreeOptions, Pair, ProxyId, RayControl};
+use proxima_broadphase::{BroadPhase, BruteForce, DynamicTree, FatBoxOptions, Pair, ProxyId, RayControl};
 use proxima_narrowphase::{Aabb, Point, Ray, Real, Vector};
 use proxima_test_support::{gen, rng, scene, Rng};
 
@@ -69,12 +69,9 @@ fn random_sequences_match_brute_force_after_every_step() {
     let mut total = 0usize;
     for seed in 0..6u64 {
         let mut rng = rng(1000 + seed);
-        let options = if seed % 2 == 0 {
-            DynamicTreeOptions::default()
-        } else {
-            DynamicTreeOptions { margin: 0.0, prediction: 0.0 }
-        };
-        let mut tree = DynamicTree::with_options(options).unwrap();
+        let options =
+            if seed % 2 == 0 { FatBoxOptions::default() } else { FatBoxOptions { margin: 0.0, prediction: 0.0 } };
+        let mut tree = DynamicTree::new_with(options).unwrap();
         let mut tight = Vec::new();
         let side = if seed < 3 { 20.0 } else { 60.0 };
         let mut pairs = Vec::new();
@@ -190,7 +187,7 @@ fn box_and_ray_queries_match_brute_force() {
 
 #[test]
 fn touching_boxes_overlap() {
-    let mut tree = DynamicTree::with_options(DynamicTreeOptions::TIGHT).unwrap();
+    let mut tree = DynamicTree::new_with(FatBoxOptions::TIGHT).unwrap();
     let a = tree.insert(Aabb::new(Point::new(0.0, 0.0, 0.0), Point::new(1.0, 1.0, 1.0)), ());
     let b = tree.insert(Aabb::new(Point::new(1.0, 1.0, 1.0), Point::new(2.0, 2.0, 2.0)), ()); // corner contact
     let c = tree.insert(Aabb::new(Point::new(2.0 + 1e-6, 0.0, 0.0), Point::new(3.0, 1.0, 1.0)), ()); // gap
@@ -209,7 +206,7 @@ fn touching_boxes_overlap() {
 fn self_pairs_match_parry3d() {
     for (n, dense, seed) in [(3000, false, 1), (3000, true, 2), (20_000, true, 3), (20_000, false, 4)] {
         let boxes = scene::boxes(n, dense, seed);
-        let mut tree = DynamicTree::with_options(DynamicTreeOptions::TIGHT).unwrap();
+        let mut tree = DynamicTree::new_with(FatBoxOptions::TIGHT).unwrap();
         let ids: Vec<ProxyId> = boxes.iter().map(|b| tree.insert(*b, ())).collect();
         // Fresh slots are handed out in order, so id index == box index.
         assert!(ids.iter().enumerate().all(|(i, id)| id.index() as usize == i));
@@ -425,7 +422,7 @@ fn cast_ray_closest_matches_brute_force() {
 fn insertion_quality_is_close_to_a_rebuild() {
     for dense in [false, true] {
         let boxes = scene::boxes(20_000, dense, 17);
-        let mut tree = DynamicTree::with_options(DynamicTreeOptions::TIGHT).unwrap();
+        let mut tree = DynamicTree::new_with(FatBoxOptions::TIGHT).unwrap();
         for b in &boxes {
             tree.insert(*b, ());
         }

@@ -22,7 +22,7 @@
 //! version is `churn_10m_cycles`, ignored by default:
 //! `cargo test --release -p proxima-broadphase --test dynamic_tree_churn -- --ignored --nocapture`.
 
-use proxima_broadphase::{BroadPhase, DynamicTree, DynamicTreeOptions, ProxyId, RayControl, StaticBvh};
+use proxima_broadphase::{BroadPhase, DynamicTree, FatBoxOptions, ProxyId, RayControl, StaticBvh};
 use proxima_narrowphase::{Aabb, Point, Ray, Vector};
 use proxima_test_support::gen::{uniform, unit_vector};
 use proxima_test_support::{rng, Rng, SmallRng};
@@ -93,7 +93,7 @@ fn rays(n: usize, side: f32, seed: u64) -> Vec<Ray> {
 fn churn(n: usize, cycles: usize, victim: Victim, seed: u64) -> Report {
     let side = side(n);
     let mut rng = rng(seed);
-    let mut tree = DynamicTree::with_options(DynamicTreeOptions::TIGHT).expect("valid options");
+    let mut tree = DynamicTree::new_with(FatBoxOptions::TIGHT).expect("valid options");
     // Live proxies in insertion order (a ring for `Oldest`), with their boxes.
     let mut live: std::collections::VecDeque<(ProxyId, Aabb)> = (0..n)
         .map(|i| {
@@ -133,7 +133,7 @@ fn churn(n: usize, cycles: usize, victim: Victim, seed: u64) -> Report {
         for i in (1..boxes.len()).rev() {
             boxes.swap(i, rng.random_range(0..=i));
         }
-        let mut fresh = DynamicTree::with_options(DynamicTreeOptions::TIGHT).expect("valid options");
+        let mut fresh = DynamicTree::new_with(FatBoxOptions::TIGHT).expect("valid options");
         for (i, b) in boxes.iter().enumerate() {
             fresh.insert(*b, i as u32);
         }

@@ -19,8 +19,8 @@
 
 use core::ops::ControlFlow;
 use proxima_broadphase::{
-    BroadPhase, BruteForce, DynamicTree, DynamicTreeOptions, Pair, PairTracker, ProxyId, ProxyOptions, SapMode,
-    StaticBvh, SweepAndPrune,
+    BroadPhase, BruteForce, DynamicTree, FatBoxOptions, Pair, PairTracker, ProxyId, ProxyOptions, SapMode, StaticBvh,
+    SweepAndPrune,
 };
 use proxima_narrowphase::{Aabb, Point, Vector};
 use proxima_test_support::{rng, Rng, SmallRng};
@@ -167,7 +167,7 @@ impl Structures {
     fn new(boxes: &[Aabb]) -> Self {
         let mut s = Structures {
             bf: BruteForce::new(),
-            tight: DynamicTree::with_options(DynamicTreeOptions::TIGHT).expect("valid"),
+            tight: DynamicTree::new_with(FatBoxOptions::TIGHT).expect("valid"),
             fat: DynamicTree::new(),
             sap: [SweepAndPrune::new(SapMode::Rebuild), SweepAndPrune::new(SapMode::Persistent)],
             tracker: PairTracker::new(),

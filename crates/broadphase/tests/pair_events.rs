@@ -4,7 +4,7 @@ mod common_bp;
 
 use common_bp::{random_box, random_step, translated};
 use proxima_broadphase::{
-    BroadPhase, BruteForce, CollisionGroups, DynamicTreeOptions, Pair, PairEvent, PairTracker, ProxyId, ProxyOptions,
+    BroadPhase, BruteForce, CollisionGroups, FatBoxOptions, Pair, PairEvent, PairTracker, ProxyId, ProxyOptions,
 };
 use proxima_narrowphase::{Aabb, Point, Vector};
 use proxima_test_support::{rng, Rng};
@@ -67,8 +67,8 @@ fn events_match_brute_force_diffs() {
     let (mut started, mut stopped) = (0usize, 0usize);
     for seed in 0..4u64 {
         let mut rng = rng(500 + seed);
-        let options = if seed % 2 == 0 { DynamicTreeOptions::default() } else { DynamicTreeOptions::TIGHT };
-        let mut tracker: PairTracker<u32> = PairTracker::with_options(options).unwrap();
+        let options = if seed % 2 == 0 { FatBoxOptions::default() } else { FatBoxOptions::TIGHT };
+        let mut tracker: PairTracker<u32> = PairTracker::new_with(options).unwrap();
         let mut ids: Vec<ProxyId> = Vec::new();
         let mut tight: Vec<Aabb> = Vec::new();
         let mut prev: Vec<Pair> = Vec::new();

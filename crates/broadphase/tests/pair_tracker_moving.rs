@@ -261,11 +261,11 @@ fn dense_world_against_brute_force() {
 /// brute-force tight overlaps after every update.
 #[test]
 fn exact_pairs_in_a_world_mostly_at_rest() {
-    use proxima_broadphase::DynamicTreeOptions;
+    use proxima_broadphase::FatBoxOptions;
     use proxima_narrowphase::{Point, Vector};
     let mut rng = rng(31);
-    let options = DynamicTreeOptions { margin: 0.6, prediction: 0.0 };
-    let mut tracker: PairTracker<()> = PairTracker::with_options(options).unwrap();
+    let options = FatBoxOptions { margin: 0.6, prediction: 0.0 };
+    let mut tracker: PairTracker<()> = PairTracker::new_with(options).unwrap();
     let side = 12;
     let mut tights = Vec::new();
     let mut ids = Vec::new();
@@ -328,10 +328,10 @@ fn sweep_pairs(ids: &[ProxyId], boxes: &[Aabb]) -> BTreeSet<(ProxyId, ProxyId)> 
 /// The pairs and the exact pairs must equal the sweep's after every update.
 #[test]
 fn exact_pairs_of_a_world_past_the_prefetch_threshold() {
-    use proxima_broadphase::DynamicTreeOptions;
+    use proxima_broadphase::FatBoxOptions;
     let mut rng = rng(57);
-    let options = DynamicTreeOptions { margin: 0.3, prediction: 0.0 };
-    let mut tracker: PairTracker<()> = PairTracker::with_options(options).unwrap();
+    let options = FatBoxOptions { margin: 0.3, prediction: 0.0 };
+    let mut tracker: PairTracker<()> = PairTracker::new_with(options).unwrap();
     let side = 28;
     let (mut tights, mut ids) = (Vec::new(), Vec::new());
     for i in 0..side * side * side {

@@ -5,25 +5,25 @@
 //! (`cargo test --release -p proxima-broadphase --test regressions -- --ignored`).
 
 use proxima_broadphase::{
-    BroadPhase, BuildOptions, DynamicTree, DynamicTreeOptions, PairTracker, ProxyOptions, RayControl, StaticBvh,
+    BroadPhase, BuildOptions, DynamicTree, FatBoxOptions, PairTracker, ProxyOptions, RayControl, StaticBvh,
 };
 use proxima_narrowphase::{intersects_aabb_aabb, Aabb, Point, Ray, Vector};
 
-/// B1 (broadphase side): `with_options` accepts any finite margin, but
+/// B1 (broadphase side): `new_with` accepts any finite margin, but
 /// `Aabb::loosened` overflows: a box near `f32::MAX` gets an infinite fat box,
 /// and the tree's SAH cost becomes NaN (`inf / inf`).
 #[test]
 
 fn b1_fat_boxes_stay_finite_with_huge_margins() {
-    let options = DynamicTreeOptions { margin: 3.4e37, prediction: 0.0 };
-    let mut tree = DynamicTree::with_options(options).expect("a finite margin is valid");
+    let options = FatBoxOptions { margin: 3.4e37, prediction: 0.0 };
+    let mut tree = DynamicTree::new_with(options).expect("a finite margin is valid");
     let near_max = Aabb::new(Point::new(3.3e38, 0.0, 0.0), Point::new(3.4e38, 1.0, 1.0));
     let id = tree.insert(near_max, ());
     tree.insert(Aabb::new(Point::origin(), Point::new(1.0, 1.0, 1.0)), ());
     let fat = tree.fat_aabb(id).expect("live");
     assert!(fat.is_valid(), "fat box {fat:?}");
     assert!(tree.validate().expect("valid").sah_cost.is_finite());
-    let mut tracker = PairTracker::with_options(options).expect("valid");
+    let mut tracker = PairTracker::new_with(options).expect("valid");
     let id = tracker.insert(near_max, (), ProxyOptions::default());
     assert!(tracker.fat_aabb(id).expect("live").is_valid());
 }
@@ -81,7 +81,7 @@ fn b35_builds_over_boxes_spanning_f32_max() {
         }
     }
     let proxies = boxes.iter().enumerate().map(|(i, b)| (*b, i, ProxyOptions::default()));
-    let mut tracker = PairTracker::from_proxies(DynamicTreeOptions::default(), proxies).expect("valid options");
+    let mut tracker = PairTracker::from_proxies(FatBoxOptions::default(), proxies).expect("valid options");
     tracker.update();
     tracker.validate().expect("a valid tracker");
 }

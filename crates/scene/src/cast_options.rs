@@ -40,9 +40,9 @@ use crate::trimesh::TriMesh;
 /// use proxima_scene::*;
 /// use proxima_narrowphase::{Isometry, Point, Sphere, Vector};
 /// let mut scene = Scene::new();
-/// let floor = ColliderShape::Aabb { half_extents: Vector::new(10.0, 0.5, 10.0) };
+/// let floor = ColliderShape::Cuboid { half_extents: Vector::new(10.0, 0.5, 10.0) };
 /// scene.insert(ColliderDesc::new(floor, Isometry::translation(0.0, -0.5, 0.0)).fixed()).unwrap();
-/// let wall = ColliderShape::Aabb { half_extents: Vector::new(0.5, 2.0, 10.0) };
+/// let wall = ColliderShape::Cuboid { half_extents: Vector::new(0.5, 2.0, 10.0) };
 /// let wall = scene.insert(ColliderDesc::new(wall, Isometry::translation(5.0, 2.0, 0.0)).fixed()).unwrap();
 /// // A character sunk 0.01 into the floor walks along x towards the wall.
 /// let body = Sphere::new(Point::new(0.0, 0.49, 0.0), 0.5);

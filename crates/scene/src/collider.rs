@@ -169,7 +169,7 @@ impl ColliderDesc {
     /// use proxima_scene::*;
     /// use proxima_narrowphase::{Isometry, Vector};
     /// let mut scene = Scene::new();
-    /// let zone = ColliderShape::Aabb { half_extents: Vector::repeat(2.0) };
+    /// let zone = ColliderShape::Cuboid { half_extents: Vector::repeat(2.0) };
     /// let door = scene.insert(ColliderDesc::new(zone, Isometry::identity()).fixed().sensor()).unwrap();
     /// let ball = ColliderDesc::new(ColliderShape::Sphere { radius: 0.5 }, Isometry::translation(1.0, 0.0, 0.0));
     /// let b = scene.insert(ball).unwrap();

@@ -26,12 +26,12 @@ use crate::collider::{Collider, ColliderHandle};
 ///     }
 /// }
 /// let mut scene = Scene::new();
-/// let slab = ColliderShape::Obb { half_extents: Vector::new(5.0, 0.1, 5.0) };
+/// let slab = ColliderShape::Cuboid { half_extents: Vector::new(5.0, 0.1, 5.0) };
 /// scene.insert(ColliderDesc::new(slab, Isometry::identity()).fixed().with_user_data(1)).unwrap();
 /// let ball = |y| ColliderDesc::new(ColliderShape::Sphere { radius: 0.5 }, Isometry::translation(0.0, y, 0.0));
 /// let above = scene.insert(ball(0.55)).unwrap();
 /// let below = scene.insert(ball(-0.55)).unwrap();
-/// let mut pipeline = ContactPipeline::with_manifolds(0.02).unwrap();
+/// let mut pipeline = ContactPipeline::new().with_manifolds(0.02).unwrap();
 /// pipeline.update_with_hooks(&mut scene, &OneWay);
 /// let touching: Vec<_> = pipeline.contacts().iter().map(|p| p.b).collect();
 /// assert_eq!(touching, [above]);

@@ -1,34 +1,33 @@
 //! The per-frame contact pipeline: broadphase pairs, exact contacts, events, CCD.
 //!
-//! `mirror.rs` keeps the pair search in step with the scene and finds the
-//! candidates; `narrow.rs` runs their exact tests; `output.rs` holds what a
-//! frame reports.
+//! `frame.rs` runs a frame: `mirror.rs` keeps the pair search in step with
+//! the scene and finds the candidates (`chooser.rs` picks the search under
+//! `PairSearch::Auto`), `narrow.rs` runs their exact tests, `ccd.rs` sweeps
+//! the CCD spheres; `output.rs` holds what a frame reports.
 
+mod ccd;
 mod chooser;
+mod frame;
 mod mirror;
 mod narrow;
 mod output;
+mod stamp;
 
 pub use output::{CcdImpact, ContactEvent, ContactPair, FrameStats, ManifoldPair};
 
 use chooser::SearchChooser;
-use narrow::{candidate_keys, narrow, NarrowOut, Rules};
+use narrow::candidate_keys;
 #[cfg(feature = "parallel")]
-use narrow::{NarrowSlice, NARROW_SLICE};
+use narrow::NarrowSlice;
 
-use std::time::Duration;
-
-use proxima_broadphase::{DynamicTreeOptions, PairTracker, ProxyId};
-use proxima_narrowphase::{ContactManifold, Real, Sphere, Vector};
+use proxima_broadphase::{FatBoxOptions, PairTracker, ProxyId};
+use proxima_narrowphase::{ContactManifold, Real};
 
 use crate::change_log::RemovedCollider;
 use crate::collider::ColliderHandle;
 use crate::error::SceneError;
-use crate::filter::QueryFilter;
 use crate::grid_search::{GridSearch, PairSearch};
-use crate::pair_rules::{diff_pairs, ContactIndex, PairHooks, SensorEvent, TouchRule};
-use crate::scene::Scene;
-use crate::shape::WorldShape;
+use crate::pair_rules::{ContactIndex, SensorEvent, TouchRule};
 use crate::trimesh::MeshScratch;
 
 /// Turns a scene's state each frame into contacts and contact events.
@@ -39,7 +38,7 @@ use crate::trimesh::MeshScratch;
 /// searches find the candidates, with the same result: a [`PairTracker`]
 /// ([`PairSearch::Tracker`]) keeps the candidate pairs across frames and
 /// mirrors the scene's colliders (fat boxes with the default
-/// [`DynamicTreeOptions`]: margin 0.1, stretched by four times the last
+/// [`FatBoxOptions`]: margin 0.1, stretched by four times the last
 /// displacement): each frame it reads only the colliders inserted, removed,
 /// moved, reshaped or re-grouped since its last update (the scene logs them;
 /// a collider nobody touched costs nothing), a moved one costs one
@@ -147,7 +146,7 @@ impl ContactPipeline {
             // (a falling pile) stays inside it for about four frames rather
             // than one (docs/decisions/0009-fat-box-prediction-four.md; the
             // narrowphase's candidates are the tight pairs either way).
-            tracker: PairTracker::with_options(DynamicTreeOptions::default()).expect("valid options"),
+            tracker: PairTracker::new_with(FatBoxOptions::default()).expect("valid options"),
             proxy_of: Vec::new(),
             slot_of_proxy: Vec::new(),
             renamed: 0,
@@ -174,7 +173,7 @@ impl ContactPipeline {
         }
     }
 
-    /// A pipeline that also computes contact manifolds (for a solver): every
+    /// The pipeline computing contact manifolds too (for a solver): every
     /// candidate pair at most `prediction` apart gets its manifolds
     /// ([`contact_manifolds`](crate::contact_manifolds)), listed by
     /// [`ContactPipeline::manifolds`]; points of pairs that do not touch
@@ -191,24 +190,24 @@ impl ContactPipeline {
     /// use proxima_scene::*;
     /// use proxima_narrowphase::{Isometry, Vector};
     /// let mut scene = Scene::new();
-    /// let floor = ColliderShape::Obb { half_extents: Vector::new(5.0, 0.5, 5.0) };
+    /// let floor = ColliderShape::Cuboid { half_extents: Vector::new(5.0, 0.5, 5.0) };
     /// scene.insert(ColliderDesc::new(floor, Isometry::identity()).fixed()).unwrap();
-    /// let cube = ColliderShape::Obb { half_extents: Vector::repeat(0.5) };
+    /// let cube = ColliderShape::Cuboid { half_extents: Vector::repeat(0.5) };
     /// // 0.01 above the floor: not touching, but within the prediction.
     /// scene.insert(ColliderDesc::new(cube, Isometry::translation(0.0, 1.01, 0.0))).unwrap();
-    /// let mut pipeline = ContactPipeline::with_manifolds(0.05).unwrap();
+    /// let mut pipeline = ContactPipeline::new().with_manifolds(0.05).unwrap();
     /// pipeline.update(&mut scene);
     /// assert!(pipeline.contacts().is_empty());
     /// let [pair] = pipeline.manifolds() else { panic!("one manifold") };
     /// assert_eq!(pair.manifold.len(), 4);
     /// assert!(pair.manifold.points().iter().all(|p| (p.depth + 0.01).abs() < 1e-5));
-    /// assert!(ContactPipeline::with_manifolds(-1.0).is_err());
+    /// assert!(ContactPipeline::new().with_manifolds(-1.0).is_err());
     /// ```
-    pub fn with_manifolds(prediction: Real) -> Result<Self, SceneError> {
+    pub fn with_manifolds(self, prediction: Real) -> Result<Self, SceneError> {
         if !(prediction.is_finite() && prediction >= 0.0) {
             return Err(SceneError::InvalidPrediction);
         }
-        Ok(Self { prediction: Some(prediction), ..Self::new() })
+        Ok(Self { prediction: Some(prediction), ..self })
     }
 
     /// The pipeline with its candidate pairs found by `search` (see
@@ -267,178 +266,13 @@ impl ContactPipeline {
         self.running
     }
 
-    /// Runs one frame and returns its contact events. CCD spheres are swept
-    /// from their previous pose to their current one; afterwards every
-    /// collider's previous pose is set to its current pose.
-    ///
-    /// ```
-    /// use proxima_scene::*;
-    /// use proxima_narrowphase::Isometry;
-    /// let mut scene = Scene::new();
-    /// let ball = |x| ColliderDesc::new(ColliderShape::Sphere { radius: 1.0 }, Isometry::translation(x, 0.0, 0.0));
-    /// let a = scene.insert(ball(0.0)).unwrap();
-    /// let b = scene.insert(ball(3.0)).unwrap();
-    /// let mut pipeline = ContactPipeline::new();
-    /// assert!(pipeline.update(&mut scene).is_empty());
-    /// scene.set_pose(b, Isometry::translation(1.5, 0.0, 0.0)).unwrap();
-    /// assert!(matches!(pipeline.update(&mut scene), [ContactEvent::Started(p)] if (p.a, p.b) == (a, b)));
-    /// scene.remove(b).unwrap();
-    /// assert_eq!(pipeline.update(&mut scene), &[ContactEvent::Stopped { a, b }]);
-    /// ```
-    pub fn update(&mut self, scene: &mut Scene) -> &[ContactEvent] {
-        self.update_with_hooks(scene, &())
-    }
-
-    /// [`update`](Self::update) with the user's [`PairHooks`]: a filter of
-    /// the candidate pairs and an editor of their manifolds (one-way
-    /// platforms, pairs switched off by game logic).
-    pub fn update_with_hooks(&mut self, scene: &mut Scene, hooks: &impl PairHooks) -> &[ContactEvent] {
-        let t0 = Stamp::now();
-        scene.prepare();
-        self.find_candidates(scene);
-        let t1 = Stamp::now();
-        self.start_frame();
-        let out = NarrowOut {
-            contacts: &mut self.contacts,
-            manifolds: &mut self.manifolds,
-            sensors: &mut self.sensor_pairs,
-            manifold_scratch: &mut self.manifold_scratch,
-            mesh_scratch: &mut self.mesh_scratch,
-        };
-        let rules = Rules { prediction: self.prediction, touch: self.touch, hooks };
-        narrow(scene, candidate_keys(self.running, &self.tracker, self.renamed, &self.candidates), &rules, out);
-        self.close(scene, t0, t1)
-    }
-
-    /// [`update`](Self::update) with the pair search (the tracker's searches
-    /// and merge, [`PairTracker::update_parallel`], or the grid's search,
-    /// `GridPairs::pairs_unsorted_into_parallel`) and the exact tests spread
-    /// over the threads of the current rayon pool (run it inside
-    /// [`ThreadPool::install`](rayon::ThreadPool::install) to choose the
-    /// pool). The mirror of the scene, the events and the CCD sweeps stay on
-    /// the calling thread. Same contacts, manifolds, events and impacts, in
-    /// the same order, for any number of threads: the candidates are cut
-    /// into fixed slices whose results are appended in order. Its buffers
-    /// are kept, but rayon's scheduler may allocate now and then, so only
-    /// [`update`](Self::update) is strictly allocation-free.
-    ///
-    /// ```
-    /// use proxima_scene::*;
-    /// use proxima_narrowphase::Isometry;
-    /// let mut scene = Scene::new();
-    /// let ball = |x| ColliderDesc::new(ColliderShape::Sphere { radius: 1.0 }, Isometry::translation(x, 0.0, 0.0));
-    /// let a = scene.insert(ball(0.0)).unwrap();
-    /// let b = scene.insert(ball(1.5)).unwrap();
-    /// let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
-    /// let mut pipeline = ContactPipeline::new();
-    /// let events = pool.install(|| pipeline.update_parallel(&mut scene).to_vec());
-    /// assert!(matches!(events[..], [ContactEvent::Started(p)] if (p.a, p.b) == (a, b)));
-    /// ```
-    #[cfg(feature = "parallel")]
-    pub fn update_parallel(&mut self, scene: &mut Scene) -> &[ContactEvent] {
-        self.update_parallel_with_hooks(scene, &())
-    }
-
-    /// [`update_parallel`](Self::update_parallel) with the user's
-    /// [`PairHooks`] (called from the pool's threads).
-    #[cfg(feature = "parallel")]
-    pub fn update_parallel_with_hooks(
-        &mut self,
-        scene: &mut Scene,
-        hooks: &(impl PairHooks + Sync),
-    ) -> &[ContactEvent] {
-        use rayon::prelude::*;
-        let t0 = Stamp::now();
-        scene.prepare();
-        self.find_candidates_with(scene, true);
-        let t1 = Stamp::now();
-        self.start_frame();
-        let shared: &Scene = scene;
-        let rules = Rules { prediction: self.prediction, touch: self.touch, hooks };
-        let candidates = candidate_keys(self.running, &self.tracker, self.renamed, &self.candidates);
-        let slices = candidates.len().div_ceil(NARROW_SLICE);
-        if self.narrow_slices.len() < slices {
-            self.narrow_slices.resize_with(slices, NarrowSlice::default);
-        }
-        self.narrow_slices[..slices].par_iter_mut().zip(candidates.par_chunks(NARROW_SLICE)).for_each(
-            |(slice, candidates)| {
-                slice.contacts.clear();
-                slice.manifolds.clear();
-                slice.sensors.clear();
-                let out = NarrowOut {
-                    contacts: &mut slice.contacts,
-                    manifolds: &mut slice.manifolds,
-                    sensors: &mut slice.sensors,
-                    manifold_scratch: &mut slice.manifold_scratch,
-                    mesh_scratch: &mut slice.mesh_scratch,
-                };
-                narrow(shared, candidates, &rules, out);
-            },
-        );
-        for slice in &self.narrow_slices[..slices] {
-            self.contacts.extend_from_slice(&slice.contacts);
-            self.manifolds.extend_from_slice(&slice.manifolds);
-            self.sensor_pairs.extend_from_slice(&slice.sensors);
-        }
-        // Slices are given back only past twice the frame's need, so a count
-        // that swings across a slice boundary does not free and regrow one.
-        if self.narrow_slices.len() > 2 * slices.max(1) {
-            self.narrow_slices.truncate(slices.max(1));
-        }
-        self.close(scene, t0, t1)
-    }
-
-    /// The start of a frame's exact tests: last frame's pairs kept for the
-    /// events, this frame's lists emptied.
-    fn start_frame(&mut self) {
-        self.previous.clear();
-        self.previous.extend(self.contacts.iter().map(|p| (p.a, p.b)));
-        core::mem::swap(&mut self.previous_sensor_pairs, &mut self.sensor_pairs);
-        self.sensor_pairs.clear();
-        self.contacts.clear();
-        self.manifolds.clear();
-    }
-
-    /// The end of a frame: events, CCD sweeps, stats.
-    fn close(&mut self, scene: &mut Scene, t0: Stamp, t1: Stamp) -> &[ContactEvent] {
-        // Candidates are sorted by slot, and slots order like handles: the
-        // contacts are already in `(a, b)` order.
-        debug_assert!(self.contacts.windows(2).all(|w| (w[0].a, w[0].b) < (w[1].a, w[1].b)));
-        self.diff_events();
-        self.sensor_events.clear();
-        let sensor_pairs = &self.sensor_pairs;
-        diff_pairs(
-            &self.previous_sensor_pairs,
-            sensor_pairs.len(),
-            |j| sensor_pairs[j],
-            |j| SensorEvent::Entered { a: sensor_pairs[j].0, b: sensor_pairs[j].1 },
-            |a, b| SensorEvent::Exited { a, b },
-            &mut self.sensor_events,
-        );
-        let slots = scene.colliders.slot_count();
-        self.contact_index.build(self.contacts.iter().map(|p| (p.a.index, p.b.index)), slots);
-        let t2 = Stamp::now();
-        self.sweep_ccd(scene);
-        let t3 = Stamp::now();
-        self.stats = FrameStats {
-            broadphase: t1.since(t0),
-            narrowphase: t2.since(t1),
-            ccd: t3.since(t2),
-            colliders_read: self.touched.len(),
-            candidate_pairs: self.candidate_keys().len(),
-            contacts: self.contacts.len(),
-            ccd_impacts: self.ccd.len(),
-        };
-        &self.events
-    }
-
     /// The pairs in contact this frame, sorted by `(a, b)`.
     ///
     /// ```
     /// use proxima_scene::*;
     /// use proxima_narrowphase::{Isometry, Vector};
     /// let mut scene = Scene::new();
-    /// let ground = ColliderShape::Aabb { half_extents: Vector::new(10.0, 0.5, 10.0) };
+    /// let ground = ColliderShape::Cuboid { half_extents: Vector::new(10.0, 0.5, 10.0) };
     /// let g = scene.insert(ColliderDesc::new(ground, Isometry::identity()).fixed()).unwrap();
     /// // A ball sunk 0.1 into the ground's top face (y = 0.5).
     /// let ball = ColliderDesc::new(ColliderShape::Sphere { radius: 1.0 }, Isometry::translation(0.0, 1.4, 0.0));
@@ -540,7 +374,7 @@ impl ContactPipeline {
     /// use proxima_scene::*;
     /// use proxima_narrowphase::{Isometry, Vector};
     /// let mut scene = Scene::new();
-    /// let ground = ColliderShape::Aabb { half_extents: Vector::new(10.0, 0.5, 10.0) };
+    /// let ground = ColliderShape::Cuboid { half_extents: Vector::new(10.0, 0.5, 10.0) };
     /// let g = scene.insert(ColliderDesc::new(ground, Isometry::identity()).fixed()).unwrap();
     /// let ball = |x| ColliderDesc::new(ColliderShape::Sphere { radius: 0.5 }, Isometry::translation(x, 0.9, 0.0));
     /// let (p, q) = (scene.insert(ball(0.0)).unwrap(), scene.insert(ball(5.0)).unwrap());
@@ -569,9 +403,9 @@ impl ContactPipeline {
     /// let ball = |x| ColliderDesc::new(ColliderShape::Sphere { radius: 0.5 }, Isometry::translation(x, 0.0, 0.0));
     /// scene.insert(ball(0.0)).unwrap();
     /// scene.insert(ball(1.01)).unwrap(); // 0.01 apart
-    /// let mut strict = ContactPipeline::with_manifolds(0.02).unwrap();
+    /// let mut strict = ContactPipeline::new().with_manifolds(0.02).unwrap();
     /// assert!(strict.update(&mut scene).is_empty());
-    /// let mut speculative = ContactPipeline::with_manifolds(0.02).unwrap().with_touch_rule(TouchRule::Manifold);
+    /// let mut speculative = ContactPipeline::new().with_manifolds(0.02).unwrap().with_touch_rule(TouchRule::Manifold);
     /// assert_eq!(speculative.update(&mut scene).len(), 1);
     /// assert!((speculative.contacts()[0].contact.depth + 0.01).abs() < 1e-5);
     /// ```
@@ -598,89 +432,5 @@ impl ContactPipeline {
     /// The candidates of the last update (see [`candidate_keys`]).
     fn candidate_keys(&self) -> &[u64] {
         candidate_keys(self.running, &self.tracker, self.renamed, &self.candidates)
-    }
-
-    /// Merges the sorted previous and current pair lists into events.
-    fn diff_events(&mut self) {
-        self.events.clear();
-        let contacts = &self.contacts;
-        diff_pairs(
-            &self.previous,
-            contacts.len(),
-            |j| (contacts[j].a, contacts[j].b),
-            |j| ContactEvent::Started(contacts[j]),
-            |a, b| ContactEvent::Stopped { a, b },
-            &mut self.events,
-        );
-    }
-
-    /// Sweeps every CCD sphere from its previous centre to its current one.
-    fn sweep_ccd(&mut self, scene: &mut Scene) {
-        self.ccd.clear();
-        for &slot in &self.touched {
-            let Some(collider) = scene.colliders.get_slot(slot) else { continue };
-            let WorldShape::Sphere(now) = &collider.world else { continue };
-            if !collider.desc.ccd {
-                continue;
-            }
-            let start = collider.previous_pose.translation.vector;
-            let motion: Vector = now.center().coords - start;
-            if motion == Vector::zeros() {
-                continue;
-            }
-            let Ok(from) = Sphere::try_new(start.into(), now.radius()) else { continue };
-            let me = [scene.handle_of(slot)];
-            // A sensor is not in the way: a bullet passes through a trigger.
-            let filter = QueryFilter::excluding(&me).groups(collider.desc.groups).exclude_sensors();
-            if let Some(hit) = scene.cast_sphere(&from, &motion, &filter) {
-                self.ccd.push(CcdImpact { collider: me[0], other: hit.collider, hit: hit.hit });
-            }
-        }
-        // A collider not read this frame did not move: its previous pose is
-        // its pose already.
-        for &slot in &self.touched {
-            if let Some(collider) = scene.colliders.get_slot_mut(slot) {
-                collider.previous_pose = collider.desc.pose;
-            }
-        }
-    }
-}
-
-/// A point in time for [`FrameStats`]: an `Instant` with the `timing`
-/// feature.
-#[cfg(feature = "timing")]
-#[derive(Clone, Copy)]
-struct Stamp(std::time::Instant);
-
-#[cfg(feature = "timing")]
-impl Stamp {
-    #[inline]
-    fn now() -> Self {
-        Self(std::time::Instant::now())
-    }
-
-    /// The time from `earlier` to `self`.
-    #[inline]
-    fn since(self, earlier: Self) -> Duration {
-        self.0 - earlier.0
-    }
-}
-
-/// Without the `timing` feature no clock is read (`Instant::now` panics on
-/// `wasm32-unknown-unknown`) and every duration is zero.
-#[cfg(not(feature = "timing"))]
-#[derive(Clone, Copy)]
-struct Stamp;
-
-#[cfg(not(feature = "timing"))]
-impl Stamp {
-    #[inline]
-    fn now() -> Self {
-        Self
-    }
-
-    #[inline]
-    fn since(self, _earlier: Self) -> Duration {
-        Duration::ZERO
     }
 }

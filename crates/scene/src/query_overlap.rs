@@ -180,7 +180,7 @@ impl Scene {
     /// use proxima_scene::*;
     /// use proxima_narrowphase::{Isometry, Point, Sphere, Vector};
     /// let mut scene = Scene::new();
-    /// let crate_box = ColliderShape::Aabb { half_extents: Vector::repeat(1.0) };
+    /// let crate_box = ColliderShape::Cuboid { half_extents: Vector::repeat(1.0) };
     /// let h = scene.insert(ColliderDesc::new(crate_box, Isometry::identity())).unwrap();
     /// let blast = Sphere::new(Point::new(2.5, 0.0, 0.0), 1.5);
     /// assert_eq!(scene.overlaps_sphere(&blast, &QueryFilter::default()), vec![h]);

@@ -47,7 +47,7 @@ impl Scene {
     /// use proxima_scene::*;
     /// use proxima_narrowphase::{Isometry, Point, Sphere, Vector};
     /// let mut scene = Scene::new();
-    /// let wall = ColliderShape::Aabb { half_extents: Vector::new(0.5, 5.0, 5.0) };
+    /// let wall = ColliderShape::Cuboid { half_extents: Vector::new(0.5, 5.0, 5.0) };
     /// let h = scene.insert(ColliderDesc::new(wall, Isometry::translation(10.0, 0.0, 0.0)).fixed()).unwrap();
     /// // A sphere of radius 1 from the origin, moving 20 along x, touches the face x = 9.5 at x = 8.5.
     /// let sphere = Sphere::new(Point::origin(), 1.0);

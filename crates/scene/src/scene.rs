@@ -27,7 +27,7 @@ use crate::static_set::StaticSet;
 /// use proxima_narrowphase::{Isometry, Point, Ray, Vector};
 /// let mut scene = Scene::new();
 /// let wall = scene
-///     .insert(ColliderDesc::new(ColliderShape::Aabb { half_extents: Vector::new(0.1, 5.0, 5.0) },
+///     .insert(ColliderDesc::new(ColliderShape::Cuboid { half_extents: Vector::new(0.1, 5.0, 5.0) },
 ///         Isometry::translation(10.0, 0.0, 0.0)).fixed())
 ///     .unwrap();
 /// let ray = Ray::new(Point::origin(), Vector::x(), 100.0);
@@ -212,7 +212,7 @@ impl Scene {
     /// use proxima_scene::*;
     /// use proxima_narrowphase::{Isometry, Vector};
     /// let mut scene = Scene::new();
-    /// let wall = ColliderShape::Aabb { half_extents: Vector::new(0.1, 5.0, 5.0) };
+    /// let wall = ColliderShape::Cuboid { half_extents: Vector::new(0.1, 5.0, 5.0) };
     /// scene.insert(ColliderDesc::new(wall, Isometry::translation(5.0, 0.0, 0.0)).fixed()).unwrap();
     /// let bullet = ColliderDesc::new(ColliderShape::Sphere { radius: 0.1 }, Isometry::identity()).with_ccd();
     /// let h = scene.insert(bullet).unwrap();
@@ -239,7 +239,7 @@ impl Scene {
     /// let h = scene.insert(ColliderDesc::new(ColliderShape::Sphere { radius: 1.0 }, Isometry::identity())).unwrap();
     /// let probe = Sphere::new(Point::new(3.0, 0.0, 0.0), 0.5);
     /// assert!(scene.overlaps_sphere(&probe, &QueryFilter::default()).is_empty());
-    /// scene.set_shape(h, ColliderShape::Obb { half_extents: Vector::new(3.0, 1.0, 1.0) }).unwrap();
+    /// scene.set_shape(h, ColliderShape::Cuboid { half_extents: Vector::new(3.0, 1.0, 1.0) }).unwrap();
     /// assert_eq!(scene.overlaps_sphere(&probe, &QueryFilter::default()), vec![h]);
     /// ```
     pub fn set_shape(&mut self, handle: ColliderHandle, shape: ColliderShape) -> Result<(), SceneError> {

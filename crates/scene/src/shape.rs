@@ -22,18 +22,15 @@ pub enum ColliderShape {
         /// Radius, `>= 0`.
         radius: Real,
     },
-    /// A box centred on the pose's origin. Under a pose without rotation
-    /// (the identity quaternion, `w = ±1`) it is placed as an axis-aligned
-    /// box ([`WorldShape::Aabb`], whose tests are the cheapest); under any
-    /// other rotation it is the rotated box ([`WorldShape::Obb`]), exactly as
-    /// [`ColliderShape::Obb`] would be, so a box collider that starts to
-    /// rotate stays correct.
-    Aabb {
-        /// Half-extents, each `>= 0`.
-        half_extents: Vector,
-    },
-    /// A box rotated and placed by the pose.
-    Obb {
+    /// A box (a cuboid) centred on the pose's origin and turned by its
+    /// rotation. Under a pose without rotation (the identity quaternion,
+    /// `w = ±1`) it is placed as an axis-aligned box ([`WorldShape::Aabb`],
+    /// whose tests are the cheapest); under any other rotation as the rotated
+    /// box ([`WorldShape::Obb`]), so a box collider that starts to rotate
+    /// stays correct. Snapshots also read the former variants `Aabb` and
+    /// `Obb` as this one.
+    #[cfg_attr(feature = "serde", serde(alias = "Aabb", alias = "Obb"))]
+    Cuboid {
         /// Half-extents along the box's own axes, each `>= 0`.
         half_extents: Vector,
     },
@@ -65,10 +62,10 @@ impl ColliderShape {
         let center = Point::from(pose.translation.vector);
         Ok(match self {
             Self::Sphere { radius } => WorldShape::Sphere(Sphere::try_new(center, *radius)?),
-            Self::Aabb { half_extents } if !is_identity(&pose.rotation) => {
+            Self::Cuboid { half_extents } if !is_identity(&pose.rotation) => {
                 WorldShape::Obb(Obb::try_new(center, pose.rotation, *half_extents)?)
             }
-            Self::Aabb { half_extents } => {
+            Self::Cuboid { half_extents } => {
                 // `Aabb` is also the broadphase's bounding volume, valid up to
                 // f32::MAX; as a collider it is a shape, bounded like the others.
                 let aabb = Aabb::try_from_center(center, *half_extents)?;
@@ -77,7 +74,6 @@ impl ColliderShape {
                 }
                 WorldShape::Aabb(aabb)
             }
-            Self::Obb { half_extents } => WorldShape::Obb(Obb::try_new(center, pose.rotation, *half_extents)?),
             Self::Capsule { half_height, radius } => {
                 if !half_height.is_finite() || *half_height < 0.0 {
                     return Err(ShapeError::NegativeExtent);
@@ -168,9 +164,9 @@ pub(crate) struct ShapeRayHit {
 pub enum WorldShape {
     /// A sphere.
     Sphere(Sphere),
-    /// An axis-aligned box (a [`ColliderShape::Aabb`] under a pose without rotation).
+    /// An axis-aligned box (a [`ColliderShape::Cuboid`] under a pose without rotation).
     Aabb(Aabb),
-    /// An oriented box (a [`ColliderShape::Obb`], or a [`ColliderShape::Aabb`] under a rotated pose).
+    /// An oriented box (a [`ColliderShape::Cuboid`], or a [`ColliderShape::Cuboid`] under a rotated pose).
     Obb(Obb),
     /// A capsule.
     Capsule(Capsule),

@@ -66,7 +66,7 @@ pub struct MeshClosestPoint {
     pub point: Point,
 }
 
-/// How [`TriMesh::with_build`] groups the triangles into blocks of 8: build
+/// How [`TriMesh::new_with`] groups the triangles into blocks of 8: build
 /// time against ray speed (Embree's build qualities make the same choice).
 /// Both trees answer every query alike (the closest `toi` bit for bit); they
 /// differ in speed.
@@ -133,7 +133,7 @@ impl TriMesh {
     /// assert_eq!(TriMesh::new(v, vec![[0, 1, 4]]).err(), Some(MeshError::IndexOutOfRange { triangle: 0 }));
     /// ```
     pub fn new(vertices: Vec<Point>, indices: Vec<[u32; 3]>) -> Result<Self, MeshError> {
-        Self::with_build(vertices, indices, MeshBuild::default())
+        Self::new_with(vertices, indices, MeshBuild::default())
     }
 
     /// [`TriMesh::new`] with a choice of how the blocks are formed: build
@@ -149,11 +149,11 @@ impl TriMesh {
     /// let v = vec![p(0.0, 0.0), p(1.0, 0.0), p(1.0, 1.0), p(0.0, 1.0)];
     /// let t = vec![[0, 1, 2], [0, 2, 3]];
     /// let fast = TriMesh::new(v.clone(), t.clone()).unwrap();
-    /// let sah = TriMesh::with_build(v, t, MeshBuild::FastRays).unwrap();
+    /// let sah = TriMesh::new_with(v, t, MeshBuild::FastRays).unwrap();
     /// let ray = Ray::new(Point::new(0.25, 0.5, 1.0), -Vector::z(), 10.0);
     /// assert_eq!(fast.cast_ray_closest(&ray), sah.cast_ray_closest(&ray));
     /// ```
-    pub fn with_build(vertices: Vec<Point>, indices: Vec<[u32; 3]>, build: MeshBuild) -> Result<Self, MeshError> {
+    pub fn new_with(vertices: Vec<Point>, indices: Vec<[u32; 3]>, build: MeshBuild) -> Result<Self, MeshError> {
         if indices.is_empty() {
             return Err(MeshError::Empty);
         }
@@ -177,6 +177,13 @@ impl TriMesh {
         }
         let (tree, aabb) = BlockTree::new(&vertices, &indices, build);
         Ok(Self { vertices, indices, tree, aabb, active_edges: std::sync::OnceLock::new() })
+    }
+
+    /// The former name of [`new_with`](Self::new_with).
+    #[deprecated(since = "0.2.0", note = "renamed to `new_with`: `with_*` names builder methods")]
+    #[doc(hidden)]
+    pub fn with_build(vertices: Vec<Point>, indices: Vec<[u32; 3]>, build: MeshBuild) -> Result<Self, MeshError> {
+        Self::new_with(vertices, indices, build)
     }
 
     /// Loads every model of an OBJ file (triangulated) into one mesh.

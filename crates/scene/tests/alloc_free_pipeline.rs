@@ -41,8 +41,8 @@ fn run(mut pipeline: ContactPipeline) -> (usize, usize, usize) {
     let mut scene = Scene::new();
     // 40 x 40 quads of 0.25: a box of half-extent 1.5 rests on ~300 triangles.
     scene.insert(ColliderDesc::new(ColliderShape::TriMesh(grid(40, 0.25)), Isometry::identity()).fixed()).unwrap();
-    let big = ColliderShape::Obb { half_extents: Vector::new(1.5, 0.5, 1.5) };
-    let cube = ColliderShape::Obb { half_extents: Vector::repeat(0.3) };
+    let big = ColliderShape::Cuboid { half_extents: Vector::new(1.5, 0.5, 1.5) };
+    let cube = ColliderShape::Cuboid { half_extents: Vector::repeat(0.3) };
     let ball = ColliderShape::Sphere { radius: 0.3 };
     let pill = ColliderShape::Capsule { half_height: 0.3, radius: 0.2 };
     // (shape, rest height of its centre, x, z): sunk 0.01 into what is below.
@@ -92,12 +92,12 @@ fn pipeline_frames_allocate_nothing() {
     let (_, contacts, allocations) = run(ContactPipeline::new());
     assert_eq!(contacts, 5 * 200);
     assert_eq!(allocations, 0, "allocations in 200 steady frames without manifolds");
-    let (manifolds, contacts, allocations) = run(ContactPipeline::with_manifolds(0.05).unwrap());
+    let (manifolds, contacts, allocations) = run(ContactPipeline::new().with_manifolds(0.05).unwrap());
     assert_eq!(contacts, 5 * 200);
     assert!(manifolds >= 5 * 200, "{manifolds} manifolds in 200 frames");
     assert_eq!(allocations, 0, "allocations in 200 steady frames with manifolds");
     // The grid search: every pair found again each frame, into kept buffers.
-    let grid = ContactPipeline::with_manifolds(0.05).unwrap().with_pair_search(PairSearch::Grid);
+    let grid = ContactPipeline::new().with_manifolds(0.05).unwrap().with_pair_search(PairSearch::Grid);
     let (manifolds, contacts, allocations) = run(grid);
     assert_eq!(contacts, 5 * 200);
     assert!(manifolds >= 5 * 200, "{manifolds} manifolds in 200 frames");

@@ -340,7 +340,7 @@ fn contacts_match_parry() {
             }
             1 => {
                 let h = Vector::new(size, size * 0.5, size * 0.8);
-                let b = ColliderShape::Obb { half_extents: h }.placed(&place).unwrap();
+                let b = ColliderShape::Cuboid { half_extents: h }.placed(&place).unwrap();
                 let WorldShape::Obb(o) = &b else { unreachable!() };
                 let (bp, cuboid): (Pose, Cuboid) = convert::cuboid(o);
                 (b.clone(), query::contact(&ppose, &poly, &bp, &cuboid, 0.0).unwrap())
@@ -415,7 +415,7 @@ fn pipeline_and_queries_with_hulls_match_brute_force() {
         let pose = common::pose(&mut rng, 8.0);
         hulls.push(scene.insert(ColliderDesc::new(ColliderShape::ConvexHull(hull), pose)).unwrap());
     }
-    let mut pipeline = ContactPipeline::with_manifolds(0.02).unwrap();
+    let mut pipeline = ContactPipeline::new().with_manifolds(0.02).unwrap();
     let mut with_hull = 0;
     for frame in 0..6 {
         for &h in &hulls {
@@ -512,7 +512,8 @@ fn a_hull_rests_on_a_face_with_four_points() {
     let cube: Vec<Point> =
         (0..8).map(|i| Point::new((i & 1) as f32 - 0.5, ((i >> 1) & 1) as f32 - 0.5, (i >> 2) as f32 - 0.5)).collect();
     let hull = Arc::new(ConvexHull::try_new(&cube).unwrap());
-    let floor = ColliderShape::Obb { half_extents: Vector::new(5.0, 0.5, 5.0) }.placed(&Isometry::identity()).unwrap();
+    let floor =
+        ColliderShape::Cuboid { half_extents: Vector::new(5.0, 0.5, 5.0) }.placed(&Isometry::identity()).unwrap();
     let slab = ColliderShape::ConvexHull(hull.clone()).placed(&Isometry::translation(0.0, 0.0, 0.0)).unwrap();
     for base in [floor, slab] {
         let resting = ColliderShape::ConvexHull(hull.clone()).placed(&Isometry::translation(0.2, 0.99, -0.1)).unwrap();
@@ -548,7 +549,7 @@ fn polytope_manifolds_are_consistent() {
         let place = Isometry::from_parts(Translation3::from(near), gen::rotation(&mut rng));
         let size = uniform(&mut rng, 0.2, 1.2);
         let b = if case % 2 == 0 {
-            ColliderShape::Obb { half_extents: Vector::new(size, size * 0.3, size * 0.8) }.placed(&place).unwrap()
+            ColliderShape::Cuboid { half_extents: Vector::new(size, size * 0.3, size * 0.8) }.placed(&place).unwrap()
         } else {
             let (other, _) = random_hull(&mut rng, size);
             ColliderShape::ConvexHull(other).placed(&place).unwrap()

@@ -72,9 +72,9 @@ fn world(n: usize, seed: u64) -> (Scene, Vec<ColliderHandle>, SmallRng) {
         let r = uniform(&mut rng, 0.2, 0.8);
         let shape = match i % 4 {
             0 => ColliderShape::Sphere { radius: r },
-            1 => ColliderShape::Obb { half_extents: Vector::new(r, r * 0.5, r * 0.8) },
+            1 => ColliderShape::Cuboid { half_extents: Vector::new(r, r * 0.5, r * 0.8) },
             2 => ColliderShape::Capsule { half_height: r, radius: r * 0.5 },
-            _ => ColliderShape::Aabb { half_extents: Vector::repeat(r) },
+            _ => ColliderShape::Cuboid { half_extents: Vector::repeat(r) },
         };
         let mut desc = ColliderDesc::new(shape, pose).with_user_data(i as u64);
         if i % 5 == 0 {

@@ -49,7 +49,7 @@ fn negative_size_is_rejected() {
     let err = scene.insert(ColliderDesc::new(ColliderShape::Sphere { radius: -1.0 }, Isometry::identity()));
     assert_eq!(err.unwrap_err(), SceneError::InvalidShape(ShapeError::NegativeRadius));
     let err = scene.insert(ColliderDesc::new(
-        ColliderShape::Obb { half_extents: Vector::new(1.0, -1.0, 1.0) },
+        ColliderShape::Cuboid { half_extents: Vector::new(1.0, -1.0, 1.0) },
         Isometry::identity(),
     ));
     assert_eq!(err.unwrap_err(), SceneError::InvalidShape(ShapeError::NegativeExtent));
@@ -59,10 +59,10 @@ fn negative_size_is_rejected() {
 #[test]
 fn ccd_needs_a_sphere() {
     let mut scene = Scene::new();
-    let desc = ColliderDesc::new(ColliderShape::Obb { half_extents: Vector::repeat(1.0) }, Isometry::identity());
+    let desc = ColliderDesc::new(ColliderShape::Cuboid { half_extents: Vector::repeat(1.0) }, Isometry::identity());
     assert_eq!(scene.insert(desc.with_ccd()).unwrap_err(), SceneError::CcdNeedsSphere);
     let s = scene.insert(sphere(0.0).with_ccd()).unwrap();
-    let err = scene.set_shape(s, ColliderShape::Obb { half_extents: Vector::repeat(1.0) });
+    let err = scene.set_shape(s, ColliderShape::Cuboid { half_extents: Vector::repeat(1.0) });
     assert_eq!(err.unwrap_err(), SceneError::CcdNeedsSphere);
     assert!(matches!(scene.get(s).unwrap().shape(), ColliderShape::Sphere { .. }));
 }
@@ -117,8 +117,8 @@ fn raw_pose(x: f32, q: [f32; 4]) -> Isometry {
 fn every_shape_follows_one_pose_rule() {
     let shapes = [
         ColliderShape::Sphere { radius: 0.5 },
-        ColliderShape::Obb { half_extents: Vector::repeat(0.5) },
-        ColliderShape::Aabb { half_extents: Vector::repeat(0.5) },
+        ColliderShape::Cuboid { half_extents: Vector::repeat(0.5) },
+        ColliderShape::Cuboid { half_extents: Vector::repeat(0.5) },
         ColliderShape::Capsule { half_height: 0.5, radius: 0.25 },
     ];
     let rejected = [
@@ -204,7 +204,7 @@ fn set_shape_rejects_invalid_sizes_without_change() {
     let cases = [
         (ColliderShape::Sphere { radius: -1.0 }, SceneError::InvalidShape(ShapeError::NegativeRadius)),
         (
-            ColliderShape::Aabb { half_extents: Vector::new(1.0, -1.0, 1.0) },
+            ColliderShape::Cuboid { half_extents: Vector::new(1.0, -1.0, 1.0) },
             SceneError::InvalidShape(ShapeError::NegativeExtent),
         ),
         (
@@ -234,7 +234,7 @@ fn oriented_boxes_reject_non_unit_rotations() {
     let mut scene = Scene::new();
     let q = Rotation::new_unchecked(nalgebra::Quaternion::new(2.0, 0.0, 0.0, 0.0));
     let bad = Isometry::from_parts(Vector::zeros().into(), q);
-    let obb = ColliderShape::Obb { half_extents: Vector::repeat(1.0) };
+    let obb = ColliderShape::Cuboid { half_extents: Vector::repeat(1.0) };
     let r = scene.insert(ColliderDesc::new(obb.clone(), bad));
     assert_eq!(r.unwrap_err(), SceneError::InvalidPose { handle: None, error: PoseError::InvalidRotation });
     let h = scene.insert(ColliderDesc::new(obb, Isometry::identity())).unwrap();
@@ -270,7 +270,7 @@ fn rejected_inserts_leave_no_trace() {
     let a = scene.insert(sphere(0.0)).unwrap();
     for bad in [
         ColliderDesc::new(ColliderShape::Sphere { radius: f32::NAN }, Isometry::identity()),
-        ColliderDesc::new(ColliderShape::Aabb { half_extents: Vector::repeat(1.0) }, Isometry::identity()).with_ccd(),
+        ColliderDesc::new(ColliderShape::Cuboid { half_extents: Vector::repeat(1.0) }, Isometry::identity()).with_ccd(),
         sphere(f32::NEG_INFINITY).fixed(),
     ] {
         assert!(scene.insert(bad).is_err());

@@ -64,8 +64,8 @@ fn populate(scene: &mut Scene, n: usize, distance: f64, dir: [f64; 3], rng: &mut
         let mut h = || rng.random_range(0.05f32..0.5);
         let shape = match i % 4 {
             0 => ColliderShape::Sphere { radius: h() },
-            1 => ColliderShape::Aabb { half_extents: Vector::new(h(), h(), h()) },
-            2 => ColliderShape::Obb { half_extents: Vector::new(h(), h(), h()) },
+            1 => ColliderShape::Cuboid { half_extents: Vector::new(h(), h(), h()) },
+            2 => ColliderShape::Cuboid { half_extents: Vector::new(h(), h(), h()) },
             _ => ColliderShape::Capsule { half_height: h(), radius: h() },
         };
         let rot = Rotation::from_euler_angles(

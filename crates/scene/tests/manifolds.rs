@@ -26,9 +26,9 @@ fn shape(rng: &mut impl Rng, side: Real, mesh: &Arc<TriMesh>) -> WorldShape {
         0 => ColliderShape::Sphere { radius: s(rng) },
         1 => {
             pose.rotation = Rotation::identity(); // stays an axis-aligned box
-            ColliderShape::Aabb { half_extents: Vector::new(s(rng), s(rng), s(rng)) }
+            ColliderShape::Cuboid { half_extents: Vector::new(s(rng), s(rng), s(rng)) }
         }
-        2 => ColliderShape::Obb { half_extents: Vector::new(s(rng), s(rng), s(rng)) },
+        2 => ColliderShape::Cuboid { half_extents: Vector::new(s(rng), s(rng), s(rng)) },
         3 => ColliderShape::Capsule { half_height: s(rng), radius: s(rng) * 0.5 },
         _ => ColliderShape::TriMesh(mesh.clone()),
     };
@@ -140,7 +140,7 @@ fn box_sliding_on_a_flat_mesh_does_not_catch_on_internal_edges() {
             Isometry::from_parts(Translation3::new(x, 0.5 - sink, z), Rotation::from_euler_angles(0.0, yaw, 0.0));
         let mut scene = Scene::new();
         let h =
-            scene.insert(ColliderDesc::new(ColliderShape::Obb { half_extents: Vector::repeat(0.5) }, pose)).unwrap();
+            scene.insert(ColliderDesc::new(ColliderShape::Cuboid { half_extents: Vector::repeat(0.5) }, pose)).unwrap();
         let cube = scene.get(h).unwrap().world_shape().clone();
         let mut out = Vec::new();
         contact_manifolds(&cube, &floor, 0.02, &mut out);
@@ -170,7 +170,7 @@ fn pipeline_manifolds_agree_with_the_plain_pipeline() {
     for prediction in [0.0, 0.2] {
         let (mut scene, handles) = common::mixed_scene(600, 14.0, 0xF7);
         let mut plain = ContactPipeline::new();
-        let mut with = ContactPipeline::with_manifolds(prediction).unwrap();
+        let mut with = ContactPipeline::new().with_manifolds(prediction).unwrap();
         let mut rng = proxima_test_support::rng(0xF8);
         let mut speculative = 0;
         for frame in 0..8 {
@@ -217,20 +217,20 @@ fn pipeline_manifolds_agree_with_the_plain_pipeline() {
 #[test]
 fn resting_box_keeps_its_point_ids() {
     let mut scene = Scene::new();
-    let floor = ColliderShape::Obb { half_extents: Vector::new(5.0, 0.5, 5.0) };
+    let floor = ColliderShape::Cuboid { half_extents: Vector::new(5.0, 0.5, 5.0) };
     scene.insert(ColliderDesc::new(floor, Isometry::identity()).fixed()).unwrap();
     let mesh = common::patch(&mut proxima_test_support::rng(1), 4, 1.0, 0.0);
     scene
         .insert(ColliderDesc::new(ColliderShape::TriMesh(mesh), Isometry::translation(10.0, 0.5, 0.0)).fixed())
         .unwrap();
-    let cube = ColliderShape::Obb { half_extents: Vector::repeat(0.5) };
+    let cube = ColliderShape::Cuboid { half_extents: Vector::repeat(0.5) };
     let turn = Rotation::from_euler_angles(0.0, 0.3, 0.0);
     let on_box = scene
         .insert(ColliderDesc::new(cube.clone(), Isometry::from_parts(Translation3::new(0.0, 0.99, 0.0), turn)))
         .unwrap();
     let on_mesh =
         scene.insert(ColliderDesc::new(cube, Isometry::from_parts(Translation3::new(12.2, 0.99, 2.1), turn))).unwrap();
-    let mut pipeline = ContactPipeline::with_manifolds(0.05).unwrap();
+    let mut pipeline = ContactPipeline::new().with_manifolds(0.05).unwrap();
     let mut rng = proxima_test_support::rng(2);
     let mut first: Vec<BTreeSet<u32>> = Vec::new();
     for frame in 0..30 {

@@ -109,7 +109,7 @@ fn bullet_through_thin_wall_is_stopped_by_ccd() {
     let wall = scene
         .insert(
             ColliderDesc::new(
-                ColliderShape::Aabb { half_extents: Vector::new(0.05, 5.0, 5.0) },
+                ColliderShape::Cuboid { half_extents: Vector::new(0.05, 5.0, 5.0) },
                 Isometry::translation(5.0, 0.0, 0.0),
             )
             .fixed(),
@@ -177,7 +177,7 @@ fn mesh_contacts_match_all_triangles() {
         let pose = Isometry::from_parts(Translation3::from(p.coords), proxima_test_support::gen::rotation(&mut rng));
         let shape = match i % 3 {
             0 => ColliderShape::Sphere { radius: uniform(&mut rng, 0.02, 0.1) },
-            1 => ColliderShape::Obb { half_extents: Vector::repeat(uniform(&mut rng, 0.02, 0.1)) },
+            1 => ColliderShape::Cuboid { half_extents: Vector::repeat(uniform(&mut rng, 0.02, 0.1)) },
             _ => ColliderShape::Capsule {
                 half_height: uniform(&mut rng, 0.02, 0.1),
                 radius: uniform(&mut rng, 0.01, 0.05),

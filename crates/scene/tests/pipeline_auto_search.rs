@@ -60,7 +60,7 @@ fn check(mut pipeline: ContactPipeline, frames: usize, seed: u64) -> Vec<PairSea
     let side = 15.0;
     let (mut scene, _) = common::mixed_scene(900, side, seed);
     let mut reference_scene = scene.clone();
-    let mut reference = ContactPipeline::with_manifolds(0.02).unwrap().with_pair_search(PairSearch::Tracker);
+    let mut reference = ContactPipeline::new().with_manifolds(0.02).unwrap().with_pair_search(PairSearch::Tracker);
     let mut rng = proxima_test_support::rng(seed + 1);
     let mut previous = Pairs::new();
     let mut ran = Vec::new();
@@ -96,7 +96,7 @@ fn check(mut pipeline: ContactPipeline, frames: usize, seed: u64) -> Vec<PairSea
 #[test]
 fn alternating_searches_match_brute_force_and_the_tracker() {
     for (every, seed) in [(1, 0xA1), (2, 0xA2), (3, 0xA3)] {
-        let pipeline = ContactPipeline::with_manifolds(0.02).unwrap().with_alternating_search(every);
+        let pipeline = ContactPipeline::new().with_manifolds(0.02).unwrap().with_alternating_search(every);
         let ran = check(pipeline, 24, seed);
         let switches = ran.windows(2).filter(|w| w[0] != w[1]).count();
         assert!(switches >= 23 / every as usize - 1, "every {every}: only {switches} switches");
@@ -109,7 +109,7 @@ fn alternating_searches_match_brute_force_and_the_tracker() {
 /// comes after 8 frames, so 40 frames run both.
 #[test]
 fn measured_choice_matches_brute_force_and_the_tracker() {
-    let pipeline = ContactPipeline::with_manifolds(0.02).unwrap();
+    let pipeline = ContactPipeline::new().with_manifolds(0.02).unwrap();
     assert_eq!(pipeline.pair_search(), PairSearch::Auto);
     let ran = check(pipeline, 40, 0xA4);
     assert!(ran.iter().all(|&s| s == PairSearch::Tracker || s == PairSearch::Grid));

@@ -27,8 +27,8 @@ fn shape(rng: &mut SmallRng) -> ColliderShape {
     let s = |rng: &mut SmallRng| uniform(rng, 0.2, 1.0);
     match rng.random_range(0..4) {
         0 => ColliderShape::Sphere { radius: s(rng) },
-        1 => ColliderShape::Aabb { half_extents: Vector::new(s(rng), s(rng), s(rng)) },
-        2 => ColliderShape::Obb { half_extents: Vector::new(s(rng), s(rng), s(rng)) },
+        1 => ColliderShape::Cuboid { half_extents: Vector::new(s(rng), s(rng), s(rng)) },
+        2 => ColliderShape::Cuboid { half_extents: Vector::new(s(rng), s(rng), s(rng)) },
         _ => ColliderShape::Capsule { half_height: s(rng), radius: s(rng) * 0.5 },
     }
 }
@@ -230,13 +230,18 @@ fn sensors_kinematics_and_bodies_against_brute_force() {
 
 #[test]
 fn hooks_filter_pairs_and_drop_manifolds() {
-    run(3611, ContactPipeline::with_manifolds(PREDICTION).unwrap(), false, true);
-    run(3612, ContactPipeline::with_manifolds(PREDICTION).unwrap().with_pair_search(PairSearch::Grid), false, true);
+    run(3611, ContactPipeline::new().with_manifolds(PREDICTION).unwrap(), false, true);
+    run(
+        3612,
+        ContactPipeline::new().with_manifolds(PREDICTION).unwrap().with_pair_search(PairSearch::Grid),
+        false,
+        true,
+    );
 }
 
 #[test]
 fn the_manifold_touch_rule_counts_speculative_points() {
-    let pipeline = || ContactPipeline::with_manifolds(PREDICTION).unwrap().with_touch_rule(TouchRule::Manifold);
+    let pipeline = || ContactPipeline::new().with_manifolds(PREDICTION).unwrap().with_touch_rule(TouchRule::Manifold);
     run(3621, pipeline(), true, false);
     run(3622, pipeline().with_pair_search(PairSearch::Grid), true, false);
 }
@@ -251,9 +256,9 @@ fn touch_rules_at_the_threshold() {
         scene.insert(ball(0.0)).unwrap();
         scene.insert(ball(1.0 + gap)).unwrap();
         let mut manifold_rule =
-            ContactPipeline::with_manifolds(PREDICTION).unwrap().with_touch_rule(TouchRule::Manifold);
+            ContactPipeline::new().with_manifolds(PREDICTION).unwrap().with_touch_rule(TouchRule::Manifold);
         assert_eq!(manifold_rule.update(&mut scene).len(), usize::from(inside), "gap {gap}");
-        let mut penetrating = ContactPipeline::with_manifolds(PREDICTION).unwrap();
+        let mut penetrating = ContactPipeline::new().with_manifolds(PREDICTION).unwrap();
         assert_eq!(penetrating.update(&mut scene).len(), usize::from(gap == 0.0), "gap {gap}");
     }
 }
@@ -266,7 +271,7 @@ fn sensors_are_not_in_the_way() {
     let mut scene = Scene::new();
     let slab = |x: Real| {
         ColliderDesc::new(
-            ColliderShape::Aabb { half_extents: Vector::new(0.1, 5.0, 5.0) },
+            ColliderShape::Cuboid { half_extents: Vector::new(0.1, 5.0, 5.0) },
             Isometry::translation(x, 0.0, 0.0),
         )
         .fixed()

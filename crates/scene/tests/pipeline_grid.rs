@@ -38,8 +38,8 @@ fn grid_search_matches_brute_force_and_the_tracker() {
     let side = 16.0;
     let (mut grid_scene, _) = common::mixed_scene(1_200, side, 0x61D);
     let mut tracker_scene = grid_scene.clone();
-    let mut grid = ContactPipeline::with_manifolds(0.02).unwrap().with_pair_search(PairSearch::Grid);
-    let mut tracker = ContactPipeline::with_manifolds(0.02).unwrap();
+    let mut grid = ContactPipeline::new().with_manifolds(0.02).unwrap().with_pair_search(PairSearch::Grid);
+    let mut tracker = ContactPipeline::new().with_manifolds(0.02).unwrap();
     let mut rng = proxima_test_support::rng(0x61E);
     let mut previous = Pairs::new();
     let (mut started_total, mut stopped_total, mut regrouped) = (0, 0, 0);
@@ -104,7 +104,7 @@ fn grid_search_matches_brute_force_and_the_tracker() {
 #[test]
 fn grid_search_never_reports_static_pairs() {
     let mut scene = Scene::new();
-    let slab = ColliderShape::Aabb { half_extents: Vector::new(1.0, 0.5, 1.0) };
+    let slab = ColliderShape::Cuboid { half_extents: Vector::new(1.0, 0.5, 1.0) };
     let a = scene.insert(ColliderDesc::new(slab.clone(), Isometry::identity()).fixed()).unwrap();
     scene.insert(ColliderDesc::new(slab, Isometry::translation(0.5, 0.0, 0.0)).fixed()).unwrap();
     let ball = scene

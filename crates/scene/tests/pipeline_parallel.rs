@@ -91,7 +91,8 @@ fn run(manifolds: bool) {
     // A fixed search: the frames' read counts are compared, and `Auto`'s
     // clock-driven switches read every collider.
     let make = || {
-        let pipeline = if manifolds { ContactPipeline::with_manifolds(0.02).unwrap() } else { ContactPipeline::new() };
+        let pipeline =
+            if manifolds { ContactPipeline::new().with_manifolds(0.02).unwrap() } else { ContactPipeline::new() };
         pipeline.with_pair_search(PairSearch::Tracker)
     };
     let mut scenes = [base.clone(), base.clone(), base];

@@ -235,7 +235,7 @@ fn churn_keeps_queries_exact() {
         let op = uniform(&mut rng, 0.0, 1.0);
         if op < 0.4 || live.len() < 10 {
             let pose = common::pose(&mut rng, side);
-            let shape = ColliderShape::Obb { half_extents: Vector::repeat(uniform(&mut rng, 0.2, 1.5)) };
+            let shape = ColliderShape::Cuboid { half_extents: Vector::repeat(uniform(&mut rng, 0.2, 1.5)) };
             let mut desc = ColliderDesc::new(shape, pose);
             if op < 0.2 {
                 desc = desc.fixed();

@@ -43,7 +43,7 @@ fn check_mesh(name: &str, seed: u64, dynamic: bool, kind: Pose) {
 fn check_mesh_built(name: &str, seed: u64, dynamic: bool, kind: Pose, build: MeshBuild) {
     let path = format!("{}/../../assets/meshes/{name}.obj", env!("CARGO_MANIFEST_DIR"));
     let loaded = TriMesh::from_obj(path).unwrap();
-    let mesh = Arc::new(TriMesh::with_build(loaded.vertices().to_vec(), loaded.indices().to_vec(), build).unwrap());
+    let mesh = Arc::new(TriMesh::new_with(loaded.vertices().to_vec(), loaded.indices().to_vec(), build).unwrap());
     let mut rng = proxima_test_support::rng(seed);
     let shift = Vector::new(3.0, -2.0, 5.0);
     let pose = match kind {

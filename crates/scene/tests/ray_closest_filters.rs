@@ -21,9 +21,9 @@ fn shape(rng: &mut impl Rng, kind: u32) -> ColliderShape {
     let mut s = || uniform(rng, 0.2, 2.0);
     match kind {
         0 => ColliderShape::Sphere { radius: s() },
-        1 => ColliderShape::Obb { half_extents: Vector::new(s(), s(), s()) },
+        1 => ColliderShape::Cuboid { half_extents: Vector::new(s(), s(), s()) },
         2 => ColliderShape::Capsule { half_height: s(), radius: 0.5 * s() },
-        _ => ColliderShape::Aabb { half_extents: Vector::new(s(), s(), s()) },
+        _ => ColliderShape::Cuboid { half_extents: Vector::new(s(), s(), s()) },
     }
 }
 
@@ -130,7 +130,7 @@ fn closest_hits_match_a_scan_under_every_filter() {
             for &h in handles.iter().skip(round + 1).step_by(13) {
                 let Some(c) = scene.get(h) else { continue };
                 let new_shape = match c.shape() {
-                    ColliderShape::Aabb { .. } => shape(&mut rng, 0),
+                    ColliderShape::Cuboid { .. } => shape(&mut rng, 0),
                     ColliderShape::Sphere { .. } => shape(&mut rng, 3),
                     _ => continue,
                 };

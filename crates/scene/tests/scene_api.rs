@@ -13,7 +13,7 @@ fn set_groups_reaches_every_query_of_static_and_dynamic_colliders() {
     for fixed in [true, false] {
         let mut scene = Scene::new();
         let mut desc = ColliderDesc::new(
-            ColliderShape::Aabb { half_extents: Vector::new(0.5, 5.0, 5.0) },
+            ColliderShape::Cuboid { half_extents: Vector::new(0.5, 5.0, 5.0) },
             Isometry::translation(10.0, 0.0, 0.0),
         );
         if fixed {
@@ -98,7 +98,7 @@ fn aabb_collider_under_a_rotated_pose_is_the_rotated_box() {
     let turn = Rotation::from_axis_angle(&Vector::z_axis(), core::f32::consts::FRAC_PI_2);
     let pose = Isometry::from_parts(Vector::new(10.0, 0.0, 0.0).into(), turn);
     let mut scene = Scene::new();
-    let aabb = scene.insert(ColliderDesc::new(ColliderShape::Aabb { half_extents: h }, pose)).unwrap();
+    let aabb = scene.insert(ColliderDesc::new(ColliderShape::Cuboid { half_extents: h }, pose)).unwrap();
     let WorldShape::Obb(o) = scene.get(aabb).unwrap().world_shape() else { panic!("a rotated box is an OBB") };
     assert_eq!(*o, Obb::new(Point::new(10.0, 0.0, 0.0), turn, h));
     // Turned a quarter about z, the box is 1 wide along x and 4 tall along y.
@@ -118,7 +118,7 @@ fn aabb_collider_under_a_rotated_pose_is_the_rotated_box() {
     let bad_pose = Isometry::from_parts(Vector::zeros().into(), bad);
     let refused = |handle| Err(SceneError::InvalidPose { handle, error: PoseError::InvalidRotation });
     assert_eq!(scene.set_pose(aabb, bad_pose), refused(Some(aabb)));
-    let inserted = scene.insert(ColliderDesc::new(ColliderShape::Aabb { half_extents: h }, bad_pose));
+    let inserted = scene.insert(ColliderDesc::new(ColliderShape::Cuboid { half_extents: h }, bad_pose));
     assert_eq!(inserted.err(), refused(None).err());
     scene.validate().unwrap();
 }

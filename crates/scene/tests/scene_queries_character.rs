@@ -128,8 +128,8 @@ fn targets(x0: Real) -> Vec<(&'static str, ColliderDesc)> {
     let unit = Vector::repeat(1.0);
     vec![
         ("sphere", ColliderDesc::new(ColliderShape::Sphere { radius: 1.0 }, at(x0 + 1.0))),
-        ("box", ColliderDesc::new(ColliderShape::Aabb { half_extents: unit }, at(x0 + 1.0))),
-        ("oriented box", ColliderDesc::new(ColliderShape::Obb { half_extents: unit }, tilted)),
+        ("box", ColliderDesc::new(ColliderShape::Cuboid { half_extents: unit }, at(x0 + 1.0))),
+        ("oriented box", ColliderDesc::new(ColliderShape::Cuboid { half_extents: unit }, tilted)),
         ("capsule", ColliderDesc::new(ColliderShape::Capsule { half_height: 1.0, radius: 0.5 }, at(x0 + 0.5))),
         ("mesh", ColliderDesc::new(ColliderShape::TriMesh(wall_mesh(x0)), Isometry::identity()).fixed()),
     ]
@@ -181,7 +181,7 @@ fn centre_inside_a_box_leaves_through_the_nearest_face() {
     // The box spans x in [-0.5, 3.5]: the centre is 0.5 from the face
     // x = -0.5, 1.5 or more from the others, so the normal is -x.
     let boxed = ColliderDesc::new(
-        ColliderShape::Aabb { half_extents: Vector::repeat(2.0) },
+        ColliderShape::Cuboid { half_extents: Vector::repeat(2.0) },
         Isometry::translation(1.5, 0.0, 0.0),
     );
     let (scene, h) = alone(boxed);
@@ -217,8 +217,8 @@ fn centre_on_the_core_stops_the_cast() {
 fn a_character_walks_out_of_the_floor_into_a_wall() {
     // Floor and wall as boxes, then as one mesh; the character's own
     // collider sits where it is, excluded by the filter.
-    let floor = ColliderShape::Aabb { half_extents: Vector::new(10.0, 0.5, 10.0) };
-    let wall = ColliderShape::Aabb { half_extents: Vector::new(0.5, 2.0, 10.0) };
+    let floor = ColliderShape::Cuboid { half_extents: Vector::new(10.0, 0.5, 10.0) };
+    let wall = ColliderShape::Cuboid { half_extents: Vector::new(0.5, 2.0, 10.0) };
     let mut boxes = Scene::new();
     let floor_box = boxes.insert(ColliderDesc::new(floor, Isometry::translation(0.0, -0.5, 0.0)).fixed()).unwrap();
     let wall_box = boxes.insert(ColliderDesc::new(wall, Isometry::translation(5.0, 2.0, 0.0)).fixed()).unwrap();

@@ -233,7 +233,7 @@ fn exclude_collider_reaches_static_boxes() {
     let mut scene = Scene::new();
     let wall = |x| {
         ColliderDesc::new(
-            ColliderShape::Aabb { half_extents: Vector::new(0.5, 5.0, 5.0) },
+            ColliderShape::Cuboid { half_extents: Vector::new(0.5, 5.0, 5.0) },
             Isometry::translation(x, 0.0, 0.0),
         )
         .fixed()

@@ -74,7 +74,7 @@ fn scene_sweeps_and_ccd_on_large_rotated_boxes_are_exact() {
         let mut scene = Scene::new();
         let pose = Isometry::from_parts(centre.into(), rotation);
         let wall = scene
-            .insert(ColliderDesc::new(ColliderShape::Obb { half_extents: Vector::repeat(h) }, pose).fixed())
+            .insert(ColliderDesc::new(ColliderShape::Cuboid { half_extents: Vector::repeat(h) }, pose).fixed())
             .unwrap();
         let sphere = Sphere::new(start, RADIUS);
         let direct = cast_sphere_obb(&sphere, &motion, &obb);

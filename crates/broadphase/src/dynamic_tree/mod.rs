@@ -26,7 +26,8 @@ use core::ops::ControlFlow;
 use proxima_narrowphase::{Aabb, Ray, Real, Vector};
 use tree::{Leaf, NodePair, LEAF_BIT, NULL};
 
-/// How much larger than the tight box a leaf's fat box is.
+/// How much larger than the tight box a leaf's fat box is, in a
+/// [`DynamicTree`] and a [`PairTracker`](crate::PairTracker).
 ///
 /// A leaf stores a fat box: the tight box grown by `margin` on every side,
 /// then stretched by `prediction * displacement` in the direction of motion.
@@ -34,7 +35,7 @@ use tree::{Leaf, NodePair, LEAF_BIT, NULL};
 /// leaves its fat box, so small motions cost one containment test.
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-pub struct DynamicTreeOptions {
+pub struct FatBoxOptions {
     /// Growth on every side, `>= 0`, in world units.
     pub margin: Real,
     /// Multiplier of the displacement passed to `move_proxy`, `>= 0`
@@ -42,7 +43,7 @@ pub struct DynamicTreeOptions {
     pub prediction: Real,
 }
 
-impl Default for DynamicTreeOptions {
+impl Default for FatBoxOptions {
     /// `margin = 0.1`, `prediction = 4`: Box2D v2.4's defaults for
     /// metre-sized objects (`b2_aabbExtension`, `b2_aabbMultiplier`). A body
     /// moving steadily stays inside its fat box for four frames; for
@@ -52,13 +53,18 @@ impl Default for DynamicTreeOptions {
     }
 }
 
-impl DynamicTreeOptions {
+impl FatBoxOptions {
     /// Tight boxes: no margin, no prediction. Every move of a box re-inserts it.
     pub const TIGHT: Self = Self { margin: 0.0, prediction: 0.0 };
 }
 
+/// The former name of [`FatBoxOptions`].
+#[deprecated(since = "0.2.0", note = "renamed to `FatBoxOptions`: the pair tracker takes them too")]
+#[doc(hidden)]
+pub type DynamicTreeOptions = FatBoxOptions;
+
 /// Rejects a negative or non-finite margin or prediction.
-pub(crate) fn check_options(options: &DynamicTreeOptions) -> Result<(), BroadPhaseError> {
+pub(crate) fn check_options(options: &FatBoxOptions) -> Result<(), BroadPhaseError> {
     if !(options.margin.is_finite() && options.margin >= 0.0) {
         return Err(BroadPhaseError::InvalidOption("margin must be finite and >= 0"));
     }
@@ -71,7 +77,7 @@ pub(crate) fn check_options(options: &DynamicTreeOptions) -> Result<(), BroadPha
 /// The fat box of a proxy with tight box `aabb` that moved by `displacement`:
 /// grown by the margin, stretched by `prediction * displacement` along the
 /// motion (the margin alone if stretching would overflow to infinity).
-pub(crate) fn fat_box(options: &DynamicTreeOptions, aabb: &Aabb, displacement: &Vector) -> Aabb {
+pub(crate) fn fat_box(options: &FatBoxOptions, aabb: &Aabb, displacement: &Vector) -> Aabb {
     let base = aabb.loosened(options.margin);
     let d = displacement * options.prediction;
     let (mut lo, mut hi) = (*base.min(), *base.max());
@@ -87,9 +93,9 @@ pub(crate) fn fat_box(options: &DynamicTreeOptions, aabb: &Aabb, displacement: &
 
 /// An incremental AABB tree over moving proxies, with user data `T` per proxy.
 ///
-/// Leaves hold fat boxes (see [`DynamicTreeOptions`]); every query answers for
+/// Leaves hold fat boxes (see [`FatBoxOptions`]); every query answers for
 /// the fat boxes, which contain the tight ones, so results are a superset of
-/// the tight-box answer (equal with [`DynamicTreeOptions::TIGHT`] and boxes that
+/// the tight-box answer (equal with [`FatBoxOptions::TIGHT`] and boxes that
 /// were inserted, or last moved, to their current place).
 ///
 /// Invariants, checked by [`validate`](BroadPhase::validate): each internal
@@ -127,7 +133,7 @@ pub struct DynamicTree<T = ()> {
     has_root: bool,
     /// The proxies (a `Slots` slot map): slot index = leaf key, with generations.
     leaves: Slots<Leaf<T>>,
-    options: DynamicTreeOptions,
+    options: FatBoxOptions,
 }
 
 /// A [`DynamicTree`] as a payload holds it, before validation: deserialized
@@ -143,7 +149,7 @@ struct Stored<T> {
     free_pairs: u32,
     has_root: bool,
     leaves: Slots<Leaf<T>>,
-    options: DynamicTreeOptions,
+    options: FatBoxOptions,
 }
 
 #[cfg(feature = "serde")]
@@ -175,7 +181,7 @@ impl<T> Default for DynamicTree<T> {
 }
 
 impl<T> DynamicTree<T> {
-    /// An empty tree with [`DynamicTreeOptions::default`].
+    /// An empty tree with [`FatBoxOptions::default`].
     pub fn new() -> Self {
         Self {
             nodes: Vec::new(),
@@ -183,18 +189,25 @@ impl<T> DynamicTree<T> {
             free_pairs: 0,
             has_root: false,
             leaves: Slots::default(),
-            options: DynamicTreeOptions::default(),
+            options: FatBoxOptions::default(),
         }
     }
 
     /// An empty tree; rejects a negative or non-finite margin or prediction.
-    pub fn with_options(options: DynamicTreeOptions) -> Result<Self, BroadPhaseError> {
+    pub fn new_with(options: FatBoxOptions) -> Result<Self, BroadPhaseError> {
         check_options(&options)?;
         Ok(Self { options, ..Self::new() })
     }
 
+    /// The former name of [`new_with`](Self::new_with).
+    #[deprecated(since = "0.2.0", note = "renamed to `new_with`: `with_*` names builder methods")]
+    #[doc(hidden)]
+    pub fn with_options(options: FatBoxOptions) -> Result<Self, BroadPhaseError> {
+        Self::new_with(options)
+    }
+
     /// The options the tree was built with.
-    pub fn options(&self) -> DynamicTreeOptions {
+    pub fn options(&self) -> FatBoxOptions {
         self.options
     }
 

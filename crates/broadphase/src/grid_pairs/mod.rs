@@ -23,6 +23,7 @@
 
 mod scan;
 
+use crate::pairs::IndexPair;
 use proxima_narrowphase::kernels::SimdLevel;
 use proxima_narrowphase::{intersects_aabb_aabb, Aabb, Real};
 
@@ -183,7 +184,7 @@ impl GridPairs {
 
     /// Every pair `(i, j)`, `i < j`, of overlapping boxes (indices into
     /// `boxes`), into `out` (cleared first), sorted ascending.
-    pub fn pairs_into(&mut self, boxes: &[Aabb], out: &mut Vec<(u32, u32)>) {
+    pub fn pairs_into(&mut self, boxes: &[Aabb], out: &mut Vec<IndexPair>) {
         self.pairs_unsorted_into(boxes, out);
         out.sort_unstable();
     }
@@ -193,7 +194,7 @@ impl GridPairs {
     ///
     /// # Panics
     /// With `2^29` boxes or more (cell numbers are 32-bit).
-    pub fn pairs_unsorted_into(&mut self, boxes: &[Aabb], out: &mut Vec<(u32, u32)>) {
+    pub fn pairs_unsorted_into(&mut self, boxes: &[Aabb], out: &mut Vec<IndexPair>) {
         let simd = self.prepare(boxes, out);
         scan::grid_pairs(self, simd, 0..self.cells.len(), out);
         scan::large_pairs(self, boxes, simd, out);
@@ -221,7 +222,7 @@ impl GridPairs {
     /// assert_eq!(one, two);
     /// ```
     #[cfg(feature = "parallel")]
-    pub fn pairs_unsorted_into_parallel(&mut self, boxes: &[Aabb], out: &mut Vec<(u32, u32)>) {
+    pub fn pairs_unsorted_into_parallel(&mut self, boxes: &[Aabb], out: &mut Vec<IndexPair>) {
         use rayon::prelude::*;
         let simd = self.prepare(boxes, out);
         let n = self.cells.len();

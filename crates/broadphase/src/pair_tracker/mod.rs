@@ -29,10 +29,10 @@ mod view;
 
 pub use update::UpdateStats;
 
-use crate::pairs::{slots_of, Pair};
+use crate::pairs::{slots_of, IndexPair, Pair};
 use crate::slots::Slots;
 use crate::static_bvh::MarkedScratch;
-use crate::{BroadPhaseError, CollisionGroups, DynamicTreeOptions, ProxyId};
+use crate::{BroadPhaseError, CollisionGroups, FatBoxOptions, ProxyId};
 use proxima_narrowphase::Aabb;
 use records::{held, Change, ChangeEntry, Entry, Record, TightRecord};
 use tree::KindTree;
@@ -83,7 +83,7 @@ impl PairEvent {
 /// began.
 ///
 /// **Fat boxes.** Each proxy keeps a fat box (its tight box grown by a margin
-/// and stretched along its motion, see [`DynamicTreeOptions`]). A move that
+/// and stretched along its motion, see [`FatBoxOptions`]). A move that
 /// stays inside it costs one containment test; a move out of it writes the
 /// new fat box into the proxy's leaf. Static and dynamic proxies live in two
 /// 8-wide BVHs (binned SAH); each update refits them once instead of
@@ -125,7 +125,7 @@ impl PairEvent {
 /// ```
 #[derive(Clone, Debug)]
 pub struct PairTracker<T = ()> {
-    options: DynamicTreeOptions,
+    options: FatBoxOptions,
     /// User data and options, with generations.
     proxies: Slots<Entry<T>>,
     /// Per slot: the fat box and its leaf.
@@ -189,18 +189,25 @@ impl<T> Default for PairTracker<T> {
 }
 
 impl<T> PairTracker<T> {
-    /// An empty tracker with [`DynamicTreeOptions::default`] (margin 0.1, prediction 4).
+    /// An empty tracker with [`FatBoxOptions::default`] (margin 0.1, prediction 4).
     pub fn new() -> Self {
-        Self::from_options(DynamicTreeOptions::default())
+        Self::unchecked(FatBoxOptions::default())
     }
 
     /// An empty tracker; rejects a negative or non-finite margin or prediction.
-    pub fn with_options(options: DynamicTreeOptions) -> Result<Self, BroadPhaseError> {
+    pub fn new_with(options: FatBoxOptions) -> Result<Self, BroadPhaseError> {
         crate::dynamic_tree::check_options(&options)?;
-        Ok(Self::from_options(options))
+        Ok(Self::unchecked(options))
     }
 
-    fn from_options(options: DynamicTreeOptions) -> Self {
+    /// The former name of [`new_with`](Self::new_with).
+    #[deprecated(since = "0.2.0", note = "renamed to `new_with`: `with_*` names builder methods")]
+    #[doc(hidden)]
+    pub fn with_options(options: FatBoxOptions) -> Result<Self, BroadPhaseError> {
+        Self::new_with(options)
+    }
+
+    fn unchecked(options: FatBoxOptions) -> Self {
         Self {
             options,
             proxies: Slots::default(),
@@ -237,20 +244,20 @@ impl<T> PairTracker<T> {
     /// update. Rejects invalid options.
     ///
     /// ```
-    /// use proxima_broadphase::{DynamicTreeOptions, PairTracker, ProxyOptions};
+    /// use proxima_broadphase::{FatBoxOptions, PairTracker, ProxyOptions};
     /// use proxima_narrowphase::{Aabb, Point};
     /// let boxes = (0..100).map(|i| {
     ///     let x = i as f32 * 0.9;
     ///     (Aabb::new(Point::new(x, 0.0, 0.0), Point::new(x + 1.0, 1.0, 1.0)), i, ProxyOptions::default())
     /// });
-    /// let mut tracker = PairTracker::from_proxies(DynamicTreeOptions::default(), boxes).unwrap();
+    /// let mut tracker = PairTracker::from_proxies(FatBoxOptions::default(), boxes).unwrap();
     /// assert_eq!(tracker.update().len(), 99); // each box and its neighbour
     /// ```
     pub fn from_proxies(
-        options: DynamicTreeOptions,
+        options: FatBoxOptions,
         proxies: impl IntoIterator<Item = (Aabb, T, ProxyOptions)>,
     ) -> Result<Self, BroadPhaseError> {
-        let mut tracker = Self::with_options(options)?;
+        let mut tracker = Self::new_with(options)?;
         let proxies = proxies.into_iter();
         let n = proxies.size_hint().0;
         tracker.proxies.reserve(n);
@@ -265,7 +272,7 @@ impl<T> PairTracker<T> {
     }
 
     /// The options the tracker was made with.
-    pub fn tree_options(&self) -> DynamicTreeOptions {
+    pub fn tree_options(&self) -> FatBoxOptions {
         self.options
     }
 
@@ -311,7 +318,7 @@ impl<T> PairTracker<T> {
     /// tracker.update();
     /// assert!(tracker.exact_pair_indices().eq([(a.index(), b.index())]));
     /// ```
-    pub fn exact_pair_indices(&self) -> impl ExactSizeIterator<Item = (u32, u32)> + '_ {
+    pub fn exact_pair_indices(&self) -> impl ExactSizeIterator<Item = IndexPair> + '_ {
         self.exact.iter().map(|&key| slots_of(key))
     }
 

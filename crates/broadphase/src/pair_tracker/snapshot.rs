@@ -7,7 +7,7 @@
 use super::{Change, Entry, PairTracker, Record, TightRecord};
 use crate::pairs::Pair;
 use crate::slots::Slots;
-use crate::{DynamicTreeOptions, ProxyId};
+use crate::{FatBoxOptions, ProxyId};
 use proxima_narrowphase::Aabb;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
@@ -25,7 +25,7 @@ struct SavedRecord {
 
 #[derive(Serialize)]
 struct SnapshotRef<'a, T> {
-    options: &'a DynamicTreeOptions,
+    options: &'a FatBoxOptions,
     proxies: &'a Slots<Entry<T>>,
     records: Vec<SavedRecord>,
     pairs: Vec<Pair>,
@@ -34,7 +34,7 @@ struct SnapshotRef<'a, T> {
 
 #[derive(Deserialize)]
 struct Snapshot<T> {
-    options: DynamicTreeOptions,
+    options: FatBoxOptions,
     proxies: Slots<Entry<T>>,
     records: Vec<SavedRecord>,
     pairs: Vec<Pair>,
@@ -75,7 +75,7 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for PairTracker<T> {
 
 impl<T> PairTracker<T> {
     fn from_snapshot(s: Snapshot<T>) -> Result<Self, String> {
-        let mut tracker = Self::with_options(s.options).map_err(|e| e.to_string())?;
+        let mut tracker = Self::new_with(s.options).map_err(|e| e.to_string())?;
         let n = s.records.len();
         for (id, entry) in s.proxies.iter() {
             let slot = id.index() as usize;

@@ -286,7 +286,7 @@ const DESCENT_FRACTION: f64 = 0.25;
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{DynamicTreeOptions, ProxyOptions};
+    use crate::{FatBoxOptions, ProxyOptions};
     use proxima_test_support::scene;
 
     /// A bulk frame (every proxy inserted, every pair started) does not leave
@@ -298,7 +298,7 @@ mod tests {
         let n = 20_000;
         let boxes = scene::boxes(n, true, 4);
         let proxies = boxes.iter().enumerate().map(|(i, b)| (*b, i, ProxyOptions::default()));
-        let mut tracker = PairTracker::from_proxies(DynamicTreeOptions::default(), proxies).unwrap();
+        let mut tracker = PairTracker::from_proxies(FatBoxOptions::default(), proxies).unwrap();
         let started = tracker.update().len();
         assert!(started > n, "a dense world: {started} pairs");
         for (slot, b) in boxes.iter().enumerate().take(2) {

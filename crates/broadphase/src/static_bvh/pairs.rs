@@ -19,6 +19,7 @@ use super::mask::{lane_mask, portable_mask, MaskKernel};
 use super::region::Region;
 use super::wide::{Lane, WideNode};
 use super::StaticBvh;
+use crate::pairs::IndexPair;
 use crate::prefetch::prefetch;
 use proxima_narrowphase::intersects_aabb_aabb;
 use proxima_narrowphase::kernels::{AabbX8, SimdLevel};
@@ -53,7 +54,7 @@ impl StaticBvh {
     /// descent's order: deterministic (the same tree gives the same list,
     /// whatever the number of threads) but not sorted. For callers that do
     /// not need the order, or map the ids and sort their own indices.
-    pub fn pairs_unsorted_into(&self, out: &mut Vec<(u32, u32)>) {
+    pub fn pairs_unsorted_into(&self, out: &mut Vec<IndexPair>) {
         out.clear();
         if self.nodes.is_empty() {
             return;

@@ -1,5 +1,6 @@
 //! Ray casts and swept spheres (continuous collision).
 
+mod aabb_lanes;
 mod offset;
 mod ray;
 mod ray_aabb;
@@ -9,6 +10,7 @@ mod ray_obb;
 mod ray_plane;
 mod ray_sphere;
 mod ray_triangle;
+mod simd_level;
 mod sphere_aabb;
 mod sphere_capsule;
 mod sphere_obb;

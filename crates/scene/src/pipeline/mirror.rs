@@ -6,7 +6,8 @@
 use proxima_broadphase::ProxyOptions;
 use proxima_narrowphase::{Aabb, Real, Vector};
 
-use super::{ContactPipeline, Stamp};
+use super::stamp::Stamp;
+use super::ContactPipeline;
 use crate::collider::BodyKind;
 use crate::grid_search::PairSearch;
 use crate::scene::Scene;

@@ -23,7 +23,7 @@ impl Scene {
     /// use proxima_scene::*;
     /// use proxima_narrowphase::{Isometry, Point, Ray, Vector};
     /// let mut scene = Scene::new();
-    /// let wall = ColliderShape::Aabb { half_extents: Vector::new(0.1, 5.0, 5.0) };
+    /// let wall = ColliderShape::Cuboid { half_extents: Vector::new(0.1, 5.0, 5.0) };
     /// scene.insert(ColliderDesc::new(wall, Isometry::translation(5.0, 0.0, 0.0)).fixed()).unwrap();
     /// // Is the light at x = 10 visible from the origin?
     /// let to_light = Ray::new(Point::origin(), Vector::new(10.0, 0.0, 0.0), 1.0);

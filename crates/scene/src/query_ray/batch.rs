@@ -110,7 +110,7 @@ impl Scene {
     /// use proxima_scene::*;
     /// use proxima_narrowphase::{Isometry, Point, Ray, Vector};
     /// let mut scene = Scene::new();
-    /// let wall = ColliderShape::Aabb { half_extents: Vector::new(0.1, 5.0, 5.0) };
+    /// let wall = ColliderShape::Cuboid { half_extents: Vector::new(0.1, 5.0, 5.0) };
     /// scene.insert(ColliderDesc::new(wall, Isometry::translation(5.0, 0.0, 0.0)).fixed()).unwrap();
     /// let rays = [Ray::new(Point::origin(), Vector::x(), 10.0), Ray::new(Point::origin(), -Vector::x(), 10.0)];
     /// assert_eq!(scene.occluded(&rays, &QueryFilter::default()), [true, false]);

@@ -270,7 +270,7 @@ mod tests {
     fn spots() -> [TriMesh; 2] {
         let mesh = TriMesh::from_obj(format!("{}/../../assets/meshes/spot.obj", env!("CARGO_MANIFEST_DIR"))).unwrap();
         let (v, i) = (mesh.vertices().to_vec(), mesh.indices().to_vec());
-        [mesh, TriMesh::with_build(v, i, MeshBuild::FastRays).unwrap()]
+        [mesh, TriMesh::new_with(v, i, MeshBuild::FastRays).unwrap()]
     }
 
     /// A block ends at the highest cell boundary among its candidate ends:

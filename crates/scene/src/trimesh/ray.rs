@@ -243,7 +243,7 @@ mod tests {
         let path = format!("{}/../../assets/meshes/spot.obj", env!("CARGO_MANIFEST_DIR"));
         let mesh = TriMesh::from_obj(path).unwrap();
         let (v, i) = (mesh.vertices().to_vec(), mesh.indices().to_vec());
-        rays_match_a_scan(&TriMesh::with_build(v, i, MeshBuild::FastRays).unwrap());
+        rays_match_a_scan(&TriMesh::new_with(v, i, MeshBuild::FastRays).unwrap());
         rays_match_a_scan(&mesh);
     }
 

@@ -29,8 +29,8 @@ pub fn mixed_scene(n: usize, side: Real, seed: u64) -> (Scene, Vec<ColliderHandl
         let s = |rng: &mut _| uniform(rng, 0.1, 1.0);
         let shape = match i % 4 {
             0 => ColliderShape::Sphere { radius: s(&mut rng) },
-            1 => ColliderShape::Aabb { half_extents: Vector::new(s(&mut rng), s(&mut rng), s(&mut rng)) },
-            2 => ColliderShape::Obb { half_extents: Vector::new(s(&mut rng), s(&mut rng), s(&mut rng)) },
+            1 => ColliderShape::Cuboid { half_extents: Vector::new(s(&mut rng), s(&mut rng), s(&mut rng)) },
+            2 => ColliderShape::Cuboid { half_extents: Vector::new(s(&mut rng), s(&mut rng), s(&mut rng)) },
             _ => ColliderShape::Capsule { half_height: s(&mut rng), radius: s(&mut rng) * 0.5 },
         };
         let mut desc = ColliderDesc::new(shape, p);

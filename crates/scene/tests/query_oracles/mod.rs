@@ -64,8 +64,8 @@ pub fn scene(n: usize, meshes: usize, side: Real, seed: u64) -> (Scene, Vec<Coll
         let mut s = || uniform(&mut rng, 0.1, 1.0);
         let shape = match i % 4 {
             0 => ColliderShape::Sphere { radius: s() },
-            1 => ColliderShape::Aabb { half_extents: Vector::new(s(), s(), s()) },
-            2 => ColliderShape::Obb { half_extents: Vector::new(s(), s(), s()) },
+            1 => ColliderShape::Cuboid { half_extents: Vector::new(s(), s(), s()) },
+            2 => ColliderShape::Cuboid { half_extents: Vector::new(s(), s(), s()) },
             _ => ColliderShape::Capsule { half_height: s(), radius: s() * 0.5 },
         };
         let groups = CollisionGroups::new(1 << (i % 3), rng.random_range(1..8));

@@ -1,0 +1,152 @@
+//! The scan's kernels against each other and against brute force.
+
+use super::*;
+use proxima_narrowphase::Point;
+use proxima_test_support::{rng, Rng};
+
+/// Run lengths around the lane width and a long one.
+const SIZES: [usize; 6] = [0, 1, 7, 8, 9, 1_000];
+
+/// `n` random boxes as the grid lays them out: six bound arrays padded
+/// with `LANES` NaNs, and ids (some below and some above the tested
+/// box's) padded with `LANES` stale ones.
+fn bound_arrays(r: &mut impl Rng, n: usize) -> ([Vec<Real>; 6], Vec<u32>) {
+    let mut b: [Vec<Real>; 6] = Default::default();
+    for _ in 0..n {
+        let lo: [Real; 3] = core::array::from_fn(|_| r.random_range(0.0..4.0));
+        for axis in 0..3 {
+            b[axis].push(lo[axis]);
+            b[3 + axis].push(lo[axis] + r.random_range(0.0..1.5));
+        }
+    }
+    for v in &mut b {
+        v.extend([Real::NAN; LANES]);
+    }
+    let ids = (0..n + LANES).map(|_| r.random_range(0..2 * n as u32 + 2)).collect();
+    (b, ids)
+}
+
+/// The pairs of `id` (bounds `q`) with positions `start..end`, one at a time.
+fn brute(b: &[&[Real]; 6], q: &Bounds, id: u32, ids: &[u32], start: usize, end: usize) -> Vec<(u32, u32)> {
+    (start..end)
+        .filter(|&k| (0..3).all(|axis| q[axis] <= b[3 + axis][k] && b[axis][k] <= q[3 + axis]))
+        .map(|k| (id.min(ids[k]), id.max(ids[k])))
+        .collect()
+}
+
+/// [`run`] appended after a pair already in the output (which it keeps).
+#[allow(clippy::too_many_arguments)]
+fn run_into<K: Kernel, S: Store>(
+    kernel: K,
+    store: S,
+    b: &[&[Real]; 6],
+    q: &Bounds,
+    id: u32,
+    ids: &[u32],
+    start: usize,
+    end: usize,
+) -> Vec<(u32, u32)> {
+    let mut out = vec![(u32::MAX, u32::MAX)];
+    Pairs::into(&mut out, chunks(start, end), |pairs| run(&kernel, store, b, q, id, ids, start, end, pairs));
+    assert_eq!(out[0], (u32::MAX, u32::MAX), "the earlier pair is kept");
+    out.split_off(1)
+}
+
+/// Every kernel with every way of keeping pairs (those this CPU has)
+/// against a loop over the positions, on runs of 0, 1, 7, 8, 9 and 1000
+/// positions from several starts.
+#[test]
+fn runs_of_every_length_match_a_loop() {
+    let mut r = rng(0x5CA7);
+    for n in SIZES {
+        let (arrays, ids) = bound_arrays(&mut r, n);
+        let b: [&[Real]; 6] = core::array::from_fn(|i| arrays[i].as_slice());
+        for case in 0..20 {
+            let lo: [Real; 3] = core::array::from_fn(|_| r.random_range(-1.0..4.0));
+            let q: Bounds = [lo[0], lo[1], lo[2], lo[0] + 2.0, lo[1] + 2.0, lo[2] + 2.0];
+            let id = r.random_range(0..2 * n as u32 + 2);
+            for start in [0, 1, n / 2, n.saturating_sub(1), n] {
+                let expected = brute(&b, &q, id, &ids, start, n);
+                let context = format!("n {n} case {case} start {start}");
+                assert_eq!(run_into(portable, EachLane, &b, &q, id, &ids, start, n), expected, "{context}");
+                #[cfg(target_arch = "x86_64")]
+                if let Some(avx2) = cpu::Avx2::detect() {
+                    let got = run_into(portable, avx2, &b, &q, id, &ids, start, n);
+                    assert_eq!(got, expected, "{context}, packed");
+                }
+                #[cfg(target_arch = "x86_64")]
+                if cpu::Avx::detect().is_some() {
+                    // SAFETY: `Avx::detect` found AVX on this CPU just above.
+                    let kernel = |b: &[&[Real]; 6], j, q: &Bounds| unsafe { avx(b, j, q) };
+                    assert_eq!(run_into(kernel, EachLane, &b, &q, id, &ids, start, n), expected, "{context}, AVX");
+                    if let Some(avx2) = cpu::Avx2::detect() {
+                        let got = run_into(kernel, avx2, &b, &q, id, &ids, start, n);
+                        assert_eq!(got, expected, "{context}, AVX, packed");
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Only a mask's lane bits count, in both ways of keeping pairs: bits
+/// above them neither add pairs nor advance the length.
+#[test]
+fn only_the_lane_bits_of_a_mask_keep_pairs() {
+    let ids: Vec<u32> = (0..LANES as u32).map(|l| l * 5).collect();
+    let id = 11;
+    for mask in 0..1u32 << LANES {
+        let expected: Vec<(u32, u32)> =
+            (0..LANES).filter(|l| mask >> l & 1 == 1).map(|l| (id.min(ids[l]), id.max(ids[l]))).collect();
+        for high in [0, 1 << LANES, 0xffff_ff00, u32::MAX << LANES] {
+            let mut out = Vec::new();
+            Pairs::into(&mut out, LANES, |pairs| EachLane.keep(pairs, id, &ids, mask | high));
+            assert_eq!(out, expected, "mask {:#x}", mask | high);
+            #[cfg(target_arch = "x86_64")]
+            if let Some(avx2) = cpu::Avx2::detect() {
+                out.clear();
+                Pairs::into(&mut out, LANES, |pairs| avx2.keep(pairs, id, &ids, mask | high));
+                assert_eq!(out, expected, "mask {:#x}, packed", mask | high);
+            }
+        }
+    }
+}
+
+/// The search's two halves at each requested level (whatever this CPU
+/// has: the level is only a request), with and without packing, against
+/// a double loop: 0, 1, 7, 8, 9 and 1000 binned boxes in one cell (every
+/// run length below the count) and among three large boxes.
+#[test]
+fn every_requested_level_gives_the_double_loops_pairs() {
+    let unit = Aabb::new(Point::new(0.0, 0.0, 0.0), Point::new(1.0, 1.0, 1.0));
+    let wall = |x: Real| Aabb::new(Point::new(x, -50.0, -50.0), Point::new(x + 0.5, 50.0, 50.0));
+    for n in SIZES {
+        let mut boxes = vec![unit; n];
+        if n >= 7 {
+            boxes.extend([wall(0.5), wall(0.75), wall(5.0)]);
+        }
+        let count = boxes.len() as u32;
+        let expected: Vec<(u32, u32)> = (0..count)
+            .flat_map(|i| (i + 1..count).map(move |j| (i, j)))
+            .filter(|&(i, j)| overlap(&boxes, i, j))
+            .collect();
+        let mut reference: Option<Vec<(u32, u32)>> = None;
+        for level in [SimdLevel::Scalar, SimdLevel::Sse2, SimdLevel::Avx] {
+            for pack in [false, true] {
+                let mut grid = GridPairs::new();
+                grid.pack = pack;
+                let mut out = Vec::new();
+                let _ = grid.prepare(&boxes, &mut out);
+                assert_eq!(grid.shape().large, if n >= 7 { 3 } else { 0 }, "n {n}");
+                grid_pairs(&grid, level, 0..grid.cells.len(), &mut out);
+                large_pairs(&grid, &boxes, level, &mut out);
+                match &reference {
+                    Some(first) => assert_eq!(&out, first, "n {n} {level:?} pack {pack}: the same order"),
+                    None => reference = Some(out.clone()),
+                }
+                out.sort_unstable();
+                assert_eq!(out, expected, "n {n} {level:?} pack {pack}");
+            }
+        }
+    }
+}

@@ -1,0 +1,191 @@
+//! One frame of the pipeline: the candidates, their exact tests, the
+//! events and the CCD sweeps, on one thread or on a rayon pool.
+
+use super::narrow::{candidate_keys, narrow, NarrowOut, Rules};
+#[cfg(feature = "parallel")]
+use super::narrow::{NarrowSlice, NARROW_SLICE};
+use super::stamp::Stamp;
+use super::{ContactEvent, ContactPipeline, FrameStats};
+use crate::pair_rules::{diff_pairs, PairHooks, SensorEvent};
+use crate::scene::Scene;
+
+impl ContactPipeline {
+    /// Runs one frame and returns its contact events. CCD spheres are swept
+    /// from their previous pose to their current one; afterwards every
+    /// collider's previous pose is set to its current pose.
+    ///
+    /// ```
+    /// use proxima_scene::*;
+    /// use proxima_narrowphase::Isometry;
+    /// let mut scene = Scene::new();
+    /// let ball = |x| ColliderDesc::new(ColliderShape::Sphere { radius: 1.0 }, Isometry::translation(x, 0.0, 0.0));
+    /// let a = scene.insert(ball(0.0)).unwrap();
+    /// let b = scene.insert(ball(3.0)).unwrap();
+    /// let mut pipeline = ContactPipeline::new();
+    /// assert!(pipeline.update(&mut scene).is_empty());
+    /// scene.set_pose(b, Isometry::translation(1.5, 0.0, 0.0)).unwrap();
+    /// assert!(matches!(pipeline.update(&mut scene), [ContactEvent::Started(p)] if (p.a, p.b) == (a, b)));
+    /// scene.remove(b).unwrap();
+    /// assert_eq!(pipeline.update(&mut scene), &[ContactEvent::Stopped { a, b }]);
+    /// ```
+    pub fn update(&mut self, scene: &mut Scene) -> &[ContactEvent] {
+        self.update_with_hooks(scene, &())
+    }
+
+    /// [`update`](Self::update) with the user's [`PairHooks`]: a filter of
+    /// the candidate pairs and an editor of their manifolds (one-way
+    /// platforms, pairs switched off by game logic).
+    pub fn update_with_hooks(&mut self, scene: &mut Scene, hooks: &impl PairHooks) -> &[ContactEvent] {
+        let t0 = Stamp::now();
+        scene.prepare();
+        self.find_candidates(scene);
+        let t1 = Stamp::now();
+        self.start_frame();
+        let out = NarrowOut {
+            contacts: &mut self.contacts,
+            manifolds: &mut self.manifolds,
+            sensors: &mut self.sensor_pairs,
+            manifold_scratch: &mut self.manifold_scratch,
+            mesh_scratch: &mut self.mesh_scratch,
+        };
+        let rules = Rules { prediction: self.prediction, touch: self.touch, hooks };
+        narrow(scene, candidate_keys(self.running, &self.tracker, self.renamed, &self.candidates), &rules, out);
+        self.close(scene, t0, t1)
+    }
+
+    /// [`update`](Self::update) with the pair search (the tracker's searches
+    /// and merge, [`PairTracker::update_parallel`](proxima_broadphase::PairTracker::update_parallel), or the grid's search,
+    /// `GridPairs::pairs_unsorted_into_parallel`) and the exact tests spread
+    /// over the threads of the current rayon pool (run it inside
+    /// [`ThreadPool::install`](rayon::ThreadPool::install) to choose the
+    /// pool). The mirror of the scene, the events and the CCD sweeps stay on
+    /// the calling thread. Same contacts, manifolds, events and impacts, in
+    /// the same order, for any number of threads: the candidates are cut
+    /// into fixed slices whose results are appended in order. Its buffers
+    /// are kept, but rayon's scheduler may allocate now and then, so only
+    /// [`update`](Self::update) is strictly allocation-free.
+    ///
+    /// ```
+    /// use proxima_scene::*;
+    /// use proxima_narrowphase::Isometry;
+    /// let mut scene = Scene::new();
+    /// let ball = |x| ColliderDesc::new(ColliderShape::Sphere { radius: 1.0 }, Isometry::translation(x, 0.0, 0.0));
+    /// let a = scene.insert(ball(0.0)).unwrap();
+    /// let b = scene.insert(ball(1.5)).unwrap();
+    /// let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    /// let mut pipeline = ContactPipeline::new();
+    /// let events = pool.install(|| pipeline.update_parallel(&mut scene).to_vec());
+    /// assert!(matches!(events[..], [ContactEvent::Started(p)] if (p.a, p.b) == (a, b)));
+    /// ```
+    #[cfg(feature = "parallel")]
+    pub fn update_parallel(&mut self, scene: &mut Scene) -> &[ContactEvent] {
+        self.update_parallel_with_hooks(scene, &())
+    }
+
+    /// [`update_parallel`](Self::update_parallel) with the user's
+    /// [`PairHooks`] (called from the pool's threads).
+    #[cfg(feature = "parallel")]
+    pub fn update_parallel_with_hooks(
+        &mut self,
+        scene: &mut Scene,
+        hooks: &(impl PairHooks + Sync),
+    ) -> &[ContactEvent] {
+        use rayon::prelude::*;
+        let t0 = Stamp::now();
+        scene.prepare();
+        self.find_candidates_with(scene, true);
+        let t1 = Stamp::now();
+        self.start_frame();
+        let shared: &Scene = scene;
+        let rules = Rules { prediction: self.prediction, touch: self.touch, hooks };
+        let candidates = candidate_keys(self.running, &self.tracker, self.renamed, &self.candidates);
+        let slices = candidates.len().div_ceil(NARROW_SLICE);
+        if self.narrow_slices.len() < slices {
+            self.narrow_slices.resize_with(slices, NarrowSlice::default);
+        }
+        self.narrow_slices[..slices].par_iter_mut().zip(candidates.par_chunks(NARROW_SLICE)).for_each(
+            |(slice, candidates)| {
+                slice.contacts.clear();
+                slice.manifolds.clear();
+                slice.sensors.clear();
+                let out = NarrowOut {
+                    contacts: &mut slice.contacts,
+                    manifolds: &mut slice.manifolds,
+                    sensors: &mut slice.sensors,
+                    manifold_scratch: &mut slice.manifold_scratch,
+                    mesh_scratch: &mut slice.mesh_scratch,
+                };
+                narrow(shared, candidates, &rules, out);
+            },
+        );
+        for slice in &self.narrow_slices[..slices] {
+            self.contacts.extend_from_slice(&slice.contacts);
+            self.manifolds.extend_from_slice(&slice.manifolds);
+            self.sensor_pairs.extend_from_slice(&slice.sensors);
+        }
+        // Slices are given back only past twice the frame's need, so a count
+        // that swings across a slice boundary does not free and regrow one.
+        if self.narrow_slices.len() > 2 * slices.max(1) {
+            self.narrow_slices.truncate(slices.max(1));
+        }
+        self.close(scene, t0, t1)
+    }
+
+    /// The start of a frame's exact tests: last frame's pairs kept for the
+    /// events, this frame's lists emptied.
+    fn start_frame(&mut self) {
+        self.previous.clear();
+        self.previous.extend(self.contacts.iter().map(|p| (p.a, p.b)));
+        core::mem::swap(&mut self.previous_sensor_pairs, &mut self.sensor_pairs);
+        self.sensor_pairs.clear();
+        self.contacts.clear();
+        self.manifolds.clear();
+    }
+
+    /// The end of a frame: events, CCD sweeps, stats.
+    fn close(&mut self, scene: &mut Scene, t0: Stamp, t1: Stamp) -> &[ContactEvent] {
+        // Candidates are sorted by slot, and slots order like handles: the
+        // contacts are already in `(a, b)` order.
+        debug_assert!(self.contacts.windows(2).all(|w| (w[0].a, w[0].b) < (w[1].a, w[1].b)));
+        self.diff_events();
+        self.sensor_events.clear();
+        let sensor_pairs = &self.sensor_pairs;
+        diff_pairs(
+            &self.previous_sensor_pairs,
+            sensor_pairs.len(),
+            |j| sensor_pairs[j],
+            |j| SensorEvent::Entered { a: sensor_pairs[j].0, b: sensor_pairs[j].1 },
+            |a, b| SensorEvent::Exited { a, b },
+            &mut self.sensor_events,
+        );
+        let slots = scene.colliders.slot_count();
+        self.contact_index.build(self.contacts.iter().map(|p| (p.a.index, p.b.index)), slots);
+        let t2 = Stamp::now();
+        self.sweep_ccd(scene);
+        let t3 = Stamp::now();
+        self.stats = FrameStats {
+            broadphase: t1.since(t0),
+            narrowphase: t2.since(t1),
+            ccd: t3.since(t2),
+            colliders_read: self.touched.len(),
+            candidate_pairs: self.candidate_keys().len(),
+            contacts: self.contacts.len(),
+            ccd_impacts: self.ccd.len(),
+        };
+        &self.events
+    }
+
+    /// Merges the sorted previous and current pair lists into events.
+    fn diff_events(&mut self) {
+        self.events.clear();
+        let contacts = &self.contacts;
+        diff_pairs(
+            &self.previous,
+            contacts.len(),
+            |j| (contacts[j].a, contacts[j].b),
+            |j| ContactEvent::Started(contacts[j]),
+            |a, b| ContactEvent::Stopped { a, b },
+            &mut self.events,
+        );
+    }
+}
