@@ -12,8 +12,9 @@ use proxima_narrowphase::{intersects_aabb_aabb, Aabb, Ray, Real, Vector};
 /// `BroadPhaseBruteForce`).
 ///
 /// ```
-/// use proxima_broadphase::{BroadPhase, BruteForce};
-/// use proxima_narrowphase::{Aabb, Point};
+/// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; pub(crate) use ::proxima_broadphase as broadphase; }
+/// use proxima::broadphase::{BroadPhase, BruteForce};
+/// use proxima::narrowphase::{Aabb, Point};
 /// let mut bf = BruteForce::new();
 /// let a = bf.insert(Aabb::new(Point::new(0.0, 0.0, 0.0), Point::new(1.0, 1.0, 1.0)), ());
 /// let b = bf.insert(Aabb::new(Point::new(1.0, 0.0, 0.0), Point::new(2.0, 1.0, 1.0)), ());

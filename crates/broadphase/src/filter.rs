@@ -8,7 +8,8 @@
 /// every pair.
 ///
 /// ```
-/// use proxima_broadphase::CollisionGroups;
+/// # mod proxima { pub(crate) use ::proxima_broadphase as broadphase; }
+/// use proxima::broadphase::CollisionGroups;
 /// let player = CollisionGroups::new(0b01, 0b10);
 /// let enemy = CollisionGroups::new(0b10, 0b01);
 /// assert!(player.interacts_with(enemy));

@@ -77,8 +77,9 @@ pub(crate) fn sort_keys(keys: &mut Vec<u64>, scratch: &mut Vec<u64>) {
 /// and need them ordered again.
 ///
 /// ```
+/// # mod proxima { pub(crate) use ::proxima_broadphase as broadphase; }
 /// let mut pairs = vec![(5, 9), (1, 7), (5, 2), (0, 3)];
-/// proxima_broadphase::internal::sort_index_pairs(&mut pairs, &mut Vec::new());
+/// proxima::broadphase::internal::sort_index_pairs(&mut pairs, &mut Vec::new());
 /// assert_eq!(pairs, [(0, 3), (1, 7), (5, 2), (5, 9)]);
 /// ```
 pub fn sort_index_pairs(pairs: &mut Vec<(u32, u32)>, scratch: &mut Vec<(u32, u32)>) {

@@ -9,9 +9,10 @@
 /// this way while the traversal goes on).
 ///
 /// ```
+/// # mod proxima { pub(crate) use ::proxima_broadphase as broadphase; }
 /// let table = vec![0u64; 1 << 16];
-/// proxima_broadphase::internal::prefetch(&table, 4_000);
-/// proxima_broadphase::internal::prefetch(&table, u32::MAX); // out of range: nothing
+/// proxima::broadphase::internal::prefetch(&table, 4_000);
+/// proxima::broadphase::internal::prefetch(&table, u32::MAX); // out of range: nothing
 /// assert_eq!(table[4_000], 0);
 /// ```
 #[inline(always)]

@@ -46,8 +46,9 @@ enum Entry<T> {
 /// number of occupied slots.
 ///
 /// ```
-/// use proxima_broadphase::internal::SlotMap;
-/// use proxima_broadphase::ProxyId;
+/// # mod proxima { pub(crate) use ::proxima_broadphase as broadphase; }
+/// use proxima::broadphase::internal::SlotMap;
+/// use proxima::broadphase::ProxyId;
 /// let mut map: SlotMap<ProxyId, &str> = SlotMap::default();
 /// let a = map.insert("a");
 /// let b = map.insert("b");

@@ -72,8 +72,9 @@ struct SapProxy<T> {
 /// each sweep see `n * width / side` intervals per box.
 ///
 /// ```
-/// use proxima_broadphase::{BroadPhase, SapMode, SweepAndPrune};
-/// use proxima_narrowphase::{Aabb, Point};
+/// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; pub(crate) use ::proxima_broadphase as broadphase; }
+/// use proxima::broadphase::{BroadPhase, SapMode, SweepAndPrune};
+/// use proxima::narrowphase::{Aabb, Point};
 /// let mut sap = SweepAndPrune::new(SapMode::Persistent);
 /// let a = sap.insert(Aabb::new(Point::new(0.0, 0.0, 0.0), Point::new(1.0, 1.0, 1.0)), ());
 /// let b = sap.insert(Aabb::new(Point::new(0.5, 0.5, 0.5), Point::new(2.0, 2.0, 2.0)), ());

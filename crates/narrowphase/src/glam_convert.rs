@@ -22,8 +22,9 @@
 //! renormalised (see [`rotation_from_glam`]).
 //!
 //! ```
-//! use proxima_narrowphase::glam_convert::point_from_glam;
-//! use proxima_narrowphase::{Aabb, Point, Sphere};
+//! # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; }
+//! use proxima::narrowphase::glam_convert::point_from_glam;
+//! use proxima::narrowphase::{Aabb, Point, Sphere};
 //! // What parry3d's `Aabb { mins, maxs }` or rapier's `collider.compute_aabb()` hold:
 //! let (mins, maxs) = (glam::Vec3::new(-1.0, 0.0, 2.0), glam::Vec3::new(1.0, 0.5, 3.0));
 //! let aabb = Aabb::try_from((mins, maxs)).unwrap();

@@ -19,7 +19,8 @@
 //! root, the low-level layer in [`kernels`].
 //!
 //! ```
-//! use proxima_narrowphase::*;
+//! # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; }
+//! use proxima::narrowphase::*;
 //! let a = Sphere::new(Point::origin(), 1.0);
 //! let b = Obb::new(Point::new(1.5, 0.0, 0.0), Rotation::identity(), Vector::new(1.0, 1.0, 1.0));
 //! assert!(intersects_sphere_obb(&a, &b));

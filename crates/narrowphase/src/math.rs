@@ -71,7 +71,8 @@ pub(crate) fn is_finite_point(p: &Point) -> bool {
 /// pose reproduces exactly. `Obb::try_new` and the scene's placement use it.
 ///
 /// ```
-/// use proxima_narrowphase::{renormalized_rotation, Rotation};
+/// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; }
+/// use proxima::narrowphase::{renormalized_rotation, Rotation};
 /// let off = Rotation::new_unchecked(nalgebra::Quaternion::new(1.0005, 0.0, 0.0, 0.0));
 /// assert_eq!(renormalized_rotation(&off).quaternion().norm(), 1.0);
 /// let unit = Rotation::from_euler_angles(0.1, 0.2, 0.3);

@@ -37,8 +37,9 @@ use crate::trimesh::TriMesh;
 /// against the motion (`m . n < 0`), so that overlap stops the cast.
 ///
 /// ```
-/// use proxima_scene::*;
-/// use proxima_narrowphase::{Isometry, Point, Sphere, Vector};
+/// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; pub(crate) use ::proxima_scene as scene; }
+/// use proxima::scene::*;
+/// use proxima::narrowphase::{Isometry, Point, Sphere, Vector};
 /// let mut scene = Scene::new();
 /// let floor = ColliderShape::Cuboid { half_extents: Vector::new(10.0, 0.5, 10.0) };
 /// scene.insert(ColliderDesc::new(floor, Isometry::translation(0.0, -0.5, 0.0)).fixed()).unwrap();

@@ -125,8 +125,9 @@ impl ColliderDesc {
     /// end points equal `a` and `b` up to rounding (a few ulps of their size).
     ///
     /// ```
-    /// use proxima_scene::*;
-    /// use proxima_narrowphase::Point;
+    /// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; pub(crate) use ::proxima_scene as scene; }
+    /// use proxima::scene::*;
+    /// use proxima::narrowphase::Point;
     /// let desc = ColliderDesc::capsule(Point::new(0.0, 0.0, 0.0), Point::new(4.0, 0.0, 0.0), 0.5).unwrap();
     /// let mut scene = Scene::new();
     /// let h = scene.insert(desc).unwrap();
@@ -166,8 +167,9 @@ impl ColliderDesc {
     /// The same description as a sensor: overlap events, no contacts.
     ///
     /// ```
-    /// use proxima_scene::*;
-    /// use proxima_narrowphase::{Isometry, Vector};
+    /// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; pub(crate) use ::proxima_scene as scene; }
+    /// use proxima::scene::*;
+    /// use proxima::narrowphase::{Isometry, Vector};
     /// let mut scene = Scene::new();
     /// let zone = ColliderShape::Cuboid { half_extents: Vector::repeat(2.0) };
     /// let door = scene.insert(ColliderDesc::new(zone, Isometry::identity()).fixed().sensor()).unwrap();

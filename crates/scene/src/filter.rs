@@ -12,8 +12,9 @@ pub type ColliderPredicate<'a> = &'a (dyn Fn(ColliderHandle, &Collider) -> bool 
 /// only when it passes them all).
 ///
 /// ```
-/// use proxima_scene::*;
-/// use proxima_narrowphase::{Isometry, Point, Sphere};
+/// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; pub(crate) use ::proxima_scene as scene; }
+/// use proxima::scene::*;
+/// use proxima::narrowphase::{Isometry, Point, Sphere};
 /// let mut scene = Scene::new();
 /// let ball = |x| ColliderDesc::new(ColliderShape::Sphere { radius: 1.0 }, Isometry::translation(x, 0.0, 0.0));
 /// let me = scene.insert(ball(0.0).kinematic()).unwrap();

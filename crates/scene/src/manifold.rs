@@ -22,8 +22,9 @@ use crate::trimesh::{mesh_mesh_manifolds, Convex, MeshScratch};
 /// [`contact`](crate::contact) returns a contact. `out` is not cleared.
 ///
 /// ```
-/// use proxima_scene::*;
-/// use proxima_narrowphase::{Obb, Point, Rotation, Vector};
+/// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; pub(crate) use ::proxima_scene as scene; }
+/// use proxima::scene::*;
+/// use proxima::narrowphase::{Obb, Point, Rotation, Vector};
 /// let floor = WorldShape::Obb(Obb::new(Point::new(0.0, 0.0, -0.5), Rotation::identity(), Vector::new(5.0, 5.0, 0.5)));
 /// let crate_ = WorldShape::Obb(Obb::new(Point::new(0.0, 0.0, 0.49), Rotation::identity(), Vector::repeat(0.5)));
 /// let mut out = Vec::new();

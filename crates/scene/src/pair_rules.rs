@@ -13,8 +13,9 @@ use crate::collider::{Collider, ColliderHandle};
 /// (hence `Sync`); the default methods keep everything.
 ///
 /// ```
-/// use proxima_scene::*;
-/// use proxima_narrowphase::{ContactManifold, Isometry, Vector};
+/// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; pub(crate) use ::proxima_scene as scene; }
+/// use proxima::scene::*;
+/// use proxima::narrowphase::{ContactManifold, Isometry, Vector};
 /// /// A one-way platform (user data 1): bodies pass through it from below.
 /// struct OneWay;
 /// impl PairHooks for OneWay {

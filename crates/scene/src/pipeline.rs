@@ -187,8 +187,9 @@ impl ContactPipeline {
     /// `prediction`.
     ///
     /// ```
-    /// use proxima_scene::*;
-    /// use proxima_narrowphase::{Isometry, Vector};
+    /// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; pub(crate) use ::proxima_scene as scene; }
+    /// use proxima::scene::*;
+    /// use proxima::narrowphase::{Isometry, Vector};
     /// let mut scene = Scene::new();
     /// let floor = ColliderShape::Cuboid { half_extents: Vector::new(5.0, 0.5, 5.0) };
     /// scene.insert(ColliderDesc::new(floor, Isometry::identity()).fixed()).unwrap();
@@ -216,8 +217,9 @@ impl ContactPipeline {
     /// reads every collider.
     ///
     /// ```
-    /// use proxima_scene::*;
-    /// use proxima_narrowphase::Isometry;
+    /// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; pub(crate) use ::proxima_scene as scene; }
+    /// use proxima::scene::*;
+    /// use proxima::narrowphase::Isometry;
     /// let mut scene = Scene::new();
     /// let ball = |x| ColliderDesc::new(ColliderShape::Sphere { radius: 1.0 }, Isometry::translation(x, 0.0, 0.0));
     /// let a = scene.insert(ball(0.0)).unwrap();
@@ -255,7 +257,8 @@ impl ContactPipeline {
     /// [`PairSearch::Grid`] (under [`PairSearch::Auto`], the one it chose).
     ///
     /// ```
-    /// use proxima_scene::*;
+    /// # mod proxima { pub(crate) use ::proxima_scene as scene; }
+    /// use proxima::scene::*;
     /// let mut scene = Scene::new();
     /// let mut pipeline = ContactPipeline::new();
     /// assert_eq!(pipeline.pair_search(), PairSearch::Auto);
@@ -269,8 +272,9 @@ impl ContactPipeline {
     /// The pairs in contact this frame, sorted by `(a, b)`.
     ///
     /// ```
-    /// use proxima_scene::*;
-    /// use proxima_narrowphase::{Isometry, Vector};
+    /// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; pub(crate) use ::proxima_scene as scene; }
+    /// use proxima::scene::*;
+    /// use proxima::narrowphase::{Isometry, Vector};
     /// let mut scene = Scene::new();
     /// let ground = ColliderShape::Cuboid { half_extents: Vector::new(10.0, 0.5, 10.0) };
     /// let g = scene.insert(ColliderDesc::new(ground, Isometry::identity()).fixed()).unwrap();
@@ -304,8 +308,9 @@ impl ContactPipeline {
     /// This frame's events: `Stopped` and `Started` merged in `(a, b)` order.
     ///
     /// ```
-    /// use proxima_scene::*;
-    /// use proxima_narrowphase::Isometry;
+    /// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; pub(crate) use ::proxima_scene as scene; }
+    /// use proxima::scene::*;
+    /// use proxima::narrowphase::Isometry;
     /// let mut scene = Scene::new();
     /// let ball = |x| ColliderDesc::new(ColliderShape::Sphere { radius: 1.0 }, Isometry::translation(x, 0.0, 0.0));
     /// let a = scene.insert(ball(0.0)).unwrap();
@@ -342,8 +347,9 @@ impl ContactPipeline {
     /// pipeline updated from the scene in between (it took the record).
     ///
     /// ```
-    /// use proxima_scene::*;
-    /// use proxima_narrowphase::Isometry;
+    /// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; pub(crate) use ::proxima_scene as scene; }
+    /// use proxima::scene::*;
+    /// use proxima::narrowphase::Isometry;
     /// let mut scene = Scene::new();
     /// let ball = |x, id| ColliderDesc::new(ColliderShape::Sphere { radius: 1.0 }, Isometry::translation(x, 0.0, 0.0)).with_user_data(id);
     /// let a = scene.insert(ball(0.0, 7)).unwrap();
@@ -371,8 +377,9 @@ impl ContactPipeline {
     /// character's ground check, a damage system). Empty for a stale handle.
     ///
     /// ```
-    /// use proxima_scene::*;
-    /// use proxima_narrowphase::{Isometry, Vector};
+    /// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; pub(crate) use ::proxima_scene as scene; }
+    /// use proxima::scene::*;
+    /// use proxima::narrowphase::{Isometry, Vector};
     /// let mut scene = Scene::new();
     /// let ground = ColliderShape::Cuboid { half_extents: Vector::new(10.0, 0.5, 10.0) };
     /// let g = scene.insert(ColliderDesc::new(ground, Isometry::identity()).fixed()).unwrap();
@@ -397,8 +404,9 @@ impl ContactPipeline {
     /// [`TouchRule`]; the default is [`TouchRule::Penetrating`]).
     ///
     /// ```
-    /// use proxima_scene::*;
-    /// use proxima_narrowphase::Isometry;
+    /// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; pub(crate) use ::proxima_scene as scene; }
+    /// use proxima::scene::*;
+    /// use proxima::narrowphase::Isometry;
     /// let mut scene = Scene::new();
     /// let ball = |x| ColliderDesc::new(ColliderShape::Sphere { radius: 0.5 }, Isometry::translation(x, 0.0, 0.0));
     /// scene.insert(ball(0.0)).unwrap();

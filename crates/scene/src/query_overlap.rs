@@ -92,9 +92,10 @@ impl Scene {
     /// until it breaks (then returns `Break`). Allocates nothing.
     ///
     /// ```
+    /// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; pub(crate) use ::proxima_scene as scene; }
     /// use core::ops::ControlFlow;
-    /// use proxima_scene::*;
-    /// use proxima_narrowphase::{Isometry, Point, Sphere};
+    /// use proxima::scene::*;
+    /// use proxima::narrowphase::{Isometry, Point, Sphere};
     /// let mut scene = Scene::new();
     /// for x in [0.0, 3.0, 6.0] {
     ///     scene.insert(ColliderDesc::new(ColliderShape::Sphere { radius: 1.0 }, Isometry::translation(x, 0.0, 0.0)))
@@ -135,8 +136,9 @@ impl Scene {
     /// allocating once it holds the largest answer.
     ///
     /// ```
-    /// use proxima_scene::*;
-    /// use proxima_narrowphase::{Isometry, Point, Sphere};
+    /// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; pub(crate) use ::proxima_scene as scene; }
+    /// use proxima::scene::*;
+    /// use proxima::narrowphase::{Isometry, Point, Sphere};
     /// let mut scene = Scene::new();
     /// let h = scene.insert(ColliderDesc::new(ColliderShape::Sphere { radius: 1.0 }, Isometry::identity())).unwrap();
     /// let mut out = Vec::with_capacity(16);
@@ -159,8 +161,9 @@ impl Scene {
     /// ([`Scene::overlaps_into`] into a new vector).
     ///
     /// ```
-    /// use proxima_scene::*;
-    /// use proxima_narrowphase::{Aabb, Isometry, Point};
+    /// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; pub(crate) use ::proxima_scene as scene; }
+    /// use proxima::scene::*;
+    /// use proxima::narrowphase::{Aabb, Isometry, Point};
     /// let mut scene = Scene::new();
     /// let h = scene.insert(ColliderDesc::new(ColliderShape::Sphere { radius: 1.0 }, Isometry::identity())).unwrap();
     /// // The box's corner (0.9, 0.9, 0.9) is outside the sphere, though inside its bounding box.
@@ -177,8 +180,9 @@ impl Scene {
     /// ([`Scene::overlaps_into`] into a new vector).
     ///
     /// ```
-    /// use proxima_scene::*;
-    /// use proxima_narrowphase::{Isometry, Point, Sphere, Vector};
+    /// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; pub(crate) use ::proxima_scene as scene; }
+    /// use proxima::scene::*;
+    /// use proxima::narrowphase::{Isometry, Point, Sphere, Vector};
     /// let mut scene = Scene::new();
     /// let crate_box = ColliderShape::Cuboid { half_extents: Vector::repeat(1.0) };
     /// let h = scene.insert(ColliderDesc::new(crate_box, Isometry::identity())).unwrap();
@@ -193,8 +197,9 @@ impl Scene {
     /// handle ([`Scene::overlaps_into`] into a new vector).
     ///
     /// ```
-    /// use proxima_scene::*;
-    /// use proxima_narrowphase::{Isometry, Obb, Point, Rotation, Vector};
+    /// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; pub(crate) use ::proxima_scene as scene; }
+    /// use proxima::scene::*;
+    /// use proxima::narrowphase::{Isometry, Obb, Point, Rotation, Vector};
     /// let mut scene = Scene::new();
     /// let ball = ColliderDesc::new(ColliderShape::Sphere { radius: 0.5 }, Isometry::translation(2.0, 2.0, 0.0));
     /// let h = scene.insert(ball).unwrap();
@@ -214,8 +219,9 @@ impl Scene {
     /// one of its triangles does.
     ///
     /// ```
-    /// use proxima_scene::*;
-    /// use proxima_narrowphase::{Capsule, Isometry, Point};
+    /// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; pub(crate) use ::proxima_scene as scene; }
+    /// use proxima::scene::*;
+    /// use proxima::narrowphase::{Capsule, Isometry, Point};
     /// let mut scene = Scene::new();
     /// let ball = ColliderDesc::new(ColliderShape::Sphere { radius: 1.0 }, Isometry::translation(0.0, 3.0, 0.0));
     /// let h = scene.insert(ball).unwrap();
@@ -233,8 +239,9 @@ impl Scene {
     /// new vector).
     ///
     /// ```
-    /// use proxima_scene::*;
-    /// use proxima_narrowphase::{Isometry, Point};
+    /// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; pub(crate) use ::proxima_scene as scene; }
+    /// use proxima::scene::*;
+    /// use proxima::narrowphase::{Isometry, Point};
     /// let mut scene = Scene::new();
     /// let h = scene.insert(ColliderDesc::new(ColliderShape::Sphere { radius: 1.0 }, Isometry::identity())).unwrap();
     /// assert_eq!(scene.colliders_containing_point(&Point::new(0.5, 0.0, 0.0), &QueryFilter::default()), vec![h]);

@@ -44,8 +44,9 @@ impl Scene {
     /// a NaN or infinite motion is a miss, `None`).
     ///
     /// ```
-    /// use proxima_scene::*;
-    /// use proxima_narrowphase::{Isometry, Point, Sphere, Vector};
+    /// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; pub(crate) use ::proxima_scene as scene; }
+    /// use proxima::scene::*;
+    /// use proxima::narrowphase::{Isometry, Point, Sphere, Vector};
     /// let mut scene = Scene::new();
     /// let wall = ColliderShape::Cuboid { half_extents: Vector::new(0.5, 5.0, 5.0) };
     /// let h = scene.insert(ColliderDesc::new(wall, Isometry::translation(10.0, 0.0, 0.0)).fixed()).unwrap();
@@ -70,8 +71,9 @@ impl Scene {
     /// its own collider, and stop short of the hit.
     ///
     /// ```
-    /// use proxima_scene::*;
-    /// use proxima_narrowphase::{Isometry, Point, Sphere, SweepStatus, Vector};
+    /// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; pub(crate) use ::proxima_scene as scene; }
+    /// use proxima::scene::*;
+    /// use proxima::narrowphase::{Isometry, Point, Sphere, SweepStatus, Vector};
     /// let mut scene = Scene::new();
     /// let ball = |x| ColliderDesc::new(ColliderShape::Sphere { radius: 1.0 }, Isometry::translation(x, 0.0, 0.0));
     /// let behind = scene.insert(ball(-1.5)).unwrap();
@@ -116,8 +118,9 @@ impl Scene {
     /// [`SweepStatus::Penetrating`](proxima_narrowphase::SweepStatus).
     ///
     /// ```
-    /// use proxima_scene::*;
-    /// use proxima_narrowphase::{Isometry, Point, Sphere, Vector};
+    /// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; pub(crate) use ::proxima_scene as scene; }
+    /// use proxima::scene::*;
+    /// use proxima::narrowphase::{Isometry, Point, Sphere, Vector};
     /// let mut scene = Scene::new();
     /// for x in [8.0, 4.0] {
     ///     scene.insert(ColliderDesc::new(ColliderShape::Sphere { radius: 1.0 }, Isometry::translation(x, 0.0, 0.0)))
@@ -146,8 +149,9 @@ impl Scene {
     /// point and the distance (0 inside a solid). Ties keep the lower handle.
     ///
     /// ```
-    /// use proxima_scene::*;
-    /// use proxima_narrowphase::{Isometry, Point};
+    /// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; pub(crate) use ::proxima_scene as scene; }
+    /// use proxima::scene::*;
+    /// use proxima::narrowphase::{Isometry, Point};
     /// let mut scene = Scene::new();
     /// let h = scene.insert(ColliderDesc::new(ColliderShape::Sphere { radius: 1.0 }, Isometry::identity())).unwrap();
     /// let c = scene.closest_point(&Point::new(3.0, 0.0, 0.0), 5.0, &QueryFilter::default()).unwrap();

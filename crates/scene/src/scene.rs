@@ -23,8 +23,9 @@ use crate::static_set::StaticSet;
 /// re-queries only dynamic colliders, so static pairs are never tested.
 ///
 /// ```
-/// use proxima_scene::*;
-/// use proxima_narrowphase::{Isometry, Point, Ray, Vector};
+/// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; pub(crate) use ::proxima_scene as scene; }
+/// use proxima::scene::*;
+/// use proxima::narrowphase::{Isometry, Point, Ray, Vector};
 /// let mut scene = Scene::new();
 /// let wall = scene
 ///     .insert(ColliderDesc::new(ColliderShape::Cuboid { half_extents: Vector::new(0.1, 5.0, 5.0) },
@@ -108,8 +109,9 @@ impl Scene {
     /// scene is unchanged then.
     ///
     /// ```
-    /// use proxima_scene::*;
-    /// use proxima_narrowphase::{Isometry, ShapeError};
+    /// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; pub(crate) use ::proxima_scene as scene; }
+    /// use proxima::scene::*;
+    /// use proxima::narrowphase::{Isometry, ShapeError};
     /// let mut scene = Scene::new();
     /// let ball = ColliderDesc::new(ColliderShape::Sphere { radius: 0.5 }, Isometry::translation(0.0, 2.0, 0.0));
     /// let h = scene.insert(ball).unwrap();
@@ -144,8 +146,9 @@ impl Scene {
     /// Removes a collider and returns it; a stale handle is an error.
     ///
     /// ```
-    /// use proxima_scene::*;
-    /// use proxima_narrowphase::Isometry;
+    /// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; pub(crate) use ::proxima_scene as scene; }
+    /// use proxima::scene::*;
+    /// use proxima::narrowphase::Isometry;
     /// let mut scene = Scene::new();
     /// let h = scene.insert(ColliderDesc::new(ColliderShape::Sphere { radius: 1.0 }, Isometry::identity())).unwrap();
     /// assert!(scene.remove(h).is_ok());
@@ -188,8 +191,9 @@ impl Scene {
     /// leaving the scene unchanged.
     ///
     /// ```
-    /// use proxima_scene::*;
-    /// use proxima_narrowphase::{Isometry, Point, Ray, Vector};
+    /// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; pub(crate) use ::proxima_scene as scene; }
+    /// use proxima::scene::*;
+    /// use proxima::narrowphase::{Isometry, Point, Ray, Vector};
     /// let mut scene = Scene::new();
     /// let h = scene.insert(ColliderDesc::new(ColliderShape::Sphere { radius: 1.0 }, Isometry::identity())).unwrap();
     /// scene.set_pose(h, Isometry::translation(5.0, 0.0, 0.0)).unwrap();
@@ -209,8 +213,9 @@ impl Scene {
     /// pose too (respawns, or placing a CCD sphere at its time of impact).
     ///
     /// ```
-    /// use proxima_scene::*;
-    /// use proxima_narrowphase::{Isometry, Vector};
+    /// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; pub(crate) use ::proxima_scene as scene; }
+    /// use proxima::scene::*;
+    /// use proxima::narrowphase::{Isometry, Vector};
     /// let mut scene = Scene::new();
     /// let wall = ColliderShape::Cuboid { half_extents: Vector::new(0.1, 5.0, 5.0) };
     /// scene.insert(ColliderDesc::new(wall, Isometry::translation(5.0, 0.0, 0.0)).fixed()).unwrap();
@@ -233,8 +238,9 @@ impl Scene {
     /// Changes a collider's shape (CCD colliders must stay spheres).
     ///
     /// ```
-    /// use proxima_scene::*;
-    /// use proxima_narrowphase::{Isometry, Point, Sphere, Vector};
+    /// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; pub(crate) use ::proxima_scene as scene; }
+    /// use proxima::scene::*;
+    /// use proxima::narrowphase::{Isometry, Point, Sphere, Vector};
     /// let mut scene = Scene::new();
     /// let h = scene.insert(ColliderDesc::new(ColliderShape::Sphere { radius: 1.0 }, Isometry::identity())).unwrap();
     /// let probe = Sphere::new(Point::new(3.0, 0.0, 0.0), 0.5);
@@ -259,8 +265,9 @@ impl Scene {
     /// when it interacts again). Rejects a stale handle.
     ///
     /// ```
-    /// use proxima_scene::*;
-    /// use proxima_narrowphase::Isometry;
+    /// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; pub(crate) use ::proxima_scene as scene; }
+    /// use proxima::scene::*;
+    /// use proxima::narrowphase::Isometry;
     /// let mut scene = Scene::new();
     /// let h = scene.insert(ColliderDesc::new(ColliderShape::Sphere { radius: 1.0 }, Isometry::identity())).unwrap();
     /// scene.set_groups(h, CollisionGroups::new(0b10, 0b01)).unwrap();
@@ -281,8 +288,9 @@ impl Scene {
     /// Changes a collider's user data. Rejects a stale handle.
     ///
     /// ```
-    /// use proxima_scene::*;
-    /// use proxima_narrowphase::Isometry;
+    /// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; pub(crate) use ::proxima_scene as scene; }
+    /// use proxima::scene::*;
+    /// use proxima::narrowphase::Isometry;
     /// let mut scene = Scene::new();
     /// let h = scene.insert(ColliderDesc::new(ColliderShape::Sphere { radius: 1.0 }, Isometry::identity())).unwrap();
     /// scene.set_user_data(h, 42).unwrap();

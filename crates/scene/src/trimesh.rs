@@ -122,8 +122,9 @@ impl TriMesh {
     /// When there are `2^32 - 1` triangles or more.
     ///
     /// ```
-    /// use proxima_scene::*;
-    /// use proxima_narrowphase::Point;
+    /// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; pub(crate) use ::proxima_scene as scene; }
+    /// use proxima::scene::*;
+    /// use proxima::narrowphase::Point;
     /// // A unit square in the z = 0 plane, two triangles.
     /// let p = |x, y| Point::new(x, y, 0.0);
     /// let v = vec![p(0.0, 0.0), p(1.0, 0.0), p(1.0, 1.0), p(0.0, 1.0)];
@@ -143,8 +144,9 @@ impl TriMesh {
     /// When there are `2^32 - 1` triangles or more.
     ///
     /// ```
-    /// use proxima_scene::*;
-    /// use proxima_narrowphase::{Point, Ray, Vector};
+    /// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; pub(crate) use ::proxima_scene as scene; }
+    /// use proxima::scene::*;
+    /// use proxima::narrowphase::{Point, Ray, Vector};
     /// let p = |x, y| Point::new(x, y, 0.0);
     /// let v = vec![p(0.0, 0.0), p(1.0, 0.0), p(1.0, 1.0), p(0.0, 1.0)];
     /// let t = vec![[0, 1, 2], [0, 2, 3]];

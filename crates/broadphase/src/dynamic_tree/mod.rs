@@ -103,8 +103,9 @@ pub(crate) fn fat_box(options: &FatBoxOptions, aabb: &Aabb, displacement: &Vecto
 /// `2 * leaves - 1` live nodes; free + live + padding slots = capacity.
 ///
 /// ```
-/// use proxima_broadphase::{BroadPhase, DynamicTree};
-/// use proxima_narrowphase::{Aabb, Point, Vector};
+/// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; pub(crate) use ::proxima_broadphase as broadphase; }
+/// use proxima::broadphase::{BroadPhase, DynamicTree};
+/// use proxima::narrowphase::{Aabb, Point, Vector};
 /// let mut tree = DynamicTree::new();
 /// let a = tree.insert(Aabb::new(Point::new(0.0, 0.0, 0.0), Point::new(1.0, 1.0, 1.0)), "a");
 /// let b = tree.insert(Aabb::new(Point::new(5.0, 0.0, 0.0), Point::new(6.0, 1.0, 1.0)), "b");

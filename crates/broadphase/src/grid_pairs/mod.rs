@@ -72,8 +72,9 @@ const PAR_MIN_BOXES: usize = 2_048;
 /// The pairs go to the caller's list.
 ///
 /// ```
-/// use proxima_broadphase::GridPairs;
-/// use proxima_narrowphase::{Aabb, Point};
+/// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; pub(crate) use ::proxima_broadphase as broadphase; }
+/// use proxima::broadphase::GridPairs;
+/// use proxima::narrowphase::{Aabb, Point};
 /// let unit = |x: f32| Aabb::new(Point::new(x, 0.0, 0.0), Point::new(x + 1.0, 1.0, 1.0));
 /// let boxes = [unit(0.0), unit(0.5), unit(3.0), unit(4.0)];
 /// let mut grid = GridPairs::new();
@@ -210,8 +211,9 @@ impl GridPairs {
     /// allocate now and then.
     ///
     /// ```
-    /// use proxima_broadphase::GridPairs;
-    /// use proxima_narrowphase::{Aabb, Point};
+    /// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; pub(crate) use ::proxima_broadphase as broadphase; }
+    /// use proxima::broadphase::GridPairs;
+    /// use proxima::narrowphase::{Aabb, Point};
     /// let boxes: Vec<Aabb> = (0..1_000)
     ///     .map(|i| Aabb::new(Point::new(i as f32 * 0.5, 0.0, 0.0), Point::new(i as f32 * 0.5 + 1.0, 1.0, 1.0)))
     ///     .collect();

@@ -129,8 +129,9 @@ impl<T> PairTracker<T> {
     /// rejected and nothing changes.
     ///
     /// ```
-    /// use proxima_broadphase::{PairTracker, ProxyOptions};
-    /// use proxima_narrowphase::{Aabb, Point, Vector};
+    /// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; pub(crate) use ::proxima_broadphase as broadphase; }
+    /// use proxima::broadphase::{PairTracker, ProxyOptions};
+    /// use proxima::narrowphase::{Aabb, Point, Vector};
     /// let mut tracker = PairTracker::new();
     /// let unit = |x: f32| Aabb::new(Point::new(x, 0.0, 0.0), Point::new(x + 1.0, 1.0, 1.0));
     /// let a = tracker.insert(unit(0.0), (), ProxyOptions::default());

@@ -110,8 +110,9 @@ impl PairEvent {
 /// boxes overlap, without giving up fat-box persistence.
 ///
 /// ```
-/// use proxima_broadphase::{PairEvent, PairTracker, ProxyOptions};
-/// use proxima_narrowphase::{Aabb, Point, Vector};
+/// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; pub(crate) use ::proxima_broadphase as broadphase; }
+/// use proxima::broadphase::{PairEvent, PairTracker, ProxyOptions};
+/// use proxima::narrowphase::{Aabb, Point, Vector};
 /// let mut tracker = PairTracker::new();
 /// let unit = |x: f32| Aabb::new(Point::new(x, 0.0, 0.0), Point::new(x + 1.0, 1.0, 1.0));
 /// let a = tracker.insert(unit(0.0), "a", ProxyOptions::default());
@@ -244,8 +245,9 @@ impl<T> PairTracker<T> {
     /// update. Rejects invalid options.
     ///
     /// ```
-    /// use proxima_broadphase::{FatBoxOptions, PairTracker, ProxyOptions};
-    /// use proxima_narrowphase::{Aabb, Point};
+    /// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; pub(crate) use ::proxima_broadphase as broadphase; }
+    /// use proxima::broadphase::{FatBoxOptions, PairTracker, ProxyOptions};
+    /// use proxima::narrowphase::{Aabb, Point};
     /// let boxes = (0..100).map(|i| {
     ///     let x = i as f32 * 0.9;
     ///     (Aabb::new(Point::new(x, 0.0, 0.0), Point::new(x + 1.0, 1.0, 1.0)), i, ProxyOptions::default())
@@ -309,8 +311,9 @@ impl<T> PairTracker<T> {
     /// ids' generations are a random read per proxy).
     ///
     /// ```
-    /// use proxima_broadphase::{PairTracker, ProxyOptions};
-    /// use proxima_narrowphase::{Aabb, Point};
+    /// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; pub(crate) use ::proxima_broadphase as broadphase; }
+    /// use proxima::broadphase::{PairTracker, ProxyOptions};
+    /// use proxima::narrowphase::{Aabb, Point};
     /// let mut tracker = PairTracker::new();
     /// let unit = |x: f32| Aabb::new(Point::new(x, 0.0, 0.0), Point::new(x + 1.0, 1.0, 1.0));
     /// let a = tracker.insert(unit(0.0), (), ProxyOptions::default());
@@ -328,8 +331,9 @@ impl<T> PairTracker<T> {
     /// proxies reads them in place, without copying a frame's pairs.
     ///
     /// ```
-    /// use proxima_broadphase::{PairTracker, ProxyOptions};
-    /// use proxima_narrowphase::{Aabb, Point};
+    /// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; pub(crate) use ::proxima_broadphase as broadphase; }
+    /// use proxima::broadphase::{PairTracker, ProxyOptions};
+    /// use proxima::narrowphase::{Aabb, Point};
     /// let mut tracker = PairTracker::new();
     /// let unit = |x: f32| Aabb::new(Point::new(x, 0.0, 0.0), Point::new(x + 1.0, 1.0, 1.0));
     /// let a = tracker.insert(unit(0.0), (), ProxyOptions::default());

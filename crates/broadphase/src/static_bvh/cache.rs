@@ -36,9 +36,10 @@ impl std::error::Error for InvalidMargin {}
 /// in a few steps is a good start.
 ///
 /// ```
+/// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; pub(crate) use ::proxima_broadphase as broadphase; }
 /// use core::ops::ControlFlow;
-/// use proxima_broadphase::{OverlapCache, StaticBvh};
-/// use proxima_narrowphase::{intersects_aabb_aabb, Aabb, Point, Vector};
+/// use proxima::broadphase::{OverlapCache, StaticBvh};
+/// use proxima::narrowphase::{intersects_aabb_aabb, Aabb, Point, Vector};
 /// let cube = |x: f32, h: f32| Aabb::try_from_center(Point::new(x, 0.0, 0.0), Vector::repeat(h)).unwrap();
 /// let boxes: Vec<Aabb> = (0..1000).map(|i| cube(i as f32 * 2.0, 0.5)).collect();
 /// let world = StaticBvh::build(&boxes);

@@ -135,8 +135,9 @@ pub enum Collapse {
 /// [`BuildOptions::max_leaf_size`] boxes, stored in leaf order.
 ///
 /// ```
-/// use proxima_broadphase::{BroadPhase, RayControl, StaticBvh};
-/// use proxima_narrowphase::{Aabb, Point, Ray, Vector};
+/// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; pub(crate) use ::proxima_broadphase as broadphase; }
+/// use proxima::broadphase::{BroadPhase, RayControl, StaticBvh};
+/// use proxima::narrowphase::{Aabb, Point, Ray, Vector};
 /// let boxes: Vec<Aabb> = (0..100)
 ///     .map(|i| {
 ///         let c = Point::new(i as f32 * 3.0, 0.0, 0.0);

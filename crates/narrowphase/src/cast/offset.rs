@@ -17,7 +17,8 @@ use crate::math::{Point, Real, Vector};
 /// `normal` should be unit length and point to the side the new ray leaves on.
 ///
 /// ```
-/// use proxima_narrowphase::{offset_ray_origin, Point, Vector};
+/// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; }
+/// use proxima::narrowphase::{offset_ray_origin, Point, Vector};
 /// let p = Point::new(300.0, 0.0, 0.0);
 /// let q = offset_ray_origin(&p, &Vector::x());
 /// assert!(q.x > p.x && q.x - p.x < 1e-2);

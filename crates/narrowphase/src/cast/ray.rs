@@ -16,7 +16,8 @@ use crate::math::{is_finite_point, is_finite_vec, normalize_any, Point, Real, Un
 /// is not reported; no kernel reports a hit at `toi = inf`.
 ///
 /// ```
-/// use proxima_narrowphase::{Point, Ray, Vector, ShapeError};
+/// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; }
+/// use proxima::narrowphase::{Point, Ray, Vector, ShapeError};
 /// let ray = Ray::try_new(Point::origin(), Vector::x(), 10.0).unwrap();
 /// assert_eq!(ray.point_at(2.0), Point::new(2.0, 0.0, 0.0));
 /// assert_eq!(Ray::try_new(Point::origin(), Vector::zeros(), 1.0), Err(ShapeError::ZeroDirection));

@@ -114,7 +114,8 @@ pub(crate) fn against(x: Real) -> Real {
 /// is in the box.
 ///
 /// ```
-/// use proxima_narrowphase::{cast_ray_aabb, Aabb, Point, Ray, Vector};
+/// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; }
+/// use proxima::narrowphase::{cast_ray_aabb, Aabb, Point, Ray, Vector};
 /// let aabb = Aabb::new(Point::new(1.0, -1.0, -1.0), Point::new(3.0, 1.0, 1.0));
 /// let hit = cast_ray_aabb(&Ray::new(Point::origin(), Vector::x(), 10.0), &aabb).unwrap();
 /// assert_eq!(hit.toi, 1.0);

@@ -244,8 +244,9 @@ pub unsafe fn cast_ray_aabb_x8_avx(ray: &PrecomputedRay, boxes: &AabbX8, max_toi
 /// Uses SSE2 on x86_64 and portable code elsewhere.
 ///
 /// ```
-/// use proxima_narrowphase::kernels::{cast_ray_aabb_x4, AabbX4, PrecomputedRay};
-/// use proxima_narrowphase::{Aabb, Point, Ray, Vector};
+/// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; }
+/// use proxima::narrowphase::kernels::{cast_ray_aabb_x4, AabbX4, PrecomputedRay};
+/// use proxima::narrowphase::{Aabb, Point, Ray, Vector};
 /// let boxes = AabbX4::from_boxes(&[
 ///     Aabb::new(Point::new(2.0, -1.0, -1.0), Point::new(3.0, 1.0, 1.0)),
 ///     Aabb::new(Point::new(2.0, 5.0, -1.0), Point::new(3.0, 6.0, 1.0)),

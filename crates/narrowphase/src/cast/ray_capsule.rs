@@ -151,7 +151,8 @@ pub(crate) fn ray_capsule_toi_wide(
 /// ray parallel to the axis can only hit a cap; a tangent ray hits.
 ///
 /// ```
-/// use proxima_narrowphase::{cast_ray_capsule, Capsule, Point, Ray, Vector};
+/// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; }
+/// use proxima::narrowphase::{cast_ray_capsule, Capsule, Point, Ray, Vector};
 /// let c = Capsule::new(Point::new(5.0, -1.0, 0.0), Point::new(5.0, 1.0, 0.0), 0.5);
 /// let hit = cast_ray_capsule(&Ray::new(Point::origin(), Vector::x(), 10.0), &c).unwrap();
 /// assert_eq!(hit.toi, 4.5);

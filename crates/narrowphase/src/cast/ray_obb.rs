@@ -20,7 +20,8 @@ use crate::shape::Obb;
 /// like a rectangle; `max_toi = 0` hits only when the origin is in the box.
 ///
 /// ```
-/// use proxima_narrowphase::{cast_ray_obb, Obb, Point, Ray, Rotation, Vector};
+/// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; }
+/// use proxima::narrowphase::{cast_ray_obb, Obb, Point, Ray, Rotation, Vector};
 /// let rot = Rotation::from_euler_angles(0.0, 0.0, std::f32::consts::FRAC_PI_4);
 /// let obb = Obb::new(Point::new(5.0, 0.0, 0.0), rot, Vector::new(1.0, 1.0, 1.0));
 /// let hit = cast_ray_obb(&Ray::new(Point::origin(), Vector::x(), 10.0), &obb).unwrap();

@@ -21,7 +21,8 @@ use crate::shape::Plane;
 /// - ray moving away, or reaching the plane after `max_toi`: a miss.
 ///
 /// ```
-/// use proxima_narrowphase::{cast_ray_plane, Plane, Point, Ray, Vector};
+/// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; }
+/// use proxima::narrowphase::{cast_ray_plane, Plane, Point, Ray, Vector};
 /// let ground = Plane::try_new(Point::origin(), Vector::z()).unwrap();
 /// let hit = cast_ray_plane(&Ray::new(Point::new(0.0, 0.0, -3.0), Vector::z(), 10.0), &ground).unwrap();
 /// assert_eq!(hit.toi, 3.0);

@@ -137,7 +137,8 @@ const FAR_HIT: Real = 8.0;
 /// - `max_toi = 0`: hits only when the origin is inside.
 ///
 /// ```
-/// use proxima_narrowphase::{cast_ray_sphere, Point, Ray, Sphere, Vector};
+/// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; }
+/// use proxima::narrowphase::{cast_ray_sphere, Point, Ray, Sphere, Vector};
 /// let s = Sphere::new(Point::new(5.0, 0.0, 0.0), 1.0);
 /// let hit = cast_ray_sphere(&Ray::new(Point::origin(), Vector::x(), 10.0), &s).unwrap();
 /// assert_eq!(hit.toi, 4.0);

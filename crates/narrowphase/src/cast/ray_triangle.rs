@@ -164,7 +164,8 @@ impl WatertightRay {
 ///   `[0, max_toi]`.
 ///
 /// ```
-/// use proxima_narrowphase::{cast_ray_triangle, Point, Ray, Triangle, Vector};
+/// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; }
+/// use proxima::narrowphase::{cast_ray_triangle, Point, Ray, Triangle, Vector};
 /// let t = Triangle::new(Point::new(-1.0, -1.0, 2.0), Point::new(1.0, -1.0, 2.0), Point::new(0.0, 1.0, 2.0));
 /// let hit = cast_ray_triangle(&Ray::new(Point::origin(), Vector::z(), 10.0), &t).unwrap();
 /// assert_eq!(hit.toi, 2.0);
@@ -200,7 +201,8 @@ pub struct TriangleRayHit {
 /// same edge functions (see [`WatertightRay::barycentrics`]).
 ///
 /// ```
-/// use proxima_narrowphase::{cast_ray_triangle, cast_ray_triangle_uv, Point, Ray, Triangle, Vector};
+/// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; }
+/// use proxima::narrowphase::{cast_ray_triangle, cast_ray_triangle_uv, Point, Ray, Triangle, Vector};
 /// let t = Triangle::new(Point::new(0.0, 0.0, 2.0), Point::new(4.0, 0.0, 2.0), Point::new(0.0, 4.0, 2.0));
 /// let ray = Ray::new(Point::new(1.0, 2.0, 0.0), Vector::z(), 10.0);
 /// let hit = cast_ray_triangle_uv(&ray, &t).unwrap();

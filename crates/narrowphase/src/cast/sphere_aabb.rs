@@ -237,7 +237,8 @@ fn slab_enter(o: &Wide, m: &Wide, lo: &Wide, hi: &Wide) -> Option<(f64, usize)> 
 /// sliding in the plane of the grown face, is exact (no epsilon).
 ///
 /// ```
-/// use proxima_narrowphase::{cast_sphere_aabb, Aabb, Point, Sphere, Vector};
+/// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; }
+/// use proxima::narrowphase::{cast_sphere_aabb, Aabb, Point, Sphere, Vector};
 /// let b = Aabb::new(Point::new(4.0, -1.0, -1.0), Point::new(6.0, 1.0, 1.0));
 /// let s = Sphere::new(Point::origin(), 1.0);
 /// let hit = cast_sphere_aabb(&s, &Vector::new(10.0, 0.0, 0.0), &b).unwrap();

@@ -29,7 +29,8 @@ use nalgebra::Vector3;
 /// make it a ray cast against a segment.
 ///
 /// ```
-/// use proxima_narrowphase::{cast_sphere_capsule, Capsule, Point, Sphere, Vector};
+/// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; }
+/// use proxima::narrowphase::{cast_sphere_capsule, Capsule, Point, Sphere, Vector};
 /// let c = Capsule::new(Point::new(5.0, -1.0, 0.0), Point::new(5.0, 1.0, 0.0), 0.5);
 /// let s = Sphere::new(Point::origin(), 0.5);
 /// let hit = cast_sphere_capsule(&s, &Vector::new(8.0, 0.0, 0.0), &c).unwrap();

@@ -29,7 +29,8 @@ use crate::shape::{Obb, Sphere};
 /// rectangle.
 ///
 /// ```
-/// use proxima_narrowphase::{cast_sphere_obb, Obb, Point, Rotation, Sphere, Vector};
+/// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; }
+/// use proxima::narrowphase::{cast_sphere_obb, Obb, Point, Rotation, Sphere, Vector};
 /// let rot = Rotation::from_euler_angles(0.0, 0.0, std::f32::consts::FRAC_PI_4);
 /// let b = Obb::new(Point::new(10.0, 0.0, 0.0), rot, Vector::new(1.0, 1.0, 1.0));
 /// let s = Sphere::new(Point::origin(), 1.0);

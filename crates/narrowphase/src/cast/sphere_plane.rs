@@ -23,7 +23,8 @@ use crate::shape::{Plane, Sphere};
 /// away from it misses; a zero radius is [`cast_ray_plane`](crate::cast_ray_plane).
 ///
 /// ```
-/// use proxima_narrowphase::{cast_sphere_plane, Plane, Point, Sphere, Vector};
+/// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; }
+/// use proxima::narrowphase::{cast_sphere_plane, Plane, Point, Sphere, Vector};
 /// let ground = Plane::try_new(Point::origin(), Vector::z()).unwrap();
 /// let s = Sphere::new(Point::new(0.0, 0.0, 5.0), 1.0);
 /// let hit = cast_sphere_plane(&s, &Vector::new(0.0, 0.0, -8.0), &ground).unwrap();

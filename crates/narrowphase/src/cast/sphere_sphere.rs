@@ -25,7 +25,8 @@ use nalgebra::Vector3;
 /// hits. See [the sweep conventions](crate::SweepHit).
 ///
 /// ```
-/// use proxima_narrowphase::{cast_sphere_sphere, Point, Sphere, SweepStatus, Vector};
+/// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; }
+/// use proxima::narrowphase::{cast_sphere_sphere, Point, Sphere, SweepStatus, Vector};
 /// let a = Sphere::new(Point::origin(), 1.0);
 /// let b = Sphere::new(Point::new(10.0, 0.0, 0.0), 1.0);
 /// let hit = cast_sphere_sphere(&a, &Vector::new(16.0, 0.0, 0.0), &b).unwrap();
@@ -119,7 +120,8 @@ fn start_normal(m: &Vector3<f64>, d: &Vector3<f64>) -> UnitVector {
 /// sphere.
 ///
 /// ```
-/// use proxima_narrowphase::{cast_sphere_moving_sphere, Point, Sphere, Vector};
+/// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; }
+/// use proxima::narrowphase::{cast_sphere_moving_sphere, Point, Sphere, Vector};
 /// let a = Sphere::new(Point::origin(), 1.0);
 /// let b = Sphere::new(Point::new(10.0, 0.0, 0.0), 1.0);
 /// let hit = cast_sphere_moving_sphere(&a, &Vector::new(8.0, 0.0, 0.0), &b, &Vector::new(-8.0, 0.0, 0.0)).unwrap();

@@ -36,7 +36,8 @@ use crate::shape::{Sphere, Triangle};
 /// edges; a zero radius is a ray cast (within rounding at the edges).
 ///
 /// ```
-/// use proxima_narrowphase::{cast_sphere_triangle, Point, Sphere, Triangle, Vector};
+/// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; }
+/// use proxima::narrowphase::{cast_sphere_triangle, Point, Sphere, Triangle, Vector};
 /// let t = Triangle::new(Point::new(-1.0, -1.0, 5.0), Point::new(1.0, -1.0, 5.0), Point::new(0.0, 1.0, 5.0));
 /// let s = Sphere::new(Point::origin(), 1.0);
 /// let hit = cast_sphere_triangle(&s, &Vector::new(0.0, 0.0, 8.0), &t).unwrap();

@@ -53,7 +53,8 @@ impl ContactManifold {
     /// keeps the deepest point and the widest support polygon).
     ///
     /// ```
-    /// use proxima_narrowphase::{ContactManifold, ManifoldPoint, Point, UnitVector, Vector};
+    /// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; }
+    /// use proxima::narrowphase::{ContactManifold, ManifoldPoint, Point, UnitVector, Vector};
     /// let p = |x: f32, y: f32, id| ManifoldPoint { point_a: Point::new(x, y, 0.0), point_b: Point::new(x, y, -0.1), depth: 0.1, id };
     /// // Five points of a square's outline: the middle of an edge is dropped.
     /// let pts = [p(0.0, 0.0, 0), p(1.0, 0.0, 1), p(1.0, 1.0, 2), p(0.0, 1.0, 3), p(0.5, 0.0, 4)];

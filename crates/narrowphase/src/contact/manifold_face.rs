@@ -66,7 +66,8 @@ impl Gathered {
 /// point (id 0).
 ///
 /// ```
-/// use proxima_narrowphase::{contact_manifold_capsule_obb, Capsule, Obb, Point, Rotation, Vector};
+/// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; }
+/// use proxima::narrowphase::{contact_manifold_capsule_obb, Capsule, Obb, Point, Rotation, Vector};
 /// let table = Obb::new(Point::origin(), Rotation::identity(), Vector::new(1.0, 1.0, 0.5));
 /// let rod = Capsule::new(Point::new(-3.0, 0.0, 0.7), Point::new(0.5, 0.0, 0.7), 0.25);
 /// let m = contact_manifold_capsule_obb(&rod, &table, 0.0).unwrap();
@@ -208,7 +209,8 @@ const BOX_REFERENCE: u32 = 2 << 8;
 /// the reference face, the incident face and the clipped feature.
 ///
 /// ```
-/// use proxima_narrowphase::{contact_manifold_obb_triangle, Obb, Point, Rotation, Triangle, Vector};
+/// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; }
+/// use proxima::narrowphase::{contact_manifold_obb_triangle, Obb, Point, Rotation, Triangle, Vector};
 /// let floor = Triangle::new(Point::new(-5.0, 0.0, -5.0), Point::new(5.0, 0.0, -5.0), Point::new(0.0, 0.0, 5.0));
 /// let cube = Obb::new(Point::new(0.0, 0.49, 0.0), Rotation::identity(), Vector::repeat(0.5));
 /// let m = contact_manifold_obb_triangle(&cube, &floor, 0.0).unwrap();

@@ -48,7 +48,8 @@ const FACE_FALLBACK_ID: u32 = 1 << 14;
 /// faces.
 ///
 /// ```
-/// use proxima_narrowphase::{contact_manifold_obb_obb, Obb, Point, Rotation, Vector};
+/// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; }
+/// use proxima::narrowphase::{contact_manifold_obb_obb, Obb, Point, Rotation, Vector};
 /// let table = Obb::new(Point::origin(), Rotation::identity(), Vector::new(5.0, 5.0, 0.5));
 /// let crate_ = Obb::new(Point::new(0.0, 0.0, 0.9), Rotation::identity(), Vector::repeat(0.5));
 /// let m = contact_manifold_obb_obb(&table, &crate_, 0.0).unwrap();

@@ -111,7 +111,8 @@ const PARALLEL_SINE: Real = 0.02;
 /// configurations get the one closest-point contact (id 0).
 ///
 /// ```
-/// use proxima_narrowphase::{contact_manifold_capsule_capsule, Capsule, Point};
+/// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; }
+/// use proxima::narrowphase::{contact_manifold_capsule_capsule, Capsule, Point};
 /// let log = Capsule::new(Point::new(-1.0, 0.0, 0.0), Point::new(1.0, 0.0, 0.0), 0.5);
 /// let on_top = Capsule::new(Point::new(0.0, 0.9, 0.0), Point::new(3.0, 0.9, 0.0), 0.5);
 /// let m = contact_manifold_capsule_capsule(&log, &on_top, 0.0).unwrap();

@@ -80,7 +80,8 @@ pub(super) enum Axis {
 ///   the miss).
 ///
 /// ```
-/// use proxima_narrowphase::{contact_obb_obb, Obb, Point, Rotation, Vector};
+/// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; }
+/// use proxima::narrowphase::{contact_obb_obb, Obb, Point, Rotation, Vector};
 /// let a = Obb::new(Point::origin(), Rotation::identity(), Vector::repeat(1.0));
 /// let b = Obb::new(Point::new(0.0, 0.0, 1.8), Rotation::identity(), Vector::repeat(1.0));
 /// let c = contact_obb_obb(&a, &b).unwrap();

@@ -83,7 +83,8 @@ pub(crate) fn sphere_box_local(c: &Vector, r: Real, min: &Vector, max: &Vector) 
 /// exactly on the surface is "inside" with `s = 0`, so depth `r`.
 ///
 /// ```
-/// use proxima_narrowphase::{contact_sphere_aabb, Aabb, Point, Sphere};
+/// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; }
+/// use proxima::narrowphase::{contact_sphere_aabb, Aabb, Point, Sphere};
 /// let b = Aabb::new(Point::new(0.0, 0.0, 0.0), Point::new(2.0, 2.0, 2.0));
 /// let s = Sphere::new(Point::new(-0.5, 1.0, 1.0), 1.0);
 /// let c = contact_sphere_aabb(&s, &b).unwrap();

@@ -25,7 +25,8 @@ use crate::shape::{Capsule, Sphere};
 ///   `+x`, as in [`contact_sphere_sphere`](crate::contact_sphere_sphere).
 ///
 /// ```
-/// use proxima_narrowphase::{contact_sphere_capsule, Capsule, Point, Sphere};
+/// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; }
+/// use proxima::narrowphase::{contact_sphere_capsule, Capsule, Point, Sphere};
 /// let cap = Capsule::new(Point::new(-1.0, 0.0, 0.0), Point::new(1.0, 0.0, 0.0), 0.5);
 /// let s = Sphere::new(Point::new(0.0, 1.0, 0.0), 1.0);
 /// let c = contact_sphere_capsule(&s, &cap).unwrap();

@@ -19,7 +19,8 @@ use crate::shape::{Obb, Sphere};
 /// `point_a = c + r * normal`.
 ///
 /// ```
-/// use proxima_narrowphase::{contact_sphere_obb, Obb, Point, Rotation, Sphere, Vector};
+/// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; }
+/// use proxima::narrowphase::{contact_sphere_obb, Obb, Point, Rotation, Sphere, Vector};
 /// let rot = Rotation::from_euler_angles(0.0, 0.0, std::f32::consts::FRAC_PI_2);
 /// let b = Obb::new(Point::origin(), rot, Vector::new(2.0, 1.0, 1.0));
 /// let s = Sphere::new(Point::new(0.0, 2.5, 0.0), 1.0); // beyond the box's local +x face

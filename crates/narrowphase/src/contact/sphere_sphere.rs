@@ -26,7 +26,8 @@ pub(crate) const COINCIDENT_FALLBACK_NORMAL: Vector = Vector::new(1.0, 0.0, 0.0)
 /// - zero radii: a point is a sphere of radius 0 and is handled the same way.
 ///
 /// ```
-/// use proxima_narrowphase::{contact_sphere_sphere, Point, Sphere};
+/// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; }
+/// use proxima::narrowphase::{contact_sphere_sphere, Point, Sphere};
 /// let a = Sphere::new(Point::origin(), 1.0);
 /// let b = Sphere::new(Point::new(1.5, 0.0, 0.0), 1.0);
 /// let c = contact_sphere_sphere(&a, &b).unwrap();

@@ -16,7 +16,8 @@ use crate::shape::{Sphere, Triangle};
 /// (a degenerate triangle: `-y`).
 ///
 /// ```
-/// use proxima_narrowphase::{contact_sphere_triangle, Point, Sphere, Triangle};
+/// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; }
+/// use proxima::narrowphase::{contact_sphere_triangle, Point, Sphere, Triangle};
 /// let tri = Triangle::try_new(Point::new(-1.0, 0.0, -1.0), Point::new(1.0, 0.0, -1.0), Point::new(0.0, 0.0, 1.0)).unwrap();
 /// let ball = Sphere::try_new(Point::new(0.0, 0.4, 0.0), 0.5).unwrap();
 /// let c = contact_sphere_triangle(&ball, &tri).unwrap();

@@ -253,7 +253,8 @@ fn support_point(v: &[Vector; 3], d: &Vector, tie: Real, target: &Vector) -> Vec
 /// skipped).
 ///
 /// ```
-/// use proxima_narrowphase::{intersects_triangle_triangle, Point, Triangle};
+/// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; }
+/// use proxima::narrowphase::{intersects_triangle_triangle, Point, Triangle};
 /// let a = Triangle::new(Point::new(-1.0, -1.0, 0.0), Point::new(1.0, -1.0, 0.0), Point::new(0.0, 1.0, 0.0));
 /// let b = Triangle::new(Point::new(0.0, 0.0, -1.0), Point::new(0.0, 0.0, 1.0), Point::new(0.0, 2.0, 0.0));
 /// assert!(intersects_triangle_triangle(&a, &b));
@@ -299,7 +300,8 @@ pub fn intersects_triangle_triangle(a: &Triangle, b: &Triangle) -> bool {
 /// - in-plane normals: as for A's face normal.
 ///
 /// ```
-/// use proxima_narrowphase::{contact_triangle_triangle, Point, Triangle};
+/// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; }
+/// use proxima::narrowphase::{contact_triangle_triangle, Point, Triangle};
 /// let a = Triangle::new(Point::new(-1.0, -1.0, 0.0), Point::new(1.0, -1.0, 0.0), Point::new(0.0, 1.0, 0.0));
 /// let b = Triangle::new(Point::new(0.0, 0.0, -0.25), Point::new(1.0, 0.0, 1.0), Point::new(-1.0, 0.0, 1.0));
 /// let c = contact_triangle_triangle(&a, &b).unwrap();

@@ -13,7 +13,8 @@ use crate::shape::Capsule;
 /// - Zero-length segments are spheres.
 ///
 /// ```
-/// use proxima_narrowphase::{distance_capsule_capsule, Capsule, Point};
+/// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; }
+/// use proxima::narrowphase::{distance_capsule_capsule, Capsule, Point};
 /// let a = Capsule::new(Point::new(-1.0, 0.0, 0.0), Point::new(1.0, 0.0, 0.0), 0.5);
 /// let b = Capsule::new(Point::new(0.0, 2.0, -1.0), Point::new(0.0, 2.0, 1.0), 0.5);
 /// let d = distance_capsule_capsule(&a, &b);

@@ -30,7 +30,8 @@ pub(super) fn corners(h: &Vector) -> [Vector; 8] {
 /// - Zero-size boxes are points.
 ///
 /// ```
-/// use proxima_narrowphase::{distance_aabb_aabb, Aabb, Point};
+/// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; }
+/// use proxima::narrowphase::{distance_aabb_aabb, Aabb, Point};
 /// let a = Aabb::new(Point::new(0.0, 0.0, 0.0), Point::new(1.0, 1.0, 1.0));
 /// let b = Aabb::new(Point::new(4.0, 5.0, 0.5), Point::new(5.0, 6.0, 2.0));
 /// let d = distance_aabb_aabb(&a, &b);
@@ -84,7 +85,8 @@ pub fn distance_aabb_obb(a: &Aabb, b: &Obb) -> ShapeDistance {
 /// - Zero-size boxes are points, flat ones rectangles.
 ///
 /// ```
-/// use proxima_narrowphase::{distance_obb_obb, Obb, Point, Rotation, Vector};
+/// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; }
+/// use proxima::narrowphase::{distance_obb_obb, Obb, Point, Rotation, Vector};
 /// let a = Obb::new(Point::origin(), Rotation::identity(), Vector::new(1.0, 1.0, 1.0));
 /// // A cube turned 45 degrees about z: its edge faces A's +x face.
 /// let rot = Rotation::from_euler_angles(0.0, 0.0, std::f32::consts::FRAC_PI_4);

@@ -12,7 +12,8 @@ use crate::shape::Sphere;
 /// - Zero radii: the spheres are points; two equal centres overlap.
 ///
 /// ```
-/// use proxima_narrowphase::{distance_sphere_sphere, Point, Sphere};
+/// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; }
+/// use proxima::narrowphase::{distance_sphere_sphere, Point, Sphere};
 /// let a = Sphere::new(Point::origin(), 1.0);
 /// let b = Sphere::new(Point::new(4.0, 0.0, 0.0), 0.5);
 /// let d = distance_sphere_sphere(&a, &b);

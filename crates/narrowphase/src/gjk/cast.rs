@@ -65,7 +65,8 @@ impl<S: SupportMap + ?Sized> SupportMap for Moved<'_, S> {
 ///   one).
 ///
 /// ```
-/// use proxima_narrowphase::{cast_shape_convex, Obb, Point, Rotation, Vector};
+/// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; }
+/// use proxima::narrowphase::{cast_shape_convex, Obb, Point, Rotation, Vector};
 /// let a = Obb::new(Point::origin(), Rotation::identity(), Vector::repeat(1.0));
 /// let b = Obb::new(Point::new(5.0, 0.5, 0.0), Rotation::identity(), Vector::repeat(1.0));
 /// let hit = cast_shape_convex(&a, &Vector::new(6.0, 0.0, 0.0), &b).unwrap();

@@ -191,7 +191,8 @@ pub(super) fn direction(d: &V64) -> Vector {
 ///   accuracy; no NaN arises from any finite input.
 ///
 /// ```
-/// use proxima_narrowphase::{distance_convex, Capsule, Obb, Point, Rotation, Vector};
+/// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; }
+/// use proxima::narrowphase::{distance_convex, Capsule, Obb, Point, Rotation, Vector};
 /// let a = Obb::new(Point::origin(), Rotation::identity(), Vector::new(1.0, 1.0, 1.0));
 /// let b = Capsule::new(Point::new(3.0, -1.0, 0.0), Point::new(3.0, 1.0, 0.0), 0.5);
 /// let d = distance_convex(&a, &b);
@@ -231,7 +232,8 @@ pub(super) fn from_gjk(g: &Gjk, ra: Real, rb: Real) -> ShapeDistance {
 /// (the rounding of the support points, see [`distance_convex`]) intersect.
 ///
 /// ```
-/// use proxima_narrowphase::{intersects_convex, Obb, Point, Rotation, Sphere, Vector};
+/// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; }
+/// use proxima::narrowphase::{intersects_convex, Obb, Point, Rotation, Sphere, Vector};
 /// let a = Obb::new(Point::origin(), Rotation::identity(), Vector::new(1.0, 1.0, 1.0));
 /// assert!(intersects_convex(&a, &Sphere::new(Point::new(2.0, 0.0, 0.0), 1.0))); // touching
 /// assert!(!intersects_convex(&a, &Sphere::new(Point::new(2.1, 0.0, 0.0), 1.0)));

@@ -86,7 +86,8 @@ struct Penetration {
 /// do not reach.
 ///
 /// ```
-/// use proxima_narrowphase::{contact_convex, Obb, Point, Rotation, Vector};
+/// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; }
+/// use proxima::narrowphase::{contact_convex, Obb, Point, Rotation, Vector};
 /// let a = Obb::new(Point::origin(), Rotation::identity(), Vector::new(1.0, 1.0, 1.0));
 /// let b = Obb::new(Point::new(1.8, 0.3, 0.0), Rotation::identity(), Vector::new(1.0, 1.0, 1.0));
 /// let c = contact_convex(&a, &b, 0.0).unwrap();

@@ -19,7 +19,8 @@ use crate::shape::{Aabb, Capsule, Obb, Sphere, Triangle};
 /// shapes). The defaults take the whole shape as its own core.
 ///
 /// ```
-/// use proxima_narrowphase::{distance_convex, Point, Sphere, SupportMap, Vector};
+/// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; }
+/// use proxima::narrowphase::{distance_convex, Point, Sphere, SupportMap, Vector};
 /// /// A user's shape: the unit cube's corner `[0, 1]^3`.
 /// struct UnitCube;
 /// impl SupportMap for UnitCube {

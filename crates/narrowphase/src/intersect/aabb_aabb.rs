@@ -8,7 +8,8 @@ use crate::shape::Aabb;
 /// iff their intervals overlap on all three axes.
 ///
 /// ```
-/// use proxima_narrowphase::{intersects_aabb_aabb, Aabb, Point};
+/// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; }
+/// use proxima::narrowphase::{intersects_aabb_aabb, Aabb, Point};
 /// let a = Aabb::new(Point::new(0.0, 0.0, 0.0), Point::new(1.0, 1.0, 1.0));
 /// let b = Aabb::new(Point::new(1.0, 0.0, 0.0), Point::new(2.0, 1.0, 1.0));
 /// assert!(intersects_aabb_aabb(&a, &b)); // sharing a face

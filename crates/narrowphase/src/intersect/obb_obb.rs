@@ -60,7 +60,8 @@ const SAT_SURE_EPSILON: Real = 1e-4;
 /// quaternions, exact to `~1e-8` of `|c_b - c_a|_1` plus the half-extents.
 ///
 /// ```
-/// use proxima_narrowphase::{intersects_obb_obb, Obb, Point, Rotation, Vector};
+/// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; }
+/// use proxima::narrowphase::{intersects_obb_obb, Obb, Point, Rotation, Vector};
 /// let a = Obb::new(Point::origin(), Rotation::identity(), Vector::repeat(1.0));
 /// let rot = Rotation::from_euler_angles(0.3, 0.2, 0.1);
 /// // B contains the unit ball around its centre, so at distance 2 it reaches A.

@@ -14,7 +14,8 @@ use crate::math::{is_finite_point, is_finite_vec, Point, Real, Vector};
 /// min + size ([`Aabb::try_from_min_size`]).
 ///
 /// ```
-/// use proxima_narrowphase::{Aabb, Point};
+/// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; }
+/// use proxima::narrowphase::{Aabb, Point};
 /// let a = Aabb::try_new(Point::new(0.0, 0.0, 0.0), Point::new(2.0, 2.0, 2.0)).unwrap();
 /// assert_eq!(a.center(), Point::new(1.0, 1.0, 1.0));
 /// assert!(Aabb::try_new(Point::new(1.0, 0.0, 0.0), Point::origin()).is_err());
@@ -166,7 +167,8 @@ impl Aabb {
     /// so the invariant cannot break.
     ///
     /// ```
-    /// use proxima_narrowphase::{Aabb, Point, Vector};
+    /// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; }
+    /// use proxima::narrowphase::{Aabb, Point, Vector};
     /// let b = Aabb::new(Point::origin(), Point::new(1.0, 1.0, 1.0));
     /// let g = b.loosened_per_axis(&Vector::new(0.5, 0.0, 2.0));
     /// assert_eq!((*g.min(), *g.max()), (Point::new(-0.5, 0.0, -2.0), Point::new(1.5, 1.0, 3.0)));

@@ -118,7 +118,8 @@ impl ConvexHull {
     /// (a cloud thinner than `1e-5` of its size is flat).
     ///
     /// ```
-    /// use proxima_narrowphase::{ConvexHull, Point, Vector};
+    /// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; }
+    /// use proxima::narrowphase::{ConvexHull, Point, Vector};
     /// // The unit cube's corners, a point on a face and one inside.
     /// let mut points: Vec<Point> = (0..8)
     ///     .map(|i| Point::new((i & 1) as f32, ((i >> 1) & 1) as f32, (i >> 2) as f32))

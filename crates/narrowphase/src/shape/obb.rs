@@ -35,7 +35,8 @@ impl Obb {
     /// [`MAX_COORDINATE`](crate::MAX_COORDINATE) (`1e18`).
     ///
     /// ```
-    /// use proxima_narrowphase::{Obb, Point, Rotation, Vector};
+    /// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; }
+    /// use proxima::narrowphase::{Obb, Point, Rotation, Vector};
     /// let rot = Rotation::from_euler_angles(0.0, 0.0, std::f32::consts::FRAC_PI_4);
     /// let obb = Obb::try_new(Point::origin(), rot, Vector::new(1.0, 1.0, 1.0)).unwrap();
     /// assert!((obb.aabb().max().x - 2f32.sqrt()).abs() < 1e-6);

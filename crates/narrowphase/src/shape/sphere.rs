@@ -23,7 +23,8 @@ impl Sphere {
     /// a centre coordinate or radius beyond [`MAX_COORDINATE`] (`1e18`).
     ///
     /// ```
-    /// use proxima_narrowphase::{Point, Sphere, ShapeError};
+    /// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; }
+    /// use proxima::narrowphase::{Point, Sphere, ShapeError};
     /// assert!(Sphere::try_new(Point::origin(), 1.0).is_ok());
     /// assert_eq!(Sphere::try_new(Point::origin(), -1.0), Err(ShapeError::NegativeRadius));
     /// ```

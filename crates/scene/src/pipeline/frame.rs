@@ -15,8 +15,9 @@ impl ContactPipeline {
     /// collider's previous pose is set to its current pose.
     ///
     /// ```
-    /// use proxima_scene::*;
-    /// use proxima_narrowphase::Isometry;
+    /// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; pub(crate) use ::proxima_scene as scene; }
+    /// use proxima::scene::*;
+    /// use proxima::narrowphase::Isometry;
     /// let mut scene = Scene::new();
     /// let ball = |x| ColliderDesc::new(ColliderShape::Sphere { radius: 1.0 }, Isometry::translation(x, 0.0, 0.0));
     /// let a = scene.insert(ball(0.0)).unwrap();
@@ -66,8 +67,9 @@ impl ContactPipeline {
     /// [`update`](Self::update) is strictly allocation-free.
     ///
     /// ```
-    /// use proxima_scene::*;
-    /// use proxima_narrowphase::Isometry;
+    /// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; pub(crate) use ::proxima_scene as scene; }
+    /// use proxima::scene::*;
+    /// use proxima::narrowphase::Isometry;
     /// let mut scene = Scene::new();
     /// let ball = |x| ColliderDesc::new(ColliderShape::Sphere { radius: 1.0 }, Isometry::translation(x, 0.0, 0.0));
     /// let a = scene.insert(ball(0.0)).unwrap();

@@ -35,8 +35,9 @@ impl Scene {
     /// element is [`Scene::cast_ray_closest`]'s hit, up to ties.
     ///
     /// ```
-    /// use proxima_scene::*;
-    /// use proxima_narrowphase::{Isometry, Point, Ray, Vector};
+    /// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; pub(crate) use ::proxima_scene as scene; }
+    /// use proxima::scene::*;
+    /// use proxima::narrowphase::{Isometry, Point, Ray, Vector};
     /// let mut scene = Scene::new();
     /// for x in [9.0, 3.0, 6.0] {
     ///     scene.insert(ColliderDesc::new(ColliderShape::Sphere { radius: 1.0 }, Isometry::translation(x, 0.0, 0.0)))

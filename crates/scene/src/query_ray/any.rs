@@ -20,8 +20,9 @@ impl Scene {
     /// static pass reads the leaf table as the closest-hit pass does.
     ///
     /// ```
-    /// use proxima_scene::*;
-    /// use proxima_narrowphase::{Isometry, Point, Ray, Vector};
+    /// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; pub(crate) use ::proxima_scene as scene; }
+    /// use proxima::scene::*;
+    /// use proxima::narrowphase::{Isometry, Point, Ray, Vector};
     /// let mut scene = Scene::new();
     /// let wall = ColliderShape::Cuboid { half_extents: Vector::new(0.1, 5.0, 5.0) };
     /// scene.insert(ColliderDesc::new(wall, Isometry::translation(5.0, 0.0, 0.0)).fixed()).unwrap();

@@ -23,8 +23,9 @@ impl Scene {
     /// is computed. Other shapes get their exact test as before.
     ///
     /// ```
-    /// use proxima_scene::*;
-    /// use proxima_narrowphase::{Isometry, Point, Ray, Vector};
+    /// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; pub(crate) use ::proxima_scene as scene; }
+    /// use proxima::scene::*;
+    /// use proxima::narrowphase::{Isometry, Point, Ray, Vector};
     /// let mut scene = Scene::new();
     /// let ball = |x| ColliderDesc::new(ColliderShape::Sphere { radius: 1.0 }, Isometry::translation(x, 0.0, 0.0));
     /// let near = scene.insert(ball(5.0)).unwrap();

@@ -22,8 +22,9 @@ impl TriMesh {
     /// its normal.
     ///
     /// ```
-    /// use proxima_scene::*;
-    /// use proxima_narrowphase::{Point, Ray, Vector};
+    /// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; pub(crate) use ::proxima_scene as scene; }
+    /// use proxima::scene::*;
+    /// use proxima::narrowphase::{Point, Ray, Vector};
     /// let p = |x, y| Point::new(x, y, 0.0);
     /// let v = vec![p(0.0, 0.0), p(1.0, 0.0), p(1.0, 1.0), p(0.0, 1.0)];
     /// let mesh = TriMesh::new(v, vec![[0, 1, 2], [0, 2, 3]]).unwrap();
@@ -45,8 +46,9 @@ impl TriMesh {
     /// and tie rules otherwise.
     ///
     /// ```
-    /// use proxima_scene::*;
-    /// use proxima_narrowphase::{Point, Ray, Vector};
+    /// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; pub(crate) use ::proxima_scene as scene; }
+    /// use proxima::scene::*;
+    /// use proxima::narrowphase::{Point, Ray, Vector};
     /// let p = |x, y| Point::new(x, y, 0.0);
     /// let mesh = TriMesh::new(vec![p(0.0, 0.0), p(1.0, 0.0), p(1.0, 1.0)], vec![[0, 1, 2]]).unwrap();
     /// let down = Ray::new(Point::new(0.75, 0.25, 2.0), -Vector::z(), 10.0);
@@ -81,8 +83,9 @@ impl TriMesh {
     /// choose the pool, one thread included).
     ///
     /// ```
-    /// use proxima_scene::*;
-    /// use proxima_narrowphase::{Point, Ray, Vector};
+    /// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; pub(crate) use ::proxima_scene as scene; }
+    /// use proxima::scene::*;
+    /// use proxima::narrowphase::{Point, Ray, Vector};
     /// let p = |x, y| Point::new(x, y, 0.0);
     /// let mesh = TriMesh::new(vec![p(0.0, 0.0), p(1.0, 0.0), p(0.0, 1.0)], vec![[0, 1, 2]]).unwrap();
     /// let rays: Vec<Ray> =
@@ -115,8 +118,9 @@ impl TriMesh {
     /// packets are spread over the threads of the current rayon pool.
     ///
     /// ```
-    /// use proxima_scene::*;
-    /// use proxima_narrowphase::{Point, Ray, Vector};
+    /// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; pub(crate) use ::proxima_scene as scene; }
+    /// use proxima::scene::*;
+    /// use proxima::narrowphase::{Point, Ray, Vector};
     /// let p = |x, y| Point::new(x, y, 0.0);
     /// let mesh = TriMesh::new(vec![p(0.0, 0.0), p(1.0, 0.0), p(0.0, 1.0)], vec![[0, 1, 2]]).unwrap();
     /// let rays: Vec<Ray> =

@@ -65,8 +65,9 @@ impl StaticBvh {
     /// When `rays` holds more than [`PACKET_SIZE`] rays.
     ///
     /// ```
-    /// use proxima_broadphase::StaticBvh;
-    /// use proxima_narrowphase::{Aabb, Point, Ray, Vector};
+    /// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; pub(crate) use ::proxima_broadphase as broadphase; }
+    /// use proxima::broadphase::StaticBvh;
+    /// use proxima::narrowphase::{Aabb, Point, Ray, Vector};
     /// let boxes: Vec<Aabb> =
     ///     (0..20).map(|i| Aabb::new(Point::new(i as f32, 0.0, 0.0), Point::new(i as f32 + 0.5, 1.0, 1.0))).collect();
     /// let bvh = StaticBvh::build(&boxes);
