@@ -46,20 +46,37 @@ pub(crate) fn contact_manifolds_with(
     scratch: &mut MeshScratch,
     out: &mut Vec<ContactManifold>,
 ) {
-    let _ = append(a, b, prediction.max(0.0), scratch, out);
+    let single = manifolds_split(a, b, prediction, scratch, out);
+    out.extend(single);
 }
 
-/// [`contact_manifolds`]; `None` when a shape brought into a mesh's frame
-/// fails validation (a pose at the edge of the coordinate bound).
-fn append(
+/// [`contact_manifolds`] split by kind of pair: the one manifold of two
+/// convex shapes is returned (not copied through `out`, since the pipeline
+/// moves it straight to its own list); a mesh pair's manifolds are appended
+/// to `out` and `None` returned.
+#[inline]
+pub(crate) fn manifolds_split(
+    a: &WorldShape,
+    b: &WorldShape,
+    prediction: Real,
+    scratch: &mut MeshScratch,
+    out: &mut Vec<ContactManifold>,
+) -> Option<ContactManifold> {
+    split(a, b, prediction.max(0.0), scratch, out)
+}
+
+/// [`manifolds_split`]; `None` (and nothing appended) too when a shape
+/// brought into a mesh's frame fails validation (a pose at the edge of the
+/// coordinate bound).
+fn split(
     a: &WorldShape,
     b: &WorldShape,
     p: Real,
     scratch: &mut MeshScratch,
     out: &mut Vec<ContactManifold>,
-) -> Option<()> {
+) -> Option<ContactManifold> {
     use WorldShape as S;
-    let single = match (a, b) {
+    match (a, b) {
         (S::ConvexHull(hull, pose), S::TriMesh(mesh, mesh_pose)) => {
             let start = out.len();
             let local = mesh_pose.inverse() * pose;
@@ -69,14 +86,7 @@ fn append(
             }
             None
         }
-        (S::TriMesh(..), S::ConvexHull(..)) => {
-            let start = out.len();
-            let _ = append(b, a, p, scratch, out);
-            for m in &mut out[start..] {
-                *m = m.flipped();
-            }
-            None
-        }
+        (S::TriMesh(..), S::ConvexHull(..)) => flip_split(b, a, p, scratch, out),
         (S::ConvexHull(..), S::ConvexHull(..) | S::Aabb(_) | S::Obb(_))
         | (S::Aabb(_) | S::Obb(_), S::ConvexHull(..)) => manifold_polytopes(&as_polytope(a)?, &as_polytope(b)?, p),
         (S::ConvexHull(..), _) | (_, S::ConvexHull(..)) => manifold_convex(&as_convex(a)?, &as_convex(b)?, p),
@@ -105,15 +115,25 @@ fn append(
         // The mirrored pairs: computed the other way round, then flipped.
         (S::Aabb(_) | S::Obb(_) | S::Capsule(_) | S::TriMesh(..), S::Sphere(_))
         | (S::Aabb(_) | S::Obb(_), S::Capsule(_))
-        | (S::TriMesh(..), S::Aabb(_) | S::Obb(_) | S::Capsule(_)) => {
-            let start = out.len();
-            let _ = append(b, a, p, scratch, out);
-            for m in &mut out[start..] {
-                *m = m.flipped();
-            }
-            None
-        }
-    };
-    out.extend(single);
-    Some(())
+        | (S::TriMesh(..), S::Aabb(_) | S::Obb(_) | S::Capsule(_)) => flip_split(b, a, p, scratch, out),
+    }
+}
+
+/// [`split`] of `(b, a)` seen from A: every manifold flipped.
+fn flip_split(
+    b: &WorldShape,
+    a: &WorldShape,
+    p: Real,
+    scratch: &mut MeshScratch,
+    out: &mut Vec<ContactManifold>,
+) -> Option<ContactManifold> {
+    let start = out.len();
+    let single = split(b, a, p, scratch, out);
+    for m in &mut out[start..] {
+        m.flip();
+    }
+    single.map(|mut m| {
+        m.flip();
+        m
+    })
 }

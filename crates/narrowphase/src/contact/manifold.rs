@@ -159,11 +159,18 @@ impl ContactManifold {
     #[must_use]
     pub fn flipped(&self) -> ContactManifold {
         let mut m = *self;
-        m.normal = -self.normal;
-        for p in &mut m.points[..m.len] {
+        m.flip();
+        m
+    }
+
+    /// Turns the manifold in place into the one seen from B, as
+    /// [`flipped`](Self::flipped) returns it.
+    #[inline]
+    pub fn flip(&mut self) {
+        self.normal = -self.normal;
+        for p in &mut self.points[..self.len] {
             core::mem::swap(&mut p.point_a, &mut p.point_b);
         }
-        m
     }
 }
 

@@ -9,7 +9,7 @@ use super::{ContactPair, ManifoldPair};
 use crate::collider::ColliderHandle;
 use crate::contact::contact;
 use crate::grid_search::PairSearch;
-use crate::manifold::contact_manifolds_with;
+use crate::manifold::manifolds_split;
 use crate::pair_rules::{PairHooks, TouchRule};
 use crate::scene::Scene;
 use crate::trimesh::MeshScratch;
@@ -100,11 +100,13 @@ pub(super) fn narrow<H: PairHooks>(scene: &Scene, candidates: &[u64], rules: &Ru
             }
             continue;
         };
+        // A convex pair's one manifold comes back by value and is moved to
+        // `manifolds` once; a mesh pair's go through the scratch list.
         manifold_scratch.clear();
-        contact_manifolds_with(&ca.world, &cb.world, prediction, mesh_scratch, manifold_scratch);
+        let mut single = manifolds_split(&ca.world, &cb.world, prediction, mesh_scratch, manifold_scratch);
         let min_depth = if rules.touch == TouchRule::Manifold { Real::NEG_INFINITY } else { 0.0 };
         let mut deepest: Option<Contact> = None;
-        for m in manifold_scratch.iter_mut() {
+        for m in single.iter_mut().chain(manifold_scratch.iter_mut()) {
             if !rules.hooks.modify_manifold((a, ca), (b, cb), m) {
                 continue;
             }
