@@ -712,3 +712,100 @@ fn b32_capsule_box_witness_points_differ_by_depth_times_normal() {
     // The band's error: the box witness within 1e-4 * 12 of the box.
     assert!(ct.point_b.coords.norm() < 1.2e-3, "point_b {:?}", ct.point_b);
 }
+
+/// The distance between the segment `[a, b]` and the triangle, in f64:
+/// relative to `a` (the differences of f32 values are exact), the distance
+/// to the triangle ([`dist_triangle_f64`]) is convex along the segment, and
+/// a ternary search on the segment's parameter finds its minimum.
+fn segment_triangle_f64(a: &Point, b: &Point, t: &Triangle) -> f64 {
+    let rel = |x: &Point| [0, 1, 2].map(|i| f64::from(x[i]) - f64::from(a[i]));
+    let (d, tri) = (rel(b), t.vertices().map(|x| rel(&x)));
+    let at = |s: f64| dist_triangle_f64(d.map(|x| x * s), tri);
+    let (mut lo, mut hi) = (0.0f64, 1.0f64);
+    for _ in 0..120 {
+        let (m1, m2) = (lo + (hi - lo) / 3.0, hi - (hi - lo) / 3.0);
+        if at(m1) <= at(m2) {
+            hi = m2;
+        } else {
+            lo = m1;
+        }
+    }
+    at(0.5 * (lo + hi)).min(at(0.0)).min(at(1.0))
+}
+
+/// B39, found by the seeded suite `gjk_vs_parry` (where a guard counted it
+/// as the closed form being off): `contact_capsule_triangle` took the
+/// separating axes for every core segment within `1e-4` of the shapes' size
+/// (`|q - p| + |b - a| + |c - a|`) of the triangle, apart or not. Those axes
+/// (the triangle normal, the segment crossed with each edge) separate apart
+/// cores by exactly their gap only for an endpoint over the face or the
+/// segment across an edge; for the segment passing a vertex, the best of
+/// them separates by the gap times the cosine of its angle to the true
+/// direction, so the depth was too deep by up to the gap, and the band
+/// allows gaps of `1e-4` of a large triangle. Here a capsule of radius
+/// 0.0124 passes 2.5e-6 clear of a vertex of a triangle 1e3 across
+/// (coordinates about 500), and a depth of 0.003 was reported.
+/// `contact_capsule_obb` had the same band. Apart cores now take the
+/// closest pair, recomputed in f64 within the band.
+#[test]
+fn b39_capsule_passing_a_vertex_is_not_too_deep() {
+    let cap = Capsule::new(p(-525.9442, -565.6619, -448.59882), p(-525.9724, -565.64545, -448.6109), 0.012429047);
+    let tri = Triangle::new(
+        p(150.61746, 15.823217, -44.195007),
+        p(-525.9474, -565.6547, -448.58887),
+        p(-62.805065, 38.236767, 71.39007),
+    );
+    let core = segment_triangle_f64(cap.a(), cap.b(), &tri);
+    assert!(core - f64::from(cap.radius()) > 2e-6, "the f64 oracle: core distance {core}");
+    assert_eq!(contact_capsule_triangle(&cap, &tri), None);
+    assert_eq!(contact_manifold_capsule_triangle(&cap, &tri, 0.0), None);
+    // 1e-5 thicker, it overlaps by the difference: the depth is the f64
+    // pair's `r - core`, rounded once (`~1e-12` here).
+    let fat = Capsule::new(*cap.a(), *cap.b(), cap.radius() + 1e-5);
+    let c = contact_capsule_triangle(&fat, &tri).expect("overlapping by 7.5e-6");
+    let depth = f64::from(fat.radius()) - core;
+    assert!((f64::from(c.depth) - depth).abs() < 1e-9, "depth {}, f64 oracle {depth}", c.depth);
+
+    // Closed forms: a segment along z beside a triangle's vertex, or beside
+    // a box's vertical edge, at `(s, t)` from it in the plane `z = o`: the
+    // core distance is `hypot(s, t)`, the cores' gap `hypot(s, t) - r`, the
+    // normal `-(s, t, 0) / hypot(s, t)`. The axes separate them by only
+    // `max(s, t, (s + t) / sqrt 2)` (0.066 for 0.070). Coordinates at 0, 1e3
+    // and 1e5 (all exact: multiples of 2^-7). Depths within 2e-8: the f32
+    // rounding of the 0.07 distance where a manifold clips in f32 (the box
+    // edge's two points), far below the 3.6e-3 that the axes gave.
+    let (s, t) = (0.0625f32, 0.03125f32);
+    let core = f64::from(s).hypot(f64::from(t));
+    let normal = -v(s, t, 0.0).normalize();
+    for o in [0.0f32, 1e3, 1e5] {
+        let corner = p(o, o, o);
+        let tri = Triangle::new(corner, corner + v(-500.0, 0.0, 0.0), corner + v(0.0, -500.0, 0.0));
+        let obb = Obb::new(corner + v(-500.0, -500.0, 0.0), Rotation::identity(), v(500.0, 500.0, 500.0));
+        for apart in [1e-5f64, -1e-5] {
+            let cap = Capsule::new(corner + v(s, t, -10.0), corner + v(s, t, 10.0), (core - apart) as Real);
+            let gap = core - f64::from(cap.radius());
+            let cases = [
+                ("triangle", contact_capsule_triangle(&cap, &tri)),
+                ("triangle manifold", contact_manifold_capsule_triangle(&cap, &tri, 0.0).map(|m| deepest(&m))),
+                ("box", contact_capsule_obb(&cap, &obb)),
+                ("box manifold", contact_manifold_capsule_obb(&cap, &obb, 0.0).map(|m| deepest(&m))),
+            ];
+            for (what, c) in cases {
+                match c {
+                    None => assert!(gap > 0.0, "{what} at {o}: no contact, gap {gap}"),
+                    Some(c) => {
+                        assert!(gap < 0.0, "{what} at {o}: {c:?}, gap {gap}");
+                        assert!((f64::from(c.depth) + gap).abs() < 2e-8, "{what} at {o}: depth {}, gap {gap}", c.depth);
+                        assert!((c.normal.into_inner() - normal).norm() < 1e-6, "{what} at {o}: {:?}", c.normal);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The deepest point of a manifold as a contact with its normal.
+fn deepest(m: &ContactManifold) -> Contact {
+    let d = m.points().iter().max_by(|a, b| a.depth.total_cmp(&b.depth)).expect("a manifold has a point");
+    Contact { point_a: d.point_a, point_b: d.point_b, normal: m.normal, depth: d.depth }
+}

@@ -2,6 +2,7 @@
 
 mod aabb;
 mod obb;
+mod precise;
 mod segment;
 mod segment_box;
 mod segment_triangle;
@@ -10,6 +11,7 @@ mod triangle;
 
 pub use aabb::{closest_point_aabb, distance_point_aabb, distance_squared_point_aabb};
 pub use obb::{closest_point_obb, distance_point_obb};
+pub(crate) use precise::{closest_points_segment_box_f64, closest_points_segment_triangle_f64, V64};
 pub use segment::{closest_point_segment, closest_points_segment_segment, distance_point_segment};
 pub(crate) use segment_box::closest_points_segment_box_local;
 pub use segment_box::{closest_points_segment_aabb, closest_points_segment_obb};

@@ -1,5 +1,6 @@
 //! Closest point on a triangle.
 
+use super::precise::closest_point_triangle_f64;
 use crate::math::{Point, Real, Vector};
 use crate::shape::Triangle;
 
@@ -109,47 +110,16 @@ pub fn closest_point_triangle(p: &Point, tri: &Triangle) -> Point {
 /// 4.5e-4 away. In f64 every product of two f32 differences is exact and the
 /// error `1e-16 / sin` relative. Same regions as the f32 path
 /// (Ericson 5.1.5 with triple products); the face point is the barycentric
-/// combination, which stays on the triangle.
+/// combination, which stays on the triangle ([`closest_point_triangle_f64`]).
+/// Collinear vertices go to the closest of the three edges.
 #[cold]
 #[inline(never)]
 fn closest_point_sliver(p: &Point, tri: &Triangle) -> Point {
-    type V = nalgebra::Vector3<f64>;
-    let (a, b, c): (V, V, V) = (tri.a.coords.cast(), tri.b.coords.cast(), tri.c.coords.cast());
-    let q: V = p.coords.cast();
-    let out = |x: V| Point::from(x.map(|x| x as Real));
-    let (ab, ac, ap) = (b - a, c - a, q - a);
-    let (d1, d2) = (ab.dot(&ap), ac.dot(&ap));
-    if d1 <= 0.0 && d2 <= 0.0 {
-        return tri.a;
+    let v = tri.vertices().map(|x| x.coords.cast::<f64>());
+    match closest_point_triangle_f64(&p.coords.cast(), &v) {
+        Some(x) => Point::from(x.map(|x| x as Real)),
+        None => closest_on_edges(p, tri),
     }
-    let bp = q - b;
-    let (d3, d4) = (ab.dot(&bp), ac.dot(&bp));
-    if d3 >= 0.0 && d4 <= d3 {
-        return tri.b;
-    }
-    let n = ab.cross(&ac);
-    let vc = n.dot(&ab.cross(&ap));
-    if vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0 {
-        return out(a + ab * (d1 / (d1 - d3)));
-    }
-    let cp = q - c;
-    let (d5, d6) = (ab.dot(&cp), ac.dot(&cp));
-    if d6 >= 0.0 && d5 <= d6 {
-        return tri.c;
-    }
-    let vb = n.dot(&(a - c).cross(&cp));
-    if vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0 {
-        return out(a + ac * (d2 / (d2 - d6)));
-    }
-    let va = n.dot(&(c - b).cross(&bp));
-    if va <= 0.0 && (d4 - d3) >= 0.0 && (d5 - d6) >= 0.0 {
-        return out(b + (c - b) * ((d4 - d3) / ((d4 - d3) + (d5 - d6))));
-    }
-    let s = va + vb + vc;
-    if s.is_nan() || s <= 0.0 {
-        return closest_on_edges(p, tri);
-    }
-    out(a + ab * (vb / s) + ac * (vc / s))
 }
 
 /// The triangle's normal `n = (b - a) x (c - a)` (not normalised), the vertex

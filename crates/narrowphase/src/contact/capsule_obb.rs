@@ -2,22 +2,47 @@
 
 use super::feature::{box_support, segment_support};
 use super::Contact;
-use crate::closest::closest_points_segment_box_local;
-use crate::math::{within_distance, Real, UnitVector, Vector};
+use crate::closest::{closest_points_segment_box_f64, closest_points_segment_box_local, V64};
+use crate::math::{rotation_matrix_f64, within_distance, Point, Real, UnitVector, Vector};
 use crate::shape::{Capsule, Obb};
+
+/// The near band, as a fraction of the shapes' size `|q - p| + |h|`: below
+/// it the f32 closest pair, each point rounded by ~`1e-7` of that size,
+/// gives the direction of `x - s` within less than ~`1e-3`, and the pair is
+/// taken again in f64.
+const NEAR: Real = 1e-4;
+
+/// Below this fraction of the shapes' size the f64 gap is a touch: the
+/// separating axes give the normal, and their overlap is within that gap of
+/// the exact one.
+const TOUCH: f64 = 1e-9;
 
 /// The contact between capsule A and box B, `None` when they are apart.
 ///
 /// In the box frame, with the capsule's core segment `[p, q]`:
 /// - segment outside the box: the exact closest points `s` (segment) and `x`
 ///   (box) give `normal = (x - s) / |x - s|`, `depth = r - |x - s|`;
-/// - segment touching or inside the box: the capsule is the segment grown by
+/// - within `1e-4` of the shapes' size `|q - p| + |h|`, where the
+///   direction of the f32 `x - s` is unreliable: the same pair in f64 (the
+///   box frame built in f64 from the quaternion, the pair within ~`1e-16` of
+///   the size), with the same normal and depth, or `None` when it is farther
+///   apart than `r`;
+/// - segment touching (within `1e-9` of the size, in f64) or inside the
+///   box: the capsule is the segment grown by
 ///   `r`, so its penetration is the segment's plus `r` along the same axis. The
 ///   segment-box penetration is the least overlap over the separating axes of
 ///   a box and a segment: the 3 box normals and the 3 cross products of the
 ///   segment with the box axes (near-parallel crosses skipped). On axis `n`,
 ///   overlap = `sum h_i |n_i| + |d . n| / 2 - |m . n|`, with `m` the segment's
 ///   midpoint and `d = q - p`.
+///
+/// Invariant: apart cores take the closest pair, never the axes. For apart
+/// cores the best axis separates them by at most their gap, and by exactly
+/// the gap only when the closest features are an endpoint over a face or
+/// the segment across an edge; beside an edge or a vertex, the closest
+/// direction is none of the axes and each separates by less, which as a
+/// depth is too deep by up to the gap. The axes are used only when that gap
+/// is below `1e-9` of the size.
 ///
 /// Witness points: `point_b` on the box and `point_a = s + r normal` on the
 /// capsule, `s` on the core segment, with `point_a - point_b = depth *
@@ -26,8 +51,8 @@ use crate::shape::{Capsule, Obb};
 /// (an endpoint, or the segment lying normal to it) and the box's against
 /// it (a vertex, edge or face), which lie `overlap` apart along the normal
 /// (see `feature.rs`), with `point_b = point_a - depth * normal`: on the
-/// box when the cores cross, within the near-touching band (`1e-4` of the
-/// shapes' size) of it when they almost touch.
+/// box when the cores cross, within the touching gap (`1e-9` of the
+/// shapes' size) of it when they touch.
 #[must_use]
 pub fn contact_capsule_obb(capsule: &Capsule, obb: &Obb) -> Option<Contact> {
     let r = capsule.radius();
@@ -36,9 +61,9 @@ pub fn contact_capsule_obb(capsule: &Capsule, obb: &Obb) -> Option<Contact> {
     let h = obb.half_extents();
     // The branch is decided by an exact slab test, not by `|x - s| > 0`: the
     // closest points of a segment crossing the box can differ by rounding.
-    // Within 1e-4 of the shapes' size the direction of `x - s` is rounding
-    // noise, so near-touching segments also take the separating axes, whose
-    // overlap is then minus the gap.
+    // Within `NEAR` of the shapes' size the direction of `x - s` is not
+    // reliable in f32, and the pair is taken again in f64; only a segment
+    // touching the box there takes the separating axes.
     // (normal, depth, core point s, box point x), box frame.
     let sat = |p: &Vector, q: &Vector| {
         let (n, overlap) = min_overlap_axis(p, q, h);
@@ -50,10 +75,10 @@ pub fn contact_capsule_obb(capsule: &Capsule, obb: &Obb) -> Option<Contact> {
         // `point_a - point_b = depth n` exactly. When the cores cross, `s`
         // (on the segment's support feature, closest to the box's) lies
         // `overlap` beyond the box's support plane along `n` and the point
-        // is on the box. When they are apart by less than the near-touching
-        // band (below), the axis is the best of the six, not the closest
-        // points' direction: the point may then be off the box by up to that
-        // band (B32).
+        // is on the box. When they are apart by at most `TOUCH` of the
+        // shapes' size (below), the axis is the best of the six, not the
+        // closest points' direction: the point may then be off the box by up
+        // to that gap (B32).
         (n, depth, s, s + n * (r - depth))
     };
     let (normal_local, depth, s, x) = if segment_meets_box(&p, &q, h) {
@@ -65,17 +90,61 @@ pub fn contact_capsule_obb(capsule: &Capsule, obb: &Obb) -> Option<Contact> {
         if !within_distance(&gap, r) {
             return None;
         }
-        let tiny = 1e-4 * ((q - p).norm() + h.norm());
-        if dist2 <= tiny * tiny {
-            sat(&p, &q)
-        } else {
+        let scale = (q - p).norm() + h.norm();
+        if dist2 > (NEAR * scale) * (NEAR * scale) {
             let dist = dist2.sqrt();
             (gap / dist, r - dist, s, x)
+        } else {
+            match near_contact_f64(capsule, obb, scale) {
+                Near::Apart => return None,
+                Near::Contact(c) => return Some(c),
+                Near::Touching => sat(&p, &q),
+            }
         }
     };
     let normal = UnitVector::new_normalize(obb.axes() * normal_local);
     let point_a = obb.to_world(&(s + normal_local * r));
     Some(Contact { point_a, point_b: obb.to_world(&x), normal, depth })
+}
+
+/// What the f64 closest pair tells of a capsule and a box in the near band.
+enum Near {
+    /// The cores are farther apart than the radius.
+    Apart,
+    /// The segment meets the box or lies within [`TOUCH`] of it.
+    Touching,
+    /// The contact from the closest pair.
+    Contact(Contact),
+}
+
+/// The near-band contact (see [`contact_capsule_obb`]): in the box frame
+/// built in f64 (the endpoints less the centre, then rotated by the matrix
+/// of the box's quaternion), the closest pair `(s, x)` of the segment and
+/// the box, then `normal = (x - s) / |x - s|`, `depth = r - |x - s|`, each
+/// taken back to the world and rounded once to f32.
+#[cold]
+#[inline(never)]
+fn near_contact_f64(capsule: &Capsule, obb: &Obb, scale: Real) -> Near {
+    let axes = rotation_matrix_f64(obb.rotation());
+    let centre = obb.center().coords.cast::<f64>();
+    let local = |x: &Point| axes.tr_mul(&(x.coords.cast::<f64>() - centre));
+    let h = obb.half_extents().cast::<f64>();
+    let Some((s, x)) = closest_points_segment_box_f64(&local(capsule.a()), &local(capsule.b()), &h) else {
+        return Near::Touching;
+    };
+    let gap = x - s;
+    let dist = gap.norm();
+    let r = f64::from(capsule.radius());
+    if dist > r {
+        return Near::Apart;
+    }
+    if dist <= TOUCH * f64::from(scale) {
+        return Near::Touching;
+    }
+    let n = gap / dist;
+    let world = |v: V64| Point::from((centre + axes * v).map(|x| x as Real));
+    let normal = UnitVector::new_normalize((axes * n).map(|x| x as Real));
+    Near::Contact(Contact { point_a: world(s + n * r), point_b: world(x), normal, depth: (r - dist) as Real })
 }
 
 /// True when the segment `[p, q]` meets the closed box `[-h, h]`: the slab

@@ -3,23 +3,58 @@
 use super::feature::{segment_support, triangle_support_down};
 use super::Contact;
 use crate::cast::{cast_ray_triangle, Ray};
-use crate::closest::{closest_points_segment_triangle, closest_points_segment_triangle_boundary, ClosestPoints};
+use crate::closest::{
+    closest_points_segment_triangle, closest_points_segment_triangle_boundary, closest_points_segment_triangle_f64,
+    ClosestPoints, V64,
+};
 use crate::math::{within_distance, Point, Real, UnitVector, Vector};
 use crate::shape::{Capsule, Triangle};
+
+/// The near band, as a fraction of the shapes' size `|q - p| + |b - a| +
+/// |c - a|`: below it the f32 closest pair, each point rounded by ~`1e-7`
+/// of that size, gives the direction of `t - s` within less than ~`1e-3`,
+/// and the pair is taken again in f64.
+const NEAR: Real = 1e-4;
+
+/// Below this fraction of the shapes' size the f64 gap is a touch (the
+/// direction of an f64 pair ~`1e-16` of the size off would turn by
+/// ~`1e-7`): the separating axes give the normal, and their overlap is
+/// within that gap of the exact one.
+const TOUCH: f64 = 1e-9;
 
 /// The contact between capsule A and triangle B (a two-sided surface),
 /// `None` when they are apart.
 ///
-/// - Core segment clear of the triangle: the closest pair between segment and
-///   triangle is the best of the segment's endpoints projected onto the
-///   triangle and the segment against each triangle edge (the minimum of a
-///   convex distance lies on one of those features); then as for spheres,
-///   `normal = (t - s) / |t - s|`, `depth = r - |t - s|`.
-/// - Segment crossing the triangle, or within `1e-4` of its size (where the
-///   direction of `t - s` is rounding noise): the capsule's penetration is the
-///   segment's plus `r`; the segment's is the least overlap over the axes of a
-///   segment against a triangle (the triangle normal and the crosses of the
-///   segment with each triangle edge), negative by the gap when they are apart.
+/// All in coordinates relative to the segment's first endpoint, so that the
+/// rounding is relative to the shapes' size and distance, not to their
+/// position (a pair at `1e5` rounds as the same pair at the origin).
+///
+/// - Core segment clear of the triangle: the closest pair `(s, t)` between
+///   segment and triangle is the best of the segment's endpoints projected
+///   onto the triangle and the segment against each triangle edge (the
+///   minimum of a convex distance lies on one of those features); then as
+///   for spheres, `normal = (t - s) / |t - s|`, `depth = r - |t - s|`.
+/// - Within `1e-4` of the shapes' size, where the direction of
+///   the f32 `t - s` is unreliable: the same pair in f64 (differences and
+///   products of f32 inputs exact, the pair within ~`1e-16` of the size),
+///   with the same normal and depth, or `None` when it is farther apart
+///   than `r`.
+/// - Segment crossing the triangle (the watertight ray test, or the f64
+///   one above), or touching it (within `1e-9` of the size): the capsule's
+///   penetration is the segment's plus `r`; the segment's is the least
+///   overlap over the axes of a segment against a triangle (the triangle
+///   normal and the crosses of the segment with each triangle edge: the
+///   face normals of their Minkowski difference, so the least overlap is
+///   the penetration of crossing cores).
+///
+/// Invariant: apart cores take the closest pair, never the axes. For apart
+/// cores the best axis separates them by at most their gap, and by exactly
+/// the gap only for an endpoint over the face or the segment across an
+/// edge; for the segment passing a vertex, or an endpoint beside an edge
+/// or vertex, the closest direction is none of the axes and each separates
+/// by less (at most the gap times the cosine of its angle to that
+/// direction), which as a depth is too deep by up to the gap. The axes are used only when that gap is
+/// below `1e-9` of the size.
 ///
 /// `normal` points from the capsule to the triangle. Witness points: `point_b`
 /// on the triangle and `point_a = s + r normal`, `s` on the core segment,
@@ -30,35 +65,82 @@ use crate::shape::{Capsule, Triangle};
 /// face), which lie `overlap` apart along the normal (see `feature.rs`).
 #[must_use]
 pub fn contact_capsule_triangle(capsule: &Capsule, tri: &Triangle) -> Option<Contact> {
-    let (p, q, r) = (*capsule.a(), *capsule.b(), capsule.radius());
+    let (o, r) = (*capsule.a(), capsule.radius());
+    let (p, q) = (Point::origin(), Point::from(capsule.b() - o));
+    let local = Triangle { a: Point::from(tri.a - o), b: Point::from(tri.b - o), c: Point::from(tri.c - o) };
     // A crossing segment's closest points are the crossing, which the
     // feature pairs below do not list: test it first.
-    let crossing = crosses(&p, &q, tri);
-    let ClosestPoints { point_a: s, point_b: t } = closest_points_segment_triangle_boundary(&p, &q, tri);
+    let crossing = crosses(&p, &q, &local);
+    let ClosestPoints { point_a: s, point_b: t } = closest_points_segment_triangle_boundary(&p, &q, &local);
     let gap = t - s;
     let dist2 = gap.norm_squared();
     if !crossing && !within_distance(&gap, r) {
         return None;
     }
-    // Below this distance the direction of `t - s` is rounding noise: decide
-    // by the separating axes instead, whose overlap is then the signed gap.
-    let [a, b, c] = tri.vertices();
+    let [a, b, c] = local.vertices();
     let scale = (q - p).norm() + (b - a).norm() + (c - a).norm();
-    let near = dist2 <= (1e-4 * scale) * (1e-4 * scale);
-    if crossing || near {
-        let (n, overlap) = min_overlap_axis(&p, &q, tri)?;
-        let normal = UnitVector::new_unchecked(n);
-        let depth = (overlap + r).max(0.0);
-        let (p1, q1) = segment_support(&p.coords, &q.coords, &n);
-        let ([f0, f1, f2], _) = triangle_support_down(&[a.coords, b.coords, c.coords], &n);
-        let feature = Triangle { a: Point::from(f0), b: Point::from(f1), c: Point::from(f2) };
-        let ClosestPoints { point_a: s, point_b: t } =
-            closest_points_segment_triangle(&Point::from(p1), &Point::from(q1), &feature);
-        return Some(Contact { point_a: s + n * r, point_b: t, normal, depth });
+    if !crossing {
+        if dist2 > (NEAR * scale) * (NEAR * scale) {
+            let dist = dist2.sqrt();
+            let normal = UnitVector::new_unchecked(gap / dist);
+            let point_a = o + (s.coords + normal.into_inner() * r);
+            return Some(Contact { point_a, point_b: o + t.coords, normal, depth: r - dist });
+        }
+        match near_contact_f64(capsule, tri, scale) {
+            Near::Apart => return None,
+            Near::Contact(c) => return Some(c),
+            Near::Touching => {}
+        }
     }
-    let dist = dist2.sqrt();
-    let normal = UnitVector::new_unchecked(gap / dist);
-    Some(Contact { point_a: s + normal.into_inner() * r, point_b: t, normal, depth: r - dist })
+    let (n, overlap) = min_overlap_axis(&p, &q, &local)?;
+    let normal = UnitVector::new_unchecked(n);
+    let depth = (overlap + r).max(0.0);
+    let (p1, q1) = segment_support(&p.coords, &q.coords, &n);
+    let ([f0, f1, f2], _) = triangle_support_down(&[a.coords, b.coords, c.coords], &n);
+    let feature = Triangle { a: Point::from(f0), b: Point::from(f1), c: Point::from(f2) };
+    let ClosestPoints { point_a: s, point_b: t } =
+        closest_points_segment_triangle(&Point::from(p1), &Point::from(q1), &feature);
+    Some(Contact { point_a: o + (s.coords + n * r), point_b: o + t.coords, normal, depth })
+}
+
+/// What the f64 closest pair tells of a capsule and a triangle in the near
+/// band.
+enum Near {
+    /// The cores are farther apart than the radius.
+    Apart,
+    /// The segment crosses the triangle or lies within [`TOUCH`] of it.
+    Touching,
+    /// The contact from the closest pair.
+    Contact(Contact),
+}
+
+/// The near-band contact (see [`contact_capsule_triangle`]): the closest
+/// pair `(s, t)` of the segment and the triangle in f64, relative to the
+/// segment's first endpoint `o` (exact differences of the f32 inputs), then
+/// `normal = (t - s) / |t - s|`, `depth = r - |t - s|`, `point_b = o + t`,
+/// `point_a = o + s + r normal`, each rounded once to f32.
+#[cold]
+#[inline(never)]
+fn near_contact_f64(capsule: &Capsule, tri: &Triangle, scale: Real) -> Near {
+    let o = capsule.a().coords.cast::<f64>();
+    let local = |x: &Point| x.coords.cast::<f64>() - o;
+    let v = tri.vertices().map(|x| local(&x));
+    let Some((s, t)) = closest_points_segment_triangle_f64(&V64::zeros(), &local(capsule.b()), &v) else {
+        return Near::Touching;
+    };
+    let gap = t - s;
+    let dist = gap.norm();
+    let r = f64::from(capsule.radius());
+    if dist > r {
+        return Near::Apart;
+    }
+    if dist <= TOUCH * f64::from(scale) {
+        return Near::Touching;
+    }
+    let n = gap / dist;
+    let world = |x: V64| Point::from((o + x).map(|x| x as Real));
+    let normal = UnitVector::new_normalize(n.map(|x| x as Real));
+    Near::Contact(Contact { point_a: world(s + n * r), point_b: world(t), normal, depth: (r - dist) as Real })
 }
 
 /// True when the segment `[p, q]` crosses the triangle (watertight ray test).

@@ -33,10 +33,15 @@ impl Gathered {
     /// `normal` (`depth = (point_a - point_b) . normal`,
     /// `point_a = point_b + depth normal`, moving `point_a` by at most
     /// `1e-3 depth`) so every point keeps `point_a - point_b = depth normal`.
+    /// That depth is taken as `c.depth (c.normal . normal)`, the same by
+    /// `c`'s own `point_a - point_b = depth normal`, not from the difference
+    /// of its points: each is rounded at its coordinates (by up to `4e-3` at
+    /// `1e5`), and the difference would carry that rounding into a depth
+    /// that may be far smaller.
     fn finish(mut self, normal: UnitVector, c: &Contact) -> ContactManifold {
         let points = self.points();
         let deepest = points.iter().map(|p| p.depth).fold(Real::NEG_INFINITY, Real::max);
-        let depth = (c.point_a - c.point_b).dot(&normal);
+        let depth = c.depth * c.normal.dot(&normal);
         let depth = if c.depth >= 0.0 { depth.max(0.0) } else { depth };
         // The rounding of a depth: a few ulps of the coordinates.
         let slack = 1e-6 * (1.0 + c.point_b.coords.amax());
@@ -165,16 +170,20 @@ pub fn contact_manifold_capsule_triangle(a: &Capsule, b: &Triangle, prediction: 
     let Some(f) = facing_normal(b, &c.normal) else {
         return Some(single(c.normal, c.point_a, c.point_b, c.depth, 0));
     };
-    let v = b.vertices();
-    let seg = clip_to_sides(Polygon::new(&[a.a().coords, a.b().coords]), &triangle_sides(&v, &f));
+    // Clipped relative to the segment's first endpoint `o`, so that the side
+    // planes' offsets and the heights round relative to the shapes' size,
+    // not to their position.
+    let o = *a.a();
+    let v = b.vertices().map(|x| Point::from(x - o));
+    let seg = clip_to_sides(Polygon::new(&[Vector::zeros(), a.b() - o]), &triangle_sides(&v, &f));
     let r = a.radius();
     let mut out = Gathered::new();
     for x in seg.vertices() {
         let height = f.dot(&(x.x - v[0].coords));
         let depth = r - height;
         if depth >= -prediction {
-            let point_a = Point::from(x.x - f * r);
-            let point_b = Point::from(x.x - f * height);
+            let point_a = o + (x.x - f * r);
+            let point_b = o + (x.x - f * height);
             out.push(ManifoldPoint { point_a, point_b, depth, id: 1 + u32::from(x.key) });
         }
     }
