@@ -6,7 +6,9 @@
 //! `wide` (the default) is the bench's wide, shallow pile, `tall` the tall
 //! drop; `seed=N` (decimal or `0x` hex), `bodies=N`, `capsules=F` (the
 //! fraction of capsules), `columns=N` and `steps=N` override the scene's
-//! fields. The contenders run in one process on one thread each,
+//! fields. The contenders run in one process on one thread each (but
+//! `proxima_2_threads`, the default pipeline's `update_parallel` on a
+//! two-thread pool: the speed-up from a second thread, its own row),
 //! alternating every step (their order rotated from step to step); with
 //! `passes=P` the whole replay runs `P` times and each step keeps its
 //! fastest time. Printed: the mean step time over the run and over each
@@ -96,20 +98,20 @@ fn main() {
         mean(rapier),
         by_third(rapier).map(|x| format!("{x:.2}")).join(" / ")
     );
-    println!("\n{:<16} {:>8} {:>8} {:>8} {:>8}   (ms per step)", "contender", "mean", "falling", "piling", "resting");
+    println!("\n{:<18} {:>8} {:>8} {:>8} {:>8}   (ms per step)", "contender", "mean", "falling", "piling", "resting");
     for (name, times) in names.iter().zip(&best) {
         let t = by_third(times);
-        println!("{name:<16} {:>8.3} {:>8.3} {:>8.3} {:>8.3}", mean(times), t[0], t[1], t[2]);
+        println!("{name:<18} {:>8.3} {:>8.3} {:>8.3} {:>8.3}", mean(times), t[0], t[1], t[2]);
     }
     println!(
-        "\n{:<16} {:>8} {:>8} {:>8} {:>8}   (parry3d's time over the contender's)",
+        "\n{:<18} {:>8} {:>8} {:>8} {:>8}   (parry3d's time over the contender's)",
         "speed-up", "mean", "falling", "piling", "resting"
     );
     let parry_thirds = by_third(&best[0]);
     for (name, times) in names.iter().zip(&best).skip(1) {
         let t = by_third(times);
         println!(
-            "{name:<16} {:>7.2}x {:>7.2}x {:>7.2}x {:>7.2}x",
+            "{name:<18} {:>7.2}x {:>7.2}x {:>7.2}x {:>7.2}x",
             mean(&best[0]) / mean(times),
             parry_thirds[0] / t[0],
             parry_thirds[1] / t[1],
@@ -120,17 +122,17 @@ fn main() {
     let runs = (passes * steps) as f64;
     println!("\nwhere the time goes (ms per step, mean over every pass): poses in / pair search / manifolds");
     for (name, p) in names.iter().zip(&phases) {
-        println!("{name:<16} {:.3} / {:.3} / {:.3}", p[0] / runs, p[1] / runs, p[2] / runs);
+        println!("{name:<18} {:.3} / {:.3} / {:.3}", p[0] / runs, p[1] / runs, p[2] / runs);
     }
     println!("\nlast step: candidate pairs, manifolds with points, manifold points");
     for contender in &contenders {
         let n = contender.counts();
-        println!("{:<16} {} / {} / {}", contender.name(), n.candidates, n.manifolds, n.points);
+        println!("{:<18} {} / {} / {}", contender.name(), n.candidates, n.manifolds, n.points);
     }
     println!("\ntouching pairs (deepest point at depth >= 0) against parry3d's, summed over {steps} steps:");
     for (name, a) in names.iter().zip(&agreements).skip(1) {
         println!(
-            "{name:<16} {} in both; in one only: {} with |parry depth| <= {BAND:e}, {} outside that band where \
+            "{name:<18} {} in both; in one only: {} with |parry depth| <= {BAND:e}, {} outside that band where \
              parry's one-shot contact sides with {name}, {} other; largest depth difference {:.2e} m",
             a.touching_in_both,
             a.in_band,

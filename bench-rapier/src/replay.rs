@@ -10,8 +10,8 @@ use crate::Frame;
 use parry3d::bounding_volume::{Aabb as ParryAabb, BoundingVolume};
 use parry3d::partitioning::{Bvh, BvhBuildStrategy, BvhWorkspace};
 use proxima_broadphase::{
-    BroadPhase, BruteForce, DynamicTree, FatBoxOptions, GridPairs, Pair, PairTracker, ProxyId, ProxyOptions,
-    SapMode, StaticBvh, SweepAndPrune,
+    BroadPhase, BruteForce, DynamicTree, FatBoxOptions, GridPairs, Pair, PairTracker, ProxyId, ProxyOptions, SapMode,
+    StaticBvh, SweepAndPrune,
 };
 use proxima_narrowphase::{intersects_aabb_aabb, Aabb, Vector};
 

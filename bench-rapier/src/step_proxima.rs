@@ -15,7 +15,9 @@ use std::time::Instant;
 pub fn proxima_shape(shape: &RecordedShape) -> ColliderShape {
     match *shape {
         RecordedShape::Ball { radius } => ColliderShape::Sphere { radius },
-        RecordedShape::Cuboid { half_extents: [x, y, z] } => ColliderShape::Cuboid { half_extents: Vector::new(x, y, z) },
+        RecordedShape::Cuboid { half_extents: [x, y, z] } => {
+            ColliderShape::Cuboid { half_extents: Vector::new(x, y, z) }
+        }
         RecordedShape::Capsule { half_height, radius } => ColliderShape::Capsule { half_height, radius },
     }
 }
@@ -24,6 +26,9 @@ pub fn proxima_shape(shape: &RecordedShape) -> ColliderShape {
 /// collider `i` is the recording's collider `i` (collider 0 fixed).
 pub struct ProximaStep {
     search: PairSearch,
+    /// With a pool: `update_parallel` on it (a row of its own, never the
+    /// one-thread comparison).
+    pool: Option<rayon::ThreadPool>,
     scene: Scene,
     pipeline: ContactPipeline,
     handles: Vec<ColliderHandle>,
@@ -35,11 +40,19 @@ impl ProximaStep {
     pub fn new(search: PairSearch) -> Self {
         Self {
             search,
+            pool: None,
             scene: Scene::new(),
             pipeline: ContactPipeline::new(),
             handles: Vec::new(),
             phases: StepPhases::default(),
         }
+    }
+
+    /// The default pipeline updated by `update_parallel` on a pool of
+    /// `threads` threads.
+    pub fn parallel(threads: usize) -> Self {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("a thread pool");
+        Self { pool: Some(pool), ..Self::new(PairSearch::Auto) }
     }
 
     /// The pipeline, for its manifolds and statistics.
@@ -50,6 +63,13 @@ impl ProximaStep {
 
 impl StepReplay for ProximaStep {
     fn name(&self) -> &'static str {
+        if let Some(pool) = &self.pool {
+            return match pool.current_num_threads() {
+                2 => "proxima_2_threads",
+                4 => "proxima_4_threads",
+                _ => "proxima_n_threads",
+            };
+        }
         match self.search {
             PairSearch::Auto => "proxima",
             PairSearch::Tracker => "proxima_tracker",
@@ -73,8 +93,10 @@ impl StepReplay for ProximaStep {
                 handle
             })
             .collect();
-        self.pipeline =
-            ContactPipeline::new().with_manifolds(PREDICTION).expect("a valid prediction").with_pair_search(self.search);
+        self.pipeline = ContactPipeline::new()
+            .with_manifolds(PREDICTION)
+            .expect("a valid prediction")
+            .with_pair_search(self.search);
         self.pipeline.update(&mut self.scene);
     }
 
@@ -84,7 +106,17 @@ impl StepReplay for ProximaStep {
             self.scene.set_pose(*handle, *pose).expect("a live handle and a valid recorded pose");
         }
         let t1 = Instant::now();
-        self.pipeline.update(&mut self.scene);
+        match &self.pool {
+            None => {
+                self.pipeline.update(&mut self.scene);
+            }
+            Some(pool) => {
+                let (pipeline, scene) = (&mut self.pipeline, &mut self.scene);
+                pool.install(|| {
+                    pipeline.update_parallel(scene);
+                });
+            }
+        }
         let t2 = Instant::now();
         let pair_search = self.pipeline.stats().broadphase;
         self.phases = StepPhases { poses: t1 - t0, pair_search, manifolds: (t2 - t1).saturating_sub(pair_search) };
