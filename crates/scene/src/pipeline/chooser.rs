@@ -12,6 +12,13 @@
 //! period (up to [`MAX_PERIOD`]), so a world that clearly suits one search
 //! pays for probes less and less often; a switch resets it.
 //!
+//! A probe also costs what its two full reads cost beyond a normal frame
+//! (the other search catching up, then the search in use catching up again),
+//! and in a large world whose bodies all move that is several frames' worth.
+//! So the period is never shorter than the one that keeps those reads under
+//! [`PROBE_BUDGET`] of the search's time: the dearer coming back is, the
+//! rarer the probes, from the first one on.
+//!
 //! A frame's cost is the pair search's time, mirror included. The first
 //! frame of a search after the other ran reads every collider (its mirror is
 //! stale); that frame is not a fair sample and is never recorded, which is
@@ -36,6 +43,9 @@ pub(super) const MAX_PERIOD: u32 = 512;
 pub(super) const HYSTERESIS: f64 = 0.9;
 /// Weight of a new sample in the in-use search's running cost.
 const SMOOTHING: f64 = 0.25;
+/// The share of the pair search's time the probes' full reads may take,
+/// amortised over the period.
+pub(super) const PROBE_BUDGET: f64 = 0.05;
 
 /// The chooser's state. A snapshot does not keep it: a restored pipeline
 /// starts measuring again.
@@ -58,6 +68,9 @@ pub(super) struct SearchChooser {
     alternate: Option<u32>,
     /// Frames run, for the alternating schedule.
     frames: u64,
+    /// The running excess of a full-read frame over a normal frame of the
+    /// search in use, in seconds (0 until one is seen).
+    full_excess: f64,
 }
 
 impl Default for SearchChooser {
@@ -71,6 +84,7 @@ impl Default for SearchChooser {
             last: None,
             alternate: None,
             frames: 0,
+            full_excess: 0.0,
         }
     }
 }
@@ -116,6 +130,12 @@ impl SearchChooser {
             return;
         }
         let seconds = cost.as_secs_f64();
+        if full {
+            if let Some(current) = self.current_cost {
+                let excess = (seconds - current).max(0.0);
+                self.full_excess += SMOOTHING * (excess - self.full_excess);
+            }
+        }
         if search == self.current {
             if !full {
                 self.current_cost = Some(self.current_cost.map_or(seconds, |c| c + SMOOTHING * (seconds - c)));
@@ -134,13 +154,28 @@ impl SearchChooser {
             Some(current) if !full && seconds < HYSTERESIS * current => {
                 self.current = search;
                 self.current_cost = Some(seconds);
-                self.period = BASE_PERIOD;
+                self.period = BASE_PERIOD.max(self.amortising_period());
             }
             // No fair sample of the search in use yet: measure it first.
             None => self.period = BASE_PERIOD,
-            _ => self.period = (self.period * 2).min(MAX_PERIOD),
+            _ => self.period = (self.period * 2).max(self.amortising_period()).min(MAX_PERIOD),
         }
         self.until_probe = self.period;
+    }
+
+    /// The shortest period that keeps a probe's two full reads within
+    /// [`PROBE_BUDGET`] of the search's time over the period, at most
+    /// [`MAX_PERIOD`].
+    fn amortising_period(&self) -> u32 {
+        let Some(current) = self.current_cost.filter(|&c| c > 0.0) else {
+            return BASE_PERIOD;
+        };
+        let frames = 2.0 * self.full_excess / (PROBE_BUDGET * current);
+        if frames >= f64::from(MAX_PERIOD) {
+            MAX_PERIOD
+        } else {
+            (frames.ceil() as u32).max(BASE_PERIOD)
+        }
     }
 
     /// The search the frames run when not probing.
@@ -201,6 +236,75 @@ mod tests {
         let probes = ran.windows(2).filter(|w| w[0] == PairSearch::Tracker && w[1] == PairSearch::Grid).count();
         // Periods 8, 16, ..., 512, then every 512 frames: about 14 probes in 4000 frames.
         assert!((8..=16).contains(&probes), "{probes} probes");
+        assert_eq!(chooser.current(), PairSearch::Tracker);
+    }
+
+    /// Runs `frames` frames where a search's first frame after the other
+    /// (a full read) costs `full` ms; returns the searches run.
+    fn run_with_full(
+        chooser: &mut SearchChooser,
+        frames: usize,
+        tracker: f64,
+        grid: f64,
+        full: f64,
+    ) -> Vec<PairSearch> {
+        (0..frames)
+            .map(|_| {
+                let (search, switched) = chooser.next();
+                let ms = if switched {
+                    full
+                } else if search == PairSearch::Grid {
+                    grid
+                } else {
+                    tracker
+                };
+                chooser.record(search, Duration::from_secs_f64(ms * 1e-3), switched);
+                search
+            })
+            .collect()
+    }
+
+    fn probes(ran: &[PairSearch]) -> usize {
+        ran.windows(2).filter(|w| w[0] != w[1]).count() / 2
+    }
+
+    #[test]
+    fn dear_full_reads_make_probes_rare_from_the_first_one() {
+        // A full read costs 40 normal frames: after the first lost probe the
+        // period is the longest, where doubling alone would take six probes.
+        let mut chooser = SearchChooser::default();
+        let ran = run_with_full(&mut chooser, 4000, 1.0, 3.0, 41.0);
+        let n = probes(&ran);
+        // The first probe at frame 8, then one every 512 frames.
+        assert!((7..=9).contains(&n), "{n} probes");
+        // The reads' share of the time stays near the budget.
+        let total: f64 = ran
+            .windows(2)
+            .map(|w| {
+                if w[0] != w[1] {
+                    41.0
+                } else if w[1] == PairSearch::Grid {
+                    3.0
+                } else {
+                    1.0
+                }
+            })
+            .sum();
+        let reads = 2.0 * n as f64 * 40.0;
+        assert!(reads / total < 2.0 * PROBE_BUDGET + 0.05, "full reads take {:.3} of the time", reads / total);
+        // Cheap full reads keep the doubling schedule.
+        let mut chooser = SearchChooser::default();
+        let cheap = probes(&run_with_full(&mut chooser, 4000, 1.0, 3.0, 1.0));
+        assert!((8..=16).contains(&cheap), "{cheap} probes");
+    }
+
+    #[test]
+    fn a_switch_still_happens_when_full_reads_are_dear() {
+        let mut chooser = SearchChooser::default();
+        run_with_full(&mut chooser, 20, 2.0, 1.0, 80.0);
+        assert_eq!(chooser.current(), PairSearch::Grid, "the grid at half the cost wins its first probe");
+        // The world changes; the tracker becomes cheaper: found within the longest period.
+        run_with_full(&mut chooser, (MAX_PERIOD + 2 * PROBE_FRAMES + 2) as usize, 1.0, 2.0, 80.0);
         assert_eq!(chooser.current(), PairSearch::Tracker);
     }
 
