@@ -42,6 +42,9 @@
 //! 99% of the contacts (measured: all but 0.1%, the worst off by 0.5 of the
 //! size).
 
+mod common_np;
+
+use common_np::closest_on_triangle_f64;
 use nalgebra::Vector3;
 use parry3d::query;
 use proxima_narrowphase::*;
@@ -214,40 +217,6 @@ fn box_case(r: &mut SmallRng, feature: Feature, size: f64, d: f64, len: f64) -> 
     (h, seg)
 }
 
-/// The point of triangle `[a, b, c]` closest to `p`, in f64 (Ericson 5.1.5,
-/// the face point by barycentric weights).
-fn closest_on_triangle(p: &V, [a, b, c]: &[V; 3]) -> V {
-    let (ab, ac, ap) = (b - a, c - a, p - a);
-    let (d1, d2) = (ab.dot(&ap), ac.dot(&ap));
-    if d1 <= 0.0 && d2 <= 0.0 {
-        return *a;
-    }
-    let bp = p - b;
-    let (d3, d4) = (ab.dot(&bp), ac.dot(&bp));
-    if d3 >= 0.0 && d4 <= d3 {
-        return *b;
-    }
-    let vc = d1 * d4 - d3 * d2;
-    if vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0 {
-        return a + ab * (d1 / (d1 - d3));
-    }
-    let cp = p - c;
-    let (d5, d6) = (ab.dot(&cp), ac.dot(&cp));
-    if d6 >= 0.0 && d5 <= d6 {
-        return *c;
-    }
-    let vb = d5 * d2 - d1 * d6;
-    if vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0 {
-        return a + ac * (d2 / (d2 - d6));
-    }
-    let va = d3 * d6 - d5 * d4;
-    if va <= 0.0 && (d4 - d3) >= 0.0 && (d5 - d6) >= 0.0 {
-        return b + (c - b) * ((d4 - d3) / ((d4 - d3) + (d5 - d6)));
-    }
-    let denom = va + vb + vc;
-    a + ab * (vb / denom) + ac * (vc / denom)
-}
-
 /// The closest pair `(on the segment, on B)` and their distance, in f64:
 /// `t -> |x(t) - closest(x(t))|` is convex (the distance to a convex set
 /// along a line), so a ternary search on `[0, 1]` finds its minimum; the
@@ -284,7 +253,8 @@ struct Exact {
 fn exact_triangle(cap: &Capsule, tri: &Triangle, shift: &V) -> Exact {
     let o = v64(cap.a());
     let v = tri.vertices().map(|x| v64(&x) + shift - o);
-    let (x, y, core) = closest_pair(&V::zeros(), &(v64(cap.b()) - o), |x| closest_on_triangle(x, &v));
+    let (x, y, core) =
+        closest_pair(&V::zeros(), &(v64(cap.b()) - o), |x| closest_on_triangle_f64(x, &v[0], &v[1], &v[2]));
     Exact { core, normal: (y - x) / core }
 }
 

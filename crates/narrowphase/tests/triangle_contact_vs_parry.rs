@@ -8,6 +8,9 @@
 //! the support-function overlap along parry's contact normal (f64), an upper
 //! bound of the true penetration (the depth is not too much).
 
+mod common_np;
+
+use common_np::closest_on_triangle_f64;
 use nalgebra::Vector3;
 use parry3d::query;
 use proxima_narrowphase::*;
@@ -21,45 +24,12 @@ fn tri_f64(t: &Triangle) -> [V; 3] {
     t.vertices().map(|p| p.coords.cast())
 }
 
-/// The point of triangle `[a, b, c]` closest to `p`, in f64 (Ericson 5.1.5).
-fn closest_on_triangle(p: &V, [a, b, c]: &[V; 3]) -> V {
-    let (ab, ac, ap) = (b - a, c - a, p - a);
-    let (d1, d2) = (ab.dot(&ap), ac.dot(&ap));
-    if d1 <= 0.0 && d2 <= 0.0 {
-        return *a;
-    }
-    let bp = p - b;
-    let (d3, d4) = (ab.dot(&bp), ac.dot(&bp));
-    if d3 >= 0.0 && d4 <= d3 {
-        return *b;
-    }
-    let vc = d1 * d4 - d3 * d2;
-    if vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0 {
-        return a + ab * (d1 / (d1 - d3));
-    }
-    let cp = p - c;
-    let (d5, d6) = (ab.dot(&cp), ac.dot(&cp));
-    if d6 >= 0.0 && d5 <= d6 {
-        return *c;
-    }
-    let vb = d5 * d2 - d1 * d6;
-    if vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0 {
-        return a + ac * (d2 / (d2 - d6));
-    }
-    let va = d3 * d6 - d5 * d4;
-    if va <= 0.0 && (d4 - d3) >= 0.0 && (d5 - d6) >= 0.0 {
-        return b + (c - b) * ((d4 - d3) / ((d4 - d3) + (d5 - d6)));
-    }
-    let denom = va + vb + vc;
-    a + ab * (vb / denom) + ac * (vc / denom)
-}
-
 /// Distance from segment `[p, q]` to the triangle, f64: `t -> |x(t) - closest|`
 /// is convex, so ternary search finds its minimum.
 fn segment_triangle_distance(p: &V, q: &V, tri: &[V; 3]) -> f64 {
     let f = |t: f64| {
         let x = p + (q - p) * t;
-        (x - closest_on_triangle(&x, tri)).norm()
+        (x - closest_on_triangle_f64(&x, &tri[0], &tri[1], &tri[2])).norm()
     };
     let (mut lo, mut hi) = (0.0, 1.0);
     for _ in 0..200 {

@@ -117,24 +117,9 @@ pub(crate) fn closest_points_segment_triangle_f64(p: &V64, q: &V64, v: &[V64; 3]
             return None;
         }
     }
-    let mut best = (*p, *p);
-    let mut best_d2 = f64::INFINITY;
-    let mut take = |(s, t): (V64, V64)| {
-        let d2 = (t - s).norm_squared();
-        if d2 < best_d2 {
-            best_d2 = d2;
-            best = (s, t);
-        }
-    };
-    for x in [p, q] {
-        if let Some(y) = closest_point_triangle_f64(x, v) {
-            take((*x, y));
-        }
-    }
-    for (e0, e1) in [(a, b), (b, c), (c, a)] {
-        take(closest_points_segment_segment_f64(p, q, e0, e1));
-    }
-    Some(best)
+    let ends = [p, q].into_iter().filter_map(|x| closest_point_triangle_f64(x, v).map(|y| (*x, y)));
+    let edges = [(a, b), (b, c), (c, a)].into_iter().map(|(e0, e1)| closest_points_segment_segment_f64(p, q, e0, e1));
+    closest_of(ends.chain(edges))
 }
 
 /// The closest pair `(on the segment, on the box)` of the segment `[p, q]`
@@ -164,29 +149,24 @@ pub(crate) fn closest_points_segment_box_f64(p: &V64, q: &V64, h: &V64) -> Optio
     if t0 <= t1 {
         return None;
     }
-    let mut best = (*p, *p);
-    let mut best_d2 = f64::INFINITY;
-    let mut take = |(s, t): (V64, V64)| {
-        let d2 = (t - s).norm_squared();
-        if d2 < best_d2 {
-            best_d2 = d2;
-            best = (s, t);
-        }
-    };
-    for x in [p, q] {
-        take((*x, x.zip_map(h, |x, h| x.clamp(-h, h))));
-    }
-    for i in 0..3 {
+    let ends = [p, q].into_iter().map(|x| (*x, x.zip_map(h, |x, h| x.clamp(-h, h))));
+    // The twelve edges: along axis `i`, at the corners `(±h[j], ±h[k])`.
+    let edges = (0..3).flat_map(|i| {
         let (j, k) = ((i + 1) % 3, (i + 2) % 3);
-        for (sj, sk) in [(-1.0, -1.0), (-1.0, 1.0), (1.0, -1.0), (1.0, 1.0)] {
+        [(-1.0, -1.0), (-1.0, 1.0), (1.0, -1.0), (1.0, 1.0)].map(move |(sj, sk)| {
             let mut e0 = V64::zeros();
             e0[j] = sj * h[j];
             e0[k] = sk * h[k];
             let mut e1 = e0;
             e0[i] = -h[i];
             e1[i] = h[i];
-            take(closest_points_segment_segment_f64(p, q, &e0, &e1));
-        }
-    }
-    Some(best)
+            closest_points_segment_segment_f64(p, q, &e0, &e1)
+        })
+    });
+    closest_of(ends.chain(edges))
+}
+
+/// The pair `(s, t)` of least `|t - s|` among `pairs` (the first of equals).
+fn closest_of(pairs: impl Iterator<Item = (V64, V64)>) -> Option<(V64, V64)> {
+    pairs.min_by(|x, y| (x.1 - x.0).norm_squared().total_cmp(&(y.1 - y.0).norm_squared()))
 }

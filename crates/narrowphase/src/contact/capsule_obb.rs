@@ -1,21 +1,11 @@
 //! Contact between a capsule and an oriented box.
 
 use super::feature::{box_support, segment_support};
+use super::near_band::{from_closest_pair, Near, NEAR};
 use super::Contact;
-use crate::closest::{closest_points_segment_box_f64, closest_points_segment_box_local, V64};
+use crate::closest::{closest_points_segment_box_f64, closest_points_segment_box_local};
 use crate::math::{rotation_matrix_f64, within_distance, Point, Real, UnitVector, Vector};
 use crate::shape::{Capsule, Obb};
-
-/// The near band, as a fraction of the shapes' size `|q - p| + |h|`: below
-/// it the f32 closest pair, each point rounded by ~`1e-7` of that size,
-/// gives the direction of `x - s` within less than ~`1e-3`, and the pair is
-/// taken again in f64.
-const NEAR: Real = 1e-4;
-
-/// Below this fraction of the shapes' size the f64 gap is a touch: the
-/// separating axes give the normal, and their overlap is within that gap of
-/// the exact one.
-const TOUCH: f64 = 1e-9;
 
 /// The contact between capsule A and box B, `None` when they are apart.
 ///
@@ -107,16 +97,6 @@ pub fn contact_capsule_obb(capsule: &Capsule, obb: &Obb) -> Option<Contact> {
     Some(Contact { point_a, point_b: obb.to_world(&x), normal, depth })
 }
 
-/// What the f64 closest pair tells of a capsule and a box in the near band.
-enum Near {
-    /// The cores are farther apart than the radius.
-    Apart,
-    /// The segment meets the box or lies within [`TOUCH`] of it.
-    Touching,
-    /// The contact from the closest pair.
-    Contact(Contact),
-}
-
 /// The near-band contact (see [`contact_capsule_obb`]): in the box frame
 /// built in f64 (the endpoints less the centre, then rotated by the matrix
 /// of the box's quaternion), the closest pair `(s, x)` of the segment and
@@ -129,22 +109,8 @@ fn near_contact_f64(capsule: &Capsule, obb: &Obb, scale: Real) -> Near {
     let centre = obb.center().coords.cast::<f64>();
     let local = |x: &Point| axes.tr_mul(&(x.coords.cast::<f64>() - centre));
     let h = obb.half_extents().cast::<f64>();
-    let Some((s, x)) = closest_points_segment_box_f64(&local(capsule.a()), &local(capsule.b()), &h) else {
-        return Near::Touching;
-    };
-    let gap = x - s;
-    let dist = gap.norm();
-    let r = f64::from(capsule.radius());
-    if dist > r {
-        return Near::Apart;
-    }
-    if dist <= TOUCH * f64::from(scale) {
-        return Near::Touching;
-    }
-    let n = gap / dist;
-    let world = |v: V64| Point::from((centre + axes * v).map(|x| x as Real));
-    let normal = UnitVector::new_normalize((axes * n).map(|x| x as Real));
-    Near::Contact(Contact { point_a: world(s + n * r), point_b: world(x), normal, depth: (r - dist) as Real })
+    let pair = closest_points_segment_box_f64(&local(capsule.a()), &local(capsule.b()), &h);
+    from_closest_pair(pair, f64::from(capsule.radius()), scale, |x| centre + axes * x, |n| axes * n)
 }
 
 /// True when the segment `[p, q]` meets the closed box `[-h, h]`: the slab

@@ -1,6 +1,7 @@
 //! Contact between a capsule and a triangle.
 
 use super::feature::{segment_support, triangle_support_down};
+use super::near_band::{from_closest_pair, Near, NEAR};
 use super::Contact;
 use crate::cast::{cast_ray_triangle, Ray};
 use crate::closest::{
@@ -9,18 +10,6 @@ use crate::closest::{
 };
 use crate::math::{within_distance, Point, Real, UnitVector, Vector};
 use crate::shape::{Capsule, Triangle};
-
-/// The near band, as a fraction of the shapes' size `|q - p| + |b - a| +
-/// |c - a|`: below it the f32 closest pair, each point rounded by ~`1e-7`
-/// of that size, gives the direction of `t - s` within less than ~`1e-3`,
-/// and the pair is taken again in f64.
-const NEAR: Real = 1e-4;
-
-/// Below this fraction of the shapes' size the f64 gap is a touch (the
-/// direction of an f64 pair ~`1e-16` of the size off would turn by
-/// ~`1e-7`): the separating axes give the normal, and their overlap is
-/// within that gap of the exact one.
-const TOUCH: f64 = 1e-9;
 
 /// The contact between capsule A and triangle B (a two-sided surface),
 /// `None` when they are apart.
@@ -103,17 +92,6 @@ pub fn contact_capsule_triangle(capsule: &Capsule, tri: &Triangle) -> Option<Con
     Some(Contact { point_a: o + (s.coords + n * r), point_b: o + t.coords, normal, depth })
 }
 
-/// What the f64 closest pair tells of a capsule and a triangle in the near
-/// band.
-enum Near {
-    /// The cores are farther apart than the radius.
-    Apart,
-    /// The segment crosses the triangle or lies within [`TOUCH`] of it.
-    Touching,
-    /// The contact from the closest pair.
-    Contact(Contact),
-}
-
 /// The near-band contact (see [`contact_capsule_triangle`]): the closest
 /// pair `(s, t)` of the segment and the triangle in f64, relative to the
 /// segment's first endpoint `o` (exact differences of the f32 inputs), then
@@ -125,22 +103,8 @@ fn near_contact_f64(capsule: &Capsule, tri: &Triangle, scale: Real) -> Near {
     let o = capsule.a().coords.cast::<f64>();
     let local = |x: &Point| x.coords.cast::<f64>() - o;
     let v = tri.vertices().map(|x| local(&x));
-    let Some((s, t)) = closest_points_segment_triangle_f64(&V64::zeros(), &local(capsule.b()), &v) else {
-        return Near::Touching;
-    };
-    let gap = t - s;
-    let dist = gap.norm();
-    let r = f64::from(capsule.radius());
-    if dist > r {
-        return Near::Apart;
-    }
-    if dist <= TOUCH * f64::from(scale) {
-        return Near::Touching;
-    }
-    let n = gap / dist;
-    let world = |x: V64| Point::from((o + x).map(|x| x as Real));
-    let normal = UnitVector::new_normalize(n.map(|x| x as Real));
-    Near::Contact(Contact { point_a: world(s + n * r), point_b: world(t), normal, depth: (r - dist) as Real })
+    let pair = closest_points_segment_triangle_f64(&V64::zeros(), &local(capsule.b()), &v);
+    from_closest_pair(pair, f64::from(capsule.radius()), scale, |x| o + x, |n| n)
 }
 
 /// True when the segment `[p, q]` crosses the triangle (watertight ray test).

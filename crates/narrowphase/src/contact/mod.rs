@@ -12,6 +12,7 @@ mod manifold;
 mod manifold_face;
 mod manifold_obb_obb;
 mod manifold_round;
+mod near_band;
 mod obb_obb;
 mod obb_triangle;
 mod sphere_aabb;
