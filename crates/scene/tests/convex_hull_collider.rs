@@ -76,6 +76,21 @@ fn scale_of(hull: &ConvexHull, pose: &Isometry) -> f64 {
     1.0 + f64::from(pose.translation.vector.norm()) + f64::from((a.max() - a.min()).norm())
 }
 
+/// A random hull of size `lo..hi` at a random pose: the hull, the pose, the
+/// placed shape and its scale.
+fn placed_hull(rng: &mut impl Rng, lo: Real, hi: Real) -> (Arc<ConvexHull>, Isometry, WorldShape, f64) {
+    let size = uniform(rng, lo, hi);
+    let (hull, pose) = random_hull(rng, size);
+    let shape = ColliderShape::ConvexHull(hull.clone()).placed(&pose).unwrap();
+    let scale = scale_of(&hull, &pose);
+    (hull, pose, shape, scale)
+}
+
+/// A point with each coordinate uniform in `[-r, r]`.
+fn point_within(rng: &mut impl Rng, r: Real) -> Point {
+    Point::new(uniform(rng, -r, r), uniform(rng, -r, r), uniform(rng, -r, r))
+}
+
 /// The part of `o + t d`, `t` in `[0, max]`, inside the placed hull, in f64
 /// (Cyrus-Beck on the face planes): `None` when empty.
 fn chord_f64(hull: &ConvexHull, pose: &Isometry, o: &Point, d: &Vector, max: f64) -> Option<(f64, f64)> {
@@ -108,14 +123,8 @@ fn ray_casts_match_parry() {
     let (mut hits, mut grazing, mut worst, mut worst_parry) = (0, 0, 0.0f64, 0.0f64);
     let n = cases(20_000);
     for case in 0..n {
-        let (hull, pose) = {
-            let size = uniform(&mut rng, 0.2, 2.0);
-            random_hull(&mut rng, size)
-        };
-        let shape = ColliderShape::ConvexHull(hull.clone()).placed(&pose).unwrap();
-        let scale = scale_of(&hull, &pose);
-        let origin =
-            Point::new(uniform(&mut rng, -9.0, 9.0), uniform(&mut rng, -9.0, 9.0), uniform(&mut rng, -9.0, 9.0));
+        let (hull, pose, shape, scale) = placed_hull(&mut rng, 0.2, 2.0);
+        let origin = point_within(&mut rng, 9.0);
         let aim = Point::from(pose.translation.vector)
             + Vector::new(uniform(&mut rng, -1.0, 1.0), uniform(&mut rng, -1.0, 1.0), uniform(&mut rng, -1.0, 1.0));
         let dir = (aim - origin) * uniform(&mut rng, 0.5, 1.5);
@@ -166,15 +175,9 @@ fn sphere_sweeps_touch_at_their_toi() {
     let (mut hits, mut worst, mut worst_gap, mut parry_differs) = (0, 0.0f64, 0.0f64, 0);
     let n = cases(5_000);
     for case in 0..n {
-        let (hull, pose) = {
-            let size = uniform(&mut rng, 0.2, 2.0);
-            random_hull(&mut rng, size)
-        };
-        let shape = ColliderShape::ConvexHull(hull.clone()).placed(&pose).unwrap();
-        let scale = scale_of(&hull, &pose);
+        let (hull, pose, shape, scale) = placed_hull(&mut rng, 0.2, 2.0);
         let r = uniform(&mut rng, 0.05, 1.0);
-        let start =
-            Point::new(uniform(&mut rng, -9.0, 9.0), uniform(&mut rng, -9.0, 9.0), uniform(&mut rng, -9.0, 9.0));
+        let start = point_within(&mut rng, 9.0);
         let sphere = Sphere::new(start, r);
         let aim = Point::from(pose.translation.vector)
             + Vector::new(uniform(&mut rng, -1.2, 1.2), uniform(&mut rng, -1.2, 1.2), uniform(&mut rng, -1.2, 1.2));
@@ -320,12 +323,7 @@ fn contacts_match_parry() {
     let (mut touching, mut worst, mut worst_parry) = (0, 0.0f64, 0.0f64);
     let n = cases(10_000);
     for case in 0..n {
-        let (hull, pose) = {
-            let size = uniform(&mut rng, 0.3, 1.5);
-            random_hull(&mut rng, size)
-        };
-        let a = ColliderShape::ConvexHull(hull.clone()).placed(&pose).unwrap();
-        let scale = scale_of(&hull, &pose);
+        let (hull, pose, a, scale) = placed_hull(&mut rng, 0.3, 1.5);
         let near = pose.translation.vector
             + Vector::new(uniform(&mut rng, -1.2, 1.2), uniform(&mut rng, -1.2, 1.2), uniform(&mut rng, -1.2, 1.2));
         let place = Isometry::from_parts(Translation3::from(near), gen::rotation(&mut rng));
@@ -538,12 +536,7 @@ fn polytope_manifolds_are_consistent() {
     let (mut touching, mut multi) = (0, 0);
     let n = cases(6_000);
     for case in 0..n {
-        let (hull, pose) = {
-            let size = uniform(&mut rng, 0.3, 1.5);
-            random_hull(&mut rng, size)
-        };
-        let a = ColliderShape::ConvexHull(hull.clone()).placed(&pose).unwrap();
-        let scale = scale_of(&hull, &pose);
+        let (_, pose, a, scale) = placed_hull(&mut rng, 0.3, 1.5);
         let near = pose.translation.vector
             + Vector::new(uniform(&mut rng, -1.2, 1.2), uniform(&mut rng, -1.2, 1.2), uniform(&mut rng, -1.2, 1.2));
         let place = Isometry::from_parts(Translation3::from(near), gen::rotation(&mut rng));

@@ -160,16 +160,29 @@ fn clone_continues_identically() {
             step(&mut scene, &dynamic, &mut rng);
             pipeline.update(&mut scene);
         }
-        let (mut scene2, mut pipeline2, mut rng2) = (scene.clone(), pipeline.clone(), rng.clone());
-        let rays = rays(3_000, 8);
-        let f = QueryFilter::default();
-        assert_eq!(hash_hits(&scene.cast_rays(&rays, &f)), hash_hits(&scene2.cast_rays(&rays, &f)));
-        for frame in 0..10 {
-            step(&mut scene, &dynamic, &mut rng);
-            step(&mut scene2, &dynamic, &mut rng2);
-            let (a, b) = (hash_events(pipeline.update(&mut scene)), hash_events(pipeline2.update(&mut scene2)));
-            assert_eq!(a, b, "{search:?} frame {frame}: the clone diverged");
-        }
+        let copy = (scene.clone(), pipeline.clone(), rng.clone());
+        assert_continue_alike((scene, pipeline, rng), copy, &dynamic, 8, &format!("{search:?}: the clone"));
+    }
+}
+
+/// Two copies of a world (scene, pipeline, motion generator) answer a batch
+/// of rays alike, then step ten frames with the same motion and report the
+/// same events every frame.
+fn assert_continue_alike(
+    (mut scene, mut pipeline, mut rng): (Scene, ContactPipeline, SmallRng),
+    (mut scene2, mut pipeline2, mut rng2): (Scene, ContactPipeline, SmallRng),
+    dynamic: &[ColliderHandle],
+    ray_seed: u64,
+    what: &str,
+) {
+    let rays = rays(2_000, ray_seed);
+    let f = QueryFilter::default();
+    assert_eq!(hash_hits(&scene.cast_rays(&rays, &f)), hash_hits(&scene2.cast_rays(&rays, &f)), "{what}: rays");
+    for frame in 0..10 {
+        step(&mut scene, dynamic, &mut rng);
+        step(&mut scene2, dynamic, &mut rng2);
+        let (a, b) = (hash_events(pipeline.update(&mut scene)), hash_events(pipeline2.update(&mut scene2)));
+        assert_eq!(a, b, "{what} diverged at frame {frame}");
     }
 }
 
@@ -207,19 +220,17 @@ mod serde_round_trip {
                 step(&mut scene, &dynamic, &mut rng);
                 pipeline.update(&mut scene);
             }
-            let (mut scene2, mut pipeline2, mut rng2): (Scene, ContactPipeline, _) =
-                (round_trip(&scene), round_trip(&pipeline), rng.clone());
+            let (scene2, pipeline2): (Scene, ContactPipeline) = (round_trip(&scene), round_trip(&pipeline));
             scene2.validate().expect("restored scene is valid");
             assert_eq!(pipeline2.pair_search(), search, "the search is part of the snapshot");
-            let rays = rays(2_000, 32);
-            let f = QueryFilter::default();
-            assert_eq!(hash_hits(&scene.cast_rays(&rays, &f)), hash_hits(&scene2.cast_rays(&rays, &f)));
-            for frame in 0..10 {
-                step(&mut scene, &dynamic, &mut rng);
-                step(&mut scene2, &dynamic, &mut rng2);
-                let (a, b) = (hash_events(pipeline.update(&mut scene)), hash_events(pipeline2.update(&mut scene2)));
-                assert_eq!(a, b, "{search:?} frame {frame}: the restored scene diverged");
-            }
+            let restored = (scene2, pipeline2, rng.clone());
+            assert_continue_alike(
+                (scene, pipeline, rng),
+                restored,
+                &dynamic,
+                32,
+                &format!("{search:?}: the restored scene"),
+            );
         }
     }
 
