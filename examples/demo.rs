@@ -1,4 +1,5 @@
-//! proxima's main demo: a pile of spheres and rotated boxes settling in a
+//! proxima's main demo: a pile of spheres and rotated boxes (with `--hulls`,
+//! one body in sixteen a convex hull, a shared rock) settling in a
 //! container (the integrator is written here; proxima provides the pairs and
 //! contacts), bullets fired through thin walls with continuous collision, and
 //! a camera ray-casting the scene every frame. At the end: a summary table and
@@ -7,7 +8,7 @@
 //! ```text
 //! cargo run --release --example demo -- [--bodies N] [--frames F] [--bullets B] [--threads T]
 //!                                        [--width W] [--height H] [--out PATH] [--manifolds] [--ci]
-//!                                        [--repeat P] [--grid | --tracker]
+//!                                        [--repeat P] [--grid | --tracker] [--hulls]
 //! ```
 //! `--threads T` (default 1) runs `ContactPipeline::update_parallel` on a
 //! pool of `T` threads instead of `update` on the calling thread.
@@ -36,11 +37,12 @@
 mod render;
 
 use std::collections::BTreeSet;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressStyle};
 use nalgebra::Translation3;
-use proxima::narrowphase::{Isometry, Point, Real, Rotation, Vector};
+use proxima::narrowphase::{ConvexHull, Isometry, Point, Real, Rotation, Vector};
 use proxima::scene::*;
 
 struct Options {
@@ -55,6 +57,7 @@ struct Options {
     ci: bool,
     threads: usize,
     repeat: usize,
+    hulls: bool,
 }
 
 impl Options {
@@ -71,6 +74,7 @@ impl Options {
             ci: false,
             threads: 1,
             repeat: 0,
+            hulls: false,
         };
         let mut args = std::env::args().skip(1);
         while let Some(a) = args.next() {
@@ -85,6 +89,7 @@ impl Options {
                 "--manifolds" => o.manifolds = true,
                 "--grid" => o.search = PairSearch::Grid,
                 "--tracker" => o.search = PairSearch::Tracker,
+                "--hulls" => o.hulls = true,
                 "--repeat" => o.repeat = value()?.parse().map_err(|e| format!("--repeat: {e}"))?,
                 "--threads" => {
                     o.threads = value()?.parse().map_err(|e| format!("--threads: {e}"))?;
@@ -97,7 +102,7 @@ impl Options {
                     (o.bodies, o.frames, o.bullets, o.width, o.height) = (2_000, 90, 16, 320, 180);
                 }
                 "-h" | "--help" => return Err(
-                    "usage: demo [--bodies N] [--frames F] [--bullets B] [--threads T] [--width W] [--height H] [--out PATH] [--manifolds] [--ci] [--repeat P] [--grid | --tracker]"
+                    "usage: demo [--bodies N] [--frames F] [--bullets B] [--threads T] [--width W] [--height H] [--out PATH] [--manifolds] [--ci] [--repeat P] [--grid | --tracker] [--hulls]"
                         .into(),
                 ),
                 other => return Err(format!("unknown argument {other}")),
@@ -142,7 +147,7 @@ fn main() {
     };
     let mut scene = Scene::new();
     let half = build_container(&mut scene, opts.bodies);
-    let mut bodies = spawn_pile(&mut scene, opts.bodies, half);
+    let mut bodies = spawn_pile(&mut scene, opts.bodies, half, opts.hulls);
     let mut bullets = spawn_bullets(&mut scene, opts.bullets, half + WALL_GAP);
 
     let camera =
@@ -314,8 +319,9 @@ fn build_container(scene: &mut Scene, bodies: usize) -> Real {
 }
 
 /// Spheres (r = 0.5) and rotated boxes (half-extent 0.4) on a grid above the floor.
-fn spawn_pile(scene: &mut Scene, n: usize, half: Real) -> Vec<Body> {
+fn spawn_pile(scene: &mut Scene, n: usize, half: Real, hulls: bool) -> Vec<Body> {
     let mut rng = proxima_test_support::rng(2026);
+    let rock = Arc::new(rock_hull());
     let spacing = 1.25;
     let per_row = ((2.0 * half - 2.0) / spacing).floor().max(1.0) as usize;
     (0..n)
@@ -327,7 +333,9 @@ fn spawn_pile(scene: &mut Scene, n: usize, half: Real) -> Vec<Body> {
                 -half + 1.0 + z as Real * spacing + 0.5,
             );
             let rotation = proxima_test_support::gen::rotation(&mut rng);
-            let shape = if i % 2 == 0 {
+            let shape = if hulls && i % 16 == 7 {
+                ColliderShape::ConvexHull(Arc::clone(&rock))
+            } else if i % 2 == 0 {
                 ColliderShape::Sphere { radius: 0.5 }
             } else {
                 ColliderShape::Cuboid { half_extents: Vector::repeat(0.4) }
@@ -337,6 +345,24 @@ fn spawn_pile(scene: &mut Scene, n: usize, half: Real) -> Vec<Body> {
             Body { handle, position, rotation, velocity: Vector::zeros() }
         })
         .collect()
+}
+
+/// A rock: the hull of a cube's corners pulled in and the six face
+/// centres pushed out unevenly (14 vertices, about 0.9 across).
+fn rock_hull() -> ConvexHull {
+    let mut points = Vec::new();
+    for c in 0..8 {
+        let s = |bit: usize| if c & (1 << bit) == 0 { -0.3 } else { 0.3 };
+        points.push(Point::new(s(0), s(1) * 0.8, s(2)));
+    }
+    for (axis, reach) in [(0, 0.45), (1, 0.35), (2, 0.42)] {
+        for sign in [-1.0, 1.0] {
+            let mut p = Point::origin();
+            p[axis] = sign * reach;
+            points.push(p);
+        }
+    }
+    ConvexHull::try_new(&points).expect("a solid point cloud")
 }
 
 fn spawn_bullets(scene: &mut Scene, n: usize, wall_x: Real) -> Vec<Bullet> {
@@ -477,6 +503,7 @@ fn color_of(scene: &Scene, h: ColliderHandle) -> [f32; 3] {
         Some((STATIC, _)) => [0.75, 0.72, 0.68],
         Some((d, _)) if d & BULLET_BIT != 0 => [1.0, 0.2, 0.1],
         Some((_, ColliderShape::Sphere { .. })) => [0.25, 0.55, 0.95],
+        Some((_, ColliderShape::ConvexHull(_))) => [0.45, 0.75, 0.35],
         _ => [0.95, 0.65, 0.2],
     }
 }
@@ -534,7 +561,7 @@ fn compare_manifolds(scene: &Scene) {
     );
 }
 
-/// parry3d's twin of a placed sphere or box (the demo's body shapes).
+/// parry3d's twin of a placed sphere, box or hull (the demo's body shapes).
 fn parry_shape(shape: &WorldShape) -> Option<(parry3d::math::Pose, Box<dyn parry3d::shape::Shape>)> {
     use proxima_test_support::convert;
     Some(match shape {
@@ -548,6 +575,10 @@ fn parry_shape(shape: &WorldShape) -> Option<(parry3d::math::Pose, Box<dyn parry
         }
         WorldShape::Aabb(a) => {
             let (p, c) = convert::aabb_cuboid(a);
+            (p, Box::new(c))
+        }
+        WorldShape::ConvexHull(hull, pose) => {
+            let (p, c) = convert::convex_hull(hull, pose);
             (p, Box::new(c))
         }
         _ => return None,

@@ -65,10 +65,7 @@ fn random_hull(rng: &mut impl Rng, size: Real) -> (Arc<ConvexHull>, Isometry) {
 
 /// The same hull for parry, and its pose.
 fn parry_hull(hull: &ConvexHull, pose: &Isometry) -> (Pose, ConvexPolyhedron) {
-    let points: Vec<PVec> = hull.vertices().iter().map(convert::pt).collect();
-    let poly = ConvexPolyhedron::from_convex_hull(&points).expect("parry builds the hull of a hull's vertices");
-    let p = Pose::from_parts(convert::vec(&pose.translation.vector), convert::rot(&pose.rotation));
-    (p, poly)
+    convert::convex_hull(hull, pose)
 }
 
 fn scale_of(hull: &ConvexHull, pose: &Isometry) -> f64 {

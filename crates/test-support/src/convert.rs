@@ -1,7 +1,7 @@
 //! Conversions between proxima's nalgebra types and parry3d 0.31's glam types.
 
 use parry3d::math::{Pose, Rotation as PRot, Vector as PVec};
-use proxima_narrowphase::{Aabb, Capsule, Obb, Point, Rotation, Sphere, Triangle, Vector};
+use proxima_narrowphase::{Aabb, Capsule, ConvexHull, Isometry, Obb, Point, Rotation, Sphere, Triangle, Vector};
 
 /// nalgebra vector to parry vector.
 pub fn vec(v: &Vector) -> PVec {
@@ -67,4 +67,13 @@ pub fn capsule(c: &Capsule) -> (Pose, parry3d::shape::Capsule) {
 /// A triangle as a parry triangle (identity pose).
 pub fn triangle(t: &Triangle) -> (Pose, parry3d::shape::Triangle) {
     (Pose::identity(), parry3d::shape::Triangle::new(pt(t.a()), pt(t.b()), pt(t.c())))
+}
+
+/// A convex hull placed by `pose` as parry's `ConvexPolyhedron` (the hull of
+/// the same vertices) and its pose.
+pub fn convex_hull(hull: &ConvexHull, pose: &Isometry) -> (Pose, parry3d::shape::ConvexPolyhedron) {
+    let points: Vec<PVec> = hull.vertices().iter().map(pt).collect();
+    let poly = parry3d::shape::ConvexPolyhedron::from_convex_hull(&points)
+        .expect("parry builds the hull of a hull's vertices");
+    (Pose::from_parts(vec(&pose.translation.vector), rot(&pose.rotation)), poly)
 }
