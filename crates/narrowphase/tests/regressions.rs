@@ -716,21 +716,12 @@ fn b32_capsule_box_witness_points_differ_by_depth_times_normal() {
 /// The distance between the segment `[a, b]` and the triangle, in f64:
 /// relative to `a` (the differences of f32 values are exact), the distance
 /// to the triangle ([`dist_triangle_f64`]) is convex along the segment, and
-/// a ternary search on the segment's parameter finds its minimum.
+/// a golden-section search on the segment's parameter finds its minimum.
 fn segment_triangle_f64(a: &Point, b: &Point, t: &Triangle) -> f64 {
     let rel = |x: &Point| [0, 1, 2].map(|i| f64::from(x[i]) - f64::from(a[i]));
     let (d, tri) = (rel(b), t.vertices().map(|x| rel(&x)));
     let at = |s: f64| dist_triangle_f64(d.map(|x| x * s), tri);
-    let (mut lo, mut hi) = (0.0f64, 1.0f64);
-    for _ in 0..120 {
-        let (m1, m2) = (lo + (hi - lo) / 3.0, hi - (hi - lo) / 3.0);
-        if at(m1) <= at(m2) {
-            hi = m2;
-        } else {
-            lo = m1;
-        }
-    }
-    at(0.5 * (lo + hi)).min(at(0.0)).min(at(1.0))
+    proxima_test_support::minimize::convex_min(at, 0.0, 1.0, 80).value
 }
 
 /// B39, found by the seeded suite `gjk_vs_parry` (where a guard counted it

@@ -16,6 +16,7 @@ use parry3d::query;
 use proxima_narrowphase::*;
 use proxima_test_support::convert;
 use proxima_test_support::gen::{self, Placement};
+use proxima_test_support::minimize::convex_min;
 
 const CASES: usize = 200_000;
 type V = Vector3<f64>;
@@ -25,22 +26,13 @@ fn tri_f64(t: &Triangle) -> [V; 3] {
 }
 
 /// Distance from segment `[p, q]` to the triangle, f64: `t -> |x(t) - closest|`
-/// is convex, so ternary search finds its minimum.
+/// is convex, so golden-section search finds its minimum.
 fn segment_triangle_distance(p: &V, q: &V, tri: &[V; 3]) -> f64 {
     let f = |t: f64| {
         let x = p + (q - p) * t;
         (x - closest_on_triangle_f64(&x, &tri[0], &tri[1], &tri[2])).norm()
     };
-    let (mut lo, mut hi) = (0.0, 1.0);
-    for _ in 0..200 {
-        let (m1, m2) = (lo + (hi - lo) / 3.0, hi - (hi - lo) / 3.0);
-        if f(m1) <= f(m2) {
-            hi = m2;
-        } else {
-            lo = m1;
-        }
-    }
-    f(0.5 * (lo + hi)).min(f(0.0)).min(f(1.0))
+    convex_min(f, 0.0, 1.0, 80).value
 }
 
 fn support_triangle(tri: &[V; 3], n: &V) -> f64 {
