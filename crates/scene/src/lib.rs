@@ -25,6 +25,7 @@ mod query_overlap;
 mod query_ray;
 mod query_shape;
 mod scene;
+mod scene_poses;
 mod shape;
 mod slots;
 mod static_set;

@@ -53,6 +53,10 @@ pub struct Scene {
     /// restored scene starts empty: its first pipeline update reads all).
     #[cfg_attr(feature = "serde", serde(skip))]
     pub(crate) changes: ChangeLog,
+    /// [`set_poses`](Scene::set_poses)'s validated placements, kept between
+    /// calls so that a steady frame allocates nothing; empty between calls.
+    #[cfg_attr(feature = "serde", serde(skip))]
+    pub(crate) placements: Vec<(Isometry, WorldShape)>,
 }
 
 /// A [`Scene`] as a payload holds it, before validation: accepted only if
@@ -81,6 +85,7 @@ impl TryFrom<StoredScene> for Scene {
             inserted_since_rebuild: s.inserted_since_rebuild,
             dynamic_at_rebuild: s.dynamic_at_rebuild,
             changes: ChangeLog::default(),
+            placements: Vec::new(),
         };
         scene.validate().map_err(|e| format!("invalid scene: {}", e.0))?;
         Ok(scene)
@@ -201,12 +206,24 @@ impl Scene {
     /// assert_eq!(scene.cast_ray_closest(&ray, &QueryFilter::default()).unwrap().toi, 4.0);
     /// ```
     pub fn set_pose(&mut self, handle: ColliderHandle, pose: Isometry) -> Result<(), SceneError> {
-        self.check(handle)?;
-        let pose = validated_pose(&pose).map_err(|error| SceneError::InvalidPose { handle: Some(handle), error })?;
-        let collider = &self.colliders[handle.index];
-        let world = collider.desc.shape.placed(&pose)?;
+        let (pose, world) = self.placement(handle, &pose)?;
         self.replace(handle, world, Some(pose), None);
         Ok(())
+    }
+
+    /// The validated `pose` of a live collider and its shape placed there:
+    /// what [`set_pose`](Self::set_pose) installs, checked without changing
+    /// anything.
+    #[inline]
+    pub(crate) fn placement(
+        &self,
+        handle: ColliderHandle,
+        pose: &Isometry,
+    ) -> Result<(Isometry, WorldShape), SceneError> {
+        let collider = self.colliders.get(handle).ok_or(SceneError::StaleHandle)?;
+        let pose = validated_pose(pose).map_err(|error| SceneError::InvalidPose { handle: Some(handle), error })?;
+        let world = collider.desc.shape.placed(&pose)?;
+        Ok((pose, world))
     }
 
     /// Moves a collider without a CCD sweep: the previous pose becomes the new
@@ -303,7 +320,8 @@ impl Scene {
     }
 
     /// Installs validated new geometry and updates the tree.
-    fn replace(
+    #[inline]
+    pub(crate) fn replace(
         &mut self,
         handle: ColliderHandle,
         world: WorldShape,

@@ -60,15 +60,24 @@ fn run(mut pipeline: ContactPipeline) -> (usize, usize, usize) {
         })
         .collect();
     let mut rng = proxima_test_support::rng(7);
+    // Odd frames move the bodies in one `set_poses` call, from this buffer.
+    let mut poses: Vec<(ColliderHandle, Isometry)> = Vec::with_capacity(handles.len());
     let mut frame = |scene: &mut Scene, pipeline: &mut ContactPipeline, k: usize| {
+        poses.clear();
         for (h, (_, y, x, z)) in handles.iter().zip(&bodies) {
             // Jitter, and a slow slide that leaves the fat boxes now and then.
             let slide = 0.002 * (k % 50) as Real;
             let j = |rng: &mut _| uniform(rng, -1e-3, 1e-3);
             let t = Translation3::new(x + slide + j(&mut rng), y + j(&mut rng), z - slide + j(&mut rng));
             let tilt = Rotation::from_euler_angles(j(&mut rng), j(&mut rng), j(&mut rng));
-            scene.set_pose(*h, Isometry::from_parts(t, tilt)).unwrap();
+            let pose = Isometry::from_parts(t, tilt);
+            if k % 2 == 0 {
+                scene.set_pose(*h, pose).unwrap();
+            } else {
+                poses.push((*h, pose));
+            }
         }
+        scene.set_poses(&poses).unwrap();
         pipeline.update(scene);
         (pipeline.manifolds().len(), pipeline.contacts().len())
     };
