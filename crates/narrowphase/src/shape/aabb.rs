@@ -33,6 +33,7 @@ pub struct Aabb {
 
 impl Aabb {
     /// A box from its corners; rejects NaN, infinity and `min > max`.
+    #[inline]
     pub fn try_new(min: Point, max: Point) -> Result<Self, ShapeError> {
         if !is_finite_point(&min) || !is_finite_point(&max) {
             return Err(ShapeError::NonFinite("aabb corner"));
@@ -58,6 +59,7 @@ impl Aabb {
     }
 
     /// A box from its centre and non-negative half-extents.
+    #[inline]
     pub fn try_from_center(center: Point, half_extents: Vector) -> Result<Self, ShapeError> {
         if !is_finite_point(&center) || !is_finite_vec(&half_extents) {
             return Err(ShapeError::NonFinite("aabb centre or half-extents"));

@@ -22,6 +22,7 @@ pub struct Capsule {
 impl Capsule {
     /// A capsule around the segment `[a, b]`; rejects non-finite values, a
     /// negative radius, and a coordinate or radius beyond [`MAX_COORDINATE`] (`1e18`).
+    #[inline]
     pub fn try_new(a: Point, b: Point, radius: Real) -> Result<Self, ShapeError> {
         if !is_finite_point(&a) || !is_finite_point(&b) || !radius.is_finite() {
             return Err(ShapeError::NonFinite("capsule endpoint or radius"));

@@ -41,6 +41,7 @@ impl Obb {
     /// let obb = Obb::try_new(Point::origin(), rot, Vector::new(1.0, 1.0, 1.0)).unwrap();
     /// assert!((obb.aabb().max().x - 2f32.sqrt()).abs() < 1e-6);
     /// ```
+    #[inline]
     pub fn try_new(center: Point, rotation: Rotation, half_extents: Vector) -> Result<Self, ShapeError> {
         if !is_finite_point(&center) || !is_finite_vec(&half_extents) {
             return Err(ShapeError::NonFinite("obb centre or half-extents"));

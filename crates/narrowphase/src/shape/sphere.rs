@@ -28,6 +28,7 @@ impl Sphere {
     /// assert!(Sphere::try_new(Point::origin(), 1.0).is_ok());
     /// assert_eq!(Sphere::try_new(Point::origin(), -1.0), Err(ShapeError::NegativeRadius));
     /// ```
+    #[inline]
     pub fn try_new(center: Point, radius: Real) -> Result<Self, ShapeError> {
         if !is_finite_point(&center) || !radius.is_finite() {
             return Err(ShapeError::NonFinite("sphere centre or radius"));
