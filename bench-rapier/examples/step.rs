@@ -54,7 +54,8 @@ fn main() {
     assert_eq!(names[0], "parry3d", "the first contender is the reference of the speed-ups");
     let steps = frames.len() - 1;
     let mut best = vec![vec![f64::INFINITY; steps]; contenders.len()];
-    let mut phases = vec![[0.0f64; 3]; contenders.len()];
+    // Per contender and third of the run: poses in, pair search, manifolds.
+    let mut phases = vec![[[0.0f64; 3]; 3]; contenders.len()];
     let mut agreements = vec![Agreement::default(); contenders.len()];
     let (mut reference, mut other, mut previous) = (Vec::new(), Vec::new(), Vec::new());
     // Steps where a proxima contender's deepest points differ from the first proxima contender's.
@@ -72,7 +73,8 @@ fn main() {
                 black_box(&mut contenders[c]);
                 best[c][k - 1] = best[c][k - 1].min(ms);
                 let p = contenders[c].phases();
-                for (sum, d) in phases[c].iter_mut().zip([p.poses, p.pair_search, p.manifolds]) {
+                let third = usize::from(k - 1 >= steps / 3) + usize::from(k - 1 >= 2 * steps / 3);
+                for (sum, d) in phases[c][third].iter_mut().zip([p.poses, p.pair_search, p.manifolds]) {
                     *sum += d.as_secs_f64() * 1e3;
                 }
             }
@@ -120,9 +122,25 @@ fn main() {
     }
 
     let runs = (passes * steps) as f64;
-    println!("\nwhere the time goes (ms per step, mean over every pass): poses in / pair search / manifolds");
+    println!(
+        "\nwhere the time goes (ms per step, mean over every pass): poses in / pair search / manifolds, over the run \
+         and in each third"
+    );
     for (name, p) in names.iter().zip(&phases) {
-        println!("{name:<18} {:.3} / {:.3} / {:.3}", p[0] / runs, p[1] / runs, p[2] / runs);
+        let whole: [f64; 3] = core::array::from_fn(|i| p.iter().map(|t| t[i]).sum::<f64>() / runs);
+        let third = |t: usize| {
+            let n = (passes * thirds[t].len()) as f64;
+            format!("{:.2} / {:.2} / {:.2}", p[t][0] / n, p[t][1] / n, p[t][2] / n)
+        };
+        println!(
+            "{name:<18} {:.3} / {:.3} / {:.3}   falling {}   piling {}   resting {}",
+            whole[0],
+            whole[1],
+            whole[2],
+            third(0),
+            third(1),
+            third(2)
+        );
     }
     println!("\nlast step: candidate pairs, manifolds with points, manifold points");
     for contender in &contenders {
