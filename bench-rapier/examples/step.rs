@@ -73,7 +73,8 @@ fn main() {
                 black_box(&mut contenders[c]);
                 best[c][k - 1] = best[c][k - 1].min(ms);
                 let p = contenders[c].phases();
-                let third = usize::from(k - 1 >= steps / 3) + usize::from(k - 1 >= 2 * steps / 3);
+                // Step `k - 1` of the run, in the thirds of `thirds` below.
+                let third = usize::from(k > steps / 3) + usize::from(k > 2 * steps / 3);
                 for (sum, d) in phases[c][third].iter_mut().zip([p.poses, p.pair_search, p.manifolds]) {
                     *sum += d.as_secs_f64() * 1e3;
                 }
