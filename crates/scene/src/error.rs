@@ -63,6 +63,12 @@ pub enum SceneError {
         /// What is wrong with the pose.
         error: PoseError,
     },
+    /// A cast's motion has a NaN or infinite component, or carries the
+    /// shape beyond the finite range ([`Scene::cast_shape`](crate::Scene::cast_shape)).
+    InvalidMotion,
+    /// Only convex shapes can be cast: a triangle mesh cannot
+    /// ([`Scene::cast_shape`](crate::Scene::cast_shape)).
+    ShapeNotConvex,
 }
 
 /// Why a pose was rejected. Every collider's pose follows one rule: a finite
@@ -107,6 +113,8 @@ impl fmt::Display for SceneError {
                 write!(f, "invalid pose for collider {}: {error}", h.index())
             }
             Self::InvalidPose { handle: None, error } => write!(f, "invalid pose: {error}"),
+            Self::InvalidMotion => f.write_str("the motion is NaN, infinite or leaves the finite range"),
+            Self::ShapeNotConvex => f.write_str("only convex shapes can be cast (not a triangle mesh)"),
         }
     }
 }

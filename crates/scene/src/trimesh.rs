@@ -19,6 +19,7 @@ use proxima_narrowphase::{intersects_aabb_aabb, Aabb, Isometry, Point, RayHit, R
 use crate::error::MeshError;
 
 mod build;
+mod cast_convex;
 mod manifold;
 mod mesh_mesh;
 mod query_ray;
