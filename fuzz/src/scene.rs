@@ -132,7 +132,7 @@ impl World {
     }
 
     /// The documented verdict of placing `shape` at `pose` for the collider
-    /// `handle` (`None` on insertion): CCD on a non-sphere, then the pose
+    /// `handle` (`None` on insertion): CCD on a mesh, then the pose
     /// rule of every shape, then the shape's own checks at the renormalised
     /// pose (the narrowphase constructors' own checks are fuzzed by the
     /// narrowphase target).
@@ -142,8 +142,8 @@ impl World {
         ccd: bool,
         handle: Option<ColliderHandle>,
     ) -> Result<(), SceneError> {
-        if ccd && !matches!(shape, ColliderShape::Sphere { .. }) {
-            return Err(SceneError::CcdNeedsSphere);
+        if ccd && matches!(shape, ColliderShape::TriMesh(_)) {
+            return Err(SceneError::ShapeNotConvex);
         }
         let pose = &stored_pose(pose).map_err(|error| SceneError::InvalidPose { handle, error })?;
         let c = Point::from(pose.translation.vector);
@@ -413,12 +413,13 @@ impl World {
                 }
             }
         }
-        // CCD impacts: a live CCD sphere against another collider its groups
-        // accept, at a toi in [0, 1], sorted by collider.
+        // CCD impacts: a live convex CCD collider against another collider
+        // its groups accept, at a toi in [0, 1], sorted by collider.
         for imp in self.pipeline.ccd_impacts() {
             let c = self.scene.get(imp.collider).expect("live CCD collider");
             let o = self.scene.get(imp.other).expect("live other collider");
-            assert!(c.ccd() && matches!(c.world_shape(), WorldShape::Sphere(_)), "impact of a non-CCD collider");
+            assert!(c.ccd(), "impact of a non-CCD collider");
+            assert!(!matches!(c.world_shape(), WorldShape::TriMesh(..)), "CCD impact of a mesh");
             assert!(imp.other != imp.collider, "CCD impact with itself: {imp:?}");
             assert!(
                 c.groups().interacts_with(o.groups()),

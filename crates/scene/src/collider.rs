@@ -84,7 +84,8 @@ pub struct ColliderDesc {
     /// Collision groups, for pair filtering and query filters.
     pub groups: CollisionGroups,
     /// Continuous collision: the collider is swept from its previous pose to
-    /// its new one each frame, and its earliest impact reported (spheres only).
+    /// its new one each frame, and its earliest impact reported (convex
+    /// shapes: the translation is swept, at the new orientation).
     pub ccd: bool,
     /// Free for the user (an entity id, say).
     pub user_data: u64,
@@ -192,7 +193,13 @@ impl ColliderDesc {
         self
     }
 
-    /// The same description with continuous collision on.
+    /// The same description with continuous collision on: each pipeline
+    /// update sweeps the collider from its previous position to its current
+    /// one ([`Scene::cast_shape`](crate::Scene::cast_shape), at its current
+    /// orientation: the rotation of the step is not swept) and reports the
+    /// first collider in the way as a
+    /// [`CcdImpact`](crate::CcdImpact). Every convex shape; a triangle mesh
+    /// is refused with [`SceneError::ShapeNotConvex`](crate::SceneError::ShapeNotConvex).
     pub fn with_ccd(mut self) -> Self {
         self.ccd = true;
         self

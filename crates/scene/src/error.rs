@@ -51,7 +51,10 @@ pub enum SceneError {
     StaleHandle,
     /// The shape or pose is invalid (NaN, infinity, negative size).
     InvalidShape(ShapeError),
-    /// Only spheres can be flagged for continuous collision.
+    /// No longer returned: continuous collision takes every convex shape,
+    /// and a triangle mesh flagged for it is refused with
+    /// [`ShapeNotConvex`](Self::ShapeNotConvex).
+    #[deprecated(note = "continuous collision takes every convex shape; a mesh is refused with ShapeNotConvex")]
     CcdNeedsSphere,
     /// A prediction distance must be finite and `>= 0`.
     InvalidPrediction,
@@ -66,8 +69,9 @@ pub enum SceneError {
     /// A cast's motion has a NaN or infinite component, or carries the
     /// shape beyond the finite range ([`Scene::cast_shape`](crate::Scene::cast_shape)).
     InvalidMotion,
-    /// Only convex shapes can be cast: a triangle mesh cannot
-    /// ([`Scene::cast_shape`](crate::Scene::cast_shape)).
+    /// Only convex shapes can be cast or flagged for continuous collision: a
+    /// triangle mesh cannot ([`Scene::cast_shape`](crate::Scene::cast_shape),
+    /// [`ColliderDesc::with_ccd`](crate::ColliderDesc::with_ccd)).
     ShapeNotConvex,
 }
 
@@ -107,6 +111,7 @@ impl fmt::Display for SceneError {
         match self {
             Self::StaleHandle => f.write_str("stale or foreign collider handle"),
             Self::InvalidShape(e) => write!(f, "invalid collider: {e}"),
+            #[allow(deprecated)]
             Self::CcdNeedsSphere => f.write_str("continuous collision is supported for spheres only"),
             Self::InvalidPrediction => f.write_str("the prediction distance must be finite and non-negative"),
             Self::InvalidPose { handle: Some(h), error } => {
@@ -114,7 +119,9 @@ impl fmt::Display for SceneError {
             }
             Self::InvalidPose { handle: None, error } => write!(f, "invalid pose: {error}"),
             Self::InvalidMotion => f.write_str("the motion is NaN, infinite or leaves the finite range"),
-            Self::ShapeNotConvex => f.write_str("only convex shapes can be cast (not a triangle mesh)"),
+            Self::ShapeNotConvex => {
+                f.write_str("only convex shapes can be cast or swept by continuous collision (not a triangle mesh)")
+            }
         }
     }
 }

@@ -3,7 +3,7 @@
 //! `frame.rs` runs a frame: `mirror.rs` keeps the pair search in step with
 //! the scene and finds the candidates (`chooser.rs` picks the search under
 //! `PairSearch::Auto`), `narrow.rs` runs their exact tests, `ccd.rs` sweeps
-//! the CCD spheres; `output.rs` holds what a frame reports.
+//! the CCD colliders; `output.rs` holds what a frame reports.
 
 mod ccd;
 mod chooser;

@@ -126,8 +126,8 @@ impl Scene {
     /// assert_eq!(scene.len(), 1);
     /// ```
     pub fn insert(&mut self, desc: ColliderDesc) -> Result<ColliderHandle, SceneError> {
-        if desc.ccd && !matches!(desc.shape, ColliderShape::Sphere { .. }) {
-            return Err(SceneError::CcdNeedsSphere);
+        if desc.ccd && matches!(desc.shape, ColliderShape::TriMesh(_)) {
+            return Err(SceneError::ShapeNotConvex);
         }
         let pose = validated_pose(&desc.pose).map_err(|error| SceneError::InvalidPose { handle: None, error })?;
         let desc = ColliderDesc { pose, ..desc };
@@ -227,7 +227,7 @@ impl Scene {
     }
 
     /// Moves a collider without a CCD sweep: the previous pose becomes the new
-    /// pose too (respawns, or placing a CCD sphere at its time of impact).
+    /// pose too (respawns, or placing a CCD collider at its time of impact).
     ///
     /// ```
     /// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; pub(crate) use ::proxima_scene as scene; }
@@ -252,7 +252,7 @@ impl Scene {
         Ok(())
     }
 
-    /// Changes a collider's shape (CCD colliders must stay spheres).
+    /// Changes a collider's shape (a CCD collider's must stay convex).
     ///
     /// ```
     /// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; pub(crate) use ::proxima_scene as scene; }
@@ -268,8 +268,8 @@ impl Scene {
     pub fn set_shape(&mut self, handle: ColliderHandle, shape: ColliderShape) -> Result<(), SceneError> {
         self.check(handle)?;
         let collider = &self.colliders[handle.index];
-        if collider.desc.ccd && !matches!(shape, ColliderShape::Sphere { .. }) {
-            return Err(SceneError::CcdNeedsSphere);
+        if collider.desc.ccd && matches!(shape, ColliderShape::TriMesh(_)) {
+            return Err(SceneError::ShapeNotConvex);
         }
         let world = shape.placed(&collider.desc.pose)?;
         self.replace(handle, world, None, Some(shape));

@@ -56,15 +56,25 @@ fn negative_size_is_rejected() {
     assert!(scene.is_empty());
 }
 
+fn one_triangle() -> Arc<TriMesh> {
+    let vertices = vec![Point::origin(), Point::new(1.0, 0.0, 0.0), Point::new(0.0, 1.0, 0.0)];
+    Arc::new(TriMesh::new(vertices, vec![[0, 1, 2]]).unwrap())
+}
+
 #[test]
-fn ccd_needs_a_sphere() {
+fn ccd_needs_a_convex_shape() {
     let mut scene = Scene::new();
-    let desc = ColliderDesc::new(ColliderShape::Cuboid { half_extents: Vector::repeat(1.0) }, Isometry::identity());
-    assert_eq!(scene.insert(desc.with_ccd()).unwrap_err(), SceneError::CcdNeedsSphere);
-    let s = scene.insert(sphere(0.0).with_ccd()).unwrap();
-    let err = scene.set_shape(s, ColliderShape::Cuboid { half_extents: Vector::repeat(1.0) });
-    assert_eq!(err.unwrap_err(), SceneError::CcdNeedsSphere);
-    assert!(matches!(scene.get(s).unwrap().shape(), ColliderShape::Sphere { .. }));
+    let mesh = ColliderShape::TriMesh(one_triangle());
+    let desc = ColliderDesc::new(mesh.clone(), Isometry::identity());
+    assert_eq!(scene.insert(desc.with_ccd()).unwrap_err(), SceneError::ShapeNotConvex);
+    assert!(scene.is_empty());
+    // Every convex shape takes the flag.
+    let cube = ColliderDesc::new(ColliderShape::Cuboid { half_extents: Vector::repeat(1.0) }, Isometry::identity());
+    let c = scene.insert(cube.with_ccd()).unwrap();
+    let err = scene.set_shape(c, mesh);
+    assert_eq!(err.unwrap_err(), SceneError::ShapeNotConvex);
+    assert!(matches!(scene.get(c).unwrap().shape(), ColliderShape::Cuboid { .. }));
+    scene.set_shape(c, ColliderShape::Capsule { half_height: 1.0, radius: 0.5 }).unwrap();
 }
 
 #[test]
@@ -270,7 +280,7 @@ fn rejected_inserts_leave_no_trace() {
     let a = scene.insert(sphere(0.0)).unwrap();
     for bad in [
         ColliderDesc::new(ColliderShape::Sphere { radius: f32::NAN }, Isometry::identity()),
-        ColliderDesc::new(ColliderShape::Cuboid { half_extents: Vector::repeat(1.0) }, Isometry::identity()).with_ccd(),
+        ColliderDesc::new(ColliderShape::TriMesh(one_triangle()), Isometry::identity()).with_ccd(),
         sphere(f32::NEG_INFINITY).fixed(),
     ] {
         assert!(scene.insert(bad).is_err());
@@ -284,7 +294,7 @@ fn rejected_inserts_leave_no_trace() {
 #[test]
 fn error_messages_name_the_problem() {
     assert!(SceneError::StaleHandle.to_string().contains("stale"));
-    assert!(SceneError::CcdNeedsSphere.to_string().contains("sphere"));
+    assert!(SceneError::ShapeNotConvex.to_string().contains("convex"));
     let e = SceneError::from(ShapeError::NegativeRadius);
     assert_eq!(e, SceneError::InvalidShape(ShapeError::NegativeRadius));
     assert!(e.to_string().contains("radius"));

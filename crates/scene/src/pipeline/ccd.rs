@@ -1,7 +1,7 @@
-//! The pipeline's continuous collision: each CCD sphere swept from its
+//! The pipeline's continuous collision: each CCD collider swept from its
 //! previous pose to its current one against the scene.
 
-use proxima_narrowphase::{Sphere, Vector};
+use proxima_narrowphase::{Isometry, Sphere, Vector};
 
 use super::{CcdImpact, ContactPipeline};
 use crate::filter::QueryFilter;
@@ -9,25 +9,36 @@ use crate::scene::Scene;
 use crate::shape::WorldShape;
 
 impl ContactPipeline {
-    /// Sweeps every CCD sphere from its previous centre to its current one.
+    /// Sweeps every CCD collider by the translation from its previous pose
+    /// to its current one: a sphere from its previous centre, any other
+    /// convex shape at its current orientation (the rotation of the step is
+    /// not swept) from its previous position.
     pub(super) fn sweep_ccd(&mut self, scene: &mut Scene) {
         self.ccd.clear();
         for &slot in &self.touched {
             let Some(collider) = scene.colliders.get_slot(slot) else { continue };
-            let WorldShape::Sphere(now) = &collider.world else { continue };
             if !collider.desc.ccd {
                 continue;
             }
             let start = collider.previous_pose.translation.vector;
-            let motion: Vector = now.center().coords - start;
+            let now = collider.desc.pose.translation.vector;
+            let motion: Vector = now - start;
             if motion == Vector::zeros() {
                 continue;
             }
-            let Ok(from) = Sphere::try_new(start.into(), now.radius()) else { continue };
             let me = [scene.handle_of(slot)];
             // A sensor is not in the way: a bullet passes through a trigger.
             let filter = QueryFilter::excluding(&me).groups(collider.desc.groups).exclude_sensors();
-            if let Some(hit) = scene.cast_sphere(&from, &motion, &filter) {
+            let hit = if let WorldShape::Sphere(ball) = &collider.world {
+                let Ok(from) = Sphere::try_new(start.into(), ball.radius()) else { continue };
+                scene.cast_sphere(&from, &motion, &filter)
+            } else {
+                // A stored pose at a stored translation: valid, and the shape
+                // was placed at both ends (insertion keeps meshes out of CCD).
+                let from = Isometry::from_parts(start.into(), collider.desc.pose.rotation);
+                scene.cast_shape(&collider.desc.shape, &from, &motion, &filter).ok().flatten()
+            };
+            if let Some(hit) = hit {
                 self.ccd.push(CcdImpact { collider: me[0], other: hit.collider, hit: hit.hit });
             }
         }

@@ -10,7 +10,7 @@ use crate::pair_rules::{diff_pairs, PairHooks, SensorEvent};
 use crate::scene::Scene;
 
 impl ContactPipeline {
-    /// Runs one frame and returns its contact events. CCD spheres are swept
+    /// Runs one frame and returns its contact events. CCD colliders are swept
     /// from their previous pose to their current one; afterwards every
     /// collider's previous pose is set to its current pose.
     ///

@@ -47,11 +47,11 @@ pub enum ContactEvent {
     },
 }
 
-/// A CCD sphere's earliest impact during its last motion.
+/// A CCD collider's earliest impact during its last motion.
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct CcdImpact {
-    /// The sphere flagged for continuous collision.
+    /// The collider flagged for continuous collision.
     pub collider: ColliderHandle,
     /// What it hit first.
     pub other: ColliderHandle,
@@ -68,7 +68,7 @@ pub struct FrameStats {
     pub broadphase: Duration,
     /// Time spent in exact contact tests.
     pub narrowphase: Duration,
-    /// Time spent sweeping CCD spheres.
+    /// Time spent sweeping CCD colliders.
     pub ccd: Duration,
     /// Colliders the pipeline read from the scene: those inserted, removed,
     /// moved, reshaped or re-grouped since its last update (every collider
