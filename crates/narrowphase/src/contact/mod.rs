@@ -17,6 +17,7 @@ mod obb_obb;
 mod obb_triangle;
 mod sphere_aabb;
 mod sphere_capsule;
+mod sphere_hull;
 mod sphere_obb;
 mod sphere_sphere;
 mod sphere_triangle;
@@ -34,6 +35,7 @@ pub use obb_obb::{contact_obb_obb, OBB_EDGE_AXIS_MIN_SINE, OBB_EDGE_AXIS_REL_TOL
 pub use obb_triangle::contact_obb_triangle;
 pub use sphere_aabb::contact_sphere_aabb;
 pub use sphere_capsule::contact_sphere_capsule;
+pub use sphere_hull::{contact_manifold_sphere_hull, contact_sphere_hull};
 pub use sphere_obb::contact_sphere_obb;
 pub use sphere_sphere::contact_sphere_sphere;
 pub use sphere_triangle::contact_sphere_triangle;
