@@ -3,8 +3,8 @@
 
 use proxima_narrowphase::{
     contact_manifold_capsule_capsule, contact_manifold_capsule_obb, contact_manifold_obb_obb,
-    contact_manifold_sphere_capsule, contact_manifold_sphere_obb, contact_manifold_sphere_sphere, ContactManifold,
-    Real,
+    contact_manifold_sphere_capsule, contact_manifold_sphere_hull, contact_manifold_sphere_obb,
+    contact_manifold_sphere_sphere, ContactManifold, Real,
 };
 
 use crate::contact::as_obb;
@@ -87,6 +87,8 @@ fn split(
             None
         }
         (S::TriMesh(..), S::ConvexHull(..)) => flip_split(b, a, p, scratch, out),
+        (S::Sphere(s), S::ConvexHull(hull, pose)) => contact_manifold_sphere_hull(s, hull, pose, p),
+        (S::ConvexHull(..), S::Sphere(_)) => flip_split(b, a, p, scratch, out),
         (S::ConvexHull(..), S::ConvexHull(..) | S::Aabb(_) | S::Obb(_))
         | (S::Aabb(_) | S::Obb(_), S::ConvexHull(..)) => manifold_polytopes(&as_polytope(a)?, &as_polytope(b)?, p),
         (S::ConvexHull(..), _) | (_, S::ConvexHull(..)) => manifold_convex(&as_convex(a)?, &as_convex(b)?, p),
