@@ -5,6 +5,10 @@
 //!   0.02; about half touch), proxima's `contact_manifolds` (GJK/EPA and face
 //!   clipping) against parry's `DefaultQueryDispatcher::contact_manifolds`;
 //! - `hull_overlap`: `intersects_convex` against parry's `intersection_test`;
+//! - `hull_contact/sphere_hull`: sphere-hull contacts (centres within 1.4 of
+//!   the hull, radii 0.1 to 0.6),
+//!   the closed form `contact_sphere_hull` and the GJK/EPA `contact_convex`
+//!   it replaced in the scene against parry's `query::contact`;
 //! - `hull_ray`: solid ray casts (`WorldShape::cast_ray`, the face planes)
 //!   against parry's `cast_ray` (a GJK ray cast).
 //!
@@ -18,7 +22,7 @@ use std::sync::Arc;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use parry3d::math::{Pose, Vector as PVec};
 use parry3d::query::{self, PersistentQueryDispatcher, Ray as PRay, RayCast};
-use parry3d::shape::{ConvexPolyhedron, Cuboid};
+use parry3d::shape::{Ball, ConvexPolyhedron, Cuboid};
 use proxima::nalgebra::Translation3;
 use proxima::narrowphase::*;
 use proxima::scene::{contact_manifolds, ColliderShape, WorldShape};
@@ -141,6 +145,63 @@ fn overlap(c: &mut Criterion) {
     g.finish();
 }
 
+/// A placed hull as the scene's support map: GJK starts from its box's
+/// centre.
+struct Centred<'a>(&'a WorldShape);
+
+impl SupportMap for Centred<'_> {
+    fn support(&self, dir: &Vector) -> Point {
+        Placed(self.0).support(dir)
+    }
+    fn core_center(&self) -> Point {
+        let WorldShape::ConvexHull(hull, pose) = self.0 else { unreachable!("hulls only") };
+        pose.transform_point(&hull.aabb().center())
+    }
+}
+
+fn sphere_contacts(c: &mut Criterion) {
+    let mut rng = proxima_test_support::rng(0xB5);
+    let cases: Vec<(WorldShape, Sphere, Pose, ConvexPolyhedron, Pose, Ball)> = (0..PAIRS)
+        .map(|_| {
+            let (h, pose) = hull(&mut rng, Vector::zeros());
+            let centre =
+                Point::new(uniform(&mut rng, -1.4, 1.4), uniform(&mut rng, -1.4, 1.4), uniform(&mut rng, -1.4, 1.4));
+            let s = Sphere::new(centre, uniform(&mut rng, 0.1, 0.6));
+            let placed = ColliderShape::ConvexHull(h.clone()).placed(&pose).unwrap();
+            (placed, s, parry_pose(&pose), parry_hull(&h), cv::pose_at(&centre), Ball::new(s.radius()))
+        })
+        .collect();
+    let mut g = c.benchmark_group("hull_contact/sphere_hull");
+    g.throughput(Throughput::Elements(PAIRS as u64));
+    g.bench_function("proxima", |bench| {
+        bench.iter(|| {
+            black_box(&cases)
+                .iter()
+                .filter(|(h, s, ..)| {
+                    let WorldShape::ConvexHull(hull, pose) = h else { unreachable!("hulls only") };
+                    contact_sphere_hull(s, hull, pose).is_some()
+                })
+                .count()
+        })
+    });
+    g.bench_function("proxima_gjk", |bench| {
+        bench.iter(|| {
+            black_box(&cases).iter().filter(|(h, s, ..)| contact_convex(s, &Centred(h), 0.0).is_some()).count()
+        })
+    });
+    g.bench_function("parry3d", |bench| {
+        bench.iter(|| {
+            black_box(&cases)
+                .iter()
+                .filter(|(_, _, ph, poly, ps, ball)| {
+                    query::contact(ps, ball, ph, poly, 0.0).expect("supported").is_some()
+                })
+                .count()
+        })
+    });
+    g.finish();
+}
+
 fn rays(c: &mut Criterion) {
     let mut rng = proxima_test_support::rng(0xB4);
     let cases: Vec<(WorldShape, Pose, ConvexPolyhedron, Ray)> = (0..PAIRS)
@@ -173,5 +234,5 @@ fn rays(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, manifolds, overlap, rays);
+criterion_group!(benches, manifolds, overlap, sphere_contacts, rays);
 criterion_main!(benches);
