@@ -33,21 +33,21 @@
 //!
 //! `cargo test --release -p proxima-narrowphase --test sphere_hull_vs_parry`
 
+mod common_hull;
 mod common_np;
 
-use common_np::closest_on_triangle_f64;
 use parry3d::math::Pose;
 use parry3d::query;
 use parry3d::shape::{Ball, ConvexPolyhedron};
 use proxima_narrowphase::{
     contact_convex, contact_manifold_sphere_hull, contact_sphere_hull, Contact, ConvexHull, Isometry, Point, Real,
-    Sphere, SupportMap, Vector,
+    Sphere, Vector,
 };
 use proxima_test_support::convert::{convex_hull, from_vec, pose_at};
 use proxima_test_support::gen::{rotation, uniform, unit_vector};
-use proxima_test_support::{Rng, SmallRng};
+use proxima_test_support::SmallRng;
 
-type V64 = nalgebra::Vector3<f64>;
+use common_hull::{cloud, Placed, Posed, V64};
 
 /// Random cases per offset in release builds (a twentieth in debug).
 const CASES: usize = if cfg!(debug_assertions) { 6_000 } else { 120_000 };
@@ -61,109 +61,6 @@ const PARRY_SLACK: Real = 1e-4;
 const GJK_SLACK: Real = 4e-6;
 /// Normal tolerance against parry and GJK/EPA (norm of the difference).
 const PARRY_NORMAL: Real = 1e-2;
-
-/// A hull placed in the world, with the f64 data of the oracle.
-struct Placed {
-    hull: ConvexHull,
-    pose: Isometry,
-    /// Size `L`: the largest extent of the hull's box.
-    l: Real,
-    /// The fan triangles of every face (local frame, f64).
-    tris: Vec<[V64; 3]>,
-    /// Each face's plane through its own vertices: Newell normal, offset.
-    planes: Vec<(V64, f64)>,
-    /// The rotation and translation in f64.
-    rot: nalgebra::Matrix3<f64>,
-    shift: V64,
-    /// parry's polyhedron of the same vertices and its pose, when parry
-    /// keeps every vertex (see [`parry_hull`]).
-    parry: Option<(Pose, ConvexPolyhedron)>,
-}
-
-impl Placed {
-    fn new(hull: ConvexHull, pose: Isometry) -> Self {
-        let v = |i: u32| hull.vertices()[i as usize].coords.cast::<f64>();
-        let (mut tris, mut planes) = (Vec::new(), Vec::new());
-        for k in 0..hull.faces().len() {
-            let lp = hull.face_vertices(k);
-            let mut n = V64::zeros();
-            let mut mean = V64::zeros();
-            for (j, &a) in lp.iter().enumerate() {
-                let (p, q) = (v(a), v(lp[(j + 1) % lp.len()]));
-                n += V64::new((p.y - q.y) * (p.z + q.z), (p.z - q.z) * (p.x + q.x), (p.x - q.x) * (p.y + q.y));
-                mean += p / lp.len() as f64;
-            }
-            let n = n.normalize();
-            planes.push((n, n.dot(&mean)));
-            for j in 1..lp.len() - 1 {
-                tris.push([v(lp[0]), v(lp[j]), v(lp[j + 1])]);
-            }
-        }
-        let l = (hull.aabb().max() - hull.aabb().min()).max();
-        let rot = pose.rotation.to_rotation_matrix().into_inner().cast::<f64>();
-        let shift = pose.translation.vector.cast::<f64>();
-        Self { hull, pose, l, tris, planes, rot, shift, parry: None }
-    }
-
-    /// A world point in the hull's frame, in f64.
-    fn local(&self, p: &Point) -> V64 {
-        self.rot.transpose() * (p.coords.cast::<f64>() - self.shift)
-    }
-
-    /// The oracle: signed distance from `p` (world) to the surface, the
-    /// closest surface point (local, f64) and the least plane depth.
-    fn oracle(&self, p: &Point) -> (f64, V64) {
-        let c = self.local(p);
-        let mut best = (f64::INFINITY, V64::zeros());
-        for [a, b, t] in &self.tris {
-            let q = closest_on_triangle_f64(&c, a, b, t);
-            let d = (c - q).norm();
-            if d < best.0 {
-                best = (d, q);
-            }
-        }
-        let inside = self.planes.iter().all(|(n, o)| n.dot(&c) <= *o);
-        (if inside { -best.0 } else { best.0 }, best.1)
-    }
-
-    /// The unsigned distance from a world point to the surface.
-    fn off_surface(&self, p: &Point) -> f64 {
-        let c = self.local(p);
-        self.tris
-            .iter()
-            .map(|[a, b, t]| (c - closest_on_triangle_f64(&c, a, b, t)).norm())
-            .fold(f64::INFINITY, f64::min)
-    }
-}
-
-/// The placed hull as a support map, for `contact_convex`.
-struct Posed<'a>(&'a Placed);
-
-impl SupportMap for Posed<'_> {
-    fn support(&self, dir: &Vector) -> Point {
-        let local = self.0.pose.rotation.inverse_transform_vector(dir);
-        self.0.pose.transform_point(&self.0.hull.support_point(&local))
-    }
-    fn core_center(&self) -> Point {
-        self.0.pose.transform_point(&self.0.hull.aabb().center())
-    }
-}
-
-/// A random cloud: in a box, on a sphere, or a slab 1-5% thick, of size
-/// 0.1..10, 6 to 40 points.
-fn cloud(rng: &mut SmallRng) -> Vec<Point> {
-    let n = rng.random_range(6..=40);
-    let size = 10f32.powf(uniform(rng, -1.0, 1.0));
-    let kind = rng.random_range(0..3);
-    let flat = uniform(rng, 0.01, 0.05);
-    (0..n)
-        .map(|_| match kind {
-            0 => Point::new(uniform(rng, -1.0, 1.0), uniform(rng, -1.0, 1.0), uniform(rng, -1.0, 1.0)) * size,
-            1 => Point::from(unit_vector(rng) * size),
-            _ => Point::new(uniform(rng, -1.0, 1.0), uniform(rng, -1.0, 1.0), flat * uniform(rng, -1.0, 1.0)) * size,
-        })
-        .collect()
-}
 
 /// A random sphere around the placed hull: centre in its box grown by
 /// `0.2 L`, radius `0..0.4 L` (30-40% hits).

@@ -1,9 +1,11 @@
 //! Contacts for physics: where two shapes touch and how deep they overlap.
 
 mod capsule_capsule;
+mod capsule_hull;
 mod capsule_obb;
 mod capsule_triangle;
 pub use capsule_capsule::contact_capsule_capsule;
+pub use capsule_hull::{contact_capsule_hull, contact_manifold_capsule_hull};
 pub use capsule_obb::contact_capsule_obb;
 pub use capsule_triangle::contact_capsule_triangle;
 mod clip;

@@ -7,24 +7,24 @@ use crate::math::{normalize_any, within_distance, Isometry, Point, Real, UnitVec
 use crate::shape::{ConvexHull, Sphere};
 
 /// Feature id of a contact on the interior of face `k`: `k` itself.
-const FACE_ID: u32 = 0;
+pub(super) const FACE_ID: u32 = 0;
 /// Feature id of a contact on the interior of edge `e`: `EDGE_ID | e`.
-const EDGE_ID: u32 = 1 << 30;
+pub(super) const EDGE_ID: u32 = 1 << 30;
 /// Feature id of a contact at vertex `v`: `VERTEX_ID | v`.
-const VERTEX_ID: u32 = 2 << 30;
+pub(super) const VERTEX_ID: u32 = 2 << 30;
 
 /// The hull's side of a sphere-hull contact, in the hull's local frame.
-struct HullSide {
+pub(super) struct HullSide {
     /// The hull point: the closest to the centre (centre outside), or the
     /// centre's projection on the face of least penetration (inside).
-    point: Point,
+    pub(super) point: Point,
     /// Unit normal from the sphere to the hull.
-    normal: Vector,
+    pub(super) normal: Vector,
     /// Signed distance from the centre to the hull surface: positive
     /// outside, `<= 0` inside.
-    distance: Real,
+    pub(super) distance: Real,
     /// The feature of the hull holding `point` (see [`FACE_ID`]).
-    feature: u32,
+    pub(super) feature: u32,
 }
 
 /// The hull side of the contact of a centre `c` (hull frame) with `hull`,
@@ -53,7 +53,7 @@ struct HullSide {
 /// plane), so a sign flipped by rounding moves the point and the distance by
 /// at most about that tolerance and the normal by at most that over the
 /// distance.
-fn hull_side(c: &Point, hull: &ConvexHull, reach: Real) -> Option<HullSide> {
+pub(super) fn hull_side(c: &Point, hull: &ConvexHull, reach: Real) -> Option<HullSide> {
     let faces = hull.faces();
     let gap = |k: usize| faces[k].normal().dot(&c.coords) - faces[k].offset();
     let (mut top, mut top_s) = (0, Real::NEG_INFINITY);

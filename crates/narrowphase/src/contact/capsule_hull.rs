@@ -1,0 +1,248 @@
+//! Contact between a capsule and a placed convex hull, in closed form: the
+//! closest points of the core segment and the hull, or the separating axis
+//! of least overlap when the segment meets the hull.
+
+use super::manifold::{single, ContactManifold};
+use super::sphere_hull::{hull_side, EDGE_ID, FACE_ID, VERTEX_ID};
+use super::Contact;
+use crate::closest::closest_points_segment_segment;
+use crate::math::{normalize_any, Isometry, Point, Real, UnitVector, Vector};
+use crate::shape::{Capsule, ConvexHull};
+
+/// An edge axis `d x e` shorter than this times `|d| |e|` (the segment and
+/// the edge within ~`1e-5` rad of parallel) is skipped: its direction is
+/// rounding, and the faces beside the edge give the same separations.
+const PARALLEL_SINE: Real = 1e-5;
+
+/// The hull's side of a capsule-hull contact, hull frame.
+struct Found {
+    /// Core point (on the segment).
+    core: Point,
+    /// Unit normal from the capsule to the hull.
+    normal: Vector,
+    /// Signed gap from the core segment to the hull (`<= 0` when they meet).
+    gap: Real,
+    /// Feature id of the hull (see `sphere_hull.rs`).
+    feature: u32,
+}
+
+/// The contact of the core segment `[p, q]` (hull frame) with `hull`, `None`
+/// when farther apart than `reach`.
+///
+/// With `a_k = n_k . p - o_k` and `b_k = n_k . (q - p)`, the segment point
+/// `p + t (q - p)` is under face `k`'s plane for `a_k + t b_k <= 0`;
+/// clipping `[0, 1]` by every face (Cyrus-Beck) tells whether the segment
+/// meets the hull, and `max_k min(a_k, a_k + b_k) > reach` is a separating
+/// plane (a miss).
+/// - apart: the closest pair is an endpoint and its closest hull point
+///   (`sphere_hull::hull_side`), or the segment and a hull edge (an
+///   endpoint over a face, or the segment across an edge or by a vertex):
+///   the least of those pairs; `normal = (x - s) / |x - s|`;
+/// - meeting, or apart by less than `64 eps (|p| + |q| + L)` (where the
+///   direction of the pair is rounding): the axis of greatest separation
+///   (least overlap) over the Minkowski faces of the hull and the segment:
+///   the face normals, separation `min(a_k, a_k + b_k)`, and for each edge
+///   `e` whose two face normals lie on either side of the plane normal to
+///   `d = q - p`, the axis `u = d x e` turned between those normals,
+///   separation `u . (p - v_e)`. Those are all the face normals of the
+///   hull minus the segment, so the greatest separation is the signed gap
+///   (minus the penetration) when the segment meets the hull. The core
+///   point is the segment's point deepest along the axis: an endpoint, the
+///   middle of the part under the face for a segment parallel to it
+///   (within [`PARALLEL_SINE`]), the point closest to the edge for an edge.
+fn segment_side(p: &Point, q: &Point, hull: &ConvexHull, reach: Real) -> Option<Found> {
+    let d = q - p;
+    let faces = hull.faces();
+    let (mut enter, mut exit) = (0.0 as Real, 1.0 as Real);
+    let (mut best_face, mut best_s) = (0, Real::NEG_INFINITY);
+    for (k, f) in faces.iter().enumerate() {
+        let a = f.normal().dot(&p.coords) - f.offset();
+        let b = f.normal().dot(&d);
+        let s = a.min(a + b);
+        if s > best_s {
+            (best_face, best_s) = (k, s);
+        }
+        // a + t b <= 0: t <= -a / b for b > 0, t >= -a / b for b < 0.
+        if b > 0.0 {
+            exit = exit.min(-a / b);
+        } else if b < 0.0 {
+            enter = enter.max(-a / b);
+        } else if a > 0.0 {
+            exit = Real::NEG_INFINITY;
+        }
+    }
+    if best_s > reach {
+        return None;
+    }
+    let noise = 64.0 * Real::EPSILON * (p.coords.amax() + q.coords.amax() + 2.0 * hull.aabb().half_extents().amax());
+    if enter > exit {
+        if let Some(found) = closest_pair(p, q, hull, reach) {
+            if found.gap > noise {
+                return Some(found);
+            }
+        } else {
+            return None;
+        }
+    }
+    Some(deepest_axis(p, q, hull, best_face, best_s, (enter, exit)))
+}
+
+/// The apart branch of [`segment_side`]: the least of the endpoints' and
+/// the edges' closest pairs; `None` beyond `reach`.
+fn closest_pair(p: &Point, q: &Point, hull: &ConvexHull, reach: Real) -> Option<Found> {
+    let mut best: Option<Found> = None;
+    // An endpoint a rounding inside the hull has gap 0 (then the axes decide).
+    let mut take = |core: Point, on_hull: Point, inside: bool, feature: u32| {
+        let gap = if inside { 0.0 } else { (on_hull - core).norm() };
+        if best.as_ref().is_none_or(|b| gap < b.gap) {
+            best = Some(Found { core, normal: on_hull - core, gap, feature });
+        }
+    };
+    for end in [p, q] {
+        if let Some(side) = hull_side(end, hull, Real::INFINITY) {
+            take(*end, side.point, side.distance <= 0.0, side.feature);
+        }
+    }
+    let verts = hull.vertices();
+    for (e, edge) in hull.edges().iter().enumerate() {
+        let [i, j] = edge.vertices;
+        let (a, b) = (verts[i as usize], verts[j as usize]);
+        let pair = closest_points_segment_segment(p, q, &a, &b);
+        let feature = if pair.point_b == a {
+            VERTEX_ID | i
+        } else if pair.point_b == b {
+            VERTEX_ID | j
+        } else {
+            EDGE_ID | e as u32
+        };
+        take(pair.point_a, pair.point_b, false, feature);
+    }
+    let mut found = best?;
+    if found.gap > reach {
+        return None;
+    }
+    // A zero gap is left to the caller (below its noise it takes the axes).
+    found.normal = normalize_any(&found.normal).map_or(Vector::zeros(), |n| n.into_inner());
+    Some(found)
+}
+
+/// The meeting branch of [`segment_side`]: the axis of greatest separation
+/// over the face normals (the best `(k, s)` found already) and the edge axes.
+fn deepest_axis(p: &Point, q: &Point, hull: &ConvexHull, k: usize, s: Real, (enter, exit): (Real, Real)) -> Found {
+    let d = q - p;
+    let faces = hull.faces();
+    let verts = hull.vertices();
+    let mut best_edge: Option<(usize, Vector, Real)> = None;
+    let mut best_s = s;
+    let d_len = d.norm();
+    for (e, edge) in hull.edges().iter().enumerate() {
+        let [n0, n1] = edge.faces.map(|f| faces[f as usize].normal().into_inner());
+        let (s0, s1) = (n0.dot(&d), n1.dot(&d));
+        // The arc from n0 to n1 crosses the great circle normal to d.
+        if (s0 > 0.0 && s1 > 0.0) || (s0 < 0.0 && s1 < 0.0) {
+            continue;
+        }
+        let a = verts[edge.vertices[0] as usize];
+        let ev = verts[edge.vertices[1] as usize] - a;
+        let u = d.cross(&ev);
+        let len = u.norm();
+        if len <= PARALLEL_SINE * d_len * ev.norm() || len == 0.0 {
+            continue;
+        }
+        let u = if u.dot(&(n0 + n1)) < 0.0 { -u / len } else { u / len };
+        let sep = u.dot(&(p - a));
+        if sep > best_s {
+            (best_s, best_edge) = (sep, Some((e, u, sep)));
+        }
+    }
+    if let Some((e, u, sep)) = best_edge {
+        let [i, j] = hull.edges()[e].vertices.map(|v| verts[v as usize]);
+        let core = closest_points_segment_segment(p, q, &i, &j).point_a;
+        return Found { core, normal: -u, gap: sep, feature: EDGE_ID | e as u32 };
+    }
+    let n = faces[k].normal().into_inner();
+    let b = n.dot(&d);
+    let core = if b.abs() <= PARALLEL_SINE * d_len {
+        // Parallel to the face: the middle of the part under every plane
+        // (the whole segment when that part is empty: it is then apart).
+        let (lo, hi) = if enter <= exit { (enter, exit) } else { (0.0, 1.0) };
+        p + d * (0.5 * (lo + hi))
+    } else if b > 0.0 {
+        *p
+    } else {
+        *q
+    };
+    Found { core, normal: -n, gap: s, feature: FACE_ID | k as u32 }
+}
+
+/// The world normal, points and depth of a found contact for `capsule`.
+fn to_world(r: Real, pose: &Isometry, f: &Found) -> (UnitVector, Point, Point, Real) {
+    let normal = UnitVector::new_normalize(pose.rotation * f.normal);
+    let n = f.normal;
+    // point_a on the capsule, point_b its image `depth` back along the
+    // normal: on the hull (the closest point, or on the support plane).
+    let point_a = pose.transform_point(&(f.core + n * r));
+    let point_b = pose.transform_point(&(f.core + n * f.gap));
+    (normal, point_a, point_b, r - f.gap)
+}
+
+/// The contact between a solid capsule (A) and the solid convex hull `hull`
+/// placed by `pose` (B); `None` when they are disjoint. Touching gives
+/// `Some` with `depth == 0`.
+///
+/// The core segment is taken into the hull's frame once. Segment apart from
+/// the hull: the closest points `s` (segment) and `x` (hull) give
+/// `normal = (x - s) / |x - s|` and `depth = r - |x - s|`; they are an
+/// endpoint and its closest hull point, or the segment and a hull edge.
+/// Segment meeting the hull (or within `64 eps` of the coordinates of it,
+/// where the direction of the closest pair is rounding): the separating axis
+/// of least overlap `o` over the hull's face normals and the crosses of the
+/// segment with the hull's edges whose faces straddle it (the faces of the
+/// Minkowski difference), `depth = r + o`, normal along the axis into the
+/// hull. Edge axes within `1e-5` rad of the segment's direction are
+/// skipped (their faces give the same separation). Witness points:
+/// `point_a = s + r normal` on the capsule, `point_b = point_a - depth
+/// normal`. A zero-length segment is a sphere.
+///
+/// ```
+/// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; }
+/// use proxima::narrowphase::{contact_capsule_hull, Capsule, ConvexHull, Isometry, Point};
+/// let corners: Vec<Point> =
+///     (0..8).map(|i| Point::new((i & 1) as f32, ((i >> 1) & 1) as f32, (i >> 2) as f32)).collect();
+/// let hull = ConvexHull::new(&corners);
+/// // Lying across the top face, 0.4 above it, radius 0.5.
+/// let cap = Capsule::new(Point::new(-1.0, 0.5, 1.4), Point::new(2.0, 0.5, 1.4), 0.5);
+/// let c = contact_capsule_hull(&cap, &hull, &Isometry::identity()).unwrap();
+/// assert!((c.depth - 0.1).abs() < 1e-5 && (c.normal.z + 1.0).abs() < 1e-5);
+/// // Pushed through the cube along x: the least overlap is up, 0.6 + 0.5.
+/// let through = Capsule::new(Point::new(-1.0, 0.5, 0.6), Point::new(2.0, 0.5, 0.6), 0.5);
+/// let c = contact_capsule_hull(&through, &hull, &Isometry::identity()).unwrap();
+/// assert!((c.depth - 0.9).abs() < 1e-5 && (c.normal.z + 1.0).abs() < 1e-5);
+/// ```
+#[must_use]
+pub fn contact_capsule_hull(capsule: &Capsule, hull: &ConvexHull, pose: &Isometry) -> Option<Contact> {
+    let (p, q) = (pose.inverse_transform_point(capsule.a()), pose.inverse_transform_point(capsule.b()));
+    let found = segment_side(&p, &q, hull, capsule.radius())?;
+    let (normal, point_a, point_b, depth) = to_world(capsule.radius(), pose, &found);
+    Some(Contact { point_a, point_b, normal, depth: depth.max(0.0) })
+}
+
+/// The manifold of a capsule (A) and a placed convex hull (B) within
+/// `prediction` (negative or NaN counts as 0): the one point of
+/// [`contact_capsule_hull`], or for a core segment at most
+/// `r + prediction` from the hull the speculative point on the closest
+/// points (negative depth). Its id names the hull feature as
+/// [`contact_manifold_sphere_hull`](crate::contact_manifold_sphere_hull)'s.
+#[must_use]
+pub fn contact_manifold_capsule_hull(
+    capsule: &Capsule,
+    hull: &ConvexHull,
+    pose: &Isometry,
+    prediction: Real,
+) -> Option<ContactManifold> {
+    let prediction = if prediction > 0.0 { prediction } else { 0.0 };
+    let (p, q) = (pose.inverse_transform_point(capsule.a()), pose.inverse_transform_point(capsule.b()));
+    let found = segment_side(&p, &q, hull, capsule.radius() + prediction)?;
+    let (normal, point_a, point_b, depth) = to_world(capsule.radius(), pose, &found);
+    Some(single(normal, point_a, point_b, depth, found.feature))
+}
