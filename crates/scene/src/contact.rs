@@ -1,8 +1,8 @@
 //! Contact between any two placed shapes: the narrowphase dispatch.
 
 use proxima_narrowphase::{
-    contact_capsule_capsule, contact_capsule_obb, contact_obb_obb, contact_sphere_aabb, contact_sphere_capsule,
-    contact_sphere_hull, contact_sphere_obb, contact_sphere_sphere, Contact, Obb,
+    contact_capsule_capsule, contact_capsule_hull, contact_capsule_obb, contact_obb_obb, contact_sphere_aabb,
+    contact_sphere_capsule, contact_sphere_hull, contact_sphere_obb, contact_sphere_sphere, Contact, Obb,
 };
 
 use crate::hull::{as_convex, PosedHull};
@@ -27,7 +27,8 @@ pub fn contact(a: &WorldShape, b: &WorldShape) -> Option<Contact> {
         }
         (S::TriMesh(..), S::ConvexHull(..)) => contact(b, a).map(|c| c.flipped()),
         (S::Sphere(s), S::ConvexHull(hull, pose)) => contact_sphere_hull(s, hull, pose),
-        (S::ConvexHull(..), S::Sphere(_)) => contact(b, a).map(|c| c.flipped()),
+        (S::Capsule(c), S::ConvexHull(hull, pose)) => contact_capsule_hull(c, hull, pose),
+        (S::ConvexHull(..), S::Sphere(_) | S::Capsule(_)) => contact(b, a).map(|c| c.flipped()),
         (S::ConvexHull(..), _) | (_, S::ConvexHull(..)) => {
             proxima_narrowphase::contact_convex(&as_convex(a)?, &as_convex(b)?, 0.0)
         }

@@ -248,17 +248,3 @@ pub(crate) fn as_convex(shape: &crate::shape::WorldShape) -> Option<ConvexRef<'_
         S::TriMesh(..) => return None,
     })
 }
-
-/// The one-point manifold of a pair with a hull (normal from A to B): GJK's
-/// closest points within `prediction` (negative depth), EPA's deepest
-/// points when they overlap. Id 0.
-pub(crate) fn manifold_convex(
-    a: &ConvexRef<'_>,
-    b: &ConvexRef<'_>,
-    prediction: Real,
-) -> Option<proxima_narrowphase::ContactManifold> {
-    use proxima_narrowphase::{contact_convex, ContactManifold, ManifoldPoint};
-    let c = contact_convex(a, b, prediction)?;
-    let point = ManifoldPoint { point_a: c.point_a, point_b: c.point_b, depth: c.depth, id: 0 };
-    ContactManifold::new(c.normal, &[point])
-}

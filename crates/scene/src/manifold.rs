@@ -2,13 +2,13 @@
 //! uses.
 
 use proxima_narrowphase::{
-    contact_manifold_capsule_capsule, contact_manifold_capsule_obb, contact_manifold_obb_obb,
-    contact_manifold_sphere_capsule, contact_manifold_sphere_hull, contact_manifold_sphere_obb,
-    contact_manifold_sphere_sphere, ContactManifold, Real,
+    contact_manifold_capsule_capsule, contact_manifold_capsule_hull, contact_manifold_capsule_obb,
+    contact_manifold_obb_obb, contact_manifold_sphere_capsule, contact_manifold_sphere_hull,
+    contact_manifold_sphere_obb, contact_manifold_sphere_sphere, ContactManifold, Real,
 };
 
 use crate::contact::as_obb;
-use crate::hull::{as_convex, manifold_convex, PosedHull};
+use crate::hull::PosedHull;
 use crate::hull_manifold::{as_polytope, manifold_polytopes};
 use crate::mesh_frame::{capsule_in, obb_in, sphere_in};
 use crate::shape::WorldShape;
@@ -88,10 +88,10 @@ fn split(
         }
         (S::TriMesh(..), S::ConvexHull(..)) => flip_split(b, a, p, scratch, out),
         (S::Sphere(s), S::ConvexHull(hull, pose)) => contact_manifold_sphere_hull(s, hull, pose, p),
-        (S::ConvexHull(..), S::Sphere(_)) => flip_split(b, a, p, scratch, out),
+        (S::Capsule(c), S::ConvexHull(hull, pose)) => contact_manifold_capsule_hull(c, hull, pose, p),
+        (S::ConvexHull(..), S::Sphere(_) | S::Capsule(_)) => flip_split(b, a, p, scratch, out),
         (S::ConvexHull(..), S::ConvexHull(..) | S::Aabb(_) | S::Obb(_))
         | (S::Aabb(_) | S::Obb(_), S::ConvexHull(..)) => manifold_polytopes(&as_polytope(a)?, &as_polytope(b)?, p),
-        (S::ConvexHull(..), _) | (_, S::ConvexHull(..)) => manifold_convex(&as_convex(a)?, &as_convex(b)?, p),
         (S::Sphere(s), S::Sphere(t)) => contact_manifold_sphere_sphere(s, t, p),
         (S::Sphere(s), S::Aabb(_) | S::Obb(_)) => contact_manifold_sphere_obb(s, &as_obb(b)?, p),
         (S::Sphere(s), S::Capsule(c)) => contact_manifold_sphere_capsule(s, c, p),
