@@ -9,6 +9,8 @@
 //!   the hull, radii 0.1 to 0.6),
 //!   the closed form `contact_sphere_hull` and the GJK/EPA `contact_convex`
 //!   it replaced in the scene against parry's `query::contact`;
+//! - `hull_contact/capsule_hull`: the same for capsules (core half-lengths
+//!   up to 0.6) and `contact_capsule_hull`;
 //! - `hull_ray`: solid ray casts (`WorldShape::cast_ray`, the face planes)
 //!   against parry's `cast_ray` (a GJK ray cast).
 //!
@@ -22,7 +24,7 @@ use std::sync::Arc;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use parry3d::math::{Pose, Vector as PVec};
 use parry3d::query::{self, PersistentQueryDispatcher, Ray as PRay, RayCast};
-use parry3d::shape::{Ball, ConvexPolyhedron, Cuboid};
+use parry3d::shape::{Ball, Capsule as PCapsule, ConvexPolyhedron, Cuboid};
 use proxima::nalgebra::Translation3;
 use proxima::narrowphase::*;
 use proxima::scene::{contact_manifolds, ColliderShape, WorldShape};
@@ -202,6 +204,51 @@ fn sphere_contacts(c: &mut Criterion) {
     g.finish();
 }
 
+fn capsule_contacts(c: &mut Criterion) {
+    let mut rng = proxima_test_support::rng(0xB6);
+    let cases: Vec<(WorldShape, Capsule, Pose, ConvexPolyhedron, PCapsule)> = (0..PAIRS)
+        .map(|_| {
+            let (h, pose) = hull(&mut rng, Vector::zeros());
+            let mid =
+                Point::new(uniform(&mut rng, -1.4, 1.4), uniform(&mut rng, -1.4, 1.4), uniform(&mut rng, -1.4, 1.4));
+            let half = gen::unit_vector(&mut rng) * uniform(&mut rng, 0.0, 0.6);
+            let cap = Capsule::new(mid - half, mid + half, uniform(&mut rng, 0.1, 0.4));
+            let placed = ColliderShape::ConvexHull(h.clone()).placed(&pose).unwrap();
+            let theirs = PCapsule::new(cv::pt(cap.a()), cv::pt(cap.b()), cap.radius());
+            (placed, cap, parry_pose(&pose), parry_hull(&h), theirs)
+        })
+        .collect();
+    let mut g = c.benchmark_group("hull_contact/capsule_hull");
+    g.throughput(Throughput::Elements(PAIRS as u64));
+    g.bench_function("proxima", |bench| {
+        bench.iter(|| {
+            black_box(&cases)
+                .iter()
+                .filter(|(h, k, ..)| {
+                    let WorldShape::ConvexHull(hull, pose) = h else { unreachable!("hulls only") };
+                    contact_capsule_hull(k, hull, pose).is_some()
+                })
+                .count()
+        })
+    });
+    g.bench_function("proxima_gjk", |bench| {
+        bench.iter(|| {
+            black_box(&cases).iter().filter(|(h, k, ..)| contact_convex(k, &Centred(h), 0.0).is_some()).count()
+        })
+    });
+    g.bench_function("parry3d", |bench| {
+        bench.iter(|| {
+            black_box(&cases)
+                .iter()
+                .filter(|(_, _, ph, poly, cap)| {
+                    query::contact(&Pose::identity(), cap, ph, poly, 0.0).expect("supported").is_some()
+                })
+                .count()
+        })
+    });
+    g.finish();
+}
+
 fn rays(c: &mut Criterion) {
     let mut rng = proxima_test_support::rng(0xB4);
     let cases: Vec<(WorldShape, Pose, ConvexPolyhedron, Ray)> = (0..PAIRS)
@@ -234,5 +281,5 @@ fn rays(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, manifolds, overlap, sphere_contacts, rays);
+criterion_group!(benches, manifolds, overlap, sphere_contacts, capsule_contacts, rays);
 criterion_main!(benches);

@@ -3,7 +3,7 @@
 //! of least overlap when the segment meets the hull.
 
 use super::manifold::{single, ContactManifold};
-use super::sphere_hull::{hull_side, EDGE_ID, FACE_ID, VERTEX_ID};
+use super::sphere_hull::{holds_projection, EDGE_ID, FACE_ID, VERTEX_ID};
 use super::Contact;
 use crate::closest::closest_points_segment_segment;
 use crate::math::{normalize_any, Isometry, Point, Real, UnitVector, Vector};
@@ -34,10 +34,10 @@ struct Found {
 /// clipping `[0, 1]` by every face (Cyrus-Beck) tells whether the segment
 /// meets the hull, and `max_k min(a_k, a_k + b_k) > reach` is a separating
 /// plane (a miss).
-/// - apart: the closest pair is an endpoint and its closest hull point
-///   (`sphere_hull::hull_side`), or the segment and a hull edge (an
-///   endpoint over a face, or the segment across an edge or by a vertex):
-///   the least of those pairs; `normal = (x - s) / |x - s|`;
+/// - apart: the closest pair is an endpoint over a face's interior (its
+///   projection in the polygon), or the segment and a hull edge (across the
+///   edge, or by a vertex): the least of those pairs;
+///   `normal = (x - s) / |x - s|`;
 /// - meeting, or apart by less than `64 eps (|p| + |q| + L)` (where the
 ///   direction of the pair is rounding): the axis of greatest separation
 ///   (least overlap) over the Minkowski faces of the hull and the segment:
@@ -60,6 +60,9 @@ fn segment_side(p: &Point, q: &Point, hull: &ConvexHull, reach: Real) -> Option<
         let b = f.normal().dot(&d);
         let s = a.min(a + b);
         if s > best_s {
+            if s > reach {
+                return None;
+            }
             (best_face, best_s) = (k, s);
         }
         // a + t b <= 0: t <= -a / b for b > 0, t >= -a / b for b < 0.
@@ -70,9 +73,6 @@ fn segment_side(p: &Point, q: &Point, hull: &ConvexHull, reach: Real) -> Option<
         } else if a > 0.0 {
             exit = Real::NEG_INFINITY;
         }
-    }
-    if best_s > reach {
-        return None;
     }
     let noise = 64.0 * Real::EPSILON * (p.coords.amax() + q.coords.amax() + 2.0 * hull.aabb().half_extents().amax());
     if enter > exit {
@@ -87,26 +87,72 @@ fn segment_side(p: &Point, q: &Point, hull: &ConvexHull, reach: Real) -> Option<
     Some(deepest_axis(p, q, hull, best_face, best_s, (enter, exit)))
 }
 
-/// The apart branch of [`segment_side`]: the least of the endpoints' and
-/// the edges' closest pairs; `None` beyond `reach`.
+/// The apart branch of [`segment_side`]: the least of the endpoints' pairs
+/// over a face and the segment's pairs with the edges; `None` beyond
+/// `reach`.
+///
+/// The hull point `y` of the closest pair lies on a face `k` with
+/// `n_k . (x - y) > 0` (see `sphere_hull.rs`), so the segment is not all
+/// behind that face's plane: only the edges of faces with
+/// `max(a_k, a_k + b_k) > 0` are tried. An endpoint under every plane (a
+/// rounding inside: the segment then touches) gives gap 0.
 fn closest_pair(p: &Point, q: &Point, hull: &ConvexHull, reach: Real) -> Option<Found> {
+    let faces = hull.faces();
+    // Pairs no closer than `bound` (the reach, then the best pair's gap)
+    // cannot be the answer.
+    let mut bound = reach;
     let mut best: Option<Found> = None;
-    // An endpoint a rounding inside the hull has gap 0 (then the axes decide).
-    let mut take = |core: Point, on_hull: Point, inside: bool, feature: u32| {
-        let gap = if inside { 0.0 } else { (on_hull - core).norm() };
-        if best.as_ref().is_none_or(|b| gap < b.gap) {
+    let mut take = |core: Point, on_hull: Point, feature: u32, bound: &mut Real| {
+        let gap = (on_hull - core).norm();
+        if gap <= *bound && best.as_ref().is_none_or(|b| gap < b.gap) {
+            *bound = gap;
             best = Some(Found { core, normal: on_hull - core, gap, feature });
         }
     };
     for end in [p, q] {
-        if let Some(side) = hull_side(end, hull, Real::INFINITY) {
-            take(*end, side.point, side.distance <= 0.0, side.feature);
+        // The face the endpoint is farthest in front of holds its
+        // projection most often: it is tried first.
+        let gap = |k: usize| faces[k].normal().dot(&end.coords) - faces[k].offset();
+        let (mut top, mut top_s) = (0, Real::NEG_INFINITY);
+        for k in 0..faces.len() {
+            let s = gap(k);
+            if s > top_s {
+                (top, top_s) = (k, s);
+            }
+        }
+        if top_s <= 0.0 {
+            take(*end, *end, FACE_ID, &mut bound);
+            continue;
+        }
+        let over = if holds_projection(hull, top, end) {
+            Some(top)
+        } else {
+            (0..faces.len()).find(|&k| k != top && gap(k) > 0.0 && gap(k) <= bound && holds_projection(hull, k, end))
+        };
+        if let Some(k) = over.filter(|&k| gap(k) <= bound) {
+            take(*end, end - faces[k].normal().into_inner() * gap(k), FACE_ID | k as u32, &mut bound);
         }
     }
+    let d = q - p;
+    let front = |k: u32| {
+        let f = &faces[k as usize];
+        let a = f.normal().dot(&p.coords) - f.offset();
+        a > 0.0 || a + f.normal().dot(&d) > 0.0
+    };
+    // Bounding spheres: an edge whose midpoint is farther than
+    // `bound + |d| / 2 + |e| / 2` from the segment's has no closer pair.
+    let (mid, half) = (p + d * 0.5, 0.5 * d.norm());
     let verts = hull.vertices();
     for (e, edge) in hull.edges().iter().enumerate() {
         let [i, j] = edge.vertices;
         let (a, b) = (verts[i as usize], verts[j as usize]);
+        let reach_e = bound + half + 0.5 * (b - a).norm();
+        if (mid - (a + (b - a) * 0.5)).norm_squared() > reach_e * reach_e {
+            continue;
+        }
+        if !front(edge.faces[0]) && !front(edge.faces[1]) {
+            continue;
+        }
         let pair = closest_points_segment_segment(p, q, &a, &b);
         let feature = if pair.point_b == a {
             VERTEX_ID | i
@@ -115,12 +161,9 @@ fn closest_pair(p: &Point, q: &Point, hull: &ConvexHull, reach: Real) -> Option<
         } else {
             EDGE_ID | e as u32
         };
-        take(pair.point_a, pair.point_b, false, feature);
+        take(pair.point_a, pair.point_b, feature, &mut bound);
     }
     let mut found = best?;
-    if found.gap > reach {
-        return None;
-    }
     // A zero gap is left to the caller (below its noise it takes the axes).
     found.normal = normalize_any(&found.normal).map_or(Vector::zeros(), |n| n.into_inner());
     Some(found)

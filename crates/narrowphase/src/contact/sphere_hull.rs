@@ -133,7 +133,7 @@ pub(super) fn hull_side(c: &Point, hull: &ConvexHull, reach: Real) -> Option<Hul
 /// `(n x (v_{i+1} - v_i)) . (x - v_i) >= 0`). The projection differs from
 /// `c` along `n` only, which that product ignores, so `c` is tested.
 #[inline]
-fn holds_projection(hull: &ConvexHull, k: usize, c: &Point) -> bool {
+pub(super) fn holds_projection(hull: &ConvexHull, k: usize, c: &Point) -> bool {
     let n = hull.faces()[k].normal().into_inner();
     let lp = hull.face_vertices(k);
     let verts = hull.vertices();
