@@ -13,6 +13,12 @@ const MAX_CAST_ITERATIONS: u32 = 64;
 /// then within about as much (see [`cast_shape_convex`]).
 const CAST_TOL: f64 = 1e-7;
 
+/// How far short of the predicted contact each advance stops, in units of
+/// the motion's length: above GJK's rounding of the distance (a few f32
+/// roundings of the coordinates), far below the accuracy of the time of
+/// impact (the last advance, within twice this, goes the whole way).
+const CAST_MARGIN: f64 = 1e-6;
+
 /// A shape moved by `offset`.
 struct Moved<'s, S: ?Sized> {
     shape: &'s S,
@@ -46,8 +52,10 @@ impl<S: SupportMap + ?Sized> SupportMap for Moved<'_, S> {
 /// distance is a convex function of `toi`): at each step GJK gives the
 /// distance `d` of the shapes' cores and the unit direction `n` from A to B;
 /// A cannot touch B before advancing by `(d - r) / (motion . n)` (the radii
-/// `r` taken off), so `toi` advances by that, until an advance is below
-/// `1e-7`. A motion that does not approach B
+/// `r` taken off), so `toi` advances by that less `1e-6 |motion|` (GJK's
+/// rounding would otherwise land some advances just inside B, and each such
+/// landing costs a bisection back), the whole of it once the gap is within
+/// `2e-6 |motion|`, or until an advance is below `1e-7`. A motion that does not approach B
 /// (`motion . n <= 0`) ends the cast: by convexity the shapes only part.
 ///
 /// - The result is a [`SweepHit`] as for the swept spheres: `point` on B's
@@ -93,6 +101,7 @@ pub fn cast_shape_convex<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
     let r = f64::from(a.core_radius()) + f64::from(b.core_radius());
     let mut toi = 0.0f64;
     let mut last_apart = 0.0f64;
+    let margin = CAST_MARGIN * len;
     for _ in 0..MAX_CAST_ITERATIONS {
         let moved = Moved { shape: a, offset: (motion * toi).cast::<Real>() };
         let g = gjk(&moved, b, f64::INFINITY, Start::Centers);
@@ -118,12 +127,19 @@ pub fn cast_shape_convex<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
         if speed <= 0.0 {
             return None;
         }
-        let step = (core - r) / speed;
+        // Each advance stops `margin` short of the predicted contact, so
+        // that rounding in GJK's distance does not carry it into overlap
+        // (which costs a bisection); within `2 margin` the last advance
+        // goes the whole way. Both are conservative: the distance is convex
+        // in `toi` with slope `-speed` here, so the contact is no earlier.
+        let gap = core - r;
+        let last = gap <= 2.0 * margin;
+        let step = if last { gap } else { gap - margin } / speed;
         toi += step;
         if toi > 1.0 {
             return None;
         }
-        if step <= CAST_TOL {
+        if last || step <= CAST_TOL {
             return hit(toi);
         }
     }
