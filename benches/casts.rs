@@ -1,6 +1,6 @@
-//! Ray-cast and swept-sphere benchmarks: every `cast_*` function of proxima
-//! that has a parry3d 0.31 counterpart, side by side on the same seeded
-//! inputs.
+//! Ray-cast, swept-sphere and convex shape-cast benchmarks: every `cast_*`
+//! function of proxima that has a parry3d 0.31 counterpart, side by side on
+//! the same seeded inputs.
 //!
 //! Each workload pre-generates `CASES` rays or sweeps aimed near random
 //! shapes (about half of them hit, as in the differential tests of
@@ -26,7 +26,7 @@ use parry3d::shape::Shape;
 use proxima::narrowphase::*;
 use proxima_test_support::convert as cv;
 use proxima_test_support::gen::{self, Placement};
-use proxima_test_support::SmallRng;
+use proxima_test_support::{Rng, SmallRng};
 use std::hint::black_box;
 
 /// Cases per batch (one criterion iteration).
@@ -271,5 +271,106 @@ fn sweeps(c: &mut Criterion) {
     );
 }
 
-criterion_group!(benches, rays, sweeps);
+/// A convex hull placed by a pose, as a support map: the hull's support
+/// point along the direction turned into its frame, placed back.
+struct PlacedHull {
+    hull: ConvexHull,
+    pose: Isometry,
+}
+
+impl SupportMap for PlacedHull {
+    #[inline]
+    fn support(&self, dir: &Vector) -> Point {
+        self.pose.transform_point(&self.hull.support_point(&self.pose.rotation.inverse_transform_vector(dir)))
+    }
+    #[inline]
+    fn core_center(&self) -> Point {
+        self.pose.transform_point(&self.hull.aabb().center())
+    }
+}
+
+/// A hull of 8-20 points within a box of half-size 0.1..1, placed at a
+/// random pose of `place()`.
+fn placed_hull(rng: &mut SmallRng) -> PlacedHull {
+    let p = place();
+    let size = gen::uniform(rng, 0.1, 1.0);
+    loop {
+        let n = rng.random_range(8..20);
+        let points: Vec<Point> =
+            (0..n).map(|_| Point::from(Vector::from_fn(|_, _| gen::uniform(rng, -size, size)))).collect();
+        if let Ok(hull) = ConvexHull::try_new(&points) {
+            let pose = Isometry::from_parts(gen::point(rng, &p).coords.into(), gen::rotation(rng));
+            return PlacedHull { hull, pose };
+        }
+    }
+}
+
+/// A motion from `from` towards `to` (0.3..1.3 of the way, plus up to 1 unit
+/// aside): about half the casts hit.
+fn motion_towards(rng: &mut SmallRng, from: &Point, to: &Point) -> Vector {
+    (to - from) * gen::uniform(rng, 0.3, 1.3) + gen::unit_vector(rng) * gen::uniform(rng, 0.0, 1.0)
+}
+
+/// A linear cast in parry's form: both shapes with their poses, A's velocity.
+struct PCast {
+    pose1: Pose,
+    shape1: Box<dyn Shape>,
+    vel1: PVec,
+    pose2: Pose,
+    shape2: Box<dyn Shape>,
+}
+
+impl PCast {
+    fn new<A: Shape + 'static, B: Shape + 'static>(
+        (pose1, a): (Pose, A),
+        motion: &Vector,
+        (pose2, b): (Pose, B),
+    ) -> Self {
+        Self { pose1, shape1: Box::new(a), vel1: cv::vec(motion), pose2, shape2: Box::new(b) }
+    }
+
+    #[inline]
+    fn toi(&self) -> u32 {
+        let opts = ShapeCastOptions::with_max_time_of_impact(1.0);
+        let zero = PVec::ZERO;
+        let hit = query::cast_shapes(&self.pose1, self.vel1, &*self.shape1, &self.pose2, zero, &*self.shape2, opts)
+            .expect("supported");
+        bits(hit.map(|h| [h.time_of_impact, h.normal1.x, h.witness1.x]))
+    }
+}
+
+/// Convex shape casts (`cast_shape_convex`, the pair kernel of
+/// `Scene::cast_shape`) against parry's `cast_shapes`: box-box (both
+/// rotated), capsule-box, hull-hull.
+fn shape_casts(c: &mut Criterion) {
+    let p = place();
+    let v = cases(21, |r| {
+        let (a, b) = (gen::obb(r, &p), gen::obb(r, &p));
+        let m = motion_towards(r, a.center(), b.center());
+        (a, m, b)
+    });
+    let w: Vec<_> = v.iter().map(|(a, m, b)| PCast::new(cv::cuboid(a), m, cv::cuboid(b))).collect();
+    pair(c, "cast/shape_box_box", &v, |(a, m, b)| sweep_bits(cast_shape_convex(a, m, b)), &w, PCast::toi);
+
+    let v = cases(22, |r| {
+        let (a, b) = (gen::capsule(r, &p), gen::obb(r, &p));
+        let m = motion_towards(r, &nalgebra::center(a.a(), a.b()), b.center());
+        (a, m, b)
+    });
+    let w: Vec<_> = v.iter().map(|(a, m, b)| PCast::new(cv::capsule(a), m, cv::cuboid(b))).collect();
+    pair(c, "cast/shape_capsule_box", &v, |(a, m, b)| sweep_bits(cast_shape_convex(a, m, b)), &w, PCast::toi);
+
+    let v = cases(23, |r| {
+        let (a, b) = (placed_hull(r), placed_hull(r));
+        let m = motion_towards(r, &a.core_center(), &b.core_center());
+        (a, m, b)
+    });
+    let w: Vec<_> = v
+        .iter()
+        .map(|(a, m, b)| PCast::new(cv::convex_hull(&a.hull, &a.pose), m, cv::convex_hull(&b.hull, &b.pose)))
+        .collect();
+    pair(c, "cast/shape_hull_hull", &v, |(a, m, b)| sweep_bits(cast_shape_convex(a, m, b)), &w, PCast::toi);
+}
+
+criterion_group!(benches, rays, sweeps, shape_casts);
 criterion_main!(benches);
