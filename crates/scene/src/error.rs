@@ -42,6 +42,75 @@ impl fmt::Display for MeshError {
 
 impl std::error::Error for MeshError {}
 
+/// Why a heightfield could not be built (see
+/// [`HeightField::try_new`](crate::HeightField::try_new)).
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum HeightFieldError {
+    /// Fewer than 2 rows or 2 columns of samples: no cell.
+    TooFewSamples {
+        /// The rows of samples given.
+        rows: usize,
+        /// The columns of samples given.
+        cols: usize,
+    },
+    /// `2 (rows - 1) (cols - 1)` triangles or `rows cols` vertices do not fit
+    /// a triangle mesh's `u32` indices.
+    TooManySamples,
+    /// A height is NaN or infinite.
+    NonFiniteHeight {
+        /// The sample's row (along z).
+        row: usize,
+        /// The sample's column (along x).
+        col: usize,
+    },
+    /// A component of the scale is NaN or infinite.
+    NonFiniteScale,
+    /// A component of the scale is zero or negative.
+    NonPositiveScale,
+    /// A vertex coordinate (`height * scale.y`, or `scale.x / 2`, `scale.z / 2`)
+    /// is beyond [`MAX_COORDINATE`](proxima_narrowphase::MAX_COORDINATE) in
+    /// magnitude; `row` and `col` name the first such sample.
+    TooLarge {
+        /// The sample's row (along z).
+        row: usize,
+        /// The sample's column (along x).
+        col: usize,
+    },
+    /// The hole mask is not one flag per cell, `(rows - 1) x (cols - 1)`.
+    HolesShape {
+        /// The cells, `(rows - 1, cols - 1)`.
+        expected: (usize, usize),
+        /// The mask's shape.
+        got: (usize, usize),
+    },
+    /// Every cell is a hole: no triangle is left.
+    AllHoles,
+}
+
+impl fmt::Display for HeightFieldError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::TooFewSamples { rows, cols } => {
+                write!(f, "a heightfield needs at least 2x2 samples, got {rows}x{cols}")
+            }
+            Self::TooManySamples => f.write_str("too many heightfield samples for u32 triangle indices"),
+            Self::NonFiniteHeight { row, col } => write!(f, "height ({row}, {col}) is NaN or infinite"),
+            Self::NonFiniteScale => f.write_str("the heightfield scale is NaN or infinite"),
+            Self::NonPositiveScale => f.write_str("the heightfield scale has a zero or negative component"),
+            Self::TooLarge { row, col } => write!(f, "sample ({row}, {col}) lies beyond MAX_COORDINATE"),
+            Self::HolesShape { expected, got } => write!(
+                f,
+                "the hole mask is {}x{}, the heightfield has {}x{} cells",
+                got.0, got.1, expected.0, expected.1
+            ),
+            Self::AllHoles => f.write_str("every heightfield cell is a hole"),
+        }
+    }
+}
+
+impl std::error::Error for HeightFieldError {}
+
 /// Why a scene operation was rejected. A rejected call leaves the scene unchanged.
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]

@@ -1,5 +1,5 @@
 //! proxima's scene layer: posed colliders (spheres, boxes, capsules, triangle
-//! meshes), the queries a game or renderer asks (rays, swept spheres,
+//! meshes, heightfields), the queries a game or renderer asks (rays, swept spheres,
 //! overlaps, points) and the per-frame contact pipeline of a physics engine,
 //! with continuous collision for fast spheres.
 //!
@@ -15,6 +15,7 @@ mod dynamic_set;
 mod error;
 mod filter;
 mod grid_search;
+mod heightfield;
 mod hull;
 mod hull_manifold;
 mod local_convex;
@@ -37,9 +38,10 @@ pub use cast_options::CastOptions;
 pub use change_log::RemovedCollider;
 pub use collider::{BodyKind, Collider, ColliderDesc, ColliderHandle};
 pub use contact::contact;
-pub use error::{MeshError, PoseError, SceneError, POSE_ROTATION_TOLERANCE};
+pub use error::{HeightFieldError, MeshError, PoseError, SceneError, POSE_ROTATION_TOLERANCE};
 pub use filter::{ColliderPredicate, QueryFilter};
 pub use grid_search::PairSearch;
+pub use heightfield::{HeightField, HeightFieldRayHit};
 pub use manifold::contact_manifolds;
 pub use pair_rules::{PairHooks, SensorEvent, TouchRule};
 pub use pipeline::{CcdImpact, ContactEvent, ContactPair, ContactPipeline, FrameStats, ManifoldPair};

@@ -10,6 +10,7 @@ use proxima_narrowphase::{
 use crate::hull::{cast_ray_hull, cast_sphere_hull, closest_point_hull, contains_point_hull, world_aabb};
 
 use crate::error::{PoseError, POSE_ROTATION_TOLERANCE};
+use crate::heightfield::HeightField;
 use crate::trimesh::{TriMesh, TriangleHit};
 
 /// A collider's geometry in its own frame; a pose places it in the world.
@@ -45,6 +46,12 @@ pub enum ColliderShape {
     /// A triangle mesh (shared), placed by the pose.
     #[cfg_attr(feature = "serde", serde(skip))]
     TriMesh(Arc<TriMesh>),
+    /// A heightfield (shared), placed by the pose. The scene places it as
+    /// its triangle mesh ([`HeightField::mesh`], a
+    /// [`WorldShape::TriMesh`]): contacts, manifolds, sweeps, CCD and the
+    /// scene's queries treat it as that mesh. Not serializable, as meshes.
+    #[cfg_attr(feature = "serde", serde(skip))]
+    HeightField(Arc<HeightField>),
     /// A solid convex hull (shared), placed by the pose. Its pairs with the
     /// other convex shapes are decided by GJK and EPA
     /// ([`contact_convex`](proxima_narrowphase::contact_convex)); with a
@@ -93,21 +100,26 @@ impl ColliderShape {
                 let pose = Isometry::from_parts(pose.translation, unit_rotation(&pose.rotation)?);
                 WorldShape::ConvexHull(Arc::clone(hull), pose)
             }
-            Self::TriMesh(mesh) => {
-                let q = pose.rotation.as_ref().coords;
-                if !center.coords.iter().chain(q.iter()).all(|x| x.is_finite()) {
-                    return Err(ShapeError::NonFinite("mesh pose"));
-                }
-                // The mesh's vertices are within MAX_COORDINATE (Triangle::try_new):
-                // so is its placement, so world points stay within 2.8e18.
-                if center.coords.iter().any(|x| x.abs() > MAX_COORDINATE) {
-                    return Err(ShapeError::TooLarge("mesh pose"));
-                }
-                let pose = Isometry::from_parts(pose.translation, unit_rotation(&pose.rotation)?);
-                WorldShape::TriMesh(Arc::clone(mesh), pose)
-            }
+            Self::TriMesh(mesh) => placed_mesh(mesh, pose)?,
+            Self::HeightField(field) => placed_mesh(field.mesh(), pose)?,
         })
     }
+}
+
+/// A mesh placed by `pose`, once the pose is checked.
+fn placed_mesh(mesh: &Arc<TriMesh>, pose: &Isometry) -> Result<WorldShape, ShapeError> {
+    let center = &pose.translation.vector;
+    let q = pose.rotation.as_ref().coords;
+    if !center.iter().chain(q.iter()).all(|x| x.is_finite()) {
+        return Err(ShapeError::NonFinite("mesh pose"));
+    }
+    // The mesh's vertices are within MAX_COORDINATE (Triangle::try_new):
+    // so is its placement, so world points stay within 2.8e18.
+    if center.iter().any(|x| x.abs() > MAX_COORDINATE) {
+        return Err(ShapeError::TooLarge("mesh pose"));
+    }
+    let pose = Isometry::from_parts(pose.translation, unit_rotation(&pose.rotation)?);
+    Ok(WorldShape::TriMesh(Arc::clone(mesh), pose))
 }
 
 /// `pose` with its rotation renormalised, or why it is invalid: the one rule
@@ -170,7 +182,8 @@ pub enum WorldShape {
     Obb(Obb),
     /// A capsule.
     Capsule(Capsule),
-    /// A triangle mesh and the pose from its frame to world.
+    /// A triangle mesh and the pose from its frame to world (also a placed
+    /// [`ColliderShape::HeightField`], as its mesh).
     #[cfg_attr(feature = "serde", serde(skip))]
     TriMesh(Arc<TriMesh>, Isometry),
     /// A convex hull and the pose from its frame to world.
