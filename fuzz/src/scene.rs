@@ -142,7 +142,7 @@ impl World {
         ccd: bool,
         handle: Option<ColliderHandle>,
     ) -> Result<(), SceneError> {
-        if ccd && matches!(shape, ColliderShape::TriMesh(_)) {
+        if ccd && !shape.is_convex() {
             return Err(SceneError::ShapeNotConvex);
         }
         let pose = &stored_pose(pose).map_err(|error| SceneError::InvalidPose { handle, error })?;

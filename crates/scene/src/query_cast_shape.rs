@@ -80,7 +80,7 @@ impl Scene {
         if !motion.iter().all(|x| x.is_finite()) {
             return Err(SceneError::InvalidMotion);
         }
-        if matches!(shape, ColliderShape::TriMesh(_)) {
+        if !shape.is_convex() {
             return Err(SceneError::ShapeNotConvex);
         }
         let pose = validated_pose(pose).map_err(|error| SceneError::InvalidPose { handle: None, error })?;

@@ -62,6 +62,23 @@ pub enum ColliderShape {
 }
 
 impl ColliderShape {
+    /// True for the solid convex shapes (sphere, cuboid, capsule, hull): the
+    /// shapes [`Scene::cast_shape`](crate::Scene::cast_shape) sweeps and
+    /// continuous collision takes. A triangle mesh or a heightfield is a
+    /// surface, not convex.
+    ///
+    /// ```
+    /// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; pub(crate) use ::proxima_scene as scene; }
+    /// use proxima::scene::*;
+    /// assert!(ColliderShape::Capsule { half_height: 1.0, radius: 0.5 }.is_convex());
+    /// ```
+    pub fn is_convex(&self) -> bool {
+        match self {
+            Self::Sphere { .. } | Self::Cuboid { .. } | Self::Capsule { .. } | Self::ConvexHull(_) => true,
+            Self::TriMesh(_) | Self::HeightField(_) => false,
+        }
+    }
+
     /// Places the shape with `pose`, validating it on the way (a NaN pose, a
     /// negative size, or a coordinate or size beyond
     /// [`MAX_COORDINATE`](proxima_narrowphase::MAX_COORDINATE) gives a [`ShapeError`]).

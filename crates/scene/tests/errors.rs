@@ -75,6 +75,11 @@ fn ccd_needs_a_convex_shape() {
     assert_eq!(err.unwrap_err(), SceneError::ShapeNotConvex);
     assert!(matches!(scene.get(c).unwrap().shape(), ColliderShape::Cuboid { .. }));
     scene.set_shape(c, ColliderShape::Capsule { half_height: 1.0, radius: 0.5 }).unwrap();
+    // A heightfield is a surface too.
+    let field = HeightField::try_new(nalgebra::DMatrix::zeros(3, 3), Vector::repeat(1.0)).unwrap();
+    let terrain = ColliderDesc::new(ColliderShape::HeightField(Arc::new(field)), Isometry::identity());
+    assert_eq!(scene.insert(terrain.with_ccd()).unwrap_err(), SceneError::ShapeNotConvex);
+    assert_eq!(scene.len(), 1);
 }
 
 #[test]
