@@ -68,6 +68,10 @@ pub struct HeightField {
     /// Per cell, row-major (`i (cols - 1) + j`), true for a hole; empty when
     /// there is none.
     holes: Vec<bool>,
+    /// Per row strip `i` (the cells between rows `i` and `i + 1`), the
+    /// lowest and highest scaled heights of its samples: the ray walk skips
+    /// a strip the ray passes above or below.
+    strip_heights: Vec<(Real, Real)>,
     aabb: Aabb,
     mesh: Arc<TriMesh>,
 }
@@ -172,7 +176,16 @@ impl HeightField {
         // The vertices are finite and bounded and at least one cell is no
         // hole: `TriMesh::new` has nothing left to reject.
         let mesh = Arc::new(grid.to_trimesh().expect("a validated heightfield makes a valid mesh"));
-        Ok(Self { rows, cols, scale, ys, xs, zs, holes, aabb, mesh })
+        let row_range = |i: usize| {
+            ys[i * cols..(i + 1) * cols].iter().fold((Real::MAX, Real::MIN), |(lo, hi), &y| (lo.min(y), hi.max(y)))
+        };
+        let strip_heights = (0..rows - 1)
+            .map(|i| {
+                let ((a, b), (c, d)) = (row_range(i), row_range(i + 1));
+                (a.min(c), b.max(d))
+            })
+            .collect();
+        Ok(Self { rows, cols, scale, ys, xs, zs, holes, strip_heights, aabb, mesh })
     }
 
     /// The number of sample rows (along z).
@@ -283,6 +296,7 @@ impl HeightField {
         size_of::<Self>()
             + (self.ys.capacity() + self.xs.capacity() + self.zs.capacity()) * size_of::<Real>()
             + self.holes.capacity()
+            + self.strip_heights.capacity() * size_of::<(Real, Real)>()
             + self.mesh.memory_bytes()
     }
 }

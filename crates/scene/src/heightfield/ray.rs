@@ -95,6 +95,9 @@ impl HeightField {
         let eu = slack * ku + WIDEN_ULPS * reach(u0, du, nu);
         let ev = slack * kv + WIDEN_ULPS * reach(v0, dv, nv);
         let walk = Walk { wr: WatertightRay::new(ray), oy: o.y, dy: d.y, slack };
+        // `1 / du`, `1 / dv` (infinite for a subnormal motion, whose
+        // parameters then span everything: conservative).
+        let (iu, iv) = (1.0 / du, 1.0 / dv);
 
         // Why the walk may stop early: the cells are visited in strips of
         // increasing `t` (each strip's parameters start no earlier than the
@@ -107,20 +110,26 @@ impl HeightField {
         // before that hit's `toi` (a hit near a cell's far border).
         let mut best: Option<(Real, usize, usize, usize)> = None;
         let mut limit = ray.max_toi();
+        let holes = !self.holes.is_empty();
         for i in cells_along(v0, dv, t0, t1, ev, self.rows - 1) {
-            let (ta, tb) = interval(v0, dv, i, ev, t0, t1);
+            let (ta, tb) = interval(v0, dv, iv, i, ev, t0, t1);
             if ta > limit {
                 break;
             }
-            if ta > tb {
+            // The strip's heights bound its cells': a ray above or below
+            // them all over the strip crosses none of its cells.
+            if ta > tb || !walk.may_cross(self.strip_heights[i], ta, tb) {
                 continue;
             }
             for j in cells_along(u0, du, ta, tb, eu, self.cols - 1) {
-                let (ca, cb) = interval(u0, du, j, eu, ta, tb);
+                let (ca, cb) = interval(u0, du, iu, j, eu, ta, tb);
                 if ca > limit {
                     break;
                 }
-                if ca > cb || self.is_hole(i, j) || !walk.may_cross(self.cell_height_range(i, j), ca, cb) {
+                if ca > cb
+                    || (holes && self.holes[i * (self.cols - 1) + j])
+                    || !walk.may_cross(self.cell_height_range(i, j), ca, cb)
+                {
                     continue;
                 }
                 for (half, tri) in self.cell_corners(i, j).iter().enumerate() {
@@ -166,14 +175,15 @@ impl Walk {
 
 /// The parameters over which `c(t) = c0 + t dc` lies in cell `k`'s range
 /// `[k - e, k + 1 + e]`, within `[ta, tb]` (empty when the result's start
-/// exceeds its end). With `dc = 0` the whole of `[ta, tb]`: the caller
-/// only visits cells the ray's coordinate lies in.
+/// exceeds its end), `inv = 1 / dc`. With `dc = 0` the whole of `[ta, tb]`:
+/// the caller only visits cells the ray's coordinate lies in. A NaN bound
+/// (`0 inf`) is ignored by `max`/`min`: the interval stays whole.
 #[inline(always)]
-fn interval(c0: Real, dc: Real, k: usize, e: Real, ta: Real, tb: Real) -> (Real, Real) {
+fn interval(c0: Real, dc: Real, inv: Real, k: usize, e: Real, ta: Real, tb: Real) -> (Real, Real) {
     if dc == 0.0 {
         return (ta, tb);
     }
-    let (p, q) = ((k as Real - e - c0) / dc, (k as Real + 1.0 + e - c0) / dc);
+    let (p, q) = ((k as Real - e - c0) * inv, (k as Real + 1.0 + e - c0) * inv);
     (ta.max(p.min(q)), tb.min(p.max(q)))
 }
 
