@@ -72,6 +72,11 @@ pub struct HeightField {
     /// lowest and highest scaled heights of its samples: the ray walk skips
     /// a strip the ray passes above or below.
     strip_heights: Vec<(Real, Real)>,
+    /// Per row strip `i` and block `b` of `BLOCK_CELLS` cells (columns
+    /// `b BLOCK_CELLS ..` up to the next block's first sample), at
+    /// `i blocks + b` with `blocks = ceil(cols / BLOCK_CELLS)`: the lowest and
+    /// highest scaled heights of its samples.
+    block_heights: Vec<(Real, Real)>,
     aabb: Aabb,
     mesh: Arc<TriMesh>,
 }
@@ -185,7 +190,16 @@ impl HeightField {
                 (a.min(c), b.max(d))
             })
             .collect();
-        Ok(Self { rows, cols, scale, ys, xs, zs, holes, strip_heights, aabb, mesh })
+        let blocks = cols.div_ceil(ray::BLOCK_CELLS);
+        let mut block_heights = Vec::with_capacity((rows - 1) * blocks);
+        for i in 0..rows - 1 {
+            for b in 0..blocks {
+                let (lo, hi) = (b * ray::BLOCK_CELLS, ((b + 1) * ray::BLOCK_CELLS).min(cols - 1));
+                let samples = [i, i + 1].into_iter().flat_map(|r| ys[r * cols + lo..=r * cols + hi].iter());
+                block_heights.push(samples.fold((Real::MAX, Real::MIN), |(l, h), &y| (l.min(y), h.max(y))));
+            }
+        }
+        Ok(Self { rows, cols, scale, ys, xs, zs, holes, strip_heights, block_heights, aabb, mesh })
     }
 
     /// The number of sample rows (along z).
@@ -296,7 +310,7 @@ impl HeightField {
         size_of::<Self>()
             + (self.ys.capacity() + self.xs.capacity() + self.zs.capacity()) * size_of::<Real>()
             + self.holes.capacity()
-            + self.strip_heights.capacity() * size_of::<(Real, Real)>()
+            + (self.strip_heights.capacity() + self.block_heights.capacity()) * size_of::<(Real, Real)>()
             + self.mesh.memory_bytes()
     }
 }

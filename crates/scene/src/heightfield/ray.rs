@@ -33,6 +33,10 @@ pub struct HeightFieldRayHit {
 /// thousands of cells away.
 const WIDEN_ULPS: Real = 32.0 * Real::EPSILON;
 
+/// Cells per block of a row strip whose height range the walk tests before
+/// its cells (see `HeightField::block_heights`).
+pub(super) const BLOCK_CELLS: usize = 8;
+
 impl HeightField {
     /// The first hit of `ray` (field frame) on the field's triangles: the
     /// smallest `toi`, equal to the smallest over every triangle tested
@@ -43,9 +47,9 @@ impl HeightField {
     /// projection crosses are visited row strip by row strip, and within a
     /// strip column by column, both in the ray's direction (a 2D walk over
     /// the grid, Amanatides and Woo 1987, "A Fast Voxel Traversal Algorithm
-    /// for Ray Tracing", here by strips); a cell whose heights lie all above
-    /// or all below the ray's height over it is skipped without a triangle
-    /// test. Each cell is widened by a few ulps of the coordinates so that a
+    /// for Ray Tracing", here by strips); a row strip, a block of 8 cells of
+    /// a strip, or a cell whose heights lie all above or all below the ray's
+    /// height over it is skipped without a triangle test. Each cell is widened by a few ulps of the coordinates so that a
     /// ray along a grid line or through a grid vertex tests the cells on
     /// both sides: the kernel is watertight (a ray through a shared edge or
     /// vertex hits one of the triangles around it), and the walk does not
@@ -111,8 +115,10 @@ impl HeightField {
         let mut best: Option<(Real, usize, usize, usize)> = None;
         let mut limit = ray.max_toi();
         let holes = !self.holes.is_empty();
-        for i in cells_along(v0, dv, t0, t1, ev, self.rows - 1) {
-            let (ta, tb) = interval(v0, dv, iv, i, ev, t0, t1);
+        let (first_row, end_row) = cell_span(v0, dv, t0, t1, ev, self.rows - 1);
+        for r in 0..end_row - first_row {
+            let i = if dv < 0.0 { end_row - 1 - r } else { first_row + r };
+            let (ta, tb) = interval(v0, dv, iv, i as Real, i as Real + 1.0, ev, t0, t1);
             if ta > limit {
                 break;
             }
@@ -121,8 +127,28 @@ impl HeightField {
             if ta > tb || !walk.may_cross(self.strip_heights[i], ta, tb) {
                 continue;
             }
-            for j in cells_along(u0, du, ta, tb, eu, self.cols - 1) {
-                let (ca, cb) = interval(u0, du, iu, j, eu, ta, tb);
+            let (first, end) = cell_span(u0, du, ta, tb, eu, self.cols - 1);
+            let (rev, blocks) = (du < 0.0, self.cols.div_ceil(BLOCK_CELLS));
+            let (mut s, mut block_end) = (0, 0);
+            while first + s < end {
+                let j = if rev { end - 1 - s } else { first + s };
+                if s == block_end {
+                    // Entering a block of cells: skip it whole when the ray
+                    // passes above or below all its heights.
+                    let b = j / BLOCK_CELLS;
+                    let (lo, hi) = (b * BLOCK_CELLS, ((b + 1) * BLOCK_CELLS).min(self.cols - 1));
+                    block_end = s + if rev { j + 1 - lo.max(first) } else { hi.min(end) - j };
+                    let (ba, bb) = interval(u0, du, iu, lo as Real, hi as Real, eu, ta, tb);
+                    if ba > limit {
+                        break;
+                    }
+                    if ba > bb || !walk.may_cross(self.block_heights[i * blocks + b], ba, bb) {
+                        s = block_end;
+                        continue;
+                    }
+                }
+                s += 1;
+                let (ca, cb) = interval(u0, du, iu, j as Real, j as Real + 1.0, eu, ta, tb);
                 if ca > limit {
                     break;
                 }
@@ -173,36 +199,34 @@ impl Walk {
     }
 }
 
-/// The parameters over which `c(t) = c0 + t dc` lies in cell `k`'s range
-/// `[k - e, k + 1 + e]`, within `[ta, tb]` (empty when the result's start
-/// exceeds its end), `inv = 1 / dc`. With `dc = 0` the whole of `[ta, tb]`:
-/// the caller only visits cells the ray's coordinate lies in. A NaN bound
-/// (`0 inf`) is ignored by `max`/`min`: the interval stays whole.
+/// The parameters over which `c(t) = c0 + t dc` lies in the cells' range
+/// `[lo - e, hi + e]` (one cell `k`: `lo = k`, `hi = k + 1`), within
+/// `[ta, tb]` (empty when the result's start exceeds its end),
+/// `inv = 1 / dc`. With `dc = 0` the whole of `[ta, tb]`: the caller only
+/// visits cells the ray's coordinate lies in. A NaN bound (`0 inf`) is
+/// ignored by `max`/`min`: the interval stays whole.
 #[inline(always)]
-fn interval(c0: Real, dc: Real, inv: Real, k: usize, e: Real, ta: Real, tb: Real) -> (Real, Real) {
+fn interval(c0: Real, dc: Real, inv: Real, lo: Real, hi: Real, e: Real, ta: Real, tb: Real) -> (Real, Real) {
     if dc == 0.0 {
         return (ta, tb);
     }
-    let (p, q) = ((k as Real - e - c0) * inv, (k as Real + 1.0 + e - c0) * inv);
+    let (p, q) = ((lo - e - c0) * inv, (hi + e - c0) * inv);
     (ta.max(p.min(q)), tb.min(p.max(q)))
 }
 
-/// The cells `0..n` whose widened range `[k - e, k + 1 + e]` the coordinate
-/// `c0 + t dc`, `t` in `[ta, tb]`, reaches, in the order the ray meets them
-/// (increasing for `dc >= 0`, else decreasing).
+/// The cells `first..end` of `0..n` whose widened range `[k - e, k + 1 + e]`
+/// the coordinate `c0 + t dc`, `t` in `[ta, tb]`, reaches; the ray meets
+/// them in increasing order for `dc >= 0`, else decreasing.
 #[inline(always)]
-fn cells_along(c0: Real, dc: Real, ta: Real, tb: Real, e: Real, n: usize) -> impl Iterator<Item = usize> {
+fn cell_span(c0: Real, dc: Real, ta: Real, tb: Real, e: Real, n: usize) -> (usize, usize) {
     let (ca, cb) = if dc == 0.0 { (c0, c0) } else { (c0 + ta * dc, c0 + tb * dc) };
     let (lo, hi) = (ca.min(cb) - e, ca.max(cb) + e);
     // Cell `k` is reached when `[k - e, k + 1 + e]` meets `[lo + e, hi - e]`:
     // `lo - 1 <= k <= hi`. Outside `[0, n]` entirely (NaN included), no cell.
     let last = n as Real - 1.0;
-    let (first, end) = if hi >= 0.0 && lo <= n as Real {
+    if hi >= 0.0 && lo <= n as Real {
         ((lo - 1.0).ceil().clamp(0.0, last) as usize, hi.floor().clamp(0.0, last) as usize + 1)
     } else {
         (0, 0)
-    };
-    let len = end.saturating_sub(first);
-    let rev = dc < 0.0;
-    (0..len).map(move |s| if rev { end - 1 - s } else { first + s })
+    }
 }
