@@ -184,7 +184,7 @@ fn check(p: &Placed, c: &Capsule, with_parry: bool, w: &mut Worst, fail: &mut Ve
         let reach = r + pred as f64;
         match contact_manifold_capsule_hull(c, &p.hull, &p.pose, pred) {
             Some(mf) => {
-                let e = (mf.points()[0].depth as f64 - (r - sd)).abs();
+                let e = (mf.deepest().depth as f64 - (r - sd)).abs();
                 w.speculative = w.speculative.max(e / l);
                 if sd > reach + band || e > band {
                     fail.push(format!("speculative {mf:?}, oracle distance {sd}, reach {reach}"));

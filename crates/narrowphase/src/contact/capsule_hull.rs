@@ -2,7 +2,8 @@
 //! closest points of the core segment and the hull, or the separating axis
 //! of least overlap when the segment meets the hull.
 
-use super::manifold::{single, ContactManifold};
+use super::manifold::{single, ContactManifold, Gathered, ManifoldPoint};
+use super::manifold_face::FACE_COSINE;
 use super::sphere_hull::{holds_projection, EDGE_ID, FACE_ID, VERTEX_ID};
 use super::Contact;
 use crate::closest::closest_points_segment_segment;
@@ -74,7 +75,7 @@ fn segment_side(p: &Point, q: &Point, hull: &ConvexHull, reach: Real) -> Option<
             exit = Real::NEG_INFINITY;
         }
     }
-    let noise = 64.0 * Real::EPSILON * (p.coords.amax() + q.coords.amax() + 2.0 * hull.aabb().half_extents().amax());
+    let noise = noise(p, q, hull);
     if enter > exit {
         if let Some(found) = closest_pair(p, q, hull, reach) {
             if found.gap > noise {
@@ -85,6 +86,12 @@ fn segment_side(p: &Point, q: &Point, hull: &ConvexHull, reach: Real) -> Option<
         }
     }
     Some(deepest_axis(p, q, hull, best_face, best_s, (enter, exit)))
+}
+
+/// The rounding of a gap or height of the segment `[p, q]` (hull frame)
+/// over `hull`: `64 eps (|p| + |q| + L)` (max norms, `L` the hull's size).
+fn noise(p: &Point, q: &Point, hull: &ConvexHull) -> Real {
+    64.0 * Real::EPSILON * (p.coords.amax() + q.coords.amax() + 2.0 * hull.aabb().half_extents().amax())
 }
 
 /// The apart branch of [`segment_side`]: the least of the endpoints' pairs
@@ -270,12 +277,53 @@ pub fn contact_capsule_hull(capsule: &Capsule, hull: &ConvexHull, pose: &Isometr
     Some(Contact { point_a, point_b, normal, depth: depth.max(0.0) })
 }
 
+/// Id bit of the points of a capsule lying on hull face `k`:
+/// `FACE_PAIR | k << 1 | end`, `end` 0 for the clipped end nearer the
+/// capsule's first endpoint, 1 for the other. Distinct from the one-point
+/// ids (`FACE_ID`, `EDGE_ID`, `VERTEX_ID` of `sphere_hull.rs`), which
+/// leave bit 29 clear for hulls of fewer than `2^28` faces.
+const FACE_PAIR: u32 = 1 << 29;
+
 /// The manifold of a capsule (A) and a placed convex hull (B) within
-/// `prediction` (negative or NaN counts as 0): the one point of
-/// [`contact_capsule_hull`], or for a core segment at most
-/// `r + prediction` from the hull the speculative point on the closest
-/// points (negative depth). Its id names the hull feature as
+/// `prediction` (negative or NaN counts as 0): `None` exactly when the core
+/// segment is farther than `r + prediction` from the hull (with
+/// `prediction = 0`, exactly when [`contact_capsule_hull`] is `None`).
+///
+/// The normal is that of [`contact_capsule_hull`] (or of the closest points
+/// when apart, a speculative contact of negative depth). When it is within
+/// 1e-3 rad of a face normal of the hull (cosine `0.999_999_5`, the
+/// reference-face rule of
+/// [`contact_manifold_capsule_obb`](crate::contact_manifold_capsule_obb)),
+/// that face is the reference face and its normal the manifold's: the core
+/// segment is clipped to the face's side planes (the planes through its
+/// edges normal to it) and each end `s` of the clipped segment, at signed
+/// height `h` over the face's plane, is a point of depth `r - h`, kept when
+/// `>= -prediction`: `point_a = s - r n`, `point_b = s - h n` (its
+/// projection on the face), `n` the face's outward normal. A capsule lying
+/// on a face thus gets two points (ids `FACE_PAIR | k << 1 | end`, see
+/// [`FACE_PAIR`]); a tilted one whose upper end is more than
+/// `r + prediction` over the face keeps its lower end only. When the
+/// clipped ends are all shallower than the contact by more than the
+/// rounding `64 eps (|p| + |q| + L)` (hull frame: the closest or deepest
+/// point lies off the face's prism, on a neighbour face within 1e-3 rad of
+/// it say), or clipping leaves none, the manifold is the contact's one
+/// point, so that the deepest point is never lost. Otherwise (an edge or
+/// vertex normal) the one point of
+/// [`contact_capsule_hull`], whose id names the hull feature as
 /// [`contact_manifold_sphere_hull`](crate::contact_manifold_sphere_hull)'s.
+///
+/// ```
+/// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; }
+/// use proxima::narrowphase::{contact_manifold_capsule_hull, Capsule, ConvexHull, Isometry, Point};
+/// let corners: Vec<Point> =
+///     (0..8).map(|i| Point::new((i & 1) as f32, ((i >> 1) & 1) as f32, (i >> 2) as f32)).collect();
+/// let hull = ConvexHull::new(&corners);
+/// // Lying on the top face, 0.4 above it, radius 0.5, hanging over x = 0.
+/// let rod = Capsule::new(Point::new(-1.0, 0.5, 1.4), Point::new(0.7, 0.5, 1.4), 0.5);
+/// let m = contact_manifold_capsule_hull(&rod, &hull, &Isometry::identity(), 0.0).unwrap();
+/// assert_eq!(m.len(), 2); // clipped at the edge x = 0, and at the rod's end x = 0.7
+/// assert!(m.points().iter().all(|p| (p.depth - 0.1).abs() < 1e-5));
+/// ```
 #[must_use]
 pub fn contact_manifold_capsule_hull(
     capsule: &Capsule,
@@ -284,8 +332,86 @@ pub fn contact_manifold_capsule_hull(
     prediction: Real,
 ) -> Option<ContactManifold> {
     let prediction = if prediction > 0.0 { prediction } else { 0.0 };
+    let r = capsule.radius();
     let (p, q) = (pose.inverse_transform_point(capsule.a()), pose.inverse_transform_point(capsule.b()));
-    let found = segment_side(&p, &q, hull, capsule.radius() + prediction)?;
-    let (normal, point_a, point_b, depth) = to_world(capsule.radius(), pose, &found);
-    Some(single(normal, point_a, point_b, depth, found.feature))
+    let found = segment_side(&p, &q, hull, r + prediction)?;
+    let (normal, point_a, point_b, depth) = to_world(r, pose, &found);
+    let Some(k) = reference_face(hull, &found).filter(|_| p != q) else {
+        return Some(single(normal, point_a, point_b, depth, found.feature));
+    };
+    let face = &hull.faces()[k];
+    let n = face.normal().into_inner();
+    let mut out = Gathered::new();
+    if let Some((lo, hi)) = clip_to_face(hull, k, &p, &q) {
+        let d = q - p;
+        // Ends nearly together (a segment over a corner of the face) are
+        // one point, at their middle.
+        let (ends, count) = if hi - lo > 1e-4 { ([(0, lo), (1, hi)], 2) } else { ([(0, 0.5 * (lo + hi)); 2], 1) };
+        for &(end, t) in &ends[..count] {
+            let s = p + d * t;
+            let height = n.dot(&s.coords) - face.offset();
+            let depth = r - height;
+            if depth >= -prediction {
+                let point_a = pose.transform_point(&(s - n * r));
+                let point_b = pose.transform_point(&(s - n * height));
+                out.push(ManifoldPoint { point_a, point_b, depth, id: FACE_PAIR | (k as u32) << 1 | end });
+            }
+        }
+    }
+    // The clipped ends keep the contact's depth (one of them is the closest
+    // or deepest point) unless that point lies off the face's prism: on a
+    // neighbour face within 1e-3 rad of this one, or beyond its side
+    // planes for a segment dipping under its plane. The one point is then
+    // kept, so that the deepest point is never lost.
+    let deepest = out.points().iter().map(|x| x.depth).fold(Real::NEG_INFINITY, Real::max);
+    if deepest < depth - noise(&p, &q, hull) {
+        return Some(single(normal, point_a, point_b, depth, found.feature));
+    }
+    let c = Contact { point_a, point_b, normal, depth };
+    Some(out.finish_with_id(UnitVector::new_normalize(pose.rotation * -n), &c, found.feature))
+}
+
+/// The face whose outward normal is within [`FACE_COSINE`] of the found
+/// contact's reversed normal (the face itself for a face contact).
+fn reference_face(hull: &ConvexHull, found: &Found) -> Option<usize> {
+    if found.feature & (EDGE_ID | VERTEX_ID) == 0 {
+        // FACE_ID is 0: the id is the face's index.
+        return Some(found.feature as usize);
+    }
+    let (mut best, mut best_cos) = (0, Real::NEG_INFINITY);
+    for (k, f) in hull.faces().iter().enumerate() {
+        let cos = -f.normal().dot(&found.normal);
+        if cos > best_cos {
+            (best, best_cos) = (k, cos);
+        }
+    }
+    (best_cos >= FACE_COSINE).then_some(best)
+}
+
+/// The parameters `[lo, hi]` of the part of the segment `[p, q]` whose
+/// projection on face `k`'s plane lies in its polygon (Cyrus-Beck against
+/// the side planes: with `s_i = n x (v_{i+1} - v_i)`, the point
+/// `p + t (q - p)` is on the inner side of edge `i` for
+/// `s_i . (p - v_i) + t s_i . (q - p) >= 0`), `None` when empty.
+fn clip_to_face(hull: &ConvexHull, k: usize, p: &Point, q: &Point) -> Option<(Real, Real)> {
+    let n = hull.faces()[k].normal().into_inner();
+    let lp = hull.face_vertices(k);
+    let verts = hull.vertices();
+    let d = q - p;
+    let (mut lo, mut hi) = (0.0 as Real, 1.0 as Real);
+    let mut from = verts[lp[lp.len() - 1] as usize];
+    for &i in lp {
+        let to = verts[i as usize];
+        let side = n.cross(&(to - from));
+        let (a, b) = (side.dot(&(p - from)), side.dot(&d));
+        if b > 0.0 {
+            lo = lo.max(-a / b);
+        } else if b < 0.0 {
+            hi = hi.min(-a / b);
+        } else if a < 0.0 {
+            return None;
+        }
+        from = to;
+    }
+    (lo <= hi).then_some((lo, hi))
 }

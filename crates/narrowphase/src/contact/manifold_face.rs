@@ -17,7 +17,7 @@ use crate::shape::{Capsule, Obb, Triangle};
 /// contacts have exactly the face's normal (the closest or deepest point is
 /// in the face's region); a tilted one is an edge or vertex contact, whose
 /// own normal is kept.
-const FACE_COSINE: Real = 0.999_999_5;
+pub(super) const FACE_COSINE: Real = 0.999_999_5;
 
 impl Gathered {
     /// The manifold of the gathered points with the reference face's normal
@@ -38,7 +38,12 @@ impl Gathered {
     /// of its points: each is rounded at its coordinates (by up to `4e-3` at
     /// `1e5`), and the difference would carry that rounding into a depth
     /// that may be far smaller.
-    fn finish(mut self, normal: UnitVector, c: &Contact) -> ContactManifold {
+    fn finish(self, normal: UnitVector, c: &Contact) -> ContactManifold {
+        self.finish_with_id(normal, c, 0)
+    }
+
+    /// [`finish`](Self::finish) with `c`'s point, when added, given id `id`.
+    pub(super) fn finish_with_id(mut self, normal: UnitVector, c: &Contact, id: u32) -> ContactManifold {
         let points = self.points();
         let deepest = points.iter().map(|p| p.depth).fold(Real::NEG_INFINITY, Real::max);
         let depth = c.depth * c.normal.dot(&normal);
@@ -47,7 +52,7 @@ impl Gathered {
         let slack = 1e-6 * (1.0 + c.point_b.coords.amax());
         if points.is_empty() || (c.depth >= 0.0 && deepest < 0.0) || (c.depth < 0.0 && depth > deepest + slack) {
             let point_a = c.point_b + normal.into_inner() * depth;
-            self.push(ManifoldPoint { point_a, point_b: c.point_b, depth, id: 0 });
+            self.push(ManifoldPoint { point_a, point_b: c.point_b, depth, id });
         }
         ContactManifold::from_points(normal, self.points())
     }
