@@ -55,8 +55,9 @@ impl<S: SupportMap + ?Sized> SupportMap for Moved<'_, S> {
 /// `r` taken off), so `toi` advances by that less `1e-6 |motion|` (GJK's
 /// rounding would otherwise land some advances just inside B, and each such
 /// landing costs a bisection back), the whole of it once the gap is within
-/// `2e-6 |motion|`, or until an advance is below `1e-7`. A motion that does not approach B
-/// (`motion . n <= 0`) ends the cast: by convexity the shapes only part.
+/// `2e-6 |motion|`, or until an advance is below `1e-7`. A motion that does
+/// not approach B (`motion . n <= 0`) ends the cast: by convexity the shapes
+/// only part. Each step's GJK starts from the previous step's direction.
 ///
 /// - The result is a [`SweepHit`] as for the swept spheres: `point` on B's
 ///   surface where they touch, `normal` out of B towards A (the opposite of
@@ -102,9 +103,13 @@ pub fn cast_shape_convex<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
     let mut toi = 0.0f64;
     let mut last_apart = 0.0f64;
     let margin = CAST_MARGIN * len;
+    // Each step's GJK starts at the support point along the previous step's
+    // closest direction: the closest features change little between steps,
+    // so it converges in a support point or two.
+    let mut start = Start::Centers;
     for _ in 0..MAX_CAST_ITERATIONS {
         let moved = Moved { shape: a, offset: (motion * toi).cast::<Real>() };
-        let g = gjk(&moved, b, f64::INFINITY, Start::Centers);
+        let g = gjk(&moved, b, f64::INFINITY, start);
         let (_, pb) = g.simplex.witnesses();
         // From A to B: `-v`; the hit point on B's surface.
         let n = normalize_any(&direction(&-g.v)).unwrap_or_else(|| against(motion_a));
@@ -123,6 +128,7 @@ pub fn cast_shape_convex<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
             return hit(toi);
         }
         last_apart = toi;
+        start = Start::Toward(direction(&-g.v));
         let speed = motion.dot(&(-g.v / core));
         if speed <= 0.0 {
             return None;

@@ -26,12 +26,16 @@ const TOUCH: f64 = 2.0;
 const EPS: f64 = Real::EPSILON as f64;
 
 /// Where GJK starts.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub(super) enum Start {
     /// At the difference of the cores' centres (distance, intersection).
     Centers,
     /// At a support point (EPA's input).
     Support,
+    /// At the support point of the difference along a direction: a warm
+    /// start from a nearby query's closest direction (the previous step of
+    /// a cast), whose support point lies next to the closest point sought.
+    Toward(Vector),
 }
 
 /// How a GJK run ended.
@@ -90,11 +94,13 @@ pub(super) fn gjk<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(a: &A, b: &B, 
     // difference points roughly towards the closest one. EPA needs every
     // vertex on the boundary of the difference (support points): it
     // starts from one.
-    let first = if start == Start::Centers {
-        let (ca, cb) = (a.core_center(), b.core_center());
-        Vertex { w: ca.coords.cast::<f64>() - cb.coords.cast::<f64>(), a: ca, b: cb }
-    } else {
-        support_vertex(a, b, &Vector::x())
+    let first = match start {
+        Start::Centers => {
+            let (ca, cb) = (a.core_center(), b.core_center());
+            Vertex { w: ca.coords.cast::<f64>() - cb.coords.cast::<f64>(), a: ca, b: cb }
+        }
+        Start::Support => support_vertex(a, b, &Vector::x()),
+        Start::Toward(d) => support_vertex(a, b, &d),
     };
     let mut simplex = Simplex::new(first);
     let mut v = first.w;
