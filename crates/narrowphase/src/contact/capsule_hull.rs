@@ -300,8 +300,8 @@ const FACE_PAIR: u32 = 1 << 29;
 /// height `h` over the face's plane, is a point of depth `r - h`, kept when
 /// `>= -prediction`: `point_a = s - r n`, `point_b = s - h n` (its
 /// projection on the face), `n` the face's outward normal. A capsule lying
-/// on a face thus gets two points (ids `FACE_PAIR | k << 1 | end`, see
-/// [`FACE_PAIR`]); a tilted one whose upper end is more than
+/// on a face thus gets two points (ids `1 << 29 | k << 1 | end`, `k` the
+/// face, `end` 0 or 1 by the capsule's endpoint); a tilted one whose upper end is more than
 /// `r + prediction` over the face keeps its lower end only. When the
 /// clipped ends are all shallower than the contact by more than the
 /// rounding `64 eps (|p| + |q| + L)` (hull frame: the closest or deepest
