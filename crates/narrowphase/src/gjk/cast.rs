@@ -1,6 +1,6 @@
 //! Linear shape casts of two convex shapes by conservative advancement.
 
-use super::distance::{direction, gjk, Ending, Start};
+use super::distance::{direction, gjk, touch_band, Ending, Start};
 use super::SupportMap;
 use crate::cast::SweepHit;
 use crate::math::{normalize_any, Point, Real, UnitVector, Vector};
@@ -49,15 +49,19 @@ impl<S: SupportMap + ?Sized> SupportMap for Moved<'_, S> {
 /// shape B, or `None` when they do not touch during the motion.
 ///
 /// Conservative advancement (Mirtich, 1996; for a pure translation the
-/// distance is a convex function of `toi`): at each step GJK gives the
-/// distance `d` of the shapes' cores and the unit direction `n` from A to B;
-/// A cannot touch B before advancing by `(d - r) / (motion . n)` (the radii
-/// `r` taken off), so `toi` advances by that less `1e-6 |motion|` (GJK's
-/// rounding would otherwise land some advances just inside B, and each such
-/// landing costs a bisection back), the whole of it once the gap is within
+/// distance is a convex function of `toi`): at each step GJK gives a lower
+/// bound `d` on the distance of the shapes' cores (its best support plane)
+/// and the unit direction `n` from A to B; A cannot touch B before
+/// advancing by `(d - r) / (motion . n)` (the radii `r` taken off), so
+/// `toi` advances by that less `1e-6 |motion|` (GJK's rounding would
+/// otherwise land some advances just inside B, and each such landing costs
+/// a bisection back), the whole of it once the gap is within
 /// `2e-6 |motion|`, or until an advance is below `1e-7`. A motion that does
 /// not approach B (`motion . n <= 0`) ends the cast: by convexity the shapes
-/// only part. Each step's GJK starts from the previous step's direction.
+/// only part. The first step is also the test for a start in contact. Each
+/// later step's GJK starts from the previous step's final simplex, its
+/// points of A moved by the advance: the closest features change little
+/// between steps, so it converges in a support point or two.
 ///
 /// - The result is a [`SweepHit`] as for the swept spheres: `point` on B's
 ///   surface where they touch, `normal` out of B towards A (the opposite of
@@ -91,25 +95,29 @@ pub fn cast_shape_convex<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
     if !motion_a.iter().all(|x| x.is_finite()) {
         return None;
     }
-    if let Some(c) = super::contact_convex(a, b, 0.0) {
-        return Some(SweepHit::new(0.0, c.point_b, -c.normal));
-    }
+    let starting = || super::contact_convex(a, b, 0.0).map(|c| SweepHit::new(0.0, c.point_b, -c.normal));
     let motion = motion_a.cast::<f64>();
     let len = motion.norm();
     if len == 0.0 {
-        return None;
+        return starting();
     }
     let r = f64::from(a.core_radius()) + f64::from(b.core_radius());
     let mut toi = 0.0f64;
     let mut last_apart = 0.0f64;
     let margin = CAST_MARGIN * len;
-    // Each step's GJK starts at the support point along the previous step's
-    // closest direction: the closest features change little between steps,
-    // so it converges in a support point or two.
     let mut start = Start::Centers;
-    for _ in 0..MAX_CAST_ITERATIONS {
-        let moved = Moved { shape: a, offset: (motion * toi).cast::<Real>() };
+    let mut offset = Vector::zeros();
+    for step in 0..MAX_CAST_ITERATIONS {
+        let moved = Moved { shape: a, offset };
         let g = gjk(&moved, b, f64::INFINITY, start);
+        let core = g.v.norm();
+        // The first step is the static test: shapes touching at the start
+        // (within `intersects_convex`'s band) get the static contact.
+        if step == 0 && (g.ending == Ending::Overlap || core <= r + touch_band(&g, r)) {
+            if let Some(hit) = starting() {
+                return Some(hit);
+            }
+        }
         let (_, pb) = g.simplex.witnesses();
         // From A to B: `-v`; the hit point on B's surface.
         let n = normalize_any(&direction(&-g.v)).unwrap_or_else(|| against(motion_a));
@@ -117,7 +125,6 @@ pub fn cast_shape_convex<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
             let point = pb - n.into_inner() * b.core_radius();
             Some(SweepHit::new(toi.max(f64::from(Real::MIN_POSITIVE)) as Real, point, -n))
         };
-        let core = g.v.norm();
         if g.ending == Ending::Overlap || core <= r {
             if toi > last_apart {
                 // The last advance went past the contact (the direction of
@@ -128,7 +135,6 @@ pub fn cast_shape_convex<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
             return hit(toi);
         }
         last_apart = toi;
-        start = Start::Toward(direction(&-g.v));
         let speed = motion.dot(&(-g.v / core));
         if speed <= 0.0 {
             return None;
@@ -138,16 +144,19 @@ pub fn cast_shape_convex<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
         // (which costs a bisection); within `2 margin` the last advance
         // goes the whole way. Both are conservative: the distance is convex
         // in `toi` with slope `-speed` here, so the contact is no earlier.
-        let gap = core - r;
+        let gap = (g.lower - r).max(0.0);
         let last = gap <= 2.0 * margin;
-        let step = if last { gap } else { gap - margin } / speed;
-        toi += step;
+        let advance = if last { gap } else { gap - margin } / speed;
+        toi += advance;
         if toi > 1.0 {
             return None;
         }
-        if last || step <= CAST_TOL {
+        if last || advance <= CAST_TOL {
             return hit(toi);
         }
+        let next = (motion * toi).cast::<Real>();
+        start = Start::Simplex(g.simplex.with_a_moved(&(next - offset)));
+        offset = next;
     }
     None
 }

@@ -26,16 +26,17 @@ const TOUCH: f64 = 2.0;
 const EPS: f64 = Real::EPSILON as f64;
 
 /// Where GJK starts.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug)]
 pub(super) enum Start {
     /// At the difference of the cores' centres (distance, intersection).
     Centers,
     /// At a support point (EPA's input).
     Support,
-    /// At the support point of the difference along a direction: a warm
-    /// start from a nearby query's closest direction (the previous step of
-    /// a cast), whose support point lies next to the closest point sought.
-    Toward(Vector),
+    /// At the closest point of a simplex of points of the difference: a
+    /// warm start from a nearby query's final simplex (the previous step of
+    /// a cast, its vertices moved with the shape), whose closest features
+    /// are usually the ones sought.
+    Simplex(Simplex),
 }
 
 /// How a GJK run ended.
@@ -66,6 +67,13 @@ pub(super) struct Gjk {
     pub iterations: u32,
     /// The largest norm of a Minkowski vertex seen: the scale of the rounding.
     pub scale: f64,
+    /// A lower bound on the cores' distance, `<= |v|`: the best support
+    /// plane's, `max v . w / |v|` over the iterations (every point `x` of
+    /// the difference has `v . x >= v . w`, the support point minimising
+    /// it), 0 when they overlap. Where GJK stopped on its relative
+    /// tolerance, `|v|` may exceed the distance by that much; this never
+    /// does (to the support points' rounding).
+    pub lower: f64,
 }
 
 /// The support point of the cores' difference along `d`: `s_A(d) - s_B(-d)`.
@@ -100,13 +108,27 @@ pub(super) fn gjk<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(a: &A, b: &B, 
             Vertex { w: ca.coords.cast::<f64>() - cb.coords.cast::<f64>(), a: ca, b: cb }
         }
         Start::Support => support_vertex(a, b, &Vector::x()),
-        Start::Toward(d) => support_vertex(a, b, &d),
+        Start::Simplex(s) => return gjk_from(a, b, stop_beyond, s),
     };
-    let mut simplex = Simplex::new(first);
-    let mut v = first.w;
-    let mut dist2 = v.norm_squared();
-    let mut scale2 = dist2;
+    gjk_from(a, b, stop_beyond, Simplex::new(first))
+}
+
+/// [`gjk`] from the closest point of `simplex` (which must not hold the
+/// origin inside a full tetrahedron).
+fn gjk_from<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
+    a: &A,
+    b: &B,
+    stop_beyond: f64,
+    mut simplex: Simplex,
+) -> Gjk {
+    let mut scale2 = simplex.verts[..simplex.len].iter().fold(0.0f64, |m, x| m.max(x.w.norm_squared()));
     let mut iterations = 1;
+    if simplex.reduce() {
+        return Gjk { simplex, v: V64::zeros(), ending: Ending::Overlap, iterations, scale: scale2.sqrt(), lower: 0.0 };
+    }
+    let mut v = simplex.point;
+    let mut dist2 = v.norm_squared();
+    let mut lower = 0.0f64;
     let ending = loop {
         if dist2 <= touch2(scale2) {
             break Ending::Overlap;
@@ -117,6 +139,9 @@ pub(super) fn gjk<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(a: &A, b: &B, 
         let w = support_vertex(a, b, &direction(&-v));
         iterations += 1;
         let vw = v.dot(&w.w);
+        if vw > 0.0 {
+            lower = lower.max(vw / dist2.sqrt());
+        }
         scale2 = scale2.max(w.w.norm_squared());
         let beyond = stop_beyond + TOUCH * EPS * scale2.sqrt();
         if vw > 0.0 && vw * vw > beyond * beyond * dist2 {
@@ -145,7 +170,8 @@ pub(super) fn gjk<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(a: &A, b: &B, 
         }
         (v, dist2) = (next, next2);
     };
-    Gjk { simplex, v, ending, iterations, scale: scale2.sqrt() }
+    let lower = if ending == Ending::Overlap { 0.0 } else { lower.min(v.norm()) };
+    Gjk { simplex, v, ending, iterations, scale: scale2.sqrt(), lower }
 }
 
 /// `(TOUCH eps scale)^2`.

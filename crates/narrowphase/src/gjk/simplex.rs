@@ -29,7 +29,7 @@
 //! whose closest point is as close to rounding; GJK's monotone-progress
 //! check absorbs what remains.
 
-use crate::math::Point;
+use crate::math::{Point, Vector};
 
 /// An f64 vector: the Minkowski vertices and the solver's arithmetic.
 pub(super) type V64 = nalgebra::Vector3<f64>;
@@ -83,6 +83,20 @@ impl Simplex {
     #[inline]
     pub fn new(v: Vertex) -> Self {
         Self { verts: [v; 4], lambdas: [1.0, 0.0, 0.0, 0.0], len: 1, point: v.w }
+    }
+
+    /// The simplex with A moved by `delta`: each vertex's point of A and
+    /// its difference `w` moved with it (the point of A rounded to f32, as
+    /// a support point of the moved shape would be). Its barycentric
+    /// coordinates are stale until [`Simplex::reduce`].
+    #[inline]
+    pub fn with_a_moved(&self, delta: &Vector) -> Self {
+        let mut moved = *self;
+        for v in &mut moved.verts[..self.len] {
+            v.a += delta;
+            v.w = v.a.coords.cast::<f64>() - v.b.coords.cast::<f64>();
+        }
+        moved
     }
 
     /// Adds a vertex (the simplex must hold fewer than four).
