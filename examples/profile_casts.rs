@@ -3,7 +3,7 @@
 //! `cast/shape_*` rows (other seeds with `--seed`).
 //!
 //! ```text
-//! cargo run --release --example profile_casts -- [--pair box|capsule|hull] [--passes N] [--seed S] [--only proxima|parry3d]
+//! cargo run --release --example profile_casts -- [--pair box|capsule|hull] [--passes N] [--seed S] [--only proxima|parry3d] [--generic]
 //! ```
 //! Every variant runs once per pass, in turn, and its fastest pass is kept.
 //! `--only` runs one side (for `perf record` or `valgrind --tool=callgrind`,
@@ -41,16 +41,20 @@ impl SupportMap for PlacedHull {
     }
 }
 
-/// One cast in both libraries' forms.
+/// One cast in both libraries' forms (for box pairs, the boxes too: they
+/// run through `cast_obb_obb`).
 struct Case {
     a: Box<dyn SupportMap>,
     motion: Vector,
     b: Box<dyn SupportMap>,
+    boxes: Option<(Obb, Obb)>,
     parry: (Pose, Box<dyn Shape>, PVec, Pose, Box<dyn Shape>),
 }
 
 fn main() {
     let (mut pair, mut passes, mut seed, mut only) = ("box".to_string(), 20, 21u64, String::new());
+    // `--generic`: box pairs through `cast_shape_convex` too.
+    let mut generic = false;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         let mut value = || args.next().unwrap_or_else(|| panic!("{a} needs a value"));
@@ -59,12 +63,16 @@ fn main() {
             "--passes" => passes = value().parse().expect("--passes N"),
             "--seed" => seed = value().parse().expect("--seed S"),
             "--only" => only = value(),
+            "--generic" => generic = true,
             other => panic!("unknown argument {other}"),
         }
     }
     let mut rng = proxima_test_support::rng(seed);
     let cases: Vec<Case> = (0..CASES).map(|_| case(&mut rng, &pair)).collect();
-    let ours = |c: &Case| cast_shape_convex(&*c.a, &c.motion, &*c.b).map(|h| h.toi);
+    let ours = |c: &Case| match &c.boxes {
+        Some((a, b)) if !generic => cast_obb_obb(a, &c.motion, b).map(|h| h.toi),
+        _ => cast_shape_convex(&*c.a, &c.motion, &*c.b).map(|h| h.toi),
+    };
     let theirs = |c: &Case| {
         let (p1, s1, v1, p2, s2) = &c.parry;
         let opts = ShapeCastOptions::with_max_time_of_impact(1.0);
@@ -118,19 +126,19 @@ fn case(rng: &mut SmallRng, pair: &str) -> Case {
             let (a, b) = (gen::obb(rng, &p), gen::obb(rng, &p));
             let motion = toward(rng, a.center(), b.center());
             let parry = parry_case(cv::cuboid(&a), &motion, cv::cuboid(&b));
-            Case { a: Box::new(a), motion, b: Box::new(b), parry }
+            Case { a: Box::new(a), motion, b: Box::new(b), boxes: Some((a, b)), parry }
         }
         "capsule" => {
             let (a, b) = (gen::capsule(rng, &p), gen::obb(rng, &p));
             let motion = toward(rng, &nalgebra::center(a.a(), a.b()), b.center());
             let parry = parry_case(cv::capsule(&a), &motion, cv::cuboid(&b));
-            Case { a: Box::new(a), motion, b: Box::new(b), parry }
+            Case { a: Box::new(a), motion, b: Box::new(b), boxes: None, parry }
         }
         "hull" => {
             let (a, b) = (placed_hull(rng), placed_hull(rng));
             let motion = toward(rng, &a.core_center(), &b.core_center());
             let parry = parry_case(cv::convex_hull(&a.hull, &a.pose), &motion, cv::convex_hull(&b.hull, &b.pose));
-            Case { a: Box::new(a), motion, b: Box::new(b), parry }
+            Case { a: Box::new(a), motion, b: Box::new(b), boxes: None, parry }
         }
         other => panic!("unknown pair {other} (box, capsule, hull)"),
     }

@@ -47,7 +47,7 @@ mod validated_serde;
 #[allow(deprecated)]
 pub use cast::cast_sphere_sphere_moving;
 pub use cast::{
-    cast_ray_aabb, cast_ray_capsule, cast_ray_obb, cast_ray_plane, cast_ray_sphere, cast_ray_triangle,
+    cast_obb_obb, cast_ray_aabb, cast_ray_capsule, cast_ray_obb, cast_ray_plane, cast_ray_sphere, cast_ray_triangle,
     cast_ray_triangle_uv, cast_sphere_aabb, cast_sphere_capsule, cast_sphere_moving_sphere, cast_sphere_obb,
     cast_sphere_plane, cast_sphere_sphere, cast_sphere_triangle, offset_ray_origin, Ray, RayHit, SweepHit, SweepStatus,
     TriangleRayHit,

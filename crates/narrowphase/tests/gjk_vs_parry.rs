@@ -734,6 +734,11 @@ fn sat_overlap_f64<A: TestShape, B: TestShape>(a: &A, b: &B) -> Option<f64> {
 /// `4e-6 L`, and the oracle's moved shapes round their positions.
 const TOI_TOL: f64 = 1e-5;
 
+/// How far a cast's contact point may lie off either shape's surface at the
+/// impact: the time of impact's error (`TOI_TOL` of motions up to about 3
+/// units) moves A by up to `3e-5`.
+const POINT_TOL: f64 = 1e-4;
+
 /// Runs `cases` casts of A by a random motion against B: the first contact
 /// within `TOI_TOL` of the f64 search on the closed form (grazing cases,
 /// near misses within `1e-4` and hits approaching slower than `0.1` per
@@ -744,11 +749,12 @@ fn run_cast<A: TestShape + Draw, B: TestShape + Draw>(
     seed: u64,
     spread: Real,
     distance: fn(&A, &B) -> ShapeDistance,
+    cast: fn(&A, &Vector, &B) -> Option<SweepHit>,
 ) {
     let mut rng = proxima_test_support::rng(seed);
     let p = Placement::new(spread, 0.1, 1.0);
     let (mut hits, mut grazing, mut worst, mut vs_parry) = (0usize, 0usize, 0.0f64, 0.0f64);
-    let mut inconsistent = 0usize;
+    let (mut inconsistent, mut worst_point) = (0usize, 0.0f64);
     let mut failures = Vec::new();
     for k in 0..CASES / 4 {
         let (a, b) = (A::draw(&mut rng, &p), B::draw(&mut rng, &p));
@@ -756,7 +762,7 @@ fn run_cast<A: TestShape + Draw, B: TestShape + Draw>(
         let towards = b.core_center() - a.core_center();
         let motion =
             towards * gen::uniform(&mut rng, 0.2, 1.2) + gen::unit_vector(&mut rng) * gen::uniform(&mut rng, 0.0, 1.0);
-        let ours = cast_shape_convex(&a, &motion, &b);
+        let ours = cast(&a, &motion, &b);
         let (exact, min) = first_contact(&a, &b, &motion, distance);
         let d = |t: f64| f64::from(distance(&a.moved(&(motion * t as Real)), &b).distance);
         // A near miss, or a hit at an approach slower than `0.1` per unit
@@ -790,6 +796,13 @@ fn run_cast<A: TestShape + Draw, B: TestShape + Draw>(
             (Some(h), Some(t)) => {
                 let e = (f64::from(h.toi) - t).abs();
                 worst = worst.max(e);
+                // The point lies on B's surface, and on A's at the impact.
+                let on_b = b.distance_f64(&v64(&h.point)).abs();
+                let on_a = a.moved(&(motion * h.toi)).distance_f64(&v64(&h.point)).abs();
+                worst_point = worst_point.max(on_a.max(on_b));
+                if on_a.max(on_b) > POINT_TOL {
+                    failures.push(format!("case {k}: point {} off B, {} off A: {a:?} {b:?} {motion:?}", on_b, on_a));
+                }
                 if e > TOI_TOL || (h.normal.norm() - 1.0).abs() > 1e-5 {
                     failures.push(format!("case {k}: toi {} exact {t}: {a:?} {b:?} {motion:?}", h.toi));
                 }
@@ -806,7 +819,7 @@ fn run_cast<A: TestShape + Draw, B: TestShape + Draw>(
     }
     let n = CASES / 4 - grazing - inconsistent;
     eprintln!(
-        "{name}: hits {:.3} grazing {grazing} inconsistent oracle {inconsistent} worst toi error {worst:e} vs parry {vs_parry:e}",
+        "{name}: hits {:.3} grazing {grazing} inconsistent oracle {inconsistent} worst toi error {worst:e} point {worst_point:e} vs parry {vs_parry:e}",
         hits as f64 / n as f64
     );
     assert!(inconsistent * 1000 <= CASES / 4, "{name}: the oracle is inconsistent on {inconsistent} cases");
@@ -815,16 +828,22 @@ fn run_cast<A: TestShape + Draw, B: TestShape + Draw>(
 }
 
 #[test]
-fn cast_obb_obb() {
-    run_cast::<Obb, Obb>("cast_obb_obb", 21, 2.5, distance_obb_obb);
+fn cast_convex_obb_obb() {
+    run_cast::<Obb, Obb>("cast_convex_obb_obb", 21, 2.5, distance_obb_obb, cast_shape_convex);
+}
+
+/// The closed form of box-box casts on the same inputs.
+#[test]
+fn cast_obb_obb_closed_form() {
+    run_cast::<Obb, Obb>("cast_obb_obb", 21, 2.5, distance_obb_obb, proxima_narrowphase::cast_obb_obb);
 }
 
 #[test]
 fn cast_sphere_obb() {
-    run_cast::<Sphere, Obb>("cast_sphere_obb", 22, 2.5, distance_sphere_obb);
+    run_cast::<Sphere, Obb>("cast_sphere_obb", 22, 2.5, distance_sphere_obb, cast_shape_convex);
 }
 
 #[test]
 fn cast_capsule_triangle() {
-    run_cast::<Capsule, Triangle>("cast_capsule_triangle", 23, 2.0, distance_capsule_triangle);
+    run_cast::<Capsule, Triangle>("cast_capsule_triangle", 23, 2.0, distance_capsule_triangle, cast_shape_convex);
 }

@@ -3,10 +3,11 @@
 
 use core::ops::ControlFlow;
 
-use proxima_narrowphase::{cast_shape_convex, intersects_aabb_aabb, Isometry, SweepHit, Vector};
+use proxima_narrowphase::{cast_obb_obb, cast_shape_convex, intersects_aabb_aabb, Isometry, SweepHit, Vector};
 
 use crate::error::SceneError;
 use crate::filter::QueryFilter;
+use crate::hull::ConvexRef;
 use crate::local_convex::{swept_aabb, LocalConvex};
 use crate::query_shape::SceneSweepHit;
 use crate::scene::Scene;
@@ -20,10 +21,11 @@ impl Scene {
     /// The candidates are culled by the swept box (the shape's start and end
     /// boxes merged), clipped to the best hit found so far, static colliders
     /// first; each is confirmed by the exact sweep. A sphere takes the
-    /// closed-form sweeps of [`Scene::cast_sphere`]; the other shapes
-    /// conservative advancement ([`cast_shape_convex`]) against convex
-    /// colliders and against each triangle of a mesh that the swept box
-    /// reaches (in the mesh's frame). Every cast runs relative to a point
+    /// closed-form sweeps of [`Scene::cast_sphere`], a box against a box
+    /// the closed form [`cast_obb_obb`]; the other shapes conservative
+    /// advancement ([`cast_shape_convex`]) against convex colliders and
+    /// against each triangle of a mesh that the swept box reaches (in the
+    /// mesh's frame). Every cast runs relative to a point
     /// near the moving shape, so `toi` keeps its accuracy far from the
     /// world origin. The result is read as for [`Scene::cast_sphere`]:
     /// `point` on the collider's surface, `normal` out of it towards the
@@ -131,6 +133,10 @@ fn cast_on(
         return Some(SweepHit { point: frame.transform_point(&hit.point), normal: frame.rotation * hit.normal, ..hit });
     }
     let near = LocalConvex::of(target)?.shifted(origin)?;
-    let hit = cast_shape_convex(&local.convex(), motion, &near.convex())?;
+    // Two boxes have a closed form (their separating axes over time).
+    let hit = match (local.convex(), near.convex()) {
+        (ConvexRef::Obb(a), ConvexRef::Obb(b)) => cast_obb_obb(&a, motion, &b)?,
+        (a, b) => cast_shape_convex(&a, motion, &b)?,
+    };
     Some(SweepHit { point: hit.point + origin, ..hit })
 }

@@ -1,6 +1,7 @@
-//! Ray casts and swept spheres (continuous collision).
+//! Ray casts, swept spheres and swept boxes (continuous collision).
 
 mod aabb_lanes;
+mod obb_obb;
 mod offset;
 mod ray;
 mod ray_aabb;
@@ -19,6 +20,7 @@ mod sphere_sphere;
 mod sphere_triangle;
 mod sweep;
 
+pub use obb_obb::cast_obb_obb;
 pub use offset::offset_ray_origin;
 pub use ray::{PrecomputedRay, Ray, RayHit};
 pub use ray_aabb::{cast_ray_aabb, ray_aabb_interval, RayInterval};
