@@ -28,7 +28,8 @@ use crate::trimesh::TriMesh;
 ///
 /// A mesh is not convex: it is swept triangle by triangle (each convex), each
 /// triangle's start overlap judged on its own, so a wall of a mesh ahead of a
-/// character still stops it while the mesh floor it stands in does not.
+/// character still stops it while the mesh floor it stands in does not. A
+/// compound is swept child by child in the same way.
 ///
 /// Degenerate cases: a tangential motion (`m . n = 0`: sliding along a floor)
 /// and a zero motion leave every overlap (a zero motion then hits nothing); a
@@ -97,6 +98,20 @@ pub(crate) fn cast_sphere_on(
     }
     match shape {
         WorldShape::TriMesh(mesh, pose) => cast_sphere_mesh_leaving(mesh, pose, sphere, motion),
+        WorldShape::Compound(compound, pose) => {
+            // Each child is convex: its start overlap is judged on its own.
+            let swept = crate::local_convex::swept_aabb(&sphere.aabb(), motion)?;
+            let mut best: Option<SweepHit> = None;
+            let _ = compound.visit_overlapping(pose, &swept, |i| {
+                let hit =
+                    compound.child_world(i, pose).and_then(|child| cast_sphere_on(&child, sphere, motion, options));
+                if let Some(hit) = hit.filter(|h| best.is_none_or(|b| h.toi < b.toi)) {
+                    best = Some(hit);
+                }
+                ControlFlow::Continue(())
+            });
+            best
+        }
         // A convex shape: a start overlap the motion leaves is its only
         // contact (see `CastOptions`).
         _ => shape.cast_sphere(sphere, motion).filter(|hit| !leaves(hit, motion)),

@@ -5,6 +5,7 @@ use proxima_narrowphase::{
     contact_sphere_capsule, contact_sphere_hull, contact_sphere_obb, contact_sphere_sphere, Contact, Obb,
 };
 
+use crate::compound::contact_compound;
 use crate::hull::{as_convex, PosedHull};
 use crate::mesh_frame::{capsule_in, contact_to_world, obb_in, sphere_in};
 use crate::shape::WorldShape;
@@ -17,10 +18,14 @@ use crate::trimesh::contact_mesh_mesh;
 /// treated as an oriented box with identity rotation. Meshes are two-sided
 /// surfaces: a sphere, box or capsule against a mesh gets the deepest of its
 /// triangle contacts; two meshes get their deepest triangle-triangle contact
-/// (`contact_triangle_triangle`, over the pairs their BVHs leave).
+/// (`contact_triangle_triangle`, over the pairs their BVHs leave). A
+/// compound gets the deepest of its children's contacts (children whose box
+/// overlaps the other shape's), with any shape, a compound or a mesh too.
 pub fn contact(a: &WorldShape, b: &WorldShape) -> Option<Contact> {
     use WorldShape as S;
     match (a, b) {
+        (S::Compound(compound, pose), _) => contact_compound(compound, pose, b, true),
+        (_, S::Compound(compound, pose)) => contact_compound(compound, pose, a, false),
         (S::ConvexHull(hull, pose), S::TriMesh(mesh, mesh_pose)) => {
             let local = mesh_pose.inverse() * pose;
             mesh.contact_hull(&PosedHull { hull, pose: &local }).map(|c| contact_to_world(&c, mesh_pose))

@@ -245,6 +245,6 @@ pub(crate) fn as_convex(shape: &crate::shape::WorldShape) -> Option<ConvexRef<'_
         S::Obb(o) => ConvexRef::Obb(*o),
         S::Capsule(c) => ConvexRef::Capsule(c),
         S::ConvexHull(hull, pose) => ConvexRef::Hull(PosedHull { hull, pose }),
-        S::TriMesh(..) => return None,
+        S::TriMesh(..) | S::Compound(..) => return None,
     })
 }

@@ -10,6 +10,7 @@
 mod cast_options;
 mod change_log;
 mod collider;
+mod compound;
 mod contact;
 mod dynamic_set;
 mod error;
@@ -37,6 +38,7 @@ mod trimesh;
 pub use cast_options::CastOptions;
 pub use change_log::RemovedCollider;
 pub use collider::{BodyKind, Collider, ColliderDesc, ColliderHandle};
+pub use compound::{Compound, CompoundError};
 pub use contact::contact;
 pub use error::{HeightFieldError, MeshError, PoseError, SceneError, POSE_ROTATION_TOLERANCE};
 pub use filter::{ColliderPredicate, QueryFilter};

@@ -26,7 +26,7 @@ pub(crate) enum LocalConvex<'a> {
 }
 
 impl<'a> LocalConvex<'a> {
-    /// A placed convex collider; `None` for a mesh. An axis-aligned box
+    /// A placed convex collider; `None` for a mesh or a compound. An axis-aligned box
     /// stays one until [`LocalConvex::convex`]: its centre `(min + max) / 2`
     /// is rounded where its corners are not, so it is formed after the move
     /// to small coordinates.
@@ -37,7 +37,7 @@ impl<'a> LocalConvex<'a> {
             WorldShape::Obb(o) => Self::Obb(*o),
             WorldShape::Capsule(c) => Self::Capsule(*c),
             WorldShape::ConvexHull(hull, pose) => Self::Hull(hull, *pose),
-            WorldShape::TriMesh(..) => return None,
+            WorldShape::TriMesh(..) | WorldShape::Compound(..) => return None,
         })
     }
 

@@ -1,12 +1,15 @@
 //! Contact manifolds between any two placed shapes: the dispatch a solver
 //! uses.
 
+use core::ops::ControlFlow;
+
 use proxima_narrowphase::{
     contact_manifold_capsule_capsule, contact_manifold_capsule_hull, contact_manifold_capsule_obb,
     contact_manifold_obb_obb, contact_manifold_sphere_capsule, contact_manifold_sphere_hull,
-    contact_manifold_sphere_obb, contact_manifold_sphere_sphere, ContactManifold, Real,
+    contact_manifold_sphere_obb, contact_manifold_sphere_sphere, ContactManifold, Isometry, ManifoldPoint, Point, Real,
 };
 
+use crate::compound::Compound;
 use crate::contact::as_obb;
 use crate::hull::PosedHull;
 use crate::hull_manifold::{as_polytope, manifold_polytopes};
@@ -18,7 +21,10 @@ use crate::trimesh::{mesh_mesh_manifolds, Convex, MeshScratch};
 /// for shapes that touch or are at most `prediction` apart (speculative
 /// points, negative depth). A pair of convex shapes gets at most one
 /// manifold; a mesh gets one per group of triangle contacts sharing a
-/// normal. With `prediction = 0`, something is appended exactly when
+/// normal; a compound one per touching child (and per group of the child's
+/// contacts with a mesh), each point's id naming the child
+/// ([`Compound::child_of_point_id`](crate::Compound::child_of_point_id)).
+/// With `prediction = 0`, something is appended exactly when
 /// [`contact`](crate::contact) returns a contact. `out` is not cleared.
 ///
 /// ```
@@ -77,6 +83,14 @@ fn split(
 ) -> Option<ContactManifold> {
     use WorldShape as S;
     match (a, b) {
+        (S::Compound(compound, pose), _) => {
+            compound_manifolds(compound, pose, b, true, p, scratch, out);
+            None
+        }
+        (_, S::Compound(compound, pose)) => {
+            compound_manifolds(compound, pose, a, false, p, scratch, out);
+            None
+        }
         (S::ConvexHull(hull, pose), S::TriMesh(mesh, mesh_pose)) => {
             let start = out.len();
             let local = mesh_pose.inverse() * pose;
@@ -119,6 +133,43 @@ fn split(
         | (S::Aabb(_) | S::Obb(_), S::Capsule(_))
         | (S::TriMesh(..), S::Aabb(_) | S::Obb(_) | S::Capsule(_)) => flip_split(b, a, p, scratch, out),
     }
+}
+
+/// The manifolds of the compound placed by `pose` and `other` (the compound
+/// is shape A when `compound_is_a`, else B), appended to `out`: those of
+/// each child whose box, in the compound's frame, overlaps the other
+/// shape's box grown by the prediction `p`, in the order the children are
+/// visited, each computed in the pair's order (A, B) as for the child alone,
+/// and each point's id tagged with the child's index.
+fn compound_manifolds(
+    compound: &Compound,
+    pose: &Isometry,
+    other: &WorldShape,
+    compound_is_a: bool,
+    p: Real,
+    scratch: &mut MeshScratch,
+    out: &mut Vec<ContactManifold>,
+) {
+    let cull = other.aabb().loosened(p);
+    let _ = compound.visit_overlapping(pose, &cull, |i| {
+        let Some(child) = compound.child_world(i, pose) else { return ControlFlow::Continue(()) };
+        let start = out.len();
+        let single =
+            if compound_is_a { split(&child, other, p, scratch, out) } else { split(other, &child, p, scratch, out) };
+        out.extend(single);
+        for m in &mut out[start..] {
+            let mut points =
+                [ManifoldPoint { point_a: Point::origin(), point_b: Point::origin(), depth: 0.0, id: 0 }; 4];
+            for (q, src) in points.iter_mut().zip(m.points()) {
+                *q = ManifoldPoint { id: Compound::tagged_point_id(i, src.id), ..*src };
+            }
+            // At most four points: `new` keeps them as they are.
+            if let Some(tagged) = ContactManifold::new(m.normal, &points[..m.len()]) {
+                *m = tagged;
+            }
+        }
+        ControlFlow::Continue(())
+    });
 }
 
 /// [`split`] of `(b, a)` seen from A: every manifold flipped.

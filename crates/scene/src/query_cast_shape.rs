@@ -41,7 +41,9 @@ impl Scene {
     /// # Errors
     /// - [`SceneError::InvalidMotion`]: a motion component is NaN or
     ///   infinite, or the shape's end box is not finite.
-    /// - [`SceneError::ShapeNotConvex`]: `shape` is a triangle mesh.
+    /// - [`SceneError::ShapeNotConvex`]: `shape` is a triangle mesh, a
+    ///   heightfield or a compound (a compound collider is hit as the union
+    ///   of its children, each swept against).
     /// - [`SceneError::InvalidPose`] (with `handle: None`): the pose fails the
     ///   rule of every collider's pose ([`PoseError`](crate::PoseError)).
     /// - [`SceneError::InvalidShape`]: the shape itself (a negative or NaN
@@ -126,6 +128,21 @@ fn cast_on(
     origin: &Vector,
     motion: &Vector,
 ) -> Option<SweepHit> {
+    if let WorldShape::Compound(compound, pose) = target {
+        // The first hit on the children that the swept box reaches.
+        let swept = swept_aabb(&moving.aabb(), motion)?;
+        let mut best: Option<SweepHit> = None;
+        let _ = compound.visit_overlapping(pose, &swept, |i| {
+            let hit = compound.child_world(i, pose).and_then(|child| cast_on(&child, moving, local, origin, motion));
+            if let Some(hit) = hit {
+                if best.is_none_or(|b| hit.toi < b.toi) {
+                    best = Some(hit);
+                }
+            }
+            ControlFlow::Continue(())
+        });
+        return best;
+    }
     if let WorldShape::TriMesh(mesh, frame) = target {
         // In the mesh frame, where its BVH and triangles are; a rotation
         // keeps lengths, so `toi` is the world one.

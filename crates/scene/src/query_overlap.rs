@@ -49,6 +49,16 @@ impl OverlapShape {
     fn overlaps(&self, shape: &WorldShape) -> bool {
         match (self, shape) {
             (Self::Point(p), shape) => shape.contains_point(p),
+            (_, WorldShape::Compound(compound, pose)) => {
+                // Some child whose box overlaps the probe's overlaps it.
+                let Some(cull) = self.bounds() else { return false };
+                compound
+                    .visit_overlapping(pose, &cull, |i| match compound.child_world(i, pose) {
+                        Some(child) if self.overlaps(&child) => ControlFlow::Break(()),
+                        _ => ControlFlow::Continue(()),
+                    })
+                    .is_break()
+            }
             (Self::Aabb(a), h @ WorldShape::ConvexHull(..)) => overlaps_hull(&ConvexRef::Obb(Obb::from_aabb(a)), h),
             (Self::Sphere(s), h @ WorldShape::ConvexHull(..)) => overlaps_hull(&ConvexRef::Sphere(s), h),
             (Self::Obb(o), h @ WorldShape::ConvexHull(..)) => overlaps_hull(&ConvexRef::Obb(*o), h),

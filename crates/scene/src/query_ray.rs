@@ -37,6 +37,10 @@ pub struct SceneRayHit {
     /// coordinates on it (mesh frame: the pose carries them to world);
     /// `None` for the other shapes.
     pub triangle: Option<TriangleHit>,
+    /// For a compound collider, the index of the child hit (into
+    /// [`Compound::children`](crate::Compound::children)); `None` for the
+    /// other shapes.
+    pub child: Option<u32>,
 }
 
 /// The best hit so far of [`Scene::cast_ray_closest`]: the collider's slot,
@@ -50,12 +54,13 @@ struct Best {
     toi: Real,
     normal: Result<UnitVector, u32>,
     triangle: Option<TriangleHit>,
+    child: Option<u32>,
 }
 
 impl Scene {
     /// The public hit of `best`; a box collider's normal is computed here.
     #[inline(always)]
-    fn scene_hit(&self, ray: &Ray, Best { slot, toi, normal, triangle }: Best) -> SceneRayHit {
+    fn scene_hit(&self, ray: &Ray, Best { slot, toi, normal, triangle, child }: Best) -> SceneRayHit {
         // Both arms inline, so the normal stays in registers: an arm left
         // out of line returns it through memory, and copying that whole
         // just after its piecewise stores stalls every hit on store
@@ -64,7 +69,7 @@ impl Scene {
             Ok(normal) => normal,
             Err(leaf) => self.box_normal(ray, toi, leaf),
         };
-        SceneRayHit { collider: self.handle_of(slot), toi, normal, triangle }
+        SceneRayHit { collider: self.handle_of(slot), toi, normal, triangle, child }
     }
 
     /// The normal of the face of static leaf `leaf`'s box (a box collider)
@@ -85,6 +90,6 @@ impl Scene {
             return None;
         }
         let h = collider.world.ray_hit(ray, any)?;
-        Some(Best { slot, toi: h.hit.toi, normal: Ok(h.hit.normal), triangle: h.triangle })
+        Some(Best { slot, toi: h.hit.toi, normal: Ok(h.hit.normal), triangle: h.triangle, child: h.child })
     }
 }

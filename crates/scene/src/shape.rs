@@ -9,6 +9,9 @@ use proxima_narrowphase::{
 
 use crate::hull::{cast_ray_hull, cast_sphere_hull, closest_point_hull, contains_point_hull, world_aabb};
 
+use crate::compound::{
+    cast_sphere_compound, closest_point_compound, contains_point_compound, ray_hit_compound, Compound,
+};
 use crate::error::{PoseError, POSE_ROTATION_TOLERANCE};
 use crate::heightfield::HeightField;
 use crate::trimesh::{TriMesh, TriangleHit};
@@ -59,13 +62,17 @@ pub enum ColliderShape {
     /// incident face against the reference face, other pairs one point; ray
     /// casts and sphere sweeps are exact on its face planes.
     ConvexHull(Arc<ConvexHull>),
+    /// Several convex shapes under their own local poses (shared), placed by
+    /// the pose as one collider: see [`Compound`]. Not convex itself.
+    Compound(Arc<Compound>),
 }
 
 impl ColliderShape {
     /// True for the solid convex shapes (sphere, cuboid, capsule, hull): the
     /// shapes [`Scene::cast_shape`](crate::Scene::cast_shape) sweeps and
     /// continuous collision takes. A triangle mesh or a heightfield is a
-    /// surface, not convex.
+    /// surface, not convex; a compound is a union of convex shapes, not
+    /// convex itself.
     ///
     /// ```
     /// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; pub(crate) use ::proxima_scene as scene; }
@@ -75,7 +82,7 @@ impl ColliderShape {
     pub fn is_convex(&self) -> bool {
         match self {
             Self::Sphere { .. } | Self::Cuboid { .. } | Self::Capsule { .. } | Self::ConvexHull(_) => true,
-            Self::TriMesh(_) | Self::HeightField(_) => false,
+            Self::TriMesh(_) | Self::HeightField(_) | Self::Compound(_) => false,
         }
     }
 
@@ -119,6 +126,18 @@ impl ColliderShape {
             }
             Self::TriMesh(mesh) => placed_mesh(mesh, pose)?,
             Self::HeightField(field) => placed_mesh(field.mesh(), pose)?,
+            Self::Compound(compound) => {
+                let t = &pose.translation.vector;
+                if !t.iter().all(|x| x.is_finite()) {
+                    return Err(ShapeError::NonFinite("compound pose"));
+                }
+                if t.iter().any(|x| x.abs() > MAX_COORDINATE) {
+                    return Err(ShapeError::TooLarge("compound pose"));
+                }
+                // Every child is placed once here, so the queries, which
+                // place them again, cannot fail.
+                compound.placed(&Isometry::from_parts(pose.translation, unit_rotation(&pose.rotation)?))?
+            }
         })
     }
 }
@@ -178,12 +197,13 @@ fn is_identity(rotation: &Rotation) -> bool {
     q.i == 0.0 && q.j == 0.0 && q.k == 0.0 && q.w.abs() == 1.0
 }
 
-/// A ray's hit on a [`WorldShape`]: the hit (world frame), and for a mesh
-/// the triangle and barycentrics (mesh frame).
+/// A ray's hit on a [`WorldShape`]: the hit (world frame), for a mesh the
+/// triangle and barycentrics (mesh frame), for a compound the child hit.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct ShapeRayHit {
     pub(crate) hit: RayHit,
     pub(crate) triangle: Option<TriangleHit>,
+    pub(crate) child: Option<u32>,
 }
 
 /// A collider's geometry in world space, ready for exact tests.
@@ -205,6 +225,9 @@ pub enum WorldShape {
     TriMesh(Arc<TriMesh>, Isometry),
     /// A convex hull and the pose from its frame to world.
     ConvexHull(Arc<ConvexHull>, Isometry),
+    /// A compound and the pose from its frame to world; its child `i` is
+    /// placed at `pose * children()[i].0`.
+    Compound(Arc<Compound>, Isometry),
 }
 
 impl WorldShape {
@@ -217,6 +240,7 @@ impl WorldShape {
             Self::Capsule(c) => c.aabb(),
             Self::TriMesh(mesh, pose) => mesh.world_aabb(pose),
             Self::ConvexHull(hull, pose) => world_aabb(hull, pose),
+            Self::Compound(compound, pose) => compound.world_aabb(pose),
         }
     }
 
@@ -232,8 +256,9 @@ impl WorldShape {
     }
 
     /// The first hit of `ray`, or with `any` some hit (a mesh stops at the
-    /// first triangle hit it finds; the other shapes have one candidate, so
-    /// their first hit), and for a mesh the triangle hit.
+    /// first triangle hit it finds, a compound at the first child hit; the
+    /// other shapes have one candidate, so their first hit), and for a mesh
+    /// the triangle hit, for a compound the child hit.
     #[inline(always)]
     pub(crate) fn ray_hit(&self, ray: &Ray, any: bool) -> Option<ShapeRayHit> {
         use proxima_narrowphase::{cast_ray_aabb, cast_ray_capsule, cast_ray_obb, cast_ray_sphere};
@@ -245,10 +270,14 @@ impl WorldShape {
             Self::ConvexHull(hull, pose) => cast_ray_hull(ray, hull, pose),
             Self::TriMesh(mesh, pose) => {
                 let h = mesh.ray_posed(ray, pose, any)?;
-                return Some(ShapeRayHit { hit: h.hit, triangle: Some(h.triangle) });
+                return Some(ShapeRayHit { hit: h.hit, triangle: Some(h.triangle), child: None });
+            }
+            Self::Compound(compound, pose) => {
+                let (h, child) = ray_hit_compound(compound, pose, ray, any)?;
+                return Some(ShapeRayHit { child: Some(child), ..h });
             }
         };
-        hit.map(|hit| ShapeRayHit { hit, triangle: None })
+        hit.map(|hit| ShapeRayHit { hit, triangle: None, child: None })
     }
 
     /// The first hit of a sphere moving by `motion` on this shape.
@@ -261,6 +290,7 @@ impl WorldShape {
             Self::Capsule(c) => cast_sphere_capsule(sphere, motion, c),
             Self::TriMesh(mesh, pose) => mesh.cast_sphere_posed(sphere, motion, pose),
             Self::ConvexHull(hull, pose) => cast_sphere_hull(sphere, motion, hull, pose),
+            Self::Compound(compound, pose) => cast_sphere_compound(compound, pose, sphere, motion),
         }
     }
 
@@ -273,6 +303,7 @@ impl WorldShape {
             Self::Capsule(c) => c.contains_point(p),
             Self::TriMesh(mesh, pose) => mesh.contains_point(&pose.inverse_transform_point(p)),
             Self::ConvexHull(hull, pose) => contains_point_hull(hull, pose, p),
+            Self::Compound(compound, pose) => contains_point_compound(compound, pose, p),
         }
     }
 
@@ -298,6 +329,7 @@ impl WorldShape {
                 pose.transform_point(&mesh.closest_point(&local).map_or(local, |c| c.point))
             }
             Self::ConvexHull(hull, pose) => closest_point_hull(hull, pose, p),
+            Self::Compound(compound, pose) => closest_point_compound(compound, pose, p),
         }
     }
 }

@@ -111,6 +111,7 @@ fn check_mesh_built(name: &str, seed: u64, dynamic: bool, kind: Pose, build: Mes
                 toi: h.hit.toi,
                 normal: h.hit.normal,
                 triangle: Some(h.triangle),
+                child: None,
             };
             assert_eq!(closest, expected.map(as_scene), "{name} ray {i} filter {k}: closest");
             assert_eq!(any, bare_any.filter(|_| *accepts).map(as_scene), "{name} ray {i} filter {k}: any");

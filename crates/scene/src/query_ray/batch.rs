@@ -210,8 +210,13 @@ impl Scene {
         for packet in rays.chunks(PACKET_SIZE) {
             mesh.cast_packet_posed(packet, pose, &mut hits[..packet.len()]);
             out.extend(packet.iter().zip(&hits).map(|(ray, hit)| {
-                let best =
-                    hit.map(|h| Best { slot, toi: h.hit.toi, normal: Ok(h.hit.normal), triangle: Some(h.triangle) });
+                let best = hit.map(|h| Best {
+                    slot,
+                    toi: h.hit.toi,
+                    normal: Ok(h.hit.normal),
+                    triangle: Some(h.triangle),
+                    child: None,
+                });
                 self.finish_closest(ray, filter, best, best.map_or(ray.max_toi(), |b| b.toi))
             }));
         }

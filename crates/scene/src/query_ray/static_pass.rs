@@ -104,10 +104,10 @@ impl StaticPass<'_> {
             return None;
         }
         if leaf.is_box {
-            return Some(Best { slot: leaf.slot, toi: entry_toi, normal: Err(s as u32), triangle: None });
+            return Some(Best { slot: leaf.slot, toi: entry_toi, normal: Err(s as u32), triangle: None, child: None });
         }
         let h = collider().world.ray_hit(ray, any)?;
-        Some(Best { slot: leaf.slot, toi: h.hit.toi, normal: Ok(h.hit.normal), triangle: h.triangle })
+        Some(Best { slot: leaf.slot, toi: h.hit.toi, normal: Ok(h.hit.normal), triangle: h.triangle, child: h.child })
     }
 
     /// The hit of `ray` on the set's only collider (`any`: a mesh stops at

@@ -1,0 +1,125 @@
+//! The queries of a placed compound, each over the children that the other
+//! shape's box (in the compound's frame) or the ray reaches: contact, ray,
+//! swept sphere, point containment and closest point.
+
+use core::ops::ControlFlow;
+
+use proxima_narrowphase::{Aabb, Contact, Isometry, Point, Ray, Real, Sphere, SweepHit, Vector};
+
+use super::Compound;
+use crate::contact::contact;
+use crate::local_convex::swept_aabb;
+use crate::shape::{ShapeRayHit, WorldShape};
+
+/// The deepest contact of the compound placed by `pose` and `other`: the
+/// deepest of its children's contacts with `other`, the first found on a
+/// tie. The compound is shape A when `compound_is_a`, else shape B; the
+/// normal runs from A to B, and each child contact is computed in that
+/// order (no flip), as for the child alone.
+pub(crate) fn contact_compound(
+    compound: &Compound,
+    pose: &Isometry,
+    other: &WorldShape,
+    compound_is_a: bool,
+) -> Option<Contact> {
+    let mut best: Option<Contact> = None;
+    let _ = compound.visit_overlapping(pose, &other.aabb(), |i| {
+        let child = compound.child_world(i, pose);
+        let found = child.and_then(|c| if compound_is_a { contact(&c, other) } else { contact(other, &c) });
+        if let Some(c) = found {
+            if best.is_none_or(|b| c.depth > b.depth) {
+                best = Some(c);
+            }
+        }
+        ControlFlow::Continue(())
+    });
+    best
+}
+
+/// The first hit of `ray` on the compound placed by `pose` (with `any`,
+/// some hit), and the child hit: the smallest child `toi`, the first found
+/// on a tie. A solid child containing the origin is hit at `toi = 0`.
+pub(crate) fn ray_hit_compound(
+    compound: &Compound,
+    pose: &Isometry,
+    ray: &Ray,
+    any: bool,
+) -> Option<(ShapeRayHit, u32)> {
+    let mut best: Option<(ShapeRayHit, u32)> = None;
+    compound.visit_ray(pose, ray, |i| {
+        let Some(hit) = compound.child_world(i, pose).and_then(|child| child.ray_hit(ray, any)) else {
+            return Some(best.map_or(ray.max_toi(), |b| b.0.hit.toi));
+        };
+        if best.is_none_or(|b| hit.hit.toi < b.0.hit.toi) {
+            best = Some((hit, i as u32));
+        }
+        if any {
+            return None;
+        }
+        best.map(|b| b.0.hit.toi)
+    });
+    best
+}
+
+/// The first hit of `sphere` moving by `motion` on the compound placed by
+/// `pose`: the smallest child `toi`, the first found on a tie.
+pub(crate) fn cast_sphere_compound(
+    compound: &Compound,
+    pose: &Isometry,
+    sphere: &Sphere,
+    motion: &Vector,
+) -> Option<SweepHit> {
+    let swept = swept_aabb(&sphere.aabb(), motion)?;
+    let mut best: Option<SweepHit> = None;
+    let _ = compound.visit_overlapping(pose, &swept, |i| {
+        if let Some(hit) = compound.child_world(i, pose).and_then(|child| child.cast_sphere(sphere, motion)) {
+            if best.is_none_or(|b| hit.toi < b.toi) {
+                best = Some(hit);
+            }
+        }
+        ControlFlow::Continue(())
+    });
+    best
+}
+
+/// True when a child of the compound placed by `pose` contains `p`.
+pub(crate) fn contains_point_compound(compound: &Compound, pose: &Isometry, p: &Point) -> bool {
+    let Ok(probe) = Aabb::try_new(*p, *p) else { return false };
+    compound
+        .visit_overlapping(pose, &probe, |i| {
+            if compound.child_world(i, pose).is_some_and(|child| child.contains_point(p)) {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        })
+        .is_break()
+}
+
+/// The point of the compound placed by `pose` closest to `p`: `p` itself
+/// inside a child, else the closest of the children's closest points (the
+/// first found on a tie). A child whose local box is farther from `p` than
+/// the best point so far is skipped: its points are farther still (a
+/// rotation keeps distances, so the local distance is the world one).
+pub(crate) fn closest_point_compound(compound: &Compound, pose: &Isometry, p: &Point) -> Point {
+    let local = pose.inverse_transform_point(p);
+    let mut best: Option<(Point, Real)> = None;
+    for (i, b) in compound.boxes.iter().enumerate() {
+        let to_box = (local.coords - local.coords.sup(&b.min().coords).inf(&b.max().coords)).norm();
+        // The box distance is rounded, as the child's own: a child is skipped
+        // only when its box is farther by a clear relative margin.
+        if best.is_some_and(|(_, d)| to_box > d * (1.0 + 1e-4) + 1e-6) {
+            continue;
+        }
+        let Some(child) = compound.child_world(i, pose) else { continue };
+        let q = child.closest_point(p);
+        let d = (q - p).norm();
+        if best.is_none_or(|(_, bd)| d < bd) {
+            best = Some((q, d));
+            if d == 0.0 {
+                break;
+            }
+        }
+    }
+    best.map_or(*p, |(q, _)| q)
+}
