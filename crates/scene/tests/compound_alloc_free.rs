@@ -1,0 +1,115 @@
+//! Steady-state frames of the contact pipeline with compound colliders
+//! allocate nothing, counted by a global allocator: two tables (a top and
+//! four legs) resting on a fine mesh floor and on a box floor, a ball on the
+//! mesh and a cube on a table top, jittering and sliding slowly, with and
+//! without manifolds, with the tracker's and the grid's pair search.
+//! Warm-up frames size the buffers first.
+
+use std::sync::Arc;
+
+use nalgebra::Translation3;
+use proxima_narrowphase::{Isometry, Point, Real, Rotation, Vector};
+use proxima_scene::*;
+use proxima_test_support::alloc::CountingAllocator;
+use proxima_test_support::gen::uniform;
+
+/// Counts allocations and reallocations of every thread. The file holds a
+/// single test, so the harness runs nothing else meanwhile.
+#[global_allocator]
+static ALLOCATOR: CountingAllocator = CountingAllocator::new();
+
+/// A table: child 0 the top (half-extents 1 x 0.1 x 1, centre at y = 1),
+/// children 1 to 4 legs (half-extents 0.1 x 0.45 x 0.1, from y = 0 to 0.9),
+/// leg 3 reaching 0.05 lower than the others.
+fn table() -> Arc<Compound> {
+    let top =
+        (Isometry::translation(0.0, 1.0, 0.0), ColliderShape::Cuboid { half_extents: Vector::new(1.0, 0.1, 1.0) });
+    let mut children = vec![top];
+    for (k, (x, z)) in [(-0.8, -0.8), (0.8, -0.8), (0.8, 0.8), (-0.8, 0.8)].into_iter().enumerate() {
+        let long = if k == 2 { 0.025 } else { 0.0 };
+        let leg = ColliderShape::Cuboid { half_extents: Vector::new(0.1, 0.45 + long, 0.1) };
+        children.push((Isometry::translation(x, 0.45 - long, z), leg));
+    }
+    Arc::new(Compound::try_new(children).unwrap())
+}
+
+/// A flat `n x n` grid of quads (two triangles each) of side `cell` at y = 0.
+fn grid(n: u32, cell: Real) -> Arc<TriMesh> {
+    let vertices =
+        (0..=n).flat_map(|i| (0..=n).map(move |j| Point::new(i as Real * cell, 0.0, j as Real * cell))).collect();
+    let at = |i: u32, j: u32| i * (n + 1) + j;
+    let indices = (0..n)
+        .flat_map(|i| {
+            (0..n).flat_map(move |j| {
+                [[at(i, j), at(i + 1, j), at(i + 1, j + 1)], [at(i, j), at(i + 1, j + 1), at(i, j + 1)]]
+            })
+        })
+        .collect();
+    Arc::new(TriMesh::new(vertices, indices).expect("valid mesh"))
+}
+
+/// 100 warm-up frames then 200 counted ones: two tables (one on a fine mesh
+/// floor, one on a box floor), a ball on the mesh and a cube on the second
+/// table's top, all jittering and sliding slowly. Returns the manifolds
+/// and contacts listed over the counted frames, and their allocations.
+fn run(mut pipeline: ContactPipeline) -> (usize, usize, usize) {
+    let mut scene = Scene::new();
+    scene.insert(ColliderDesc::new(ColliderShape::TriMesh(grid(40, 0.25)), Isometry::identity()).fixed()).unwrap();
+    let slab = ColliderShape::Cuboid { half_extents: Vector::new(3.0, 0.5, 3.0) };
+    scene.insert(ColliderDesc::new(slab, Isometry::translation(20.0, -0.5, 3.0)).fixed()).unwrap();
+    let table = ColliderShape::Compound(table());
+    // (shape, rest height, x, z): the long leg sunk 0.01 into what is below.
+    let bodies = [
+        (table.clone(), 0.04, 3.0, 3.0),
+        (table, 0.04, 20.0, 3.0),
+        (ColliderShape::Sphere { radius: 0.3 }, 0.29, 7.0, 7.0),
+        (ColliderShape::Cuboid { half_extents: Vector::repeat(0.3) }, 1.39, 20.0, 3.0),
+    ];
+    let handles: Vec<ColliderHandle> = bodies
+        .iter()
+        .map(|(shape, y, x, z)| {
+            scene.insert(ColliderDesc::new(shape.clone(), Isometry::translation(*x, *y, *z))).unwrap()
+        })
+        .collect();
+    let mut rng = proxima_test_support::rng(11);
+    let mut frame = |scene: &mut Scene, pipeline: &mut ContactPipeline, k: usize| {
+        for (h, (_, y, x, z)) in handles.iter().zip(&bodies) {
+            let slide = 0.002 * (k % 50) as Real;
+            let j = |rng: &mut _| uniform(rng, -1e-3, 1e-3);
+            let t = Translation3::new(x + slide + j(&mut rng), y + j(&mut rng), z - slide + j(&mut rng));
+            let tilt = Rotation::from_euler_angles(j(&mut rng), j(&mut rng), j(&mut rng));
+            scene.set_pose(*h, Isometry::from_parts(t, tilt)).unwrap();
+        }
+        pipeline.update(scene);
+        (pipeline.manifolds().len(), pipeline.contacts().len())
+    };
+    for k in 0..100 {
+        frame(&mut scene, &mut pipeline, k);
+    }
+    let before = ALLOCATOR.count();
+    let (mut manifolds, mut contacts) = (0, 0);
+    for k in 100..300 {
+        let (m, c) = frame(&mut scene, &mut pipeline, k);
+        manifolds += m;
+        contacts += c;
+    }
+    (manifolds, contacts, ALLOCATOR.count() - before)
+}
+
+#[test]
+fn compound_frames_allocate_nothing() {
+    // Four resting contacts a frame: each table on its floor, the ball on
+    // the mesh, the cube on the second table.
+    let (_, contacts, allocations) = run(ContactPipeline::new());
+    assert_eq!(contacts, 4 * 200);
+    assert_eq!(allocations, 0, "allocations in 200 steady frames without manifolds");
+    let (manifolds, contacts, allocations) = run(ContactPipeline::new().with_manifolds(0.05).unwrap());
+    assert_eq!(contacts, 4 * 200);
+    // At least the long leg of each table, the ball and the cube.
+    assert!(manifolds >= 4 * 200, "{manifolds} manifolds in 200 frames");
+    assert_eq!(allocations, 0, "allocations in 200 steady frames with manifolds");
+    let grid = ContactPipeline::new().with_manifolds(0.05).unwrap().with_pair_search(PairSearch::Grid);
+    let (_, contacts, allocations) = run(grid);
+    assert_eq!(contacts, 4 * 200);
+    assert_eq!(allocations, 0, "allocations in 200 steady frames with the grid search");
+}
