@@ -198,8 +198,9 @@ impl ColliderDesc {
     /// one ([`Scene::cast_shape`](crate::Scene::cast_shape), at its current
     /// orientation: the rotation of the step is not swept) and reports the
     /// first collider in the way as a
-    /// [`CcdImpact`](crate::CcdImpact). Every convex shape; a triangle mesh
-    /// is refused with [`SceneError::ShapeNotConvex`](crate::SceneError::ShapeNotConvex).
+    /// [`CcdImpact`](crate::CcdImpact). Every convex shape; a triangle mesh,
+    /// a heightfield or a compound (whose children would each need their
+    /// own sweep) is refused with [`SceneError::ShapeNotConvex`](crate::SceneError::ShapeNotConvex).
     pub fn with_ccd(mut self) -> Self {
         self.ccd = true;
         self

@@ -160,7 +160,14 @@ impl Compound {
             checked.push((pose, shape));
         }
         let local_aabb = boxes.iter().skip(1).fold(boxes[0], |acc, b| acc.merged(b));
-        let bvh = (boxes.len() > LINEAR_CHILDREN).then(|| StaticBvh::build(&boxes));
+        // The tree's boxes are loosened by the rounding allowance of the
+        // compound's own coordinates, as the linear scan's are at each query.
+        let bvh = (boxes.len() > LINEAR_CHILDREN).then(|| {
+            let margin = box_margin(&Isometry::identity(), &local_aabb.center().coords);
+            let loose: Vec<Aabb> =
+                boxes.iter().map(|b| b.loosened(margin + margin * b.half_extents().amax())).collect();
+            StaticBvh::build(&loose)
+        });
         Ok(Self { children: checked, boxes, local_aabb, bvh })
     }
 
@@ -234,14 +241,21 @@ impl Compound {
     }
 
     /// Calls `f` with each child whose local box overlaps `world` (a world
-    /// box) brought into the compound's frame by `pose`, until it breaks.
+    /// box) brought into the compound's frame by `pose`, until it breaks;
+    /// with every child when that box is not finite (a query box near the
+    /// float range), so no child is skipped by an overflow.
     pub(crate) fn visit_overlapping(
         &self,
         pose: &Isometry,
         world: &Aabb,
         mut f: impl FnMut(usize) -> ControlFlow<()>,
     ) -> ControlFlow<()> {
-        let Some(local) = local_box(pose, world) else { return ControlFlow::Continue(()) };
+        let Some(local) = local_box(pose, world) else {
+            for i in 0..self.children.len() {
+                f(i)?;
+            }
+            return ControlFlow::Continue(());
+        };
         match &self.bvh {
             Some(bvh) => {
                 for id in bvh.overlaps(&local) {
@@ -259,14 +273,23 @@ impl Compound {
         ControlFlow::Continue(())
     }
 
-    /// Calls `f(child, max_toi)` with each child whose local box the ray
-    /// (world frame) enters no later than the current `max_toi`; `f` returns
-    /// the new `max_toi` (clipping the rest), or `None` to stop.
+    /// Calls `f(child)` with each child whose local box the ray (world
+    /// frame) enters no later than the current `max_toi`; `f` returns the
+    /// new `max_toi` (clipping the rest), or `None` to stop. Every child is
+    /// visited when the ray cannot be brought into the compound's frame (a
+    /// direction whose rotated components all round to subnormals).
     pub(crate) fn visit_ray(&self, pose: &Isometry, ray: &Ray, mut f: impl FnMut(usize) -> Option<Real>) {
         // A rotation keeps lengths: the local ray's toi is the world one.
         let local_origin = pose.inverse_transform_point(ray.origin());
         let local_dir = pose.inverse_transform_vector(ray.dir());
-        let Ok(local) = Ray::try_new(local_origin, local_dir, ray.max_toi()) else { return };
+        let Ok(local) = Ray::try_new(local_origin, local_dir, ray.max_toi()) else {
+            for i in 0..self.children.len() {
+                if f(i).is_none() {
+                    return;
+                }
+            }
+            return;
+        };
         let margin = box_margin(pose, &local_origin.coords);
         let mut max_toi = ray.max_toi();
         let mut enter = |i: usize, max_toi: &mut Real| -> bool {

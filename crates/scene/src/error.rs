@@ -139,7 +139,7 @@ pub enum SceneError {
     /// shape beyond the finite range ([`Scene::cast_shape`](crate::Scene::cast_shape)).
     InvalidMotion,
     /// Only convex shapes can be cast or flagged for continuous collision: a
-    /// triangle mesh cannot ([`Scene::cast_shape`](crate::Scene::cast_shape),
+    /// triangle mesh, a heightfield or a compound cannot ([`Scene::cast_shape`](crate::Scene::cast_shape),
     /// [`ColliderDesc::with_ccd`](crate::ColliderDesc::with_ccd)).
     ShapeNotConvex,
 }
