@@ -248,7 +248,9 @@ fn ray_hits_the_closest_child() {
         let at = pose(&mut rng, 1.5);
         let (a, children) = placed(&c, &at);
         let mut scene = Scene::new();
-        let h = scene.insert(ColliderDesc::new(ColliderShape::Compound(Arc::clone(&c)), at)).unwrap();
+        // Static (the static tree's pass) and dynamic colliders in turn.
+        let desc = ColliderDesc::new(ColliderShape::Compound(Arc::clone(&c)), at);
+        let h = scene.insert(if case % 2 == 0 { desc.fixed() } else { desc }).unwrap();
         for _ in 0..8 {
             let r = ray(&mut rng, &children);
             let brute = children.iter().filter_map(|ch| ch.cast_ray(&r)).map(|h| h.toi).reduce(Real::min);
