@@ -199,3 +199,48 @@ fn snapshot_round_trip_validates() {
     let bad = json.replacen("0.5", "-0.5", 1);
     assert!(bad != json && serde_json::from_str::<ColliderShape>(&bad).is_err(), "{bad}");
 }
+
+/// A scene holding compound colliders survives a snapshot: it validates on
+/// load, and answers rays and contacts as before, bit for bit.
+#[cfg(feature = "serde")]
+#[test]
+fn scenes_with_compounds_survive_a_snapshot() {
+    let mut rng = proxima_test_support::rng(0x5EED);
+    let mut scene = Scene::new();
+    for k in 0..40 {
+        let children = (0..rng.random_range(1..24))
+            .map(|_| {
+                let t = Translation3::new(uniform(&mut rng, -1.0, 1.0), uniform(&mut rng, -1.0, 1.0), 0.0);
+                let r = proxima_test_support::gen::rotation(&mut rng);
+                (Isometry::from_parts(t, r), ColliderShape::Cuboid { half_extents: Vector::new(0.3, 0.2, 0.1) })
+            })
+            .collect();
+        let c = Arc::new(Compound::try_new(children).unwrap());
+        let t = Translation3::new(uniform(&mut rng, -9.0, 9.0), uniform(&mut rng, -9.0, 9.0), 0.0);
+        let desc = ColliderDesc::new(
+            ColliderShape::Compound(c),
+            Isometry::from_parts(t, proxima_test_support::gen::rotation(&mut rng)),
+        );
+        scene.insert(if k % 2 == 0 { desc.fixed() } else { desc }).unwrap();
+    }
+    let json = serde_json::to_string(&scene).unwrap();
+    let back: Scene = serde_json::from_str(&json).unwrap();
+    back.validate().unwrap();
+    let mut hits = 0;
+    for _ in 0..500 {
+        let origin = Point::new(uniform(&mut rng, -12.0, 12.0), uniform(&mut rng, -12.0, 12.0), 5.0);
+        let ray = Ray::new(origin, Vector::new(uniform(&mut rng, -0.3, 0.3), uniform(&mut rng, -0.3, 0.3), -1.0), 20.0);
+        let any = QueryFilter::default();
+        let hit = scene.cast_ray_closest(&ray, &any);
+        assert_eq!(hit, back.cast_ray_closest(&ray, &any));
+        hits += usize::from(hit.is_some());
+    }
+    assert!((25..450).contains(&hits), "{hits} hits");
+    let (mut a, mut b) =
+        (ContactPipeline::new().with_manifolds(0.01).unwrap(), ContactPipeline::new().with_manifolds(0.01).unwrap());
+    let mut back = back;
+    a.update(&mut scene);
+    b.update(&mut back);
+    assert!(!a.manifolds().is_empty());
+    assert_eq!(a.manifolds(), b.manifolds());
+}
