@@ -88,7 +88,9 @@ impl ColliderShape {
 
     /// Places the shape with `pose`, validating it on the way (a NaN pose, a
     /// negative size, or a coordinate or size beyond
-    /// [`MAX_COORDINATE`](proxima_narrowphase::MAX_COORDINATE) gives a [`ShapeError`]).
+    /// [`MAX_COORDINATE`](proxima_narrowphase::MAX_COORDINATE) gives a [`ShapeError`]);
+    /// a compound places when each of its children places at
+    /// `pose * child_pose`.
     pub fn placed(&self, pose: &Isometry) -> Result<WorldShape, ShapeError> {
         let center = Point::from(pose.translation.vector);
         Ok(match self {
