@@ -27,6 +27,14 @@ pub enum MeshError {
     /// The OBJ file could not be read or parsed (`TriMesh::from_obj`, `obj`
     /// feature).
     Obj(String),
+    /// The material list is not one id per triangle
+    /// (`TriMesh::with_materials`).
+    MaterialCount {
+        /// The number of triangles.
+        expected: usize,
+        /// The number of ids given.
+        got: usize,
+    },
 }
 
 impl fmt::Display for MeshError {
@@ -36,6 +44,9 @@ impl fmt::Display for MeshError {
             Self::IndexOutOfRange { triangle } => write!(f, "triangle {triangle} has a vertex index out of range"),
             Self::Shape { triangle, error } => write!(f, "triangle {triangle}: {error}"),
             Self::Obj(e) => write!(f, "cannot load OBJ: {e}"),
+            Self::MaterialCount { expected, got } => {
+                write!(f, "{got} material ids given for a mesh of {expected} triangles")
+            }
         }
     }
 }
@@ -86,6 +97,15 @@ pub enum HeightFieldError {
     },
     /// Every cell is a hole: no triangle is left.
     AllHoles,
+    /// The material list is not one id per cell triangle,
+    /// `2 (rows - 1) (cols - 1)` (see
+    /// [`HeightField::with_materials`](crate::HeightField::with_materials)).
+    MaterialCount {
+        /// The number of cell triangles, holes included.
+        expected: usize,
+        /// The number of ids given.
+        got: usize,
+    },
 }
 
 impl fmt::Display for HeightFieldError {
@@ -105,6 +125,9 @@ impl fmt::Display for HeightFieldError {
                 got.0, got.1, expected.0, expected.1
             ),
             Self::AllHoles => f.write_str("every heightfield cell is a hole"),
+            Self::MaterialCount { expected, got } => {
+                write!(f, "{got} material ids given for a heightfield of {expected} cell triangles")
+            }
         }
     }
 }

@@ -41,6 +41,10 @@ pub use ray::HeightFieldRayHit;
 /// **Holes.** A cell can be a hole ([`HeightField::try_with_holes`]): it has
 /// no triangle, rays pass through it and nothing touches it.
 ///
+/// **Materials.** Each cell triangle can carry a material id
+/// ([`HeightField::with_materials`]), reported by ray hits and, through the
+/// mesh, by manifold points ([`TriMesh::material_of_point_id`]).
+///
 /// **Queries.** [`HeightField::cast_ray_closest`] walks the grid: only the
 /// cells under the ray are tested, in order along the ray, and it stops at
 /// the first cell hit; no tree is needed. Every other query (contacts,
@@ -68,6 +72,9 @@ pub struct HeightField {
     /// Per cell, row-major (`i (cols - 1) + j`), true for a hole; empty when
     /// there is none.
     holes: Vec<bool>,
+    /// Per cell triangle, `2 (i (cols - 1) + j) + half`, its material id;
+    /// empty when there are none.
+    materials: Vec<u32>,
     /// Per row strip `i` (the cells between rows `i` and `i + 1`), the
     /// lowest and highest scaled heights of its samples: the ray walk skips
     /// a strip the ray passes above or below.
@@ -177,7 +184,7 @@ impl HeightField {
         }
         let (lo, hi) = ys.iter().fold((Real::MAX, Real::MIN), |(lo, hi), &y| (lo.min(y), hi.max(y)));
         let aabb = Aabb::new(Point::new(xs[0], lo, zs[0]), Point::new(xs[cols - 1], hi, zs[rows - 1]));
-        let grid = Grid { rows, cols, xs: &xs, ys: &ys, zs: &zs, holes: &holes };
+        let grid = Grid { rows, cols, xs: &xs, ys: &ys, zs: &zs, holes: &holes, materials: &[] };
         // The vertices are finite and bounded and at least one cell is no
         // hole: `TriMesh::new` has nothing left to reject.
         let mesh = Arc::new(grid.to_trimesh().expect("a validated heightfield makes a valid mesh"));
@@ -199,7 +206,56 @@ impl HeightField {
                 block_heights.push(samples.fold((Real::MAX, Real::MIN), |(l, h), &y| (l.min(y), h.max(y))));
             }
         }
-        Ok(Self { rows, cols, scale, ys, xs, zs, holes, strip_heights, block_heights, aabb, mesh })
+        let materials = Vec::new();
+        Ok(Self { rows, cols, scale, ys, xs, zs, holes, materials, strip_heights, block_heights, aabb, mesh })
+    }
+
+    /// The field with a material id per cell triangle: `materials[2 (i
+    /// (cols - 1) + j) + half]` for half `half` (0 or 1, see the type's
+    /// documentation) of cell `(i, j)`, so `2 (rows - 1) (cols - 1)` ids,
+    /// holes included (their ids are unused), else
+    /// [`HeightFieldError::MaterialCount`]. One id per triangle, not per cell,
+    /// so that a cell's two halves may differ (a road's edge along a
+    /// diagonal); a per-cell material is the same id twice. Ray hits report
+    /// it ([`HeightFieldRayHit::material`], and
+    /// [`TriangleHit::material`](crate::TriangleHit::material) through the
+    /// mesh), and so does [`TriMesh::material_of_point_id`] for manifold
+    /// points; the mesh ([`HeightField::mesh`]) is rebuilt with them.
+    ///
+    /// ```
+    /// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; pub(crate) use ::proxima_scene as scene; }
+    /// use proxima::scene::*;
+    /// use proxima::narrowphase::{Point, Ray, Vector};
+    /// use nalgebra::DMatrix;
+    /// // 2 x 2 cells, their triangles numbered as their ids.
+    /// let field = HeightField::try_new(DMatrix::from_element(3, 3, 0.0), Vector::new(2.0, 1.0, 2.0)).unwrap();
+    /// let field = field.with_materials((10..18).collect()).unwrap();
+    /// assert_eq!(field.material(1, 0, 1), 10 + 2 * 2 + 1);
+    /// let hit = field.cast_ray_closest(&Ray::new(Point::new(-0.9, 1.0, 0.1), -Vector::y(), 2.0)).unwrap();
+    /// assert_eq!((hit.row, hit.col, hit.half, hit.material), (1, 0, 0, 14));
+    /// assert_eq!(field.with_materials(vec![0; 4]).err(), Some(HeightFieldError::MaterialCount { expected: 8, got: 4 }));
+    /// ```
+    pub fn with_materials(mut self, materials: Vec<u32>) -> Result<Self, HeightFieldError> {
+        let expected = 2 * (self.rows - 1) * (self.cols - 1);
+        if materials.len() != expected {
+            return Err(HeightFieldError::MaterialCount { expected, got: materials.len() });
+        }
+        self.materials = materials;
+        // The same mesh, its materials in mesh order (holes skipped).
+        let mesh = self.to_trimesh().expect("a validated heightfield makes a valid mesh");
+        self.mesh = Arc::new(mesh);
+        Ok(self)
+    }
+
+    /// The material id of half `half` of cell `(i, j)` (see
+    /// [`HeightField::with_materials`]): 0 on a field without materials.
+    ///
+    /// # Panics
+    /// When `i >= rows - 1`, `j >= cols - 1` or `half > 1`.
+    #[inline]
+    pub fn material(&self, i: usize, j: usize, half: usize) -> u32 {
+        assert!(i + 1 < self.rows && j + 1 < self.cols && half < 2, "cell ({i}, {j}) half {half} out of range");
+        self.materials.get(2 * (i * (self.cols - 1) + j) + half).copied().unwrap_or(0)
     }
 
     /// The number of sample rows (along z).
@@ -297,19 +353,29 @@ impl HeightField {
     /// `i cols + j` (shared by the up to six triangles around it), then the
     /// two triangles of each cell that is no hole, row by row, half 0 before
     /// half 1. Without holes, triangle `2 (i (cols - 1) + j) + half` is half
-    /// `half` of cell `(i, j)`.
+    /// `half` of cell `(i, j)`. With materials, each triangle has its cell
+    /// triangle's ([`HeightField::material`]).
     pub fn to_trimesh(&self) -> Result<TriMesh, MeshError> {
-        let grid =
-            Grid { rows: self.rows, cols: self.cols, xs: &self.xs, ys: &self.ys, zs: &self.zs, holes: &self.holes };
+        let grid = Grid {
+            rows: self.rows,
+            cols: self.cols,
+            xs: &self.xs,
+            ys: &self.ys,
+            zs: &self.zs,
+            holes: &self.holes,
+            materials: &self.materials,
+        };
         grid.to_trimesh()
     }
 
-    /// Bytes held by the field: its samples, its hole mask and its mesh
-    /// ([`TriMesh::memory_bytes`]).
+    /// Bytes held by the field: its samples, its hole mask, its materials
+    /// (4 B a cell triangle, when set) and its mesh ([`TriMesh::memory_bytes`],
+    /// which holds the materials too, in its own triangle order).
     pub fn memory_bytes(&self) -> usize {
         size_of::<Self>()
             + (self.ys.capacity() + self.xs.capacity() + self.zs.capacity()) * size_of::<Real>()
             + self.holes.capacity()
+            + self.materials.capacity() * size_of::<u32>()
             + (self.strip_heights.capacity() + self.block_heights.capacity()) * size_of::<(Real, Real)>()
             + self.mesh.memory_bytes()
     }
@@ -323,6 +389,8 @@ struct Grid<'a> {
     ys: &'a [Real],
     zs: &'a [Real],
     holes: &'a [bool],
+    /// Per cell triangle (see `HeightField::materials`); empty for none.
+    materials: &'a [u32],
 }
 
 impl Grid<'_> {
@@ -334,17 +402,27 @@ impl Grid<'_> {
             vertices.extend((0..cols).map(|j| Point::new(self.xs[j], self.ys[i * cols + j], self.zs[i])));
         }
         let mut indices = Vec::with_capacity(2 * (rows - 1) * (cols - 1));
+        let mut materials = Vec::with_capacity(if self.materials.is_empty() { 0 } else { indices.capacity() });
         for i in 0..rows - 1 {
             for j in 0..cols - 1 {
-                if !self.holes.is_empty() && self.holes[i * (cols - 1) + j] {
+                let cell = i * (cols - 1) + j;
+                if !self.holes.is_empty() && self.holes[cell] {
                     continue;
                 }
                 let p00 = (i * cols + j) as u32;
                 let (p01, p10, p11) = (p00 + 1, p00 + cols as u32, p00 + cols as u32 + 1);
                 indices.push([p00, p10, p01]);
                 indices.push([p10, p11, p01]);
+                if !self.materials.is_empty() {
+                    materials.extend_from_slice(&self.materials[2 * cell..2 * cell + 2]);
+                }
             }
         }
-        TriMesh::new(vertices, indices)
+        let mesh = TriMesh::new(vertices, indices)?;
+        if materials.is_empty() {
+            Ok(mesh)
+        } else {
+            mesh.with_materials(materials)
+        }
     }
 }

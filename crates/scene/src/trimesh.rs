@@ -9,7 +9,9 @@
 //! - `trimesh/query_shape.rs`: points, sweeps, overlap tests and contacts of
 //!   convex shapes against the mesh;
 //! - `trimesh/manifold.rs`, `trimesh/mesh_mesh.rs`: contact manifolds, and
-//!   mesh-mesh contact.
+//!   mesh-mesh contact;
+//! - `trimesh/materials.rs`: per-triangle material ids, and the triangle of a
+//!   manifold point.
 
 use core::ops::ControlFlow;
 
@@ -21,6 +23,7 @@ use crate::error::MeshError;
 mod build;
 mod cast_convex;
 mod manifold;
+mod materials;
 mod mesh_mesh;
 mod query_ray;
 mod query_ray_posed;
@@ -45,6 +48,9 @@ pub struct TriangleHit {
     pub u: Real,
     /// The weight of vertex `c`.
     pub v: Real,
+    /// The triangle's material id ([`TriMesh::material`]): 0 on a mesh
+    /// without materials.
+    pub material: u32,
 }
 
 /// A ray's hit on a mesh: the triangle and the hit (see [`TriMesh::cast_ray_closest`]).
@@ -99,7 +105,9 @@ pub enum MeshBuild {
 ///
 /// Stored per triangle: its indices (12 B), its block lane (36 B of
 /// vertices, 4 B of id) and a share of the block BVH (a few bytes), besides
-/// the shared vertices (12 B each): see [`TriMesh::memory_bytes`].
+/// the shared vertices (12 B each); a material id (4 B,
+/// [`TriMesh::with_materials`]) only when they are set: see
+/// [`TriMesh::memory_bytes`].
 #[derive(Clone, Debug)]
 pub struct TriMesh {
     vertices: Vec<Point>,
@@ -108,8 +116,8 @@ pub struct TriMesh {
     tree: BlockTree,
     aabb: Aabb,
     /// Per triangle, bit `k` set when edge `k` (from vertex `k` to `k + 1`)
-    /// is active for contacts (see `manifold.rs`); computed on the first
-    /// manifold query, so meshes used only for rays do not pay for it.
+    /// is active for contacts (see `manifold.rs`); computed on the first manifold query, so meshes used only for rays do
+    /// not pay for it.
     active_edges: std::sync::OnceLock<Vec<u8>>,
 }
 
@@ -291,7 +299,8 @@ impl TriMesh {
 
     /// Bytes held by the mesh: the `TriMesh` value and the capacities of
     /// its vectors (vertices, indices, blocks, their ids, the BVH's nodes,
-    /// leaf ids and boxes, and the active-edge bits once computed).
+    /// leaf ids and boxes, the materials when set, and the
+    /// active-edge bits once computed).
     pub fn memory_bytes(&self) -> usize {
         size_of::<Self>()
             + self.vertices.capacity() * size_of::<Point>()

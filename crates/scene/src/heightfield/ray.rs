@@ -15,6 +15,9 @@ pub struct HeightFieldRayHit {
     pub col: usize,
     /// Which of the cell's triangles: 0 or 1 (see [`HeightField`]).
     pub half: usize,
+    /// That triangle's material id ([`HeightField::material`]): 0 on a
+    /// field without materials.
+    pub material: u32,
     /// The ray parameter and the unit normal of the triangle (field frame),
     /// facing the ray's origin: the hit of
     /// [`cast_ray_triangle`](proxima_narrowphase::cast_ray_triangle) on that
@@ -173,7 +176,7 @@ impl HeightField {
         let [a, b, c] = self.cell_corners(row, col)[half];
         // The same kernel on the same triangle: the same `toi`, with the normal.
         let hit = cast_ray_triangle(ray, &Triangle::new(a, b, c))?;
-        Some(HeightFieldRayHit { row, col, half, hit })
+        Some(HeightFieldRayHit { row, col, half, material: self.material(row, col, half), hit })
     }
 }
 

@@ -248,7 +248,7 @@ impl BlockTree {
         for (s, &b) in bvh.leaf_ids().iter().enumerate() {
             slot[b as usize] = s as u32;
         }
-        (Self { bvh, blocks, ids, slot }, aabb)
+        (Self { bvh, blocks, ids, slot, materials: Vec::new() }, aabb)
     }
 }
 

@@ -89,7 +89,7 @@ const ON_EDGE: Real = 1e-4;
 /// (below `2^11`). Larger meshes wrap, and two points of one manifold may
 /// then share an id (as, rarely, two mesh-mesh points, whose narrowphase id
 /// is a hash of the other mesh's triangle).
-const TRIANGLE_ID_SHIFT: u32 = 11;
+pub(super) const TRIANGLE_ID_SHIFT: u32 = 11;
 
 /// One triangle's manifold, before grouping.
 #[derive(Clone, Copy, Debug)]

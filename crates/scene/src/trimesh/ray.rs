@@ -39,14 +39,20 @@ pub(super) struct BlockTree {
     pub(super) ids: Vec<[u32; LANES]>,
     /// Per block in build order, its leaf slot (the inverse of `bvh.leaf_ids()`).
     pub(super) slot: Vec<u32>,
+    /// Per triangle (index order), its material id; empty for a mesh without
+    /// materials (every hit then reports 0). Kept with the blocks so that
+    /// every ray path reports it from `finish`.
+    pub(super) materials: Vec<u32>,
 }
 
 impl BlockTree {
-    /// Heap bytes held: the blocks, their ids and the BVH (capacities).
+    /// Heap bytes held: the blocks, their ids, the materials and the BVH
+    /// (capacities).
     pub(super) fn heap_bytes(&self) -> usize {
         self.blocks.capacity() * size_of::<TriangleBlock>()
             + self.ids.capacity() * size_of::<[u32; LANES]>()
             + self.slot.capacity() * size_of::<u32>()
+            + self.materials.capacity() * size_of::<u32>()
             + self.bvh.heap_bytes()
     }
 
@@ -124,7 +130,9 @@ impl BlockTree {
         let normal = block.facing_normal(lane, ray.dir());
         // The lane is hit, so its edge functions share a sign and det != 0.
         let [u, v] = sheared.barycentrics(&block.vertices(lane)).unwrap_or([0.0; 2]);
-        let triangle = TriangleHit { index: self.ids[slot as usize][lane], u, v };
+        let index = self.ids[slot as usize][lane];
+        let material = self.materials.get(index as usize).copied().unwrap_or(0);
+        let triangle = TriangleHit { index, u, v, material };
         MeshRayHit { triangle, hit: RayHit { toi, normal } }
     }
 
