@@ -35,6 +35,20 @@ pub enum MeshError {
         /// The number of ids given.
         got: usize,
     },
+    /// The edge-flag list is not one entry per triangle
+    /// (`TriMesh::with_edge_flags`).
+    EdgeFlagCount {
+        /// The number of triangles.
+        expected: usize,
+        /// The number of flags given.
+        got: usize,
+    },
+    /// An edge-flag byte marks an edge both active and internal, or sets bit
+    /// 6 or 7 (`EdgeFlags::from_bits`).
+    InvalidEdgeFlags {
+        /// The byte given.
+        bits: u8,
+    },
 }
 
 impl fmt::Display for MeshError {
@@ -46,6 +60,12 @@ impl fmt::Display for MeshError {
             Self::Obj(e) => write!(f, "cannot load OBJ: {e}"),
             Self::MaterialCount { expected, got } => {
                 write!(f, "{got} material ids given for a mesh of {expected} triangles")
+            }
+            Self::EdgeFlagCount { expected, got } => {
+                write!(f, "{got} edge flags given for a mesh of {expected} triangles")
+            }
+            Self::InvalidEdgeFlags { bits } => {
+                write!(f, "edge flags {bits:#010b} mark an edge both active and internal, or set bit 6 or 7")
             }
         }
     }

@@ -56,4 +56,4 @@ pub use query_ray::SceneRayHit;
 pub use query_shape::{SceneClosestPoint, SceneSweepHit};
 pub use scene::{Scene, SceneTreeStats, TreeSizes};
 pub use shape::{ColliderShape, WorldShape};
-pub use trimesh::{MeshBuild, MeshClosestPoint, MeshRayHit, TriMesh, TriangleHit};
+pub use trimesh::{EdgeFlags, EdgeMode, MeshBuild, MeshClosestPoint, MeshRayHit, TriMesh, TriangleHit};

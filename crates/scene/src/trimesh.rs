@@ -11,7 +11,9 @@
 //! - `trimesh/manifold.rs`, `trimesh/mesh_mesh.rs`: contact manifolds, and
 //!   mesh-mesh contact;
 //! - `trimesh/materials.rs`: per-triangle material ids, and the triangle of a
-//!   manifold point.
+//!   manifold point;
+//! - `trimesh/edge_flags.rs`: user-set edge flags that override the
+//!   automatic internal-edge rule of the manifolds.
 
 use core::ops::ControlFlow;
 
@@ -22,6 +24,7 @@ use crate::error::MeshError;
 
 mod build;
 mod cast_convex;
+mod edge_flags;
 mod manifold;
 mod materials;
 mod mesh_mesh;
@@ -31,6 +34,7 @@ mod query_shape;
 mod ray;
 mod ray_block;
 
+pub use edge_flags::{EdgeFlags, EdgeMode};
 pub(crate) use manifold::{mesh_mesh_manifolds, Convex, MeshScratch};
 pub(crate) use mesh_mesh::contact_mesh_mesh;
 use ray::BlockTree;
@@ -106,7 +110,8 @@ pub enum MeshBuild {
 /// Stored per triangle: its indices (12 B), its block lane (36 B of
 /// vertices, 4 B of id) and a share of the block BVH (a few bytes), besides
 /// the shared vertices (12 B each); a material id (4 B,
-/// [`TriMesh::with_materials`]) only when they are set: see
+/// [`TriMesh::with_materials`]) and edge flags (1 B,
+/// [`TriMesh::with_edge_flags`]) only when they are set: see
 /// [`TriMesh::memory_bytes`].
 #[derive(Clone, Debug)]
 pub struct TriMesh {
@@ -116,9 +121,12 @@ pub struct TriMesh {
     tree: BlockTree,
     aabb: Aabb,
     /// Per triangle, bit `k` set when edge `k` (from vertex `k` to `k + 1`)
-    /// is active for contacts (see `manifold.rs`); computed on the first manifold query, so meshes used only for rays do
+    /// is active for contacts (see `manifold.rs`), `edge_flags` applied;
+    /// computed on the first manifold query, so meshes used only for rays do
     /// not pay for it.
     active_edges: std::sync::OnceLock<Vec<u8>>,
+    /// Per triangle, the user's edge flags; empty when none were set.
+    edge_flags: Vec<EdgeFlags>,
 }
 
 impl TriMesh {
@@ -187,7 +195,7 @@ impl TriMesh {
             }
         }
         let (tree, aabb) = BlockTree::new(&vertices, &indices, build);
-        Ok(Self { vertices, indices, tree, aabb, active_edges: std::sync::OnceLock::new() })
+        Ok(Self { vertices, indices, tree, aabb, active_edges: std::sync::OnceLock::new(), edge_flags: Vec::new() })
     }
 
     /// The former name of [`new_with`](Self::new_with).
@@ -299,13 +307,14 @@ impl TriMesh {
 
     /// Bytes held by the mesh: the `TriMesh` value and the capacities of
     /// its vectors (vertices, indices, blocks, their ids, the BVH's nodes,
-    /// leaf ids and boxes, the materials when set, and the
+    /// leaf ids and boxes, the materials and edge flags when set, and the
     /// active-edge bits once computed).
     pub fn memory_bytes(&self) -> usize {
         size_of::<Self>()
             + self.vertices.capacity() * size_of::<Point>()
             + self.indices.capacity() * size_of::<[u32; 3]>()
             + self.tree.heap_bytes()
+            + self.edge_flags.capacity() * size_of::<EdgeFlags>()
             + self.active_edges.get().map_or(0, Vec::capacity)
     }
 

@@ -149,7 +149,8 @@ impl TriMesh {
     ///   inactive edge, or a vertex whose two edges in this triangle are
     ///   inactive (an edge is active when it is on the boundary, shared by
     ///   more than two triangles, or its two faces meet at more than 5
-    ///   degrees: a real ridge or valley; the rule of Jolt's active edges);
+    ///   degrees: a real ridge or valley; the rule of Jolt's active edges;
+    ///   edge flags set by the user force it either way);
     ///   a penetrating contact on an inactive feature is dropped when a
     ///   touching face contact with the same plane (within 5 degrees) holds
     ///   the shape up already, else replaced by A's deepest point below the
@@ -239,7 +240,9 @@ impl TriMesh {
     /// boundary, met more than twice non-manifold (both active); met twice,
     /// it is active when the two faces' normals are more than 5 degrees
     /// apart (either orientation: the mesh is two-sided). Degenerate
-    /// triangles' edges are active.
+    /// triangles' edges are active. Then the user's edge flags, if any,
+    /// replace the bits of the edges they force (see
+    /// [`TriMesh::with_edge_flags`]).
     fn active_edges(&self) -> &[u8] {
         self.active_edges.get_or_init(|| {
             let mut bits = vec![0u8; self.indices().len()];
@@ -265,6 +268,9 @@ impl TriMesh {
                         bits[t as usize] |= 1 << e;
                     }
                 }
+            }
+            for (b, f) in bits.iter_mut().zip(&self.edge_flags) {
+                *b = f.resolve(*b);
             }
             bits
         })
