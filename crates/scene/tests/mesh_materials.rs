@@ -99,7 +99,8 @@ fn mesh_ray_hits_report_the_closest_triangles_material() {
 
 /// A posed mesh, alone and as the scene's only collider: the hit's material
 /// is its triangle's, that triangle is within rounding of the brute force's
-/// closest posed triangle, and the scene reports the bare posed cast.
+/// closest posed triangle, and the scene (single rays, batches, all hits)
+/// reports the bare posed cast.
 #[test]
 fn posed_and_scene_ray_hits_report_materials() {
     let mut rng = proxima_test_support::rng(0x3A7_0002);
@@ -117,11 +118,19 @@ fn posed_and_scene_ray_hits_report_materials() {
     let mut scene = Scene::new();
     scene.insert(ColliderDesc::new(ColliderShape::TriMesh(mesh.clone()), pose).fixed()).unwrap();
     let center = pose.transform_point(&mesh.local_aabb().center());
+    let rays: Vec<Ray> = (0..3_000).map(|_| random_ray(&mut rng, &center, 4.0)).collect();
+    let mut batch = Vec::new();
+    scene.cast_rays_into(&rays, &QueryFilter::default(), &mut batch);
     let mut hits = 0;
-    for _ in 0..3_000 {
-        let ray = random_ray(&mut rng, &center, 4.0);
+    for (ray, batched) in rays.iter().zip(&batch) {
+        let ray = *ray;
         let bare = mesh.cast_ray_closest_posed(&ray, &pose);
         let in_scene = scene.cast_ray_closest(&ray, &QueryFilter::default());
+        assert_eq!(*batched, in_scene, "{ray:?}: the scene's batch reports the single cast");
+        if let Some(all) = scene.cast_ray_all(&ray, &QueryFilter::default()).first() {
+            let t = all.triangle.expect("a mesh hit names its triangle");
+            assert_eq!(t.material, materials[t.index as usize]);
+        }
         assert_eq!(bare.is_some(), in_scene.is_some(), "{ray:?}");
         let (Some(b), Some(s)) = (bare, in_scene) else { continue };
         hits += 1;
