@@ -310,7 +310,12 @@ impl HeightField {
     /// `half` of cell `(i, j)`. With materials, each triangle has its cell
     /// triangle's ([`HeightField::material`]).
     pub fn to_trimesh(&self) -> Result<TriMesh, MeshError> {
-        let grid = Grid {
+        self.grid().to_trimesh()
+    }
+
+    /// The field's samples, holes and materials, borrowed.
+    fn grid(&self) -> Grid<'_> {
+        Grid {
             rows: self.rows,
             cols: self.cols,
             xs: &self.xs,
@@ -318,8 +323,7 @@ impl HeightField {
             zs: &self.zs,
             holes: &self.holes,
             materials: &self.materials,
-        };
-        grid.to_trimesh()
+        }
     }
 
     /// Bytes held by the field: its samples, its hole mask, its materials
@@ -356,27 +360,37 @@ impl Grid<'_> {
             vertices.extend((0..cols).map(|j| Point::new(self.xs[j], self.ys[i * cols + j], self.zs[i])));
         }
         let mut indices = Vec::with_capacity(2 * (rows - 1) * (cols - 1));
-        let mut materials = Vec::with_capacity(if self.materials.is_empty() { 0 } else { indices.capacity() });
         for i in 0..rows - 1 {
             for j in 0..cols - 1 {
-                let cell = i * (cols - 1) + j;
-                if !self.holes.is_empty() && self.holes[cell] {
+                if self.is_hole(i * (cols - 1) + j) {
                     continue;
                 }
                 let p00 = (i * cols + j) as u32;
                 let (p01, p10, p11) = (p00 + 1, p00 + cols as u32, p00 + cols as u32 + 1);
                 indices.push([p00, p10, p01]);
                 indices.push([p10, p11, p01]);
-                if !self.materials.is_empty() {
-                    materials.extend_from_slice(&self.materials[2 * cell..2 * cell + 2]);
-                }
             }
         }
         let mesh = TriMesh::new(vertices, indices)?;
-        if materials.is_empty() {
-            Ok(mesh)
-        } else {
-            mesh.with_materials(materials)
+        match self.mesh_materials() {
+            Some(materials) => mesh.with_materials(materials),
+            None => Ok(mesh),
         }
+    }
+
+    /// True when cell `cell` (row-major) is a hole.
+    fn is_hole(&self, cell: usize) -> bool {
+        !self.holes.is_empty() && self.holes[cell]
+    }
+
+    /// The materials in the mesh's triangle order (the cells that are no
+    /// hole, row-major, half 0 before half 1); `None` without materials.
+    fn mesh_materials(&self) -> Option<Vec<u32>> {
+        if self.materials.is_empty() {
+            return None;
+        }
+        let cells = (self.rows - 1) * (self.cols - 1);
+        let solid = (0..cells).filter(|&c| !self.is_hole(c));
+        Some(solid.flat_map(|c| [self.materials[2 * c], self.materials[2 * c + 1]]).collect())
     }
 }

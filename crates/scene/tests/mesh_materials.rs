@@ -326,7 +326,10 @@ fn bad_material_lists_are_typed_errors() {
         );
     }
     // Holes keep their (unused) slots: 24 ids for 12 cells, 9 of them solid.
+    // The field's mesh is shared here: the original keeps its own, bare.
+    let shared = field.clone();
     let field = field.with_materials((0..24).collect()).unwrap();
+    assert_eq!((shared.mesh().materials(), shared.material(0, 1, 1)), (None, 0));
     assert_eq!(field.mesh().indices().len(), 18);
     assert_eq!(field.mesh().materials().unwrap()[..4], [2, 3, 4, 5]);
     assert_eq!(field.to_trimesh().unwrap().materials(), field.mesh().materials());

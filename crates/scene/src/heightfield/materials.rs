@@ -18,8 +18,8 @@ impl HeightField {
     /// and [`TriangleHit::material`](crate::TriangleHit::material) through
     /// the mesh), and so does
     /// [`TriMesh::material_of_point_id`](crate::TriMesh::material_of_point_id)
-    /// for manifold points; the mesh ([`HeightField::mesh`]) is rebuilt with
-    /// them.
+    /// for manifold points; the mesh ([`HeightField::mesh`]) gets them
+    /// too.
     ///
     /// ```
     /// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; pub(crate) use ::proxima_scene as scene; }
@@ -40,9 +40,11 @@ impl HeightField {
             return Err(HeightFieldError::MaterialCount { expected, got: materials.len() });
         }
         self.materials = materials;
-        // The same mesh, its materials in mesh order (holes skipped).
-        let mesh = self.to_trimesh().expect("a validated heightfield makes a valid mesh");
-        self.mesh = Arc::new(mesh);
+        // The same mesh (cloned only when shared), its materials in mesh
+        // order (holes skipped).
+        let ordered = self.grid().mesh_materials().unwrap_or_default();
+        let mesh = Arc::unwrap_or_clone(self.mesh).with_materials(ordered);
+        self.mesh = Arc::new(mesh.expect("one id per mesh triangle"));
         Ok(self)
     }
 
