@@ -64,17 +64,42 @@ pub fn cast_obb_obb(a: &Obb, motion: &Vector, b: &Obb) -> Option<SweepHit> {
     let (ha, hb) = (a.half_extents().cast::<f64>(), b.half_extents().cast::<f64>());
     let d = b.center().coords.cast::<f64>() - a.center().coords.cast::<f64>();
     let m = motion.cast::<f64>();
-    let mut window = Window { enter: f64::NEG_INFINITY, exit: f64::INFINITY, axis: V64::zeros(), side: 0.0, kind: 0 };
-    let faces = (0..3).map(|i| ra.column(i).into_owned()).chain((0..3).map(|j| rb.column(j).into_owned()));
-    let edges = (0..9).map(|k| ra.column(k / 3).cross(&rb.column(k % 3)));
-    for (kind, l) in faces.chain(edges).enumerate() {
-        // Unit axes: `|a x b|^2` is the squared sine.
-        if kind >= 6 && l.norm_squared() <= PARALLEL2 {
-            continue;
-        }
-        let r = (0..3).map(|i| ha[i] * ra.column(i).dot(&l).abs() + hb[i] * rb.column(i).dot(&l).abs()).sum();
-        if !window.clip(d.dot(&l), m.dot(&l), r, &l, kind) {
+    let mut window = Window { enter: f64::NEG_INFINITY, exit: f64::INFINITY, side: 0.0, kind: NONE };
+    // In A's frame: B's axes are the columns of `C = R_A^T R_B`, and the
+    // projected radii of the face and edge axes read off `|C|` (Gottschalk's
+    // OBB test, here on the intervals over time).
+    let c = ra.tr_mul(&rb);
+    let abs_c = c.abs();
+    let (da, ma) = (ra.tr_mul(&d), ra.tr_mul(&m));
+    let (db, mb) = (rb.tr_mul(&d), rb.tr_mul(&m));
+    for i in 0..3 {
+        let r = ha[i] + hb.dot(&abs_c.row(i).transpose());
+        if !window.clip(da[i], ma[i], r, i) {
             return None;
+        }
+    }
+    for j in 0..3 {
+        let r = ha.dot(&abs_c.column(j)) + hb[j];
+        if !window.clip(db[j], mb[j], r, 3 + j) {
+            return None;
+        }
+    }
+    // `L = a_i x b_j` is, in A's frame, `e_i x C_j`: with `(i, i1, i2)` and
+    // `(j, j1, j2)` cyclic, `L = C_i1j e_i2 - C_i2j e_i1`, and B's axes give
+    // `b_j1 . L = C_ij2`, `b_j2 . L = -C_ij1`. `|L|^2 = 1 - C_ij^2`.
+    for i in 0..3 {
+        let (i1, i2) = ((i + 1) % 3, (i + 2) % 3);
+        for j in 0..3 {
+            if 1.0 - c[(i, j)] * c[(i, j)] <= PARALLEL2 {
+                continue;
+            }
+            let (j1, j2) = ((j + 1) % 3, (j + 2) % 3);
+            let along = |v: &V64| v[i2] * c[(i1, j)] - v[i1] * c[(i2, j)];
+            let r =
+                ha[i1] * abs_c[(i2, j)] + ha[i2] * abs_c[(i1, j)] + hb[j1] * abs_c[(i, j2)] + hb[j2] * abs_c[(i, j1)];
+            if !window.clip(along(&da), along(&ma), r, 6 + 3 * i + j) {
+                return None;
+            }
         }
     }
     if window.enter <= 0.0 {
@@ -83,13 +108,18 @@ pub fn cast_obb_obb(a: &Obb, motion: &Vector, b: &Obb) -> Option<SweepHit> {
         if let Some(c) = contact_obb_obb(a, b) {
             return Some(SweepHit::new(0.0, c.point_b, -c.normal));
         }
-        if window.axis == V64::zeros() {
+        if window.kind == NONE {
             return None; // no motion along any axis: the static test
         }
         window.enter = 0.0;
     }
-    let normal = UnitVector::new_normalize((window.axis * window.side).cast::<Real>());
-    let n = window.axis.normalize() * window.side;
+    let axis = match window.kind {
+        k @ 0..=2 => ra.column(k).into_owned(),
+        k @ 3..=5 => rb.column(k - 3).into_owned(),
+        k => ra.column(k / 3 - 2).cross(&rb.column(k % 3)),
+    };
+    let n = axis.normalize() * window.side;
+    let normal = UnitVector::new_unchecked(n.cast::<Real>());
     // At the impact, from B's centre: A's centre, and the centres of the
     // features of A and B facing each other.
     let ca = m * window.enter - d;
@@ -135,12 +165,14 @@ fn clamp(p: &V64, h: &V64) -> V64 {
     V64::from_fn(|i, _| p[i].clamp(-h[i], h[i]))
 }
 
+/// No axis yet.
+const NONE: usize = usize::MAX;
+
 /// The intersection of the axes' overlap intervals so far, and the axis
 /// (with the side of B it faces A from) whose interval starts last.
 struct Window {
     enter: f64,
     exit: f64,
-    axis: V64,
     /// `-1` when B lies along `+axis` from A at the contact, `+1` along
     /// `-axis`: `side * axis` points out of B towards A.
     side: f64,
@@ -153,7 +185,7 @@ impl Window {
     /// Clips the window by the interval where `|c - t s| <= r`; false when
     /// the window is empty (or outside `[0, 1]`): the boxes never touch.
     #[inline]
-    fn clip(&mut self, c: f64, s: f64, r: f64, axis: &V64, kind: usize) -> bool {
+    fn clip(&mut self, c: f64, s: f64, r: f64, kind: usize) -> bool {
         if s == 0.0 {
             return c.abs() <= r;
         }
@@ -161,7 +193,7 @@ impl Window {
         // `s > 0`, at `c - t s = -r` when `s < 0`.
         let (enter, exit) = if s > 0.0 { ((c - r) / s, (c + r) / s) } else { ((c + r) / s, (c - r) / s) };
         if enter > self.enter {
-            (self.enter, self.axis, self.side, self.kind) = (enter, *axis, -s.signum(), kind);
+            (self.enter, self.side, self.kind) = (enter, -s.signum(), kind);
         }
         self.exit = self.exit.min(exit);
         self.enter <= self.exit && self.enter <= 1.0 && self.exit >= 0.0
