@@ -339,9 +339,10 @@ impl PCast {
     }
 }
 
-/// Convex shape casts (`cast_shape_convex`, the pair kernel of
-/// `Scene::cast_shape`) against parry's `cast_shapes`: box-box (both
-/// rotated), capsule-box, hull-hull.
+/// Convex shape casts (the pair kernels of `Scene::cast_shape`: the closed
+/// form `cast_obb_obb` for two boxes, `cast_shape_convex` for the others)
+/// against parry's `cast_shapes`: box-box (both rotated; also through the
+/// generic `cast_shape_convex`), capsule-box, hull-hull.
 fn shape_casts(c: &mut Criterion) {
     let p = place();
     let v = cases(21, |r| {
@@ -350,7 +351,8 @@ fn shape_casts(c: &mut Criterion) {
         (a, m, b)
     });
     let w: Vec<_> = v.iter().map(|(a, m, b)| PCast::new(cv::cuboid(a), m, cv::cuboid(b))).collect();
-    pair(c, "cast/shape_box_box", &v, |(a, m, b)| sweep_bits(cast_shape_convex(a, m, b)), &w, PCast::toi);
+    pair(c, "cast/shape_box_box", &v, |(a, m, b)| sweep_bits(cast_obb_obb(a, m, b)), &w, PCast::toi);
+    pair(c, "cast/shape_box_box_gjk", &v, |(a, m, b)| sweep_bits(cast_shape_convex(a, m, b)), &w, PCast::toi);
 
     let v = cases(22, |r| {
         let (a, b) = (gen::capsule(r, &p), gen::obb(r, &p));

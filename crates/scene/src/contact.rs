@@ -28,7 +28,7 @@ pub fn contact(a: &WorldShape, b: &WorldShape) -> Option<Contact> {
         (_, S::Compound(compound, pose)) => contact_compound(compound, pose, a, false),
         (S::ConvexHull(hull, pose), S::TriMesh(mesh, mesh_pose)) => {
             let local = mesh_pose.inverse() * pose;
-            mesh.contact_hull(&PosedHull { hull, pose: &local }).map(|c| contact_to_world(&c, mesh_pose))
+            mesh.contact_hull(&PosedHull::new(hull, &local)).map(|c| contact_to_world(&c, mesh_pose))
         }
         (S::TriMesh(..), S::ConvexHull(..)) => contact(b, a).map(|c| c.flipped()),
         (S::Sphere(s), S::ConvexHull(hull, pose)) => contact_sphere_hull(s, hull, pose),

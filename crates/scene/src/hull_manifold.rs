@@ -30,17 +30,10 @@ pub(crate) enum Polytope<'a> {
 type Polygon = SmallVec<[Point; 8]>;
 
 impl Polytope<'_> {
-    fn faces(&self) -> usize {
-        match self {
-            Self::Hull(h) => h.hull.faces().len(),
-            Self::Box(_) => 6,
-        }
-    }
-
     /// Face `k`'s outward unit normal (world).
     fn normal(&self, k: usize) -> Vector {
         match self {
-            Self::Hull(h) => h.pose.rotation * h.hull.faces()[k].normal().into_inner(),
+            Self::Hull(h) => h.rotation * h.hull.faces()[k].normal().into_inner(),
             Self::Box(o) => o.axes().column(k / 2) * if k % 2 == 0 { 1.0 } else { -1.0 },
         }
     }
@@ -77,13 +70,16 @@ impl Polytope<'_> {
 
     /// The face whose normal is most aligned with `n`, and the cosine.
     fn best_face(&self, n: &Vector) -> (usize, Real) {
-        (0..self.faces()).map(|k| (k, self.normal(k).dot(n))).fold((0, Real::NEG_INFINITY), |b, f| {
-            if f.1 > b.1 {
-                f
-            } else {
-                b
+        let best = |b: (usize, Real), f: (usize, Real)| if f.1 > b.1 { f } else { b };
+        match self {
+            // In the hull's frame: `n` turned once, not every face normal.
+            Self::Hull(h) => {
+                let local = h.rotation.tr_mul(n);
+                let faces = h.hull.faces().iter().enumerate();
+                faces.map(|(k, f)| (k, f.normal().dot(&local))).fold((0, Real::NEG_INFINITY), best)
             }
-        })
+            Self::Box(_) => (0..6).map(|k| (k, self.normal(k).dot(n))).fold((0, Real::NEG_INFINITY), best),
+        }
     }
 
     fn as_convex(&self) -> ConvexRef<'_> {
@@ -205,7 +201,7 @@ fn clip_by_plane(poly: &Keyed, side: &Vector, limit: Real, plane: u32, out: &mut
 pub(crate) fn as_polytope(shape: &crate::shape::WorldShape) -> Option<Polytope<'_>> {
     use crate::shape::WorldShape as S;
     match shape {
-        S::ConvexHull(hull, pose) => Some(Polytope::Hull(PosedHull { hull, pose })),
+        S::ConvexHull(hull, pose) => Some(Polytope::Hull(PosedHull::new(hull, pose))),
         S::Obb(o) => Some(Polytope::Box(*o)),
         S::Aabb(a) => Some(Polytope::Box(Obb::from_aabb(a))),
         _ => None,

@@ -105,7 +105,7 @@ impl<'a> LocalConvex<'a> {
             Self::Aabb(a) => ConvexRef::Obb(Obb::from_aabb(a)),
             Self::Obb(o) => ConvexRef::Obb(*o),
             Self::Capsule(c) => ConvexRef::Capsule(c),
-            Self::Hull(hull, pose) => ConvexRef::Hull(PosedHull { hull, pose }),
+            Self::Hull(hull, pose) => ConvexRef::Hull(PosedHull::new(hull, pose)),
         }
     }
 }

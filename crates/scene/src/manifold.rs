@@ -94,7 +94,7 @@ fn split(
         (S::ConvexHull(hull, pose), S::TriMesh(mesh, mesh_pose)) => {
             let start = out.len();
             let local = mesh_pose.inverse() * pose;
-            mesh.manifolds(Convex::Hull(PosedHull { hull, pose: &local }), p, scratch, out);
+            mesh.manifolds(Convex::Hull(PosedHull::new(hull, &local)), p, scratch, out);
             for m in &mut out[start..] {
                 *m = m.transformed(mesh_pose);
             }

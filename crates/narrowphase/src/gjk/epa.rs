@@ -6,6 +6,7 @@ use super::simplex::{Simplex, Vertex, V64};
 use super::SupportMap;
 use crate::contact::Contact;
 use crate::math::{normalize_any, Point, Real, UnitVector, Vector};
+use smallvec::SmallVec;
 
 /// The most support points EPA adds to its polytope.
 const MAX_EPA_ITERATIONS: u32 = 64;
@@ -150,7 +151,10 @@ pub(super) fn epa_iterations<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(a: 
 /// ratio, and their distances by that times `1e3`; in f64 only the support
 /// points' own rounding remains.
 fn epa<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(a: &A, b: &B, g: &Gjk) -> Penetration {
-    let mut verts: Vec<PolyVertex> = g.simplex.verts[..g.simplex.len].iter().map(PolyVertex::new).collect();
+    // On the stack up to the sizes a polytope of typical shapes reaches (a
+    // vertex per iteration; about twice as many faces), so that EPA does
+    // not allocate.
+    let mut verts: SmallVec<[PolyVertex; 32]> = g.simplex.verts[..g.simplex.len].iter().map(PolyVertex::new).collect();
     let mut scale = g.scale;
     let mut world: f64 = 0.0;
     for v in &verts {
@@ -160,11 +164,11 @@ fn epa<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(a: &A, b: &B, g: &Gjk) ->
     if let Err(flat) = grow_to_tetrahedron(a, b, &mut verts, scale) {
         return flat;
     }
-    let mut faces: Vec<Face> = Vec::with_capacity(64);
+    let mut faces: SmallVec<[Face; 64]> = SmallVec::new();
     for f in [[0, 2, 1], [0, 1, 3], [1, 2, 3], [0, 3, 2]] {
         faces.push(face(&verts, f));
     }
-    let mut edges: Vec<(usize, usize)> = Vec::with_capacity(32);
+    let mut edges: SmallVec<[(usize, usize); 32]> = SmallVec::new();
     let mut iterations = 0;
     loop {
         let Some(best) = closest_face(&faces) else {
@@ -274,7 +278,7 @@ fn penetration(verts: &[PolyVertex], f: &Face, iterations: u32) -> Penetration {
 fn grow_to_tetrahedron<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
     a: &A,
     b: &B,
-    verts: &mut Vec<PolyVertex>,
+    verts: &mut SmallVec<[PolyVertex; 32]>,
     scale: f64,
 ) -> Result<(), Penetration> {
     let support = |d: &V64| PolyVertex::new(&support_vertex(a, b, &direction(d)));
