@@ -276,12 +276,15 @@ fn sweeps(c: &mut Criterion) {
 struct PlacedHull {
     hull: ConvexHull,
     pose: Isometry,
+    /// The pose's rotation as a matrix, as the scene's placed hulls keep it.
+    rotation: nalgebra::Matrix3<Real>,
 }
 
 impl SupportMap for PlacedHull {
     #[inline]
     fn support(&self, dir: &Vector) -> Point {
-        self.pose.transform_point(&self.hull.support_point(&self.pose.rotation.inverse_transform_vector(dir)))
+        let local = self.rotation.tr_mul(dir);
+        Point::from(self.rotation * self.hull.support_point(&local).coords + self.pose.translation.vector)
     }
     #[inline]
     fn core_center(&self) -> Point {
@@ -300,7 +303,7 @@ fn placed_hull(rng: &mut SmallRng) -> PlacedHull {
             (0..n).map(|_| Point::from(Vector::from_fn(|_, _| gen::uniform(rng, -size, size)))).collect();
         if let Ok(hull) = ConvexHull::try_new(&points) {
             let pose = Isometry::from_parts(gen::point(rng, &p).coords.into(), gen::rotation(rng));
-            return PlacedHull { hull, pose };
+            return PlacedHull { hull, pose, rotation: pose.rotation.to_rotation_matrix().into_inner() };
         }
     }
 }

@@ -1,6 +1,6 @@
 //! Linear shape casts of two convex shapes by conservative advancement.
 
-use super::distance::{direction, gjk, touch_band, Ending, Start};
+use super::distance::{direction, gjk, gjk_from, touch_band, Ending, Start};
 use super::SupportMap;
 use crate::cast::SweepHit;
 use crate::math::{normalize_any, Point, Real, UnitVector, Vector};
@@ -105,11 +105,14 @@ pub fn cast_shape_convex<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
     let mut toi = 0.0f64;
     let mut last_apart = 0.0f64;
     let margin = CAST_MARGIN * len;
-    let mut start = Start::Centers;
+    let mut warm = None;
     let mut offset = Vector::zeros();
     for step in 0..MAX_CAST_ITERATIONS {
         let moved = Moved { shape: a, offset };
-        let g = gjk(&moved, b, f64::INFINITY, start);
+        let g = match warm {
+            Some(simplex) => gjk_from(&moved, b, f64::INFINITY, simplex),
+            None => gjk(&moved, b, f64::INFINITY, Start::Centers),
+        };
         let core = g.v.norm();
         // The first step is the static test: shapes touching at the start
         // (within `intersects_convex`'s band) get the static contact.
@@ -155,7 +158,7 @@ pub fn cast_shape_convex<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
             return hit(toi);
         }
         let next = (motion * toi).cast::<Real>();
-        start = Start::Simplex(g.simplex.with_a_moved(&(next - offset)));
+        warm = Some(g.simplex.with_a_moved(&(next - offset)));
         offset = next;
     }
     None

@@ -32,11 +32,6 @@ pub(super) enum Start {
     Centers,
     /// At a support point (EPA's input).
     Support,
-    /// At the closest point of a simplex of points of the difference: a
-    /// warm start from a nearby query's final simplex (the previous step of
-    /// a cast, its vertices moved with the shape), whose closest features
-    /// are usually the ones sought.
-    Simplex(Simplex),
 }
 
 /// How a GJK run ended.
@@ -108,14 +103,15 @@ pub(super) fn gjk<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(a: &A, b: &B, 
             Vertex { w: ca.coords.cast::<f64>() - cb.coords.cast::<f64>(), a: ca, b: cb }
         }
         Start::Support => support_vertex(a, b, &Vector::x()),
-        Start::Simplex(s) => return gjk_from(a, b, stop_beyond, s),
     };
     gjk_from(a, b, stop_beyond, Simplex::new(first))
 }
 
 /// [`gjk`] from the closest point of `simplex` (which must not hold the
-/// origin inside a full tetrahedron).
-fn gjk_from<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
+/// origin inside a full tetrahedron): a warm start from a nearby query's
+/// final simplex (the previous step of a cast, its vertices moved with the
+/// shape), whose closest features are usually the ones sought.
+pub(super) fn gjk_from<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
     a: &A,
     b: &B,
     stop_beyond: f64,

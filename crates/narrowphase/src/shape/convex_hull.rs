@@ -3,6 +3,7 @@
 
 mod build;
 mod faces;
+mod scan;
 
 use super::Aabb;
 use crate::error::ShapeError;
@@ -58,6 +59,11 @@ pub struct ConvexHull {
     /// Index of the vertex of least and greatest coordinate along each axis:
     /// `[min x, max x, min y, max y, min z, max z]`, hill-climbing starts.
     extremes: [u32; 6],
+    /// For hulls of up to [`LINEAR_SUPPORT_MAX_VERTICES`] vertices, their
+    /// coordinates in blocks of four, `[xs, ys, zs]` (the last padded with
+    /// copies of vertex 0), so that the support scan takes four dot
+    /// products at once; empty for larger hulls.
+    lanes: Vec<[[Real; 4]; 3]>,
     aabb: Aabb,
     tolerance: Real,
 }
@@ -212,7 +218,8 @@ impl ConvexHull {
             }
         }
         let aabb = Aabb::from_points(&vertices).expect("a hull has vertices");
-        Self { vertices, faces, face_vertices, edges, neighbor_start, neighbors, extremes, aabb, tolerance }
+        let lanes = if vertices.len() <= LINEAR_SUPPORT_MAX_VERTICES { lanes_of(&vertices) } else { Vec::new() };
+        Self { vertices, faces, face_vertices, edges, neighbor_start, neighbors, extremes, lanes, aabb, tolerance }
     }
 
     /// The vertices (local frame), a subset of the input points.
@@ -280,15 +287,8 @@ impl ConvexHull {
     #[must_use]
     pub fn support_index(&self, dir: &Vector) -> usize {
         let dot = |i: usize| self.vertices[i].coords.dot(dir);
-        if self.vertices.len() <= LINEAR_SUPPORT_MAX_VERTICES {
-            let (mut best, mut best_dot) = (0, Real::MIN);
-            for (i, v) in self.vertices.iter().enumerate() {
-                let d = v.x * dir.x + v.y * dir.y + v.z * dir.z;
-                if d > best_dot {
-                    (best, best_dot) = (i, d);
-                }
-            }
-            return best;
+        if !self.lanes.is_empty() {
+            return scan::support_index(&self.lanes, dir);
         }
         // Start at the extreme vertex of the axis that dominates `dir`.
         let a = dir.iamax();
@@ -420,4 +420,13 @@ impl TryFrom<HullFields> for ConvexHull {
     fn try_from(f: HullFields) -> Result<Self, ShapeError> {
         ConvexHull::try_new(&f.vertices)
     }
+}
+
+/// `vertices` in blocks of four, `[xs, ys, zs]`, the last block padded
+/// with copies of vertex 0.
+fn lanes_of(vertices: &[Point]) -> Vec<[[Real; 4]; 3]> {
+    vertices
+        .chunks(4)
+        .map(|block| core::array::from_fn(|axis| core::array::from_fn(|l| block.get(l).unwrap_or(&vertices[0])[axis])))
+        .collect()
 }
