@@ -1,11 +1,12 @@
 //! Rigid bodies for the solver example: mass properties of the collider
 //! shapes, and the semi-implicit Euler integrator.
 
-use proxima::narrowphase::{Isometry, Matrix, Real, Rotation, Vector};
-use proxima::scene::{ColliderHandle, ColliderShape};
+use proxima::narrowphase::{ConvexHull, Isometry, Matrix, Point, Real, Rotation, Vector};
+use proxima::scene::{ColliderHandle, ColliderShape, Compound};
 
 /// A rigid body whose centre of mass is its collider's origin (true of
-/// boxes, spheres and capsules, which are symmetric about it).
+/// boxes, spheres and capsules, which are symmetric about it; the scenes
+/// build hulls and compounds about their centre of mass, see [`centred`]).
 #[derive(Clone, Debug)]
 pub struct Body {
     /// The collider this body moves.
@@ -18,9 +19,10 @@ pub struct Body {
     pub angvel: Vector,
     /// `1 / mass`; zero for a static body.
     pub inv_mass: Real,
-    /// Inverse principal moments of inertia (body frame); zero for a static body.
-    inv_inertia_local: Vector,
-    /// `R diag(inv_inertia_local) R^T`, refreshed by [`Body::update_inertia`].
+    /// Inverse inertia tensor about the centre of mass (body frame); zero
+    /// for a static body.
+    inv_inertia_local: Matrix,
+    /// `R inv_inertia_local R^T`, refreshed by [`Body::update_inertia`].
     pub inv_inertia: Matrix,
     /// A round body (sphere, capsule): its contacts resist rolling.
     pub rolls: bool,
@@ -35,7 +37,7 @@ impl Body {
             linvel: Vector::zeros(),
             angvel: Vector::zeros(),
             inv_mass: 0.0,
-            inv_inertia_local: Vector::zeros(),
+            inv_inertia_local: Matrix::zeros(),
             inv_inertia: Matrix::zeros(),
             rolls: false,
         }
@@ -44,17 +46,17 @@ impl Body {
     /// A moving body of uniform `density` filling `shape`.
     ///
     /// # Panics
-    /// For a mesh (it has no volume) or a shape of zero volume.
+    /// For a mesh or heightfield (no volume), a shape of zero volume, or
+    /// one whose centre of mass is not its origin.
     pub fn dynamic(collider: ColliderHandle, pose: Isometry, shape: &ColliderShape, density: Real) -> Self {
-        let (mass, inertia) = mass_properties(shape, density);
-        assert!(mass > 0.0 && inertia.min() > 0.0, "a dynamic body needs a volume");
+        let props = MassProperties::of(shape, density);
+        let inv_inertia = props.inertia.try_inverse().filter(|_| props.mass > 0.0);
+        let inv_inertia = inv_inertia.expect("a dynamic body needs a volume");
+        let size = shape.placed(&Isometry::identity()).expect("a valid shape").aabb().half_extents().amax();
+        assert!(props.centre.coords.norm() <= 1e-4 * size, "the centre of mass must be the collider's origin");
         let rolls = matches!(shape, ColliderShape::Sphere { .. } | ColliderShape::Capsule { .. });
-        let mut body = Self {
-            inv_mass: 1.0 / mass,
-            inv_inertia_local: inertia.map(|i| 1.0 / i),
-            rolls,
-            ..Self::fixed(collider, pose)
-        };
+        let mut body =
+            Self { inv_mass: 1.0 / props.mass, inv_inertia_local: inv_inertia, rolls, ..Self::fixed(collider, pose) };
         body.update_inertia();
         body
     }
@@ -64,11 +66,11 @@ impl Body {
         self.inv_mass > 0.0
     }
 
-    /// World inverse inertia `I^-1 = R diag(1/I_body) R^T` for the current
+    /// World inverse inertia `I^-1 = R I_body^-1 R^T` for the current
     /// orientation.
     pub fn update_inertia(&mut self) {
         let r = self.pose.rotation.to_rotation_matrix().into_inner();
-        self.inv_inertia = r * Matrix::from_diagonal(&self.inv_inertia_local) * r.transpose();
+        self.inv_inertia = r * self.inv_inertia_local * r.transpose();
     }
 
     /// Applies impulse `p` at offset `r`: `v += p / m`, `w += I^-1 (r x p)`.
@@ -99,45 +101,125 @@ impl Body {
     }
 }
 
-/// Mass and principal moments of inertia (about the centre of mass, body
-/// axes) of `shape` filled with `density`.
-///
-/// - Box of half extents `e`: `m = 8 e_x e_y e_z rho`, `I_x = m (e_y^2 + e_z^2) / 3`.
-/// - Sphere: `m = 4/3 pi r^3 rho`, `I = 2/5 m r^2`.
-/// - Capsule (axis y, cylinder of height `h = 2 half_height` plus two
-///   hemispheres of total mass `m_s`): `I_y = m_c r^2 / 2 + 2/5 m_s r^2`,
-///   `I_x = I_z = m_c (h^2/12 + r^2/4) + m_s (2/5 r^2 + h^2/4 + 3/8 h r)`
-///   (each hemisphere's own inertia moved to the capsule's centre by the
-///   parallel-axis theorem; its centroid is `3/8 r` from its flat face).
-fn mass_properties(shape: &ColliderShape, density: Real) -> (Real, Vector) {
-    use std::f32::consts::PI;
-    match shape {
-        ColliderShape::Cuboid { half_extents: e } => {
-            let m = 8.0 * e.x * e.y * e.z * density;
-            let s = e.component_mul(e);
-            (m, Vector::new(s.y + s.z, s.x + s.z, s.x + s.y) * (m / 3.0))
+/// Mass, centre of mass and inertia tensor (about the centre of mass) of a
+/// shape of uniform density, in the shape's frame.
+#[derive(Clone, Copy, Debug)]
+pub struct MassProperties {
+    pub mass: Real,
+    pub centre: Point,
+    pub inertia: Matrix,
+}
+
+impl MassProperties {
+    /// The mass properties of `shape` filled with `density`; zero for a
+    /// mesh or a heightfield (no volume).
+    ///
+    /// - Box of half extents `e`: `m = 8 e_x e_y e_z rho`, `I_x = m (e_y^2 + e_z^2) / 3`.
+    /// - Sphere: `m = 4/3 pi r^3 rho`, `I = 2/5 m r^2`.
+    /// - Capsule (axis y, cylinder of height `h = 2 half_height` plus two
+    ///   hemispheres of total mass `m_s`): `I_y = m_c r^2 / 2 + 2/5 m_s r^2`,
+    ///   `I_x = I_z = m_c (h^2/12 + r^2/4) + m_s (2/5 r^2 + h^2/4 + 3/8 h r)`
+    ///   (each hemisphere's own inertia moved to the capsule's centre by the
+    ///   parallel-axis theorem; its centroid is `3/8 r` from its flat face).
+    /// - Hull: exact, summed over tetrahedra (see [`hull`]).
+    /// - Compound: the children's, summed about their common centre of mass
+    ///   (see [`compound`]).
+    pub fn of(shape: &ColliderShape, density: Real) -> Self {
+        use std::f32::consts::PI;
+        let centred = |mass: Real, moments: Vector| Self {
+            mass,
+            centre: Point::origin(),
+            inertia: Matrix::from_diagonal(&moments),
+        };
+        match shape {
+            ColliderShape::Cuboid { half_extents: e } => {
+                let m = 8.0 * e.x * e.y * e.z * density;
+                let s = e.component_mul(e);
+                centred(m, Vector::new(s.y + s.z, s.x + s.z, s.x + s.y) * (m / 3.0))
+            }
+            ColliderShape::Sphere { radius: r } => {
+                let m = 4.0 / 3.0 * PI * r * r * r * density;
+                centred(m, Vector::repeat(0.4 * m * r * r))
+            }
+            ColliderShape::Capsule { half_height, radius: r } => {
+                let h = 2.0 * half_height;
+                let m_c = PI * r * r * h * density;
+                let m_s = 4.0 / 3.0 * PI * r * r * r * density;
+                let axial = m_c * r * r / 2.0 + 0.4 * m_s * r * r;
+                let across = m_c * (h * h / 12.0 + r * r / 4.0) + m_s * (0.4 * r * r + h * h / 4.0 + 0.375 * h * r);
+                centred(m_c + m_s, Vector::new(across, axial, across))
+            }
+            ColliderShape::ConvexHull(h) => hull(h, density),
+            ColliderShape::Compound(c) => compound(c, density),
+            _ => Self { mass: 0.0, centre: Point::origin(), inertia: Matrix::zeros() },
         }
-        ColliderShape::Sphere { radius: r } => {
-            let m = 4.0 / 3.0 * PI * r * r * r * density;
-            (m, Vector::repeat(0.4 * m * r * r))
-        }
-        ColliderShape::Capsule { half_height, radius: r } => {
-            let h = 2.0 * half_height;
-            let m_c = PI * r * r * h * density;
-            let m_s = 4.0 / 3.0 * PI * r * r * r * density;
-            let axial = m_c * r * r / 2.0 + 0.4 * m_s * r * r;
-            let across = m_c * (h * h / 12.0 + r * r / 4.0) + m_s * (0.4 * r * r + h * h / 4.0 + 0.375 * h * r);
-            (m_c + m_s, Vector::new(across, axial, across))
-        }
-        // A hull: its volume's mass, and the inertia of its bounding box
-        // scaled to that mass (exact for a box; a close model for the
-        // compact hulls of the scenes, whose centroid is the origin).
-        ColliderShape::ConvexHull(hull) => {
-            let m = hull.volume() * density;
-            let e = hull.aabb().half_extents();
-            let s = e.component_mul(&e);
-            (m, Vector::new(s.y + s.z, s.x + s.z, s.x + s.y) * (m / 3.0))
-        }
-        _ => (0.0, Vector::zeros()),
     }
+}
+
+/// A hull's mass properties, exact: each face's fan of triangles `(a, b, c)`
+/// (counter-clockwise from outside) and the hull's first vertex `o` form a
+/// tetrahedron of signed volume `V = det [a b c] / 6` (offsets from `o`),
+/// whose second moment about `o` is
+/// `C = rho det [a b c] / 120 (a a^T + b b^T + c c^T + s s^T)` with
+/// `s = a + b + c` (the unit tetrahedron's `C = (E + 1 1^T) / 120` under the
+/// linear map `[a b c]`: Tonon, "Explicit exact formulas for the 3-D
+/// tetrahedron inertia tensor", 2004). The sums, moved to the centre of
+/// mass `d` (offset from `o`), give `C_c = C - m d d^T` and
+/// `I = tr(C_c) E - C_c`.
+fn hull(hull: &ConvexHull, density: Real) -> MassProperties {
+    let o = hull.vertices()[0].coords;
+    let at = |i: u32| hull.vertices()[i as usize].coords - o;
+    let (mut volume, mut moment, mut second) = (0.0, Vector::zeros(), Matrix::zeros());
+    for f in 0..hull.faces().len() {
+        let lp = hull.face_vertices(f);
+        let a = at(lp[0]);
+        for k in 1..lp.len() - 1 {
+            let (b, c) = (at(lp[k]), at(lp[k + 1]));
+            let det = a.cross(&b).dot(&c);
+            let s = a + b + c;
+            volume += det / 6.0;
+            moment += s * (det / 24.0);
+            second += (a * a.transpose() + b * b.transpose() + c * c.transpose() + s * s.transpose()) * (det / 120.0);
+        }
+    }
+    let d = moment / volume;
+    let mass = volume * density;
+    let c = second * density - d * d.transpose() * mass;
+    MassProperties { mass, centre: Point::from(o + d), inertia: Matrix::identity() * c.trace() - c }
+}
+
+/// A compound's mass properties: with child `i` of mass `m_i`, centre `c_i`
+/// and inertia `I_i` (its own frame), placed by `(R_i, t_i)`, the total mass
+/// is `m = sum m_i`, the centre `c = sum m_i (R_i c_i + t_i) / m`, and the
+/// inertia about `c` is `sum R_i I_i R_i^T + m_i (|d_i|^2 E - d_i d_i^T)`
+/// with `d_i = R_i c_i + t_i - c` (parallel-axis theorem). Children that
+/// overlap count their common volume twice.
+fn compound(compound: &Compound, density: Real) -> MassProperties {
+    let children: Vec<(MassProperties, &Isometry)> =
+        compound.children().iter().map(|(pose, shape)| (MassProperties::of(shape, density), pose)).collect();
+    let mass: Real = children.iter().map(|(p, _)| p.mass).sum();
+    let weighted = children.iter().map(|(p, pose)| (*pose * p.centre).coords * p.mass).sum::<Vector>();
+    let centre = Point::from(weighted / mass);
+    let mut inertia = Matrix::zeros();
+    for (p, pose) in &children {
+        let r = pose.rotation.to_rotation_matrix().into_inner();
+        let d = *pose * p.centre - centre;
+        inertia += r * p.inertia * r.transpose() + (Matrix::identity() * d.norm_squared() - d * d.transpose()) * p.mass;
+    }
+    MassProperties { mass, centre, inertia }
+}
+
+/// A compound of `children` moved so that its centre of mass (uniform
+/// density) is its origin: every child's pose shifted by minus the centre.
+/// Returns the compound and the centre, in the children's frame.
+pub fn centred(children: Vec<(Isometry, ColliderShape)>) -> (ColliderShape, Vector) {
+    let raw = Compound::try_new(children).expect("valid children");
+    let centre = compound(&raw, 1.0).centre.coords;
+    let shifted = raw.children().iter().map(|(pose, shape)| {
+        let mut pose = *pose;
+        pose.translation.vector -= centre;
+        (pose, shape.clone())
+    });
+    let shape = Compound::try_new(shifted.collect()).expect("valid children");
+    (ColliderShape::Compound(std::sync::Arc::new(shape)), centre)
 }
