@@ -1,5 +1,7 @@
 //! proxima's main demo: a pile of spheres and rotated boxes (with `--hulls`,
-//! one body in sixteen a convex hull, a shared rock) settling in a
+//! one body in sixteen a convex hull, a shared rock; with `--compounds`,
+//! another body in sixteen a compound, a shared hammer of a box handle, a
+//! sphere head and a capsule crosspiece) settling in a
 //! container (the integrator is written here; proxima provides the pairs and
 //! contacts), bullets fired through thin walls with continuous collision, and
 //! a camera ray-casting the scene every frame. At the end: a summary table and
@@ -8,7 +10,7 @@
 //! ```text
 //! cargo run --release --example demo -- [--bodies N] [--frames F] [--bullets B] [--threads T]
 //!                                        [--width W] [--height H] [--out PATH] [--manifolds] [--ci]
-//!                                        [--repeat P] [--grid | --tracker] [--hulls]
+//!                                        [--repeat P] [--grid | --tracker] [--hulls] [--compounds]
 //! ```
 //! `--threads T` (default 1) runs `ContactPipeline::update_parallel` on a
 //! pool of `T` threads instead of `update` on the calling thread.
@@ -30,8 +32,9 @@
 //! `--manifolds` runs the pipeline with contact manifolds (prediction 0.02,
 //! what a solver consumes) instead of single contacts. Either way the end
 //! prints the narrowphase cost per candidate pair, and times the final
-//! frame's candidate pairs (boxes overlapping, one thread) through
-//! `contact_manifolds` and through parry3d's manifold dispatcher.
+//! frame's candidate pairs (boxes overlapping, one thread; the pairs of
+//! spheres, boxes and hulls) through `contact_manifolds` and through parry3d's
+//! manifold dispatcher.
 
 #[path = "support/render.rs"]
 mod render;
@@ -58,6 +61,7 @@ struct Options {
     threads: usize,
     repeat: usize,
     hulls: bool,
+    compounds: bool,
 }
 
 impl Options {
@@ -75,6 +79,7 @@ impl Options {
             threads: 1,
             repeat: 0,
             hulls: false,
+            compounds: false,
         };
         let mut args = std::env::args().skip(1);
         while let Some(a) = args.next() {
@@ -90,6 +95,7 @@ impl Options {
                 "--grid" => o.search = PairSearch::Grid,
                 "--tracker" => o.search = PairSearch::Tracker,
                 "--hulls" => o.hulls = true,
+                "--compounds" => o.compounds = true,
                 "--repeat" => o.repeat = value()?.parse().map_err(|e| format!("--repeat: {e}"))?,
                 "--threads" => {
                     o.threads = value()?.parse().map_err(|e| format!("--threads: {e}"))?;
@@ -102,7 +108,7 @@ impl Options {
                     (o.bodies, o.frames, o.bullets, o.width, o.height) = (2_000, 90, 16, 320, 180);
                 }
                 "-h" | "--help" => return Err(
-                    "usage: demo [--bodies N] [--frames F] [--bullets B] [--threads T] [--width W] [--height H] [--out PATH] [--manifolds] [--ci] [--repeat P] [--grid | --tracker] [--hulls]"
+                    "usage: demo [--bodies N] [--frames F] [--bullets B] [--threads T] [--width W] [--height H] [--out PATH] [--manifolds] [--ci] [--repeat P] [--grid | --tracker] [--hulls] [--compounds]"
                         .into(),
                 ),
                 other => return Err(format!("unknown argument {other}")),
@@ -147,7 +153,7 @@ fn main() {
     };
     let mut scene = Scene::new();
     let half = build_container(&mut scene, opts.bodies);
-    let mut bodies = spawn_pile(&mut scene, opts.bodies, half, opts.hulls);
+    let mut bodies = spawn_pile(&mut scene, opts.bodies, half, &opts);
     let mut bullets = spawn_bullets(&mut scene, opts.bullets, half + WALL_GAP);
 
     let camera =
@@ -318,10 +324,12 @@ fn build_container(scene: &mut Scene, bodies: usize) -> Real {
     half
 }
 
-/// Spheres (r = 0.5) and rotated boxes (half-extent 0.4) on a grid above the floor.
-fn spawn_pile(scene: &mut Scene, n: usize, half: Real, hulls: bool) -> Vec<Body> {
+/// Spheres (r = 0.5) and rotated boxes (half-extent 0.4) on a grid above
+/// the floor; with `--hulls` and `--compounds`, rocks and hammers among them.
+fn spawn_pile(scene: &mut Scene, n: usize, half: Real, opts: &Options) -> Vec<Body> {
     let mut rng = proxima_test_support::rng(2026);
     let rock = Arc::new(rock_hull());
+    let hammer = Arc::new(hammer());
     let spacing = 1.25;
     let per_row = ((2.0 * half - 2.0) / spacing).floor().max(1.0) as usize;
     (0..n)
@@ -333,8 +341,10 @@ fn spawn_pile(scene: &mut Scene, n: usize, half: Real, hulls: bool) -> Vec<Body>
                 -half + 1.0 + z as Real * spacing + 0.5,
             );
             let rotation = proxima_test_support::gen::rotation(&mut rng);
-            let shape = if hulls && i % 16 == 7 {
+            let shape = if opts.hulls && i % 16 == 7 {
                 ColliderShape::ConvexHull(Arc::clone(&rock))
+            } else if opts.compounds && i % 16 == 11 {
+                ColliderShape::Compound(Arc::clone(&hammer))
             } else if i % 2 == 0 {
                 ColliderShape::Sphere { radius: 0.5 }
             } else {
@@ -363,6 +373,24 @@ fn rock_hull() -> ConvexHull {
         }
     }
     ConvexHull::try_new(&points).expect("a solid point cloud")
+}
+
+/// A hammer, about 1.1 long: a box handle along x, a sphere head at its +x
+/// end and a capsule crosspiece through the head along z (three children
+/// of three kinds, overlapping at the head).
+fn hammer() -> Compound {
+    Compound::try_new(vec![
+        (Isometry::translation(-0.15, 0.0, 0.0), ColliderShape::Cuboid { half_extents: Vector::new(0.4, 0.08, 0.08) }),
+        (Isometry::translation(0.3, 0.0, 0.0), ColliderShape::Sphere { radius: 0.22 }),
+        (
+            Isometry::from_parts(
+                Translation3::new(0.3, 0.0, 0.0),
+                Rotation::from_euler_angles(std::f32::consts::FRAC_PI_2, 0.0, 0.0),
+            ),
+            ColliderShape::Capsule { half_height: 0.25, radius: 0.12 },
+        ),
+    ])
+    .expect("convex children under finite poses")
 }
 
 fn spawn_bullets(scene: &mut Scene, n: usize, wall_x: Real) -> Vec<Bullet> {
@@ -504,6 +532,7 @@ fn color_of(scene: &Scene, h: ColliderHandle) -> [f32; 3] {
         Some((d, _)) if d & BULLET_BIT != 0 => [1.0, 0.2, 0.1],
         Some((_, ColliderShape::Sphere { .. })) => [0.25, 0.55, 0.95],
         Some((_, ColliderShape::ConvexHull(_))) => [0.45, 0.75, 0.35],
+        Some((_, ColliderShape::Compound(_))) => [0.7, 0.4, 0.85],
         _ => [0.95, 0.65, 0.2],
     }
 }
@@ -529,8 +558,15 @@ fn compare_manifolds(scene: &Scene) {
             }
         }
     }
-    let parry: Vec<_> = pairs.iter().filter_map(|(a, b)| Some((parry_shape(a)?, parry_shape(b)?))).collect();
-    if pairs.is_empty() || parry.len() != pairs.len() {
+    // The pairs parry3d's twins cover (a compound has none here).
+    let (pairs, parry): (Vec<_>, Vec<_>) = pairs
+        .into_iter()
+        .filter_map(|(a, b)| {
+            let twins = (parry_shape(&a)?, parry_shape(&b)?);
+            Some(((a, b), twins))
+        })
+        .unzip();
+    if pairs.is_empty() {
         return;
     }
     let mut ours = Vec::new();
