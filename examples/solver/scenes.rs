@@ -1,11 +1,12 @@
-//! The solver example's scenes: towers of boxes, hulls and compounds, a pyramid wall, and boxes and
-//! capsules on triangle meshes; and the world that steps them.
+//! The solver example's scenes: towers of boxes, hulls and compounds, a
+//! pyramid wall, boxes and capsules on triangle meshes, spheres and capsules
+//! on a heightfield; and the world that steps them.
 
 use std::sync::Arc;
 
-use proxima::nalgebra::Translation3;
+use proxima::nalgebra::{DMatrix, Translation3};
 use proxima::narrowphase::{ConvexHull, Isometry, Point, Real, Rotation, Vector};
-use proxima::scene::{ColliderDesc, ColliderHandle, ColliderShape, ContactPipeline, Scene, TriMesh};
+use proxima::scene::{ColliderDesc, ColliderHandle, ColliderShape, ContactPipeline, HeightField, Scene, TriMesh};
 
 use super::body::{centred, Body};
 use super::solve::{Solver, StepStats};
@@ -68,9 +69,10 @@ impl World {
         out
     }
 
-    /// Whether `handle` is a capsule.
-    pub fn is_capsule(&self, handle: ColliderHandle) -> bool {
-        matches!(self.scene.get(handle).expect("live collider").shape(), ColliderShape::Capsule { .. })
+    /// Whether `handle` is a sphere or a capsule.
+    pub fn is_round(&self, handle: ColliderHandle) -> bool {
+        let shape = self.scene.get(handle).expect("live collider").shape();
+        matches!(shape, ColliderShape::Sphere { .. } | ColliderShape::Capsule { .. })
     }
 
     /// Whether `handle` is a static collider.
@@ -329,6 +331,36 @@ pub fn mesh_ramp() -> World {
             let pose = Isometry::from_parts(Translation3::new(x, y, z), rotation);
             world.add_dynamic(ColliderShape::Cuboid { half_extents: Vector::new(0.5, 0.35, 0.4) }, pose);
         }
+    }
+    world
+}
+
+/// Height (m) of the hills at `(x, z)`: slopes up to `atan(0.15) = 8.5`
+/// degrees, gentle enough for rolling resistance to hold a sphere or a
+/// lying capsule.
+fn hill_height(x: Real, z: Real) -> Real {
+    0.3 * (0.5 * x).sin() * (0.4 * z).cos()
+}
+
+/// Spheres and capsules dropped onto rolling hills: a heightfield of
+/// 33 x 33 samples over 24 x 24 m.
+pub fn hills() -> World {
+    let mut world = World::new();
+    let (n, size) = (33, 24.0);
+    let at = |k: usize| (-0.5 + k as Real / (n - 1) as Real) * size;
+    let heights = DMatrix::from_fn(n, n, |i, j| hill_height(at(j), at(i)));
+    let field = HeightField::try_new(heights, Vector::new(size, 1.0, size)).expect("valid heights");
+    world.add_fixed(ColliderShape::HeightField(Arc::new(field)), Isometry::identity());
+    for i in 0..16 {
+        let (x, z) = (-6.0 + 4.0 * (i % 4) as Real, -6.0 + 4.0 * (i / 4) as Real);
+        let rotation = Rotation::from_euler_angles(0.3 * i as Real, 0.5 * i as Real, 0.2);
+        let shape = if i % 2 == 0 {
+            ColliderShape::Sphere { radius: 0.3 }
+        } else {
+            ColliderShape::Capsule { half_height: 0.4, radius: 0.25 }
+        };
+        let pose = Isometry::from_parts(Translation3::new(x, hill_height(x, z) + 1.5, z), rotation);
+        world.add_dynamic(shape, pose);
     }
     world
 }
