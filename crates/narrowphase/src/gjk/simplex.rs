@@ -140,8 +140,12 @@ impl Simplex {
             3 => (triangle(&w, [0, 1, 2]), false),
             _ => tetrahedron(&w),
         };
-        let old = self.verts;
-        self.verts = core::array::from_fn(|k| old[bary.idx[k]]);
+        // The kept vertices in the solver's order, moved only where that
+        // order differs (each move copies a vertex, not the array).
+        if (0..bary.n).any(|k| bary.idx[k] != k) {
+            let kept: [Vertex; 4] = core::array::from_fn(|k| self.verts[bary.idx[k]]);
+            self.verts[..bary.n].copy_from_slice(&kept[..bary.n]);
+        }
         self.lambdas = bary.l;
         self.len = bary.n;
         self.point = bary.p;
