@@ -198,9 +198,11 @@ impl ColliderDesc {
     /// one ([`Scene::cast_shape`](crate::Scene::cast_shape), at its current
     /// orientation: the rotation of the step is not swept) and reports the
     /// first collider in the way as a
-    /// [`CcdImpact`](crate::CcdImpact). Every convex shape; a triangle mesh,
-    /// a heightfield or a compound (whose children would each need their
-    /// own sweep) is refused with [`SceneError::ShapeNotConvex`](crate::SceneError::ShapeNotConvex).
+    /// [`CcdImpact`](crate::CcdImpact). Every convex shape, and a compound
+    /// (each child swept, the earliest kept:
+    /// [`CcdImpact::collider_child`](crate::CcdImpact::collider_child)); a
+    /// triangle mesh or a heightfield is refused with
+    /// [`SceneError::ShapeNotConvex`](crate::SceneError::ShapeNotConvex).
     pub fn with_ccd(mut self) -> Self {
         self.ccd = true;
         self

@@ -93,10 +93,10 @@ impl std::error::Error for CompoundError {}
 /// manifolds are one group per touching child (point ids carry the child's
 /// index: [`Compound::child_of_point_id`]), a ray hit is the closest child
 /// hit ([`SceneRayHit::child`](crate::SceneRayHit::child) names it).
-/// A compound is not swept: [`Scene::cast_shape`](crate::Scene::cast_shape)
-/// and continuous collision refuse it as a moving shape with
-/// [`SceneError::ShapeNotConvex`](crate::SceneError::ShapeNotConvex), as
-/// they refuse a mesh (a compound can be hit by either).
+/// A compound moves in [`Scene::cast_shape`](crate::Scene::cast_shape) and
+/// continuous collision as its children: each child is swept as the convex
+/// shape it is, and the earliest child hit is kept
+/// ([`SceneSweepHit::moving_child`](crate::SceneSweepHit::moving_child) names it).
 ///
 /// Under the `serde` feature a compound serializes its children, and is
 /// rebuilt and validated (as by [`Compound::try_new`]) when read back.

@@ -181,9 +181,11 @@ pub enum SceneError {
     /// A cast's motion has a NaN or infinite component, or carries the
     /// shape beyond the finite range ([`Scene::cast_shape`](crate::Scene::cast_shape)).
     InvalidMotion,
-    /// Only convex shapes can be cast or flagged for continuous collision: a
-    /// triangle mesh, a heightfield or a compound cannot ([`Scene::cast_shape`](crate::Scene::cast_shape),
-    /// [`ColliderDesc::with_ccd`](crate::ColliderDesc::with_ccd)).
+    /// Only convex shapes and compounds can be cast or flagged for continuous
+    /// collision: a triangle mesh or a heightfield cannot
+    /// ([`Scene::cast_shape`](crate::Scene::cast_shape),
+    /// [`ColliderDesc::with_ccd`](crate::ColliderDesc::with_ccd),
+    /// [`ColliderShape::is_sweepable`](crate::ColliderShape::is_sweepable)).
     ShapeNotConvex,
 }
 
@@ -231,9 +233,9 @@ impl fmt::Display for SceneError {
             }
             Self::InvalidPose { handle: None, error } => write!(f, "invalid pose: {error}"),
             Self::InvalidMotion => f.write_str("the motion is NaN, infinite or leaves the finite range"),
-            Self::ShapeNotConvex => {
-                f.write_str("only convex shapes can be cast or swept by continuous collision (not a triangle mesh)")
-            }
+            Self::ShapeNotConvex => f.write_str(
+                "only convex shapes and compounds can be cast or swept by continuous collision (not a mesh)",
+            ),
         }
     }
 }

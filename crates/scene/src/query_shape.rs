@@ -9,13 +9,18 @@ use crate::collider::ColliderHandle;
 use crate::filter::QueryFilter;
 use crate::scene::Scene;
 
-/// A swept sphere's first hit on a collider.
+/// A swept shape's first hit on a collider.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SceneSweepHit {
     /// The collider hit.
     pub collider: ColliderHandle,
     /// Time of impact, point and normal (see [`SweepHit`]).
     pub hit: SweepHit,
+    /// When the moving shape is a compound
+    /// ([`Scene::cast_shape`](crate::Scene::cast_shape)), the index of its
+    /// child that hit (into [`Compound::children`](crate::Compound::children));
+    /// `None` for a convex moving shape.
+    pub moving_child: Option<u32>,
 }
 
 /// The collider closest to a point (see [`Scene::closest_point`]).
@@ -102,7 +107,7 @@ impl Scene {
         let _ = self.visit_accepted(&swept, filter, |handle, collider| {
             if let Some(hit) = cast_sphere_on(&collider.world, sphere, motion, options) {
                 if best.is_none_or(|b| hit.toi < b.hit.toi) {
-                    best = Some(SceneSweepHit { collider: handle, hit });
+                    best = Some(SceneSweepHit { collider: handle, hit, moving_child: None });
                 }
             }
             ControlFlow::Continue(())
@@ -137,7 +142,7 @@ impl Scene {
         let Some(swept) = sphere.swept_aabb(motion) else { return out };
         let _ = self.visit_accepted(&swept, filter, |handle, collider| {
             if let Some(hit) = collider.world.cast_sphere(sphere, motion) {
-                out.push(SceneSweepHit { collider: handle, hit });
+                out.push(SceneSweepHit { collider: handle, hit, moving_child: None });
             }
             ControlFlow::Continue(())
         });

@@ -126,7 +126,7 @@ impl Scene {
     /// assert_eq!(scene.len(), 1);
     /// ```
     pub fn insert(&mut self, desc: ColliderDesc) -> Result<ColliderHandle, SceneError> {
-        if desc.ccd && !desc.shape.is_convex() {
+        if desc.ccd && !desc.shape.is_sweepable() {
             return Err(SceneError::ShapeNotConvex);
         }
         let pose = validated_pose(&desc.pose).map_err(|error| SceneError::InvalidPose { handle: None, error })?;
@@ -268,7 +268,7 @@ impl Scene {
     pub fn set_shape(&mut self, handle: ColliderHandle, shape: ColliderShape) -> Result<(), SceneError> {
         self.check(handle)?;
         let collider = &self.colliders[handle.index];
-        if collider.desc.ccd && !shape.is_convex() {
+        if collider.desc.ccd && !shape.is_sweepable() {
             return Err(SceneError::ShapeNotConvex);
         }
         let world = shape.placed(&collider.desc.pose)?;

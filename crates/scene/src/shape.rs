@@ -69,8 +69,7 @@ pub enum ColliderShape {
 
 impl ColliderShape {
     /// True for the solid convex shapes (sphere, cuboid, capsule, hull): the
-    /// shapes [`Scene::cast_shape`](crate::Scene::cast_shape) sweeps and
-    /// continuous collision takes. A triangle mesh or a heightfield is a
+    /// shapes a [`Compound`] holds. A triangle mesh or a heightfield is a
     /// surface, not convex; a compound is a union of convex shapes, not
     /// convex itself.
     ///
@@ -84,6 +83,25 @@ impl ColliderShape {
             Self::Sphere { .. } | Self::Cuboid { .. } | Self::Capsule { .. } | Self::ConvexHull(_) => true,
             Self::TriMesh(_) | Self::HeightField(_) | Self::Compound(_) => false,
         }
+    }
+
+    /// True for the shapes that can move in a sweep: the convex shapes and
+    /// compounds, which [`Scene::cast_shape`](crate::Scene::cast_shape)
+    /// casts and continuous collision
+    /// ([`ColliderDesc::with_ccd`](crate::ColliderDesc::with_ccd)) takes. A
+    /// triangle mesh or a heightfield is only ever hit.
+    ///
+    /// ```
+    /// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; pub(crate) use ::proxima_scene as scene; }
+    /// use proxima::scene::*;
+    /// use proxima::narrowphase::Isometry;
+    /// let ball = ColliderShape::Sphere { radius: 0.5 };
+    /// let pair = Compound::try_new(vec![(Isometry::identity(), ball.clone()), (Isometry::translation(1.0, 0.0, 0.0), ball)]);
+    /// let shape = ColliderShape::Compound(std::sync::Arc::new(pair.unwrap()));
+    /// assert!(shape.is_sweepable() && !shape.is_convex());
+    /// ```
+    pub fn is_sweepable(&self) -> bool {
+        self.is_convex() || matches!(self, Self::Compound(_))
     }
 
     /// Places the shape with `pose`, validating it on the way (a NaN pose, a

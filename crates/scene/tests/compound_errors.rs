@@ -1,7 +1,7 @@
 //! Bad input to compounds: every `CompoundError`, placements beyond the
-//! coordinate bound, the refusals of sweeping a compound, random garbage
-//! (no panic, and whatever is accepted answers its queries), and a snapshot
-//! round trip that validates what it reads.
+//! coordinate bound, random garbage (no panic, and whatever is accepted
+//! answers its queries), and a snapshot round trip that validates what it
+//! reads.
 
 use std::sync::Arc;
 
@@ -92,19 +92,6 @@ fn placements_beyond_the_bound_are_refused() {
     assert!(scene.insert(ColliderDesc::new(shape.clone(), at)).is_err());
     assert!(shape.placed(&Isometry::translation(Real::NAN, 0.0, 0.0)).is_err());
     assert!(shape.placed(&Isometry::identity()).is_ok());
-}
-
-#[test]
-fn a_compound_is_not_swept() {
-    let c = Arc::new(Compound::try_new(vec![(Isometry::identity(), ball(1.0))]).unwrap());
-    let mut scene = Scene::new();
-    let desc = ColliderDesc::new(ColliderShape::Compound(Arc::clone(&c)), Isometry::identity()).with_ccd();
-    assert_eq!(scene.insert(desc).err(), Some(SceneError::ShapeNotConvex));
-    let h = scene.insert(ColliderDesc::new(ball(1.0), Isometry::identity()).with_ccd()).unwrap();
-    assert_eq!(scene.set_shape(h, ColliderShape::Compound(Arc::clone(&c))).err(), Some(SceneError::ShapeNotConvex));
-    let motion = Vector::x();
-    let cast = scene.cast_shape(&ColliderShape::Compound(c), &Isometry::identity(), &motion, &QueryFilter::default());
-    assert_eq!(cast, Err(SceneError::ShapeNotConvex));
 }
 
 /// A float that is now and then NaN, infinite, huge, negative or zero.

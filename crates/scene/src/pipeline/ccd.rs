@@ -12,7 +12,8 @@ impl ContactPipeline {
     /// Sweeps every CCD collider by the translation from its previous pose
     /// to its current one: a sphere from its previous centre, any other
     /// convex shape at its current orientation (the rotation of the step is
-    /// not swept) from its previous position.
+    /// not swept) from its previous position; a compound as its children,
+    /// each at its pose in the compound at the current orientation.
     pub(super) fn sweep_ccd(&mut self, scene: &mut Scene) {
         self.ccd.clear();
         for &slot in &self.touched {
@@ -34,12 +35,14 @@ impl ContactPipeline {
                 scene.cast_sphere(&from, &motion, &filter)
             } else {
                 // A stored pose at a stored translation: valid, and the shape
-                // was placed at both ends (insertion keeps meshes out of CCD).
+                // was placed at both ends (insertion keeps meshes out of CCD; a
+                // compound is cast child by child).
                 let from = Isometry::from_parts(start.into(), collider.desc.pose.rotation);
                 scene.cast_shape(&collider.desc.shape, &from, &motion, &filter).ok().flatten()
             };
             if let Some(hit) = hit {
-                self.ccd.push(CcdImpact { collider: me[0], other: hit.collider, hit: hit.hit });
+                let collider_child = hit.moving_child;
+                self.ccd.push(CcdImpact { collider: me[0], other: hit.collider, hit: hit.hit, collider_child });
             }
         }
         // A collider not read this frame did not move: its previous pose is

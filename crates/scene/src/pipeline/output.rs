@@ -57,6 +57,11 @@ pub struct CcdImpact {
     pub other: ColliderHandle,
     /// Time of impact in `[0, 1]` along the motion from its previous pose.
     pub hit: SweepHit,
+    /// When `collider` is a compound, the index of its child that hit
+    /// (into [`Compound::children`](crate::Compound::children)); `None` for a
+    /// convex collider.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub collider_child: Option<u32>,
 }
 
 /// Per-frame counts and times. The durations are measured with the `timing`
