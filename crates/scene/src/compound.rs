@@ -8,6 +8,7 @@ use core::ops::ControlFlow;
 use std::sync::Arc;
 
 use proxima_broadphase::StaticBvh;
+use proxima_narrowphase::kernels::{ray_aabb_interval, PrecomputedRay};
 use proxima_narrowphase::{cast_ray_aabb, intersects_aabb_aabb, Aabb, Isometry, Point, Ray, Real, ShapeError, Vector};
 
 use crate::error::PoseError;
@@ -275,7 +276,9 @@ impl Compound {
 
     /// Calls `f(child)` with each child whose local box the ray (world
     /// frame) enters no later than the current `max_toi`; `f` returns the
-    /// new `max_toi` (clipping the rest), or `None` to stop. Every child is
+    /// new `max_toi` (clipping the rest), or `None` to stop. Up to
+    /// [`LINEAR_CHILDREN`] children they come in the order the ray enters
+    /// their boxes, beyond in the tree's order. Every child is
     /// visited when the ray cannot be brought into the compound's frame (a
     /// direction whose rotated components all round to subnormals).
     pub(crate) fn visit_ray(&self, pose: &Isometry, ray: &Ray, mut f: impl FnMut(usize) -> Option<Real>) {
@@ -292,23 +295,23 @@ impl Compound {
         };
         let margin = box_margin(pose, &local_origin.coords);
         let mut max_toi = ray.max_toi();
-        let mut enter = |i: usize, max_toi: &mut Real| -> bool {
-            let b = self.boxes[i].loosened(margin + margin * self.boxes[i].half_extents().amax());
-            if cast_ray_aabb(&local.with_max_toi(*max_toi), &b).is_none() {
-                return true;
-            }
-            match f(i) {
-                Some(t) => {
-                    *max_toi = max_toi.min(t);
-                    true
-                }
-                None => false,
-            }
-        };
         match &self.bvh {
             Some(bvh) => {
                 use proxima_broadphase::RayControl;
                 let ids = bvh.leaf_ids();
+                let mut enter = |i: usize, max_toi: &mut Real| -> bool {
+                    let b = self.boxes[i].loosened(margin + margin * self.boxes[i].half_extents().amax());
+                    if cast_ray_aabb(&local.with_max_toi(*max_toi), &b).is_none() {
+                        return true;
+                    }
+                    match f(i) {
+                        Some(t) => {
+                            *max_toi = max_toi.min(t);
+                            true
+                        }
+                        None => false,
+                    }
+                };
                 bvh.visit_ray_leaves(&local, |slots, _| {
                     for slot in slots {
                         if !enter(ids[slot as usize] as usize, &mut max_toi) {
@@ -319,9 +322,32 @@ impl Compound {
                 });
             }
             None => {
-                for i in 0..self.boxes.len() {
-                    if !enter(i, &mut max_toi) {
+                // Front to back: the children whose box the ray enters,
+                // sorted by the entry parameter (index order on a tie), each
+                // visited until the best hit so far comes before the next
+                // entry. One reciprocal of the direction serves every box.
+                let pre = PrecomputedRay::new(&local);
+                let mut order = [(0.0 as Real, 0usize); LINEAR_CHILDREN];
+                let mut entered = 0;
+                for (i, b) in self.boxes.iter().enumerate() {
+                    let b = b.loosened(margin + margin * b.half_extents().amax());
+                    let Some(range) = ray_aabb_interval(&pre, &b) else { continue };
+                    // Insertion: the later entries move up one place.
+                    let mut k = entered;
+                    while k > 0 && order[k - 1].0 > range.toi_enter {
+                        order[k] = order[k - 1];
+                        k -= 1;
+                    }
+                    order[k] = (range.toi_enter, i);
+                    entered += 1;
+                }
+                for &(toi_enter, i) in &order[..entered] {
+                    if toi_enter > max_toi {
                         return;
+                    }
+                    match f(i) {
+                        Some(t) => max_toi = max_toi.min(t),
+                        None => return,
                     }
                 }
             }
