@@ -25,6 +25,7 @@ use crate::error::MeshError;
 mod build;
 mod cast_convex;
 mod edge_flags;
+mod face_contact;
 mod manifold;
 mod materials;
 mod mesh_mesh;

@@ -9,6 +9,7 @@ use proxima_narrowphase::{
 };
 use smallvec::SmallVec;
 
+use super::face_contact::face_contact;
 use super::mesh_mesh::visit_mesh_mesh_contacts;
 use super::TriMesh;
 
@@ -23,7 +24,7 @@ pub(crate) enum Convex<'a> {
 }
 
 impl Convex<'_> {
-    fn aabb(&self) -> proxima_narrowphase::Aabb {
+    pub(super) fn aabb(&self) -> proxima_narrowphase::Aabb {
         match self {
             Convex::Sphere(s) => s.aabb(),
             Convex::Obb(o) => o.aabb(),
@@ -33,7 +34,7 @@ impl Convex<'_> {
     }
 
     /// The shape's point furthest along `dir` (a unit vector).
-    fn support(&self, dir: &UnitVector) -> Point {
+    pub(super) fn support(&self, dir: &UnitVector) -> Point {
         match self {
             Convex::Sphere(s) => s.center() + dir.into_inner() * s.radius(),
             Convex::Obb(o) => {
@@ -154,7 +155,8 @@ impl TriMesh {
     ///   a penetrating contact on an inactive feature is dropped when a
     ///   touching face contact with the same plane (within 5 degrees) holds
     ///   the shape up already, else replaced by A's deepest point below the
-    ///   triangle's plane along its face normal (see [`face_contact`]); or
+    ///   triangle's plane over the triangle, along its face normal (see
+    ///   [`face_contact`]); or
     /// - every vertex of its feature belongs to a triangle with a face
     ///   contact (the idea of Jolt's internal edge removing collector): that
     ///   neighbour's face already supports the shape there.
@@ -353,26 +355,10 @@ fn group_by_normal(scratch: &mut MeshScratch, out: &mut Vec<ContactManifold>) {
 /// The unit normal of triangle `t` on the side of `normal` (a contact normal
 /// from A to the triangle: the result points the same way), `None` for a
 /// degenerate triangle.
-fn face_normal_towards(t: &Triangle, normal: &UnitVector) -> Option<UnitVector> {
+pub(super) fn face_normal_towards(t: &Triangle, normal: &UnitVector) -> Option<UnitVector> {
     let f = t.scaled_normal();
     let f = if f.dot(normal) < 0.0 { -f } else { f };
     UnitVector::try_new(f, 0.0)
-}
-
-/// The contact of `shape` A against triangle `t` along the triangle's face
-/// normal, replacing the edge or vertex manifold `m` (touching) on an
-/// inactive feature: A's deepest point across the triangle's plane,
-/// `s = support(n)` for the face normal `n` (from A to the triangle, on
-/// `m`'s side), at depth `(s - a) . n` (clamped to `>= 0`), with `point_b`
-/// its projection onto the plane; `m`'s deepest id. A shape penetrating a
-/// flat mesh across an inactive edge is pushed out of the surface, not
-/// sideways, by its true depth below it.
-fn face_contact(t: &Triangle, m: &ContactManifold, shape: &Convex<'_>) -> ContactManifold {
-    let Some(n) = face_normal_towards(t, &m.normal) else { return *m };
-    let s = shape.support(&n);
-    let depth = (s - t.a()).dot(&n).max(0.0);
-    let p = ManifoldPoint { point_a: s, point_b: s - n.into_inner() * depth, depth, id: m.deepest().id };
-    ContactManifold::new(n, &[p]).unwrap_or(*m)
 }
 
 /// A speculative manifold `m` on an inactive feature of triangle `t` turned
@@ -391,7 +377,7 @@ fn along_face_normal(t: &Triangle, m: &ContactManifold) -> ContactManifold {
 /// The barycentric weights of `p` (on the triangle, up to rounding) for
 /// `a`, `b`, `c`, from the areas of the sub-triangles (Ericson 3.4); a
 /// degenerate triangle gives `[1, 0, 0]`.
-fn barycentric(t: &Triangle, p: &Point) -> [Real; 3] {
+pub(super) fn barycentric(t: &Triangle, p: &Point) -> [Real; 3] {
     let (v0, v1, v2): (Vector, Vector, Vector) = (t.b() - t.a(), t.c() - t.a(), p - t.a());
     let (d00, d01, d11) = (v0.dot(&v0), v0.dot(&v1), v1.dot(&v1));
     let (d20, d21) = (v2.dot(&v0), v2.dot(&v1));
