@@ -26,8 +26,12 @@ use parry3d::shape::Shape;
 use proxima::narrowphase::*;
 use proxima_test_support::convert as cv;
 use proxima_test_support::gen::{self, Placement};
-use proxima_test_support::{Rng, SmallRng};
+use proxima_test_support::SmallRng;
 use std::hint::black_box;
+
+#[path = "../examples/support/placed_hull.rs"]
+mod placed_hull;
+use placed_hull::placed_hull;
 
 /// Cases per batch (one criterion iteration).
 const CASES: usize = 4096;
@@ -271,43 +275,6 @@ fn sweeps(c: &mut Criterion) {
     );
 }
 
-/// A convex hull placed by a pose, as a support map: the hull's support
-/// point along the direction turned into its frame, placed back.
-struct PlacedHull {
-    hull: ConvexHull,
-    pose: Isometry,
-    /// The pose's rotation as a matrix, as the scene's placed hulls keep it.
-    rotation: nalgebra::Matrix3<Real>,
-}
-
-impl SupportMap for PlacedHull {
-    #[inline]
-    fn support(&self, dir: &Vector) -> Point {
-        let local = self.rotation.tr_mul(dir);
-        Point::from(self.rotation * self.hull.support_point(&local).coords + self.pose.translation.vector)
-    }
-    #[inline]
-    fn core_center(&self) -> Point {
-        self.pose.transform_point(&self.hull.aabb().center())
-    }
-}
-
-/// A hull of 8-20 points within a box of half-size 0.1..1, placed at a
-/// random pose of `place()`.
-fn placed_hull(rng: &mut SmallRng) -> PlacedHull {
-    let p = place();
-    let size = gen::uniform(rng, 0.1, 1.0);
-    loop {
-        let n = rng.random_range(8..20);
-        let points: Vec<Point> =
-            (0..n).map(|_| Point::from(Vector::from_fn(|_, _| gen::uniform(rng, -size, size)))).collect();
-        if let Ok(hull) = ConvexHull::try_new(&points) {
-            let pose = Isometry::from_parts(gen::point(rng, &p).coords.into(), gen::rotation(rng));
-            return PlacedHull { hull, pose, rotation: pose.rotation.to_rotation_matrix().into_inner() };
-        }
-    }
-}
-
 /// A motion from `from` towards `to` (0.3..1.3 of the way, plus up to 1 unit
 /// aside): about half the casts hit.
 fn motion_towards(rng: &mut SmallRng, from: &Point, to: &Point) -> Vector {
@@ -366,7 +333,7 @@ fn shape_casts(c: &mut Criterion) {
     pair(c, "cast/shape_capsule_box", &v, |(a, m, b)| sweep_bits(cast_shape_convex(a, m, b)), &w, PCast::toi);
 
     let v = cases(23, |r| {
-        let (a, b) = (placed_hull(r), placed_hull(r));
+        let (a, b) = (placed_hull(r, &p), placed_hull(r, &p));
         let m = motion_towards(r, &a.core_center(), &b.core_center());
         (a, m, b)
     });

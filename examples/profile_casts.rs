@@ -19,30 +19,14 @@ use parry3d::shape::Shape;
 use proxima::narrowphase::*;
 use proxima_test_support::convert as cv;
 use proxima_test_support::gen::{self, Placement};
-use proxima_test_support::{Rng, SmallRng};
+use proxima_test_support::SmallRng;
+
+#[path = "support/placed_hull.rs"]
+mod placed_hull;
+use placed_hull::placed_hull;
 
 /// Casts per pass.
 const CASES: usize = 4096;
-
-/// A convex hull placed by a pose, as a support map.
-struct PlacedHull {
-    hull: ConvexHull,
-    pose: Isometry,
-    /// The pose's rotation as a matrix, as the scene's placed hulls keep it.
-    rotation: nalgebra::Matrix3<Real>,
-}
-
-impl SupportMap for PlacedHull {
-    #[inline]
-    fn support(&self, dir: &Vector) -> Point {
-        let local = self.rotation.tr_mul(dir);
-        Point::from(self.rotation * self.hull.support_point(&local).coords + self.pose.translation.vector)
-    }
-    #[inline]
-    fn core_center(&self) -> Point {
-        self.pose.transform_point(&self.hull.aabb().center())
-    }
-}
 
 /// One cast in both libraries' forms (for box pairs, the boxes too: they
 /// run through `cast_obb_obb`).
@@ -138,7 +122,7 @@ fn case(rng: &mut SmallRng, pair: &str) -> Case {
             Case { a: Box::new(a), motion, b: Box::new(b), boxes: None, parry }
         }
         "hull" => {
-            let (a, b) = (placed_hull(rng), placed_hull(rng));
+            let (a, b) = (placed_hull(rng, &p), placed_hull(rng, &p));
             let motion = toward(rng, &a.core_center(), &b.core_center());
             let parry = parry_case(cv::convex_hull(&a.hull, &a.pose), &motion, cv::convex_hull(&b.hull, &b.pose));
             Case { a: Box::new(a), motion, b: Box::new(b), boxes: None, parry }
@@ -154,19 +138,4 @@ fn parry_case<A: Shape + 'static, B: Shape + 'static>(
     (pose2, b): (Pose, B),
 ) -> (Pose, Box<dyn Shape>, PVec, Pose, Box<dyn Shape>) {
     (pose1, Box::new(a), cv::vec(motion), pose2, Box::new(b))
-}
-
-/// A hull of 8-20 points within a box of half-size 0.1..1 at a random pose.
-fn placed_hull(rng: &mut SmallRng) -> PlacedHull {
-    let p = Placement::new(2.0, 0.1, 1.0);
-    let size = gen::uniform(rng, 0.1, 1.0);
-    loop {
-        let n = rng.random_range(8..20);
-        let points: Vec<Point> =
-            (0..n).map(|_| Point::from(Vector::from_fn(|_, _| gen::uniform(rng, -size, size)))).collect();
-        if let Ok(hull) = ConvexHull::try_new(&points) {
-            let pose = Isometry::from_parts(gen::point(rng, &p).coords.into(), gen::rotation(rng));
-            return PlacedHull { hull, pose, rotation: pose.rotation.to_rotation_matrix().into_inner() };
-        }
-    }
 }
