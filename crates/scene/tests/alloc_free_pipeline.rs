@@ -6,10 +6,11 @@
 //! and box contacts, with the tracker's and the grid's pair search. Warm-up
 //! frames size the buffers first.
 
-use std::sync::Arc;
+mod common;
 
+use common::grid;
 use nalgebra::Translation3;
-use proxima_narrowphase::{Isometry, Point, Real, Rotation, Vector};
+use proxima_narrowphase::{Isometry, Real, Rotation, Vector};
 use proxima_scene::*;
 use proxima_test_support::alloc::CountingAllocator;
 use proxima_test_support::gen::uniform;
@@ -18,21 +19,6 @@ use proxima_test_support::gen::uniform;
 /// single test, so the harness runs nothing else meanwhile.
 #[global_allocator]
 static ALLOCATOR: CountingAllocator = CountingAllocator::new();
-
-/// A flat `n x n` grid of quads (two triangles each) of side `cell` at y = 0.
-fn grid(n: u32, cell: Real) -> Arc<TriMesh> {
-    let vertices =
-        (0..=n).flat_map(|i| (0..=n).map(move |j| Point::new(i as Real * cell, 0.0, j as Real * cell))).collect();
-    let at = |i: u32, j: u32| i * (n + 1) + j;
-    let indices = (0..n)
-        .flat_map(|i| {
-            (0..n).flat_map(move |j| {
-                [[at(i, j), at(i + 1, j), at(i + 1, j + 1)], [at(i, j), at(i + 1, j + 1), at(i, j + 1)]]
-            })
-        })
-        .collect();
-    Arc::new(TriMesh::new(vertices, indices).expect("valid mesh"))
-}
 
 /// Runs 100 warm-up frames and 200 counted ones of `pipeline` on a fresh
 /// scene; returns the manifolds and contacts listed over the counted frames

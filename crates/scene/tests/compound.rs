@@ -15,46 +15,16 @@
 //! children are exercised; the other shapes are every kind, a mesh and
 //! another compound included.
 
+mod common;
+
 use std::sync::Arc;
 
-use nalgebra::Translation3;
+use common::cases;
+use common::compound::{convex_shape, pose_near_origin};
 use proxima_narrowphase::*;
 use proxima_scene::*;
 use proxima_test_support::gen::{self, uniform};
 use proxima_test_support::Rng;
-
-/// Cases per check: many in release, fewer in a debug build.
-fn cases(release: usize) -> usize {
-    if cfg!(debug_assertions) {
-        release / 20
-    } else {
-        release
-    }
-}
-
-/// A random pose: translation in `[-spread, spread]^3`, uniform rotation.
-fn pose(rng: &mut impl Rng, spread: Real) -> Isometry {
-    let t = Vector::new(uniform(rng, -spread, spread), uniform(rng, -spread, spread), uniform(rng, -spread, spread));
-    Isometry::from_parts(Translation3::from(t), gen::rotation(rng))
-}
-
-/// A random convex shape of size about `size`.
-fn convex_shape(rng: &mut impl Rng, size: Real) -> ColliderShape {
-    let s = |rng: &mut _| uniform(rng, 0.2 * size, size);
-    match rng.random_range(0..4) {
-        0 => ColliderShape::Sphere { radius: s(rng) },
-        1 => ColliderShape::Cuboid { half_extents: Vector::new(s(rng), s(rng), s(rng)) },
-        2 => ColliderShape::Capsule { half_height: s(rng), radius: 0.5 * s(rng) },
-        _ => loop {
-            let points: Vec<Point> = (0..rng.random_range(5..16))
-                .map(|_| Point::new(uniform(rng, -size, size), uniform(rng, -size, size), uniform(rng, -size, size)))
-                .collect();
-            if let Ok(hull) = ConvexHull::try_new(&points) {
-                break ColliderShape::ConvexHull(Arc::new(hull));
-            }
-        },
-    }
-}
 
 /// A random compound of `1..=24` children within about 1.5 of its origin;
 /// now and then a child keeps the identity pose (a box child then placed
@@ -63,7 +33,7 @@ fn compound(rng: &mut impl Rng) -> Arc<Compound> {
     let n = if rng.random_bool(0.5) { rng.random_range(1..=4) } else { rng.random_range(5..=24) };
     let children = (0..n)
         .map(|_| {
-            let local = if rng.random_bool(0.1) { Isometry::identity() } else { pose(rng, 1.5) };
+            let local = if rng.random_bool(0.1) { Isometry::identity() } else { pose_near_origin(rng, 1.5) };
             (local, convex_shape(rng, 0.6))
         })
         .collect();
@@ -89,7 +59,7 @@ fn mesh() -> Arc<TriMesh> {
 /// A random shape near the origin: a convex one, the mesh or a compound,
 /// and (for a compound) its children placed one by one.
 fn other(rng: &mut impl Rng, mesh: &Arc<TriMesh>) -> (WorldShape, Option<Vec<WorldShape>>) {
-    let at = pose(rng, 1.5);
+    let at = pose_near_origin(rng, 1.5);
     match rng.random_range(0..8) {
         0 => (ColliderShape::TriMesh(Arc::clone(mesh)).placed(&at).unwrap(), None),
         1 => {
@@ -117,7 +87,7 @@ fn contact_is_the_deepest_child_contact() {
     let n = cases(6000);
     for case in 0..n {
         let c = compound(&mut rng);
-        let (a, children) = placed(&c, &pose(&mut rng, 1.5));
+        let (a, children) = placed(&c, &pose_near_origin(&mut rng, 1.5));
         let (b, b_children) = other(&mut rng, &mesh);
         let ours_ab = contact(&a, &b).map(|c| c.depth);
         let ours_ba = contact(&b, &a).map(|c| c.depth);
@@ -182,7 +152,7 @@ fn manifolds_are_the_children_manifolds() {
     let n = cases(4000);
     for case in 0..n {
         let c = compound(&mut rng);
-        let (a, children) = placed(&c, &pose(&mut rng, 1.5));
+        let (a, children) = placed(&c, &pose_near_origin(&mut rng, 1.5));
         let (b, b_children) = other(&mut rng, &mesh);
         let prediction = if rng.random_bool(0.5) { 0.0 } else { uniform(&mut rng, 0.0, 0.3) };
         // With two compounds, the ids name A's child: the compound as B is
@@ -245,7 +215,7 @@ fn ray_hits_the_closest_child() {
     let n = cases(4000);
     for case in 0..n {
         let c = compound(&mut rng);
-        let at = pose(&mut rng, 1.5);
+        let at = pose_near_origin(&mut rng, 1.5);
         let (a, children) = placed(&c, &at);
         let mut scene = Scene::new();
         // Static (the static tree's pass) and dynamic colliders in turn.
@@ -281,7 +251,7 @@ fn swept_sphere_hits_the_first_child() {
     let (mut hits, n) = (0, cases(6000));
     for case in 0..n {
         let c = compound(&mut rng);
-        let (a, children) = placed(&c, &pose(&mut rng, 1.5));
+        let (a, children) = placed(&c, &pose_near_origin(&mut rng, 1.5));
         let sphere = Sphere::new(
             Point::new(uniform(&mut rng, -5.0, 5.0), uniform(&mut rng, -5.0, 5.0), uniform(&mut rng, -5.0, 5.0)),
             uniform(&mut rng, 0.05, 1.0),
@@ -303,7 +273,7 @@ fn cast_shape_equals_the_children_as_colliders() {
     let (mut hits, n) = (0, cases(2000));
     for case in 0..n {
         let c = compound(&mut rng);
-        let at = pose(&mut rng, 1.5);
+        let at = pose_near_origin(&mut rng, 1.5);
         let (_, children) = placed(&c, &at);
         let mut whole = Scene::new();
         whole.insert(ColliderDesc::new(ColliderShape::Compound(Arc::clone(&c)), at)).unwrap();
@@ -316,7 +286,7 @@ fn cast_shape_equals_the_children_as_colliders() {
         }
         assert_eq!(parts.len(), children.len());
         let moving = convex_shape(&mut rng, 0.8);
-        let from = pose(&mut rng, 5.0);
+        let from = pose_near_origin(&mut rng, 5.0);
         let target =
             Point::new(uniform(&mut rng, -2.0, 2.0), uniform(&mut rng, -2.0, 2.0), uniform(&mut rng, -2.0, 2.0));
         let motion = (target - Point::from(from.translation.vector)) * uniform(&mut rng, 0.2, 2.0);
@@ -336,7 +306,7 @@ fn overlaps_points_and_closest_points_equal_the_children() {
     let place = gen::Placement::new(1.8, 0.1, 1.0);
     for case in 0..n {
         let c = compound(&mut rng);
-        let at = pose(&mut rng, 1.5);
+        let at = pose_near_origin(&mut rng, 1.5);
         let (a, children) = placed(&c, &at);
         let mut scene = Scene::new();
         let h = scene.insert(ColliderDesc::new(ColliderShape::Compound(Arc::clone(&c)), at)).unwrap();

@@ -5,10 +5,12 @@
 //! without manifolds, with the tracker's and the grid's pair search.
 //! Warm-up frames size the buffers first.
 
-use std::sync::Arc;
+mod common;
 
+use common::compound::table;
+use common::grid;
 use nalgebra::Translation3;
-use proxima_narrowphase::{Isometry, Point, Real, Rotation, Vector};
+use proxima_narrowphase::{Isometry, Real, Rotation, Vector};
 use proxima_scene::*;
 use proxima_test_support::alloc::CountingAllocator;
 use proxima_test_support::gen::uniform;
@@ -17,36 +19,6 @@ use proxima_test_support::gen::uniform;
 /// single test, so the harness runs nothing else meanwhile.
 #[global_allocator]
 static ALLOCATOR: CountingAllocator = CountingAllocator::new();
-
-/// A table: child 0 the top (half-extents 1 x 0.1 x 1, centre at y = 1),
-/// children 1 to 4 legs (half-extents 0.1 x 0.45 x 0.1, from y = 0 to 0.9),
-/// leg 3 reaching 0.05 lower than the others.
-fn table() -> Arc<Compound> {
-    let top =
-        (Isometry::translation(0.0, 1.0, 0.0), ColliderShape::Cuboid { half_extents: Vector::new(1.0, 0.1, 1.0) });
-    let mut children = vec![top];
-    for (k, (x, z)) in [(-0.8, -0.8), (0.8, -0.8), (0.8, 0.8), (-0.8, 0.8)].into_iter().enumerate() {
-        let long = if k == 2 { 0.025 } else { 0.0 };
-        let leg = ColliderShape::Cuboid { half_extents: Vector::new(0.1, 0.45 + long, 0.1) };
-        children.push((Isometry::translation(x, 0.45 - long, z), leg));
-    }
-    Arc::new(Compound::try_new(children).unwrap())
-}
-
-/// A flat `n x n` grid of quads (two triangles each) of side `cell` at y = 0.
-fn grid(n: u32, cell: Real) -> Arc<TriMesh> {
-    let vertices =
-        (0..=n).flat_map(|i| (0..=n).map(move |j| Point::new(i as Real * cell, 0.0, j as Real * cell))).collect();
-    let at = |i: u32, j: u32| i * (n + 1) + j;
-    let indices = (0..n)
-        .flat_map(|i| {
-            (0..n).flat_map(move |j| {
-                [[at(i, j), at(i + 1, j), at(i + 1, j + 1)], [at(i, j), at(i + 1, j + 1), at(i, j + 1)]]
-            })
-        })
-        .collect();
-    Arc::new(TriMesh::new(vertices, indices).expect("valid mesh"))
-}
 
 /// 100 warm-up frames then 200 counted ones: two tables (one on a fine mesh
 /// floor, one on a box floor), a ball on the mesh and a cube on the second

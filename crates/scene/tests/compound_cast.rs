@@ -16,8 +16,11 @@
 //! - Bad input: a NaN motion or pose, a child placed beyond the coordinate
 //!   bound, a mesh or a heightfield as the moving shape.
 
+mod common;
+
 use std::sync::Arc;
 
+use common::compound::convex_shape;
 use nalgebra::{DMatrix, Translation3};
 use proxima_narrowphase::*;
 use proxima_scene::*;
@@ -35,22 +38,6 @@ fn pose_at(centre: Vector, rng: &mut impl Rng) -> Isometry {
 /// A point with each coordinate uniform in `[-r, r]`.
 fn within(rng: &mut impl Rng, r: Real) -> Vector {
     Vector::from_fn(|_, _| uniform(rng, -r, r))
-}
-
-/// A random convex shape of size about `size`.
-fn convex_shape(rng: &mut impl Rng, size: Real) -> ColliderShape {
-    let s = |rng: &mut _| uniform(rng, 0.2 * size, size);
-    match rng.random_range(0..4) {
-        0 => ColliderShape::Sphere { radius: s(rng) },
-        1 => ColliderShape::Cuboid { half_extents: Vector::new(s(rng), s(rng), s(rng)) },
-        2 => ColliderShape::Capsule { half_height: s(rng), radius: 0.5 * s(rng) },
-        _ => loop {
-            let points: Vec<Point> = (0..rng.random_range(5..16)).map(|_| Point::from(within(rng, size))).collect();
-            if let Ok(hull) = ConvexHull::try_new(&points) {
-                break ColliderShape::ConvexHull(Arc::new(hull));
-            }
-        },
-    }
 }
 
 /// A random compound of `1..=24` children within about 1.5 of its origin

@@ -3,25 +3,11 @@
 //! event when its long leg touches, manifolds whose point ids name the
 //! touching legs (never the top), and a `Stopped` event when lifted.
 
-use std::sync::Arc;
+mod common;
 
+use common::compound::table;
 use proxima_narrowphase::{Isometry, Real, Vector};
 use proxima_scene::*;
-
-/// A table: child 0 the top (half-extents 1 x 0.1 x 1, centre at y = 1),
-/// children 1 to 4 legs (half-extents 0.1 x 0.45 x 0.1, from y = 0 to 0.9),
-/// leg 3 reaching 0.05 lower than the others.
-fn table() -> Arc<Compound> {
-    let top =
-        (Isometry::translation(0.0, 1.0, 0.0), ColliderShape::Cuboid { half_extents: Vector::new(1.0, 0.1, 1.0) });
-    let mut children = vec![top];
-    for (k, (x, z)) in [(-0.8, -0.8), (0.8, -0.8), (0.8, 0.8), (-0.8, 0.8)].into_iter().enumerate() {
-        let long = if k == 2 { 0.025 } else { 0.0 };
-        let leg = ColliderShape::Cuboid { half_extents: Vector::new(0.1, 0.45 + long, 0.1) };
-        children.push((Isometry::translation(x, 0.45 - long, z), leg));
-    }
-    Arc::new(Compound::try_new(children).unwrap())
-}
 
 #[test]
 fn a_falling_table_touches_with_its_legs() {

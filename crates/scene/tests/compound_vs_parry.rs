@@ -18,6 +18,8 @@ mod common;
 
 use std::sync::Arc;
 
+use common::cases;
+use common::compound::pose_near_origin;
 use nalgebra::Translation3;
 use parry3d::math::Pose;
 use parry3d::query::{self, Ray as PRay};
@@ -26,20 +28,6 @@ use proxima_narrowphase::*;
 use proxima_scene::*;
 use proxima_test_support::gen::{self, uniform};
 use proxima_test_support::{convert, Rng};
-
-/// Cases per check: many in release, fewer in a debug build.
-fn cases(release: usize) -> usize {
-    if cfg!(debug_assertions) {
-        release / 20
-    } else {
-        release
-    }
-}
-
-fn pose(rng: &mut impl Rng, spread: Real) -> Isometry {
-    let t = Vector::new(uniform(rng, -spread, spread), uniform(rng, -spread, spread), uniform(rng, -spread, spread));
-    Isometry::from_parts(Translation3::from(t), gen::rotation(rng))
-}
 
 fn primitive(rng: &mut impl Rng) -> ColliderShape {
     let s = |rng: &mut _| uniform(rng, 0.1, 0.7);
@@ -61,9 +49,9 @@ struct Placed {
 
 fn random_compound(rng: &mut impl Rng) -> Placed {
     let n = rng.random_range(1..=20);
-    let children: Vec<_> = (0..n).map(|_| (pose(rng, 1.2), primitive(rng))).collect();
+    let children: Vec<_> = (0..n).map(|_| (pose_near_origin(rng, 1.2), primitive(rng))).collect();
     let c = Arc::new(Compound::try_new(children).unwrap());
-    let world = ColliderShape::Compound(Arc::clone(&c)).placed(&pose(rng, 3.0)).unwrap();
+    let world = ColliderShape::Compound(Arc::clone(&c)).placed(&pose_near_origin(rng, 3.0)).unwrap();
     let WorldShape::Compound(_, at) = &world else { unreachable!() };
     let parts: Vec<(Pose, SharedShape)> =
         c.children().iter().map(|(l, s)| common::parry_shape(&s.placed(l).unwrap())).collect();
@@ -125,7 +113,7 @@ fn random_other(rng: &mut impl Rng, near: &Placed) -> (WorldShape, (Pose, Shared
         return (c.world, c.parry);
     }
     let centre = near.children[rng.random_range(0..near.children.len())].aabb().center();
-    let at = Isometry::from_parts(Translation3::from(centre.coords), gen::rotation(rng)) * pose(rng, 1.0);
+    let at = Isometry::from_parts(Translation3::from(centre.coords), gen::rotation(rng)) * pose_near_origin(rng, 1.0);
     let w = primitive(rng).placed(&at).unwrap();
     let p = common::parry_shape(&w);
     (w, p)

@@ -27,6 +27,7 @@ mod common;
 
 use std::sync::Arc;
 
+use common::cases;
 use nalgebra::{Translation3, Vector3};
 use parry3d::math::{Pose, Vector as PVec};
 use parry3d::query::{self, cast_shapes, Ray as PRay, RayCast, ShapeCastOptions};
@@ -35,15 +36,6 @@ use proxima_narrowphase::*;
 use proxima_scene::*;
 use proxima_test_support::gen::{self, uniform};
 use proxima_test_support::{convert, Rng};
-
-/// Cases per check: many in release, fewer in a debug build.
-fn cases(release: usize) -> usize {
-    if cfg!(debug_assertions) {
-        release / 20
-    } else {
-        release
-    }
-}
 
 /// A random hull: 6 to 40 points in a box of half-size `size` (one axis
 /// squashed now and then, for thin hulls), and a pose near the origin.

@@ -10,28 +10,13 @@ use std::sync::Arc;
 use nalgebra::Translation3;
 use proxima_narrowphase::{Capsule, ContactManifold, Isometry, Obb, Point, Real, Rotation, Sphere, UnitVector, Vector};
 use proxima_scene::{contact_manifolds, EdgeFlags, EdgeMode, MeshError, TriMesh, WorldShape};
-use proxima_test_support::gen::{self, uniform};
-use proxima_test_support::Rng;
+use proxima_test_support::gen::uniform;
 
 /// The manifolds of `shape` (A) against `mesh` (B, unposed).
 fn manifolds(shape: &WorldShape, mesh: &Arc<TriMesh>, prediction: Real) -> Vec<ContactManifold> {
     let mut out = Vec::new();
     contact_manifolds(shape, &WorldShape::TriMesh(mesh.clone(), Isometry::identity()), prediction, &mut out);
     out
-}
-
-/// A random convex shape over the patch `[0, 6]^2` (y up, bumps below 0.6).
-fn random_shape(rng: &mut impl Rng) -> WorldShape {
-    let c = Point::new(uniform(rng, 0.5, 5.5), uniform(rng, 0.0, 1.6), uniform(rng, 0.5, 5.5));
-    let s = |rng: &mut _| uniform(rng, 0.15, 0.8);
-    match rng.random_range(0..3) {
-        0 => WorldShape::Sphere(Sphere::new(c, s(rng))),
-        1 => WorldShape::Obb(Obb::new(c, gen::rotation(rng), Vector::new(s(rng), s(rng), s(rng)))),
-        _ => {
-            let d = gen::unit_vector(rng) * s(rng);
-            WorldShape::Capsule(Capsule::new(c - d, c + d, 0.5 * s(rng)))
-        }
-    }
 }
 
 /// Random shapes against bumpy patches (gently bumped, where most edges are
@@ -54,7 +39,7 @@ fn auto_flags_give_the_unflagged_manifolds_bit_for_bit() {
         let (mut touching, mut changed) = (0, 0);
         let cases = 4_000;
         for case in 0..cases {
-            let shape = random_shape(&mut rng);
+            let shape = common::shape_over_patch(&mut rng, 1.6);
             let prediction = if case % 2 == 0 { 0.0 } else { 0.1 };
             let want = manifolds(&shape, &plain, prediction);
             touching += usize::from(!want.is_empty());

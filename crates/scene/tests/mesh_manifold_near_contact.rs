@@ -16,8 +16,11 @@
 //! for its deepest point, `TOL = 5e-5` (coordinates up to 48, where one f32
 //! rounding is 4e-6, and a few of them in each distance).
 
+mod common;
+
 use std::sync::Arc;
 
+use common::distance::point_triangle;
 use nalgebra::Vector3;
 use proxima_narrowphase::{Capsule, ContactManifold, Isometry, Obb, Point, Real, Sphere, Triangle, Vector};
 use proxima_scene::*;
@@ -61,24 +64,6 @@ fn floor() -> (TriMesh, Vec<Triangle>) {
 
 fn w(p: &Point) -> V {
     p.coords.cast::<f64>()
-}
-
-fn point_segment(p: &V, a: &V, b: &V) -> f64 {
-    let ab = b - a;
-    let t = if ab.norm_squared() > 0.0 { ((p - a).dot(&ab) / ab.norm_squared()).clamp(0.0, 1.0) } else { 0.0 };
-    (p - (a + ab * t)).norm()
-}
-
-fn point_triangle(p: &V, t: &Triangle) -> f64 {
-    let [a, b, c] = t.vertices().map(|x| w(&x));
-    let n = (b - a).cross(&(c - a));
-    let inside = (b - a).cross(&(p - a)).dot(&n) >= 0.0
-        && (c - b).cross(&(p - b)).dot(&n) >= 0.0
-        && (a - c).cross(&(p - c)).dot(&n) >= 0.0;
-    if inside {
-        return (p - a).dot(&n).abs() / n.norm();
-    }
-    point_segment(p, &a, &b).min(point_segment(p, &b, &c)).min(point_segment(p, &c, &a))
 }
 
 /// A test body: a shape at a height offset, and its exact distance to one

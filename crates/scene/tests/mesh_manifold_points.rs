@@ -22,12 +22,13 @@
 //! of the gap along `n`, and a box face clipped against a triangle measures
 //! each point's gap at its own corner.
 
+mod common;
+
 use std::sync::Arc;
 
+use common::distance::{point_segment, point_triangle};
 use nalgebra::{DMatrix, Quaternion, Translation3, UnitQuaternion, Vector3};
-use proxima_narrowphase::{
-    Capsule, ConvexHull, Isometry, ManifoldPoint, Obb, Point, Real, Sphere, Triangle, UnitVector, Vector,
-};
+use proxima_narrowphase::{Capsule, ConvexHull, Isometry, ManifoldPoint, Obb, Point, Real, Sphere, UnitVector, Vector};
 use proxima_scene::*;
 use proxima_test_support::gen;
 use proxima_test_support::{rng, Rng};
@@ -49,25 +50,6 @@ fn field(amp: Real, kx: Real, kz: Real) -> HeightField {
     let at = |k: usize| (-0.5 + k as Real / (n - 1) as Real) * size;
     let heights = DMatrix::from_fn(n, n, |i, j| amp * (kx * at(j)).sin() * (kz * at(i)).cos());
     HeightField::try_new(heights, Vector::new(size, 1.0, size)).expect("valid field")
-}
-
-/// The distance from `p` to triangle `t` (f64, Ericson 5.1.5 by regions).
-fn point_triangle(p: &V, t: &Triangle) -> f64 {
-    let [a, b, c] = t.vertices().map(|x| w(&x));
-    let n = (b - a).cross(&(c - a));
-    let inside = (b - a).cross(&(p - a)).dot(&n) >= 0.0
-        && (c - b).cross(&(p - b)).dot(&n) >= 0.0
-        && (a - c).cross(&(p - c)).dot(&n) >= 0.0;
-    if inside {
-        return (p - a).dot(&n).abs() / n.norm();
-    }
-    [(a, b), (b, c), (c, a)].iter().map(|(u, v)| point_segment(p, u, v)).fold(f64::INFINITY, f64::min)
-}
-
-fn point_segment(p: &V, a: &V, b: &V) -> f64 {
-    let ab = b - a;
-    let t = if ab.norm_squared() > 0.0 { ((p - a).dot(&ab) / ab.norm_squared()).clamp(0.0, 1.0) } else { 0.0 };
-    (p - (a + ab * t)).norm()
 }
 
 /// The signed distance from `x` to the shape (f64): exact for spheres,

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use nalgebra::{DMatrix, Translation3};
 use proxima_narrowphase::{
     cast_ray_triangle, closest_point_triangle, contact_manifold_capsule_triangle, contact_manifold_obb_triangle,
-    contact_manifold_sphere_triangle, Capsule, Isometry, Obb, Point, Ray, Real, Sphere, Triangle, Vector,
+    contact_manifold_sphere_triangle, Isometry, Point, Ray, Real, Sphere, Triangle, Vector,
 };
 use proxima_scene::{
     contact_manifolds, ColliderDesc, ColliderShape, HeightField, HeightFieldError, MeshError, QueryFilter, Scene,
@@ -198,20 +198,6 @@ fn heightfield_ray_hits_report_the_cell_triangles_material() {
     assert!((900..=2_100).contains(&hits), "{hits} of 3000 rays hit");
 }
 
-/// A random convex shape near the patch `[0, 6]^2` (y up, bumps below 0.6).
-fn random_shape(rng: &mut impl Rng) -> WorldShape {
-    let c = Point::new(uniform(rng, 0.5, 5.5), uniform(rng, 0.0, 2.0), uniform(rng, 0.5, 5.5));
-    let s = |rng: &mut _| uniform(rng, 0.15, 0.8);
-    match rng.random_range(0..3) {
-        0 => WorldShape::Sphere(Sphere::new(c, s(rng))),
-        1 => WorldShape::Obb(Obb::new(c, gen::rotation(rng), Vector::new(s(rng), s(rng), s(rng)))),
-        _ => {
-            let d = gen::unit_vector(rng) * s(rng);
-            WorldShape::Capsule(Capsule::new(c - d, c + d, 0.5 * s(rng)))
-        }
-    }
-}
-
 /// The shape's own manifold against one triangle.
 fn triangle_manifold(shape: &WorldShape, t: &Triangle, prediction: Real) -> bool {
     match shape {
@@ -238,7 +224,7 @@ fn manifold_points_report_the_material_of_their_triangle() {
     let (mut touching, mut points) = (0, 0);
     let cases = 4_000;
     for case in 0..cases {
-        let shape = random_shape(&mut rng);
+        let shape = common::shape_over_patch(&mut rng, 2.0);
         let prediction = if case % 2 == 0 { 0.0 } else { 0.1 };
         let mut out = Vec::new();
         contact_manifolds(&shape, &placed, prediction, &mut out);
@@ -274,7 +260,7 @@ fn manifold_points_report_the_material_of_their_triangle() {
     let placed = scene.get(h).unwrap().world_shape().clone();
     let mut found = 0;
     for _ in 0..1_000 {
-        let WorldShape::Sphere(s) = random_shape(&mut rng) else { continue };
+        let WorldShape::Sphere(s) = common::shape_over_patch(&mut rng, 2.0) else { continue };
         let s = WorldShape::Sphere(Sphere::new(s.center() - Vector::new(3.0, 0.0, 3.0), s.radius()));
         let mut out = Vec::new();
         contact_manifolds(&s, &placed, 0.0, &mut out);

@@ -1,16 +1,28 @@
 //! Scene builders shared by the scene tests, and their parry3d twins.
 #![allow(dead_code)]
 
+pub mod compound;
+pub mod distance;
+
 use nalgebra::Translation3;
 use parry3d::math::Pose;
 use parry3d::shape::SharedShape;
-use proxima_narrowphase::{Isometry, Point, Real, Vector};
+use proxima_narrowphase::{Capsule, Isometry, Obb, Point, Real, Sphere, Vector};
 use proxima_scene::{contact, BodyKind, ColliderDesc, ColliderHandle, ColliderShape, Scene, TriMesh, WorldShape};
 use proxima_test_support::convert;
 use proxima_test_support::gen::{self, uniform};
 use proxima_test_support::Rng;
 use std::collections::BTreeSet;
 use std::sync::Arc;
+
+/// Cases per check: many in release, fewer in a debug build.
+pub fn cases(release: usize) -> usize {
+    if cfg!(debug_assertions) {
+        release / 20
+    } else {
+        release
+    }
+}
 
 /// A random pose in `[0, side)^3` with a uniform rotation.
 pub fn pose(rng: &mut impl Rng, side: Real) -> Isometry {
@@ -157,6 +169,36 @@ pub fn patch(rng: &mut impl Rng, n: u32, cell: Real, bump: Real) -> Arc<TriMesh>
         }
     }
     Arc::new(TriMesh::new(vertices, indices).expect("valid mesh"))
+}
+
+/// A flat `n x n` grid of quads (two triangles each) of side `cell` at y = 0.
+pub fn grid(n: u32, cell: Real) -> Arc<TriMesh> {
+    let vertices =
+        (0..=n).flat_map(|i| (0..=n).map(move |j| Point::new(i as Real * cell, 0.0, j as Real * cell))).collect();
+    let at = |i: u32, j: u32| i * (n + 1) + j;
+    let indices = (0..n)
+        .flat_map(|i| {
+            (0..n).flat_map(move |j| {
+                [[at(i, j), at(i + 1, j), at(i + 1, j + 1)], [at(i, j), at(i + 1, j + 1), at(i, j + 1)]]
+            })
+        })
+        .collect();
+    Arc::new(TriMesh::new(vertices, indices).expect("valid mesh"))
+}
+
+/// A random sphere, OBB or capsule of size U[0.15, 0.8) centred over the
+/// patch `[0, 6]^2`: x and z in `[0.5, 5.5)`, y in `[0, top)`.
+pub fn shape_over_patch(rng: &mut impl Rng, top: Real) -> WorldShape {
+    let c = Point::new(uniform(rng, 0.5, 5.5), uniform(rng, 0.0, top), uniform(rng, 0.5, 5.5));
+    let s = |rng: &mut _| uniform(rng, 0.15, 0.8);
+    match rng.random_range(0..3) {
+        0 => WorldShape::Sphere(Sphere::new(c, s(rng))),
+        1 => WorldShape::Obb(Obb::new(c, gen::rotation(rng), Vector::new(s(rng), s(rng), s(rng)))),
+        _ => {
+            let d = gen::unit_vector(rng) * s(rng);
+            WorldShape::Capsule(Capsule::new(c - d, c + d, 0.5 * s(rng)))
+        }
+    }
 }
 
 /// The pairs of colliders in contact by the exact test over all pairs
