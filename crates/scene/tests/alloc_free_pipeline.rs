@@ -9,11 +9,10 @@
 mod common;
 
 use common::grid;
-use nalgebra::Translation3;
-use proxima_narrowphase::{Isometry, Real, Rotation, Vector};
+use common::steady::jittered_pose;
+use proxima_narrowphase::{Isometry, Vector};
 use proxima_scene::*;
 use proxima_test_support::alloc::CountingAllocator;
-use proxima_test_support::gen::uniform;
 
 /// Counts allocations and reallocations of every thread. The file holds a
 /// single test, so the harness runs nothing else meanwhile.
@@ -48,15 +47,10 @@ fn run(mut pipeline: ContactPipeline) -> (usize, usize, usize) {
     let mut rng = proxima_test_support::rng(7);
     // Odd frames move the bodies in one `set_poses` call, from this buffer.
     let mut poses: Vec<(ColliderHandle, Isometry)> = Vec::with_capacity(handles.len());
-    let mut frame = |scene: &mut Scene, pipeline: &mut ContactPipeline, k: usize| {
+    let frame = |k: usize| {
         poses.clear();
         for (h, (_, y, x, z)) in handles.iter().zip(&bodies) {
-            // Jitter, and a slow slide that leaves the fat boxes now and then.
-            let slide = 0.002 * (k % 50) as Real;
-            let j = |rng: &mut _| uniform(rng, -1e-3, 1e-3);
-            let t = Translation3::new(x + slide + j(&mut rng), y + j(&mut rng), z - slide + j(&mut rng));
-            let tilt = Rotation::from_euler_angles(j(&mut rng), j(&mut rng), j(&mut rng));
-            let pose = Isometry::from_parts(t, tilt);
+            let pose = jittered_pose(&mut rng, *x, *y, *z, k);
             if k % 2 == 0 {
                 scene.set_pose(*h, pose).unwrap();
             } else {
@@ -64,20 +58,10 @@ fn run(mut pipeline: ContactPipeline) -> (usize, usize, usize) {
             }
         }
         scene.set_poses(&poses).unwrap();
-        pipeline.update(scene);
+        pipeline.update(&mut scene);
         (pipeline.manifolds().len(), pipeline.contacts().len())
     };
-    for k in 0..100 {
-        frame(&mut scene, &mut pipeline, k);
-    }
-    let before = ALLOCATOR.count();
-    let (mut manifolds, mut contacts) = (0, 0);
-    for k in 100..300 {
-        let (m, c) = frame(&mut scene, &mut pipeline, k);
-        manifolds += m;
-        contacts += c;
-    }
-    (manifolds, contacts, ALLOCATOR.count() - before)
+    common::steady::count_steady_frames(&ALLOCATOR, frame)
 }
 
 #[test]

@@ -9,11 +9,10 @@ mod common;
 
 use common::compound::table;
 use common::grid;
-use nalgebra::Translation3;
-use proxima_narrowphase::{Isometry, Real, Rotation, Vector};
+use common::steady::jittered_pose;
+use proxima_narrowphase::{Isometry, Vector};
 use proxima_scene::*;
 use proxima_test_support::alloc::CountingAllocator;
-use proxima_test_support::gen::uniform;
 
 /// Counts allocations and reallocations of every thread. The file holds a
 /// single test, so the harness runs nothing else meanwhile.
@@ -44,28 +43,14 @@ fn run(mut pipeline: ContactPipeline) -> (usize, usize, usize) {
         })
         .collect();
     let mut rng = proxima_test_support::rng(11);
-    let mut frame = |scene: &mut Scene, pipeline: &mut ContactPipeline, k: usize| {
+    let frame = |k: usize| {
         for (h, (_, y, x, z)) in handles.iter().zip(&bodies) {
-            let slide = 0.002 * (k % 50) as Real;
-            let j = |rng: &mut _| uniform(rng, -1e-3, 1e-3);
-            let t = Translation3::new(x + slide + j(&mut rng), y + j(&mut rng), z - slide + j(&mut rng));
-            let tilt = Rotation::from_euler_angles(j(&mut rng), j(&mut rng), j(&mut rng));
-            scene.set_pose(*h, Isometry::from_parts(t, tilt)).unwrap();
+            scene.set_pose(*h, jittered_pose(&mut rng, *x, *y, *z, k)).unwrap();
         }
-        pipeline.update(scene);
+        pipeline.update(&mut scene);
         (pipeline.manifolds().len(), pipeline.contacts().len())
     };
-    for k in 0..100 {
-        frame(&mut scene, &mut pipeline, k);
-    }
-    let before = ALLOCATOR.count();
-    let (mut manifolds, mut contacts) = (0, 0);
-    for k in 100..300 {
-        let (m, c) = frame(&mut scene, &mut pipeline, k);
-        manifolds += m;
-        contacts += c;
-    }
-    (manifolds, contacts, ALLOCATOR.count() - before)
+    common::steady::count_steady_frames(&ALLOCATOR, frame)
 }
 
 #[test]

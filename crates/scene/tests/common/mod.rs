@@ -3,6 +3,7 @@
 
 pub mod compound;
 pub mod distance;
+pub mod steady;
 
 use nalgebra::Translation3;
 use parry3d::math::Pose;
