@@ -167,8 +167,13 @@ fn main() {
     let preview_rays = camera.rays(opts.width / 8, opts.height / 8, 1e4);
 
     let mut pipeline = new_pipeline(&opts);
-    // The pipeline's pool: with one thread, `update` on this thread.
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(opts.threads.max(1)).build().expect("thread pool");
+    // The pipeline's pool, this thread one of its threads: with one thread,
+    // `update` on this thread.
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(opts.threads.max(1))
+        .use_current_thread()
+        .build()
+        .expect("thread pool");
     let mut totals = Totals::default();
     // With `--repeat`: the scene before the first frame and each frame's poses.
     let first_scene = (opts.repeat > 0).then(|| scene.clone());

@@ -3,7 +3,7 @@
 
 use super::narrow::{candidate_keys, narrow, NarrowOut, Rules};
 #[cfg(feature = "parallel")]
-use super::narrow::{NarrowSlice, NARROW_SLICE};
+use super::narrow::{gather, NarrowSlice, NARROW_SLICE};
 use super::stamp::Stamp;
 use super::{ContactEvent, ContactPipeline, FrameStats};
 use crate::pair_rules::{diff_pairs, PairHooks, SensorEvent};
@@ -66,6 +66,16 @@ impl ContactPipeline {
     /// are kept, but rayon's scheduler may allocate now and then, so only
     /// [`update`](Self::update) is strictly allocation-free.
     ///
+    /// Build the pool with
+    /// [`use_current_thread`](rayon::ThreadPoolBuilder::use_current_thread)
+    /// and call from the thread that built it: the calling thread then works
+    /// as one of the pool's threads. With a pool of separate threads the
+    /// caller only waits, and pool threads that slept through the rest of
+    /// the frame (the solver, the poses) can wake too late to share the
+    /// work, most of all when the pool has as many threads as the machine
+    /// has cores (`BENCHMARKS.md` gives the figures).
+    /// [`Scene::set_poses_parallel`] places the colliders on the same pool.
+    ///
     /// ```
     /// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; pub(crate) use ::proxima_scene as scene; }
     /// use proxima::scene::*;
@@ -74,7 +84,8 @@ impl ContactPipeline {
     /// let ball = |x| ColliderDesc::new(ColliderShape::Sphere { radius: 1.0 }, Isometry::translation(x, 0.0, 0.0));
     /// let a = scene.insert(ball(0.0)).unwrap();
     /// let b = scene.insert(ball(1.5)).unwrap();
-    /// let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    /// // The calling thread is one of the two.
+    /// let pool = rayon::ThreadPoolBuilder::new().num_threads(2).use_current_thread().build().unwrap();
     /// let mut pipeline = ContactPipeline::new();
     /// let events = pool.install(|| pipeline.update_parallel(&mut scene).to_vec());
     /// assert!(matches!(events[..], [ContactEvent::Started(p)] if (p.a, p.b) == (a, b)));
@@ -97,7 +108,9 @@ impl ContactPipeline {
         scene.prepare();
         self.find_candidates_with(scene, true);
         let t1 = Stamp::now();
-        self.start_frame();
+        // The contacts and manifolds are overwritten by `gather` below, not
+        // cleared: their old elements are only copied over.
+        self.keep_previous();
         let shared: &Scene = scene;
         let rules = Rules { prediction: self.prediction, touch: self.touch, hooks };
         let candidates = candidate_keys(self.running, &self.tracker, self.renamed, &self.candidates);
@@ -120,9 +133,10 @@ impl ContactPipeline {
                 narrow(shared, candidates, &rules, out);
             },
         );
-        for slice in &self.narrow_slices[..slices] {
-            self.contacts.extend_from_slice(&slice.contacts);
-            self.manifolds.extend_from_slice(&slice.manifolds);
+        let done = &self.narrow_slices[..slices];
+        gather(&mut self.contacts, done, |slice| &slice.contacts);
+        gather(&mut self.manifolds, done, |slice| &slice.manifolds);
+        for slice in done {
             self.sensor_pairs.extend_from_slice(&slice.sensors);
         }
         // Slices are given back only past twice the frame's need, so a count
@@ -136,12 +150,18 @@ impl ContactPipeline {
     /// The start of a frame's exact tests: last frame's pairs kept for the
     /// events, this frame's lists emptied.
     fn start_frame(&mut self) {
+        self.keep_previous();
+        self.contacts.clear();
+        self.manifolds.clear();
+    }
+
+    /// Last frame's contact and sensor pairs kept for the events, the
+    /// sensor list emptied.
+    fn keep_previous(&mut self) {
         self.previous.clear();
         self.previous.extend(self.contacts.iter().map(|p| (p.a, p.b)));
         core::mem::swap(&mut self.previous_sensor_pairs, &mut self.sensor_pairs);
         self.sensor_pairs.clear();
-        self.contacts.clear();
-        self.manifolds.clear();
     }
 
     /// The end of a frame: events, CCD sweeps, stats.

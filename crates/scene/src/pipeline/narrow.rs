@@ -32,6 +32,37 @@ pub(super) struct NarrowSlice {
     pub(super) mesh_scratch: MeshScratch,
 }
 
+/// Overwrites `out` with one list of each slice (`list` picks it), in
+/// slice order, the copy spread over the current rayon pool: the slices are
+/// halved between two tasks until one is left, each task copying into its
+/// own part of `out`. `out`'s length becomes the lists' total; only growth
+/// past its old length is written twice (a filler, then the copy), so a
+/// steady frame copies each element once, in parallel.
+#[cfg(feature = "parallel")]
+pub(super) fn gather<T: Copy + Send + Sync>(out: &mut Vec<T>, slices: &[NarrowSlice], list: fn(&NarrowSlice) -> &[T]) {
+    let total = slices.iter().map(|s| list(s).len()).sum();
+    let Some(&filler) = slices.iter().find_map(|s| list(s).first()) else {
+        out.clear();
+        return;
+    };
+    out.truncate(total);
+    out.resize(total, filler);
+    copy_halves(out, slices, list);
+}
+
+#[cfg(feature = "parallel")]
+fn copy_halves<T: Copy + Send + Sync>(out: &mut [T], slices: &[NarrowSlice], list: fn(&NarrowSlice) -> &[T]) {
+    match slices {
+        [] => {}
+        [one] => out.copy_from_slice(list(one)),
+        _ => {
+            let (left, right) = slices.split_at(slices.len() / 2);
+            let (out_left, out_right) = out.split_at_mut(left.iter().map(|s| list(s).len()).sum());
+            rayon::join(|| copy_halves(out_left, left, list), || copy_halves(out_right, right, list));
+        }
+    }
+}
+
 /// Where [`narrow`] appends its results, and its scratch.
 pub(super) struct NarrowOut<'a> {
     pub(super) contacts: &'a mut Vec<ContactPair>,
