@@ -125,6 +125,10 @@ pub struct ContactPipeline {
     /// The collider slots this frame read: the logged ones, or all.
     #[cfg_attr(feature = "serde", serde(skip))]
     touched: Vec<u32>,
+    /// The CCD colliders among `touched`, found by the mirror's pass over
+    /// them: the only colliders the CCD pass reads.
+    #[cfg_attr(feature = "serde", serde(skip))]
+    ccd_touched: Vec<u32>,
 }
 
 impl Default for ContactPipeline {
@@ -170,6 +174,7 @@ impl ContactPipeline {
             stats: FrameStats::default(),
             log_stamp: None,
             touched: Vec::new(),
+            ccd_touched: Vec::new(),
         }
     }
 

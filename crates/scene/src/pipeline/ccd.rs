@@ -16,11 +16,8 @@ impl ContactPipeline {
     /// each at its pose in the compound at the current orientation.
     pub(super) fn sweep_ccd(&mut self, scene: &mut Scene) {
         self.ccd.clear();
-        for &slot in &self.touched {
+        for &slot in &self.ccd_touched {
             let Some(collider) = scene.colliders.get_slot(slot) else { continue };
-            if !collider.desc.ccd {
-                continue;
-            }
             let start = collider.previous_pose.translation.vector;
             let now = collider.desc.pose.translation.vector;
             let motion: Vector = now - start;
@@ -46,8 +43,9 @@ impl ContactPipeline {
             }
         }
         // A collider not read this frame did not move: its previous pose is
-        // its pose already.
-        for &slot in &self.touched {
+        // its pose already. Only a CCD collider's previous pose is ever read
+        // (CCD is chosen at insertion), so only theirs are reset.
+        for &slot in &self.ccd_touched {
             if let Some(collider) = scene.colliders.get_slot_mut(slot) {
                 collider.previous_pose = collider.desc.pose;
             }

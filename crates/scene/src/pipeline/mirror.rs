@@ -98,7 +98,8 @@ impl ContactPipeline {
     /// took the log last (so colliders nobody moved cost nothing); otherwise
     /// (the first update, another pipeline on the same scene, a cloned or
     /// restored scene) every slot is. The slots read are left in `touched`,
-    /// ascending, for the CCD pass. Returns whether the read was incremental.
+    /// ascending, and the CCD ones among them in `ccd_touched`, for the CCD
+    /// pass. Returns whether the read was incremental.
     pub(super) fn sync(&mut self, scene: &mut Scene) -> bool {
         let incremental = self.take_touched(scene, true);
         if !incremental {
@@ -128,6 +129,9 @@ impl ContactPipeline {
                 }
             }
             let Some((generation, collider)) = current else { continue };
+            if collider.desc.ccd {
+                self.ccd_touched.push(slot);
+            }
             let tight = with_slack(&collider.aabb, half_prediction);
             let groups = collider.desc.groups;
             let options = || ProxyOptions { groups, is_static: collider.desc.kind == BodyKind::Fixed };
@@ -167,6 +171,7 @@ impl ContactPipeline {
     pub(super) fn take_touched(&mut self, scene: &mut Scene, held: bool) -> bool {
         let incremental = self.log_stamp == Some(scene.changes.stamp());
         self.log_stamp = Some(scene.changes.take(&mut self.touched, &mut self.removed));
+        self.ccd_touched.clear();
         if !incremental {
             let end = scene.colliders.iter().last().map_or(0, |(slot, _)| slot as usize + 1);
             self.touched.clear();
@@ -188,7 +193,11 @@ impl ContactPipeline {
         }
         let half_prediction = self.prediction.unwrap_or(0.0) * 0.5;
         for &slot in &self.touched {
-            self.grid.sync(slot, scene.colliders.get_slot(slot), |aabb| with_slack(aabb, half_prediction));
+            let collider = scene.colliders.get_slot(slot);
+            if collider.is_some_and(|c| c.desc.ccd) {
+                self.ccd_touched.push(slot);
+            }
+            self.grid.sync(slot, collider, |aabb| with_slack(aabb, half_prediction));
         }
         incremental
     }
