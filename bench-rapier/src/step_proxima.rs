@@ -1,10 +1,10 @@
 //! proxima's collision step: a [`Scene`] of the recording's colliders,
-//! `Scene::set_pose` for every body (`set_poses_parallel` with two threads), then
+//! `Scene::set_pose` for every body, then
 //! `ContactPipeline::new().with_manifolds(PREDICTION)` and its `update`.
 
 use crate::step::{PairDepth, StepCounts, StepPhases, StepReplay, PREDICTION};
 use crate::{Frame, RecordedShape, Recording};
-use proxima::narrowphase::{Isometry, Vector};
+use proxima::narrowphase::Vector;
 use proxima::scene::{ColliderDesc, ColliderHandle, ColliderShape, ContactPipeline, PairSearch, Scene};
 use std::time::Instant;
 
@@ -32,8 +32,6 @@ pub struct ProximaStep {
     scene: Scene,
     pipeline: ContactPipeline,
     handles: Vec<ColliderHandle>,
-    /// The step's `(handle, pose)` list for `Scene::set_poses_parallel`, kept between steps.
-    poses: Vec<(ColliderHandle, Isometry)>,
     phases: StepPhases,
 }
 
@@ -46,14 +44,12 @@ impl ProximaStep {
             scene: Scene::new(),
             pipeline: ContactPipeline::new(),
             handles: Vec::new(),
-            poses: Vec::new(),
             phases: StepPhases::default(),
         }
     }
 
-    /// The default pipeline updated by `update_parallel` (and the poses set
-    /// by `set_poses_parallel`) on a pool of `threads` threads, the calling
-    /// thread one of them (`use_current_thread`: it works beside the others
+    /// The default pipeline updated by `update_parallel` on a pool of
+    /// `threads` threads, the calling thread one of them (`use_current_thread`: it works beside the others
     /// instead of waiting for them).
     pub fn parallel(threads: usize) -> Self {
         let pool =
@@ -108,25 +104,18 @@ impl StepReplay for ProximaStep {
 
     fn step(&mut self, frame: &Frame) {
         let t0 = Instant::now();
-        let t1;
+        for (handle, pose) in self.handles.iter().zip(&frame.isometries).skip(1) {
+            self.scene.set_pose(*handle, *pose).expect("a live handle and a valid recorded pose");
+        }
+        let t1 = Instant::now();
         match &self.pool {
             None => {
-                for (handle, pose) in self.handles.iter().zip(&frame.isometries).skip(1) {
-                    self.scene.set_pose(*handle, *pose).expect("a live handle and a valid recorded pose");
-                }
-                t1 = Instant::now();
                 self.pipeline.update(&mut self.scene);
             }
             Some(pool) => {
-                // The list is built inside the timed step: the engine builds it from its bodies.
-                self.poses.clear();
-                self.poses.extend(self.handles.iter().copied().zip(frame.isometries.iter().copied()).skip(1));
-                let (pipeline, scene, poses) = (&mut self.pipeline, &mut self.scene, &self.poses);
-                t1 = pool.install(|| {
-                    scene.set_poses_parallel(poses).expect("live handles and valid recorded poses");
-                    let t1 = Instant::now();
+                let (pipeline, scene) = (&mut self.pipeline, &mut self.scene);
+                pool.install(|| {
                     pipeline.update_parallel(scene);
-                    t1
                 });
             }
         }

@@ -56,7 +56,7 @@ pub struct Scene {
     /// [`set_poses`](Scene::set_poses)'s validated placements, kept between
     /// calls so that a steady frame allocates nothing; empty between calls.
     #[cfg_attr(feature = "serde", serde(skip))]
-    pub(crate) placements: Vec<Result<(Isometry, WorldShape), SceneError>>,
+    pub(crate) placements: Vec<(Isometry, WorldShape)>,
 }
 
 /// A [`Scene`] as a payload holds it, before validation: accepted only if

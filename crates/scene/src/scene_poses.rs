@@ -6,7 +6,6 @@ use proxima_narrowphase::Isometry;
 use crate::collider::ColliderHandle;
 use crate::error::SceneError;
 use crate::scene::Scene;
-use crate::shape::WorldShape;
 
 impl Scene {
     /// Moves many colliders, as [`set_pose`](Self::set_pose) on each pair
@@ -41,70 +40,19 @@ impl Scene {
     pub fn set_poses(&mut self, poses: &[(ColliderHandle, Isometry)]) -> Result<(), SceneError> {
         let mut placements = core::mem::take(&mut self.placements);
         placements.clear();
-        for (handle, pose) in poses {
-            let placement = self.placement(*handle, pose);
-            let rejected = placement.is_err();
-            placements.push(placement);
-            if rejected {
-                break;
+        let checked = poses.iter().try_for_each(|(handle, pose)| {
+            placements.push(self.placement(*handle, pose)?);
+            Ok(())
+        });
+        if checked.is_ok() {
+            for ((handle, _), (pose, world)) in poses.iter().zip(placements.drain(..)) {
+                self.replace(*handle, world, Some(pose), None);
             }
         }
-        let installed = self.install(poses, &mut placements);
-        self.placements = placements;
-        installed
-    }
-
-    /// [`set_poses`](Self::set_poses) with the poses validated and the
-    /// colliders placed on the threads of the current rayon pool (run it
-    /// inside [`ThreadPool::install`](rayon::ThreadPool::install) to choose
-    /// the pool); the query tree is then updated on the calling thread, in
-    /// order. The same scene as `set_poses` for any number of threads, and
-    /// the same error: the first bad entry in the list's order.
-    ///
-    /// ```
-    /// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; pub(crate) use ::proxima_scene as scene; }
-    /// use proxima::scene::*;
-    /// use proxima::narrowphase::Isometry;
-    /// let mut scene = Scene::new();
-    /// let ball = |x| ColliderDesc::new(ColliderShape::Sphere { radius: 1.0 }, Isometry::translation(x, 0.0, 0.0));
-    /// let a = scene.insert(ball(0.0)).unwrap();
-    /// let b = scene.insert(ball(5.0)).unwrap();
-    /// let pool = rayon::ThreadPoolBuilder::new().num_threads(2).use_current_thread().build().unwrap();
-    /// let poses = [(a, Isometry::translation(1.0, 0.0, 0.0)), (b, Isometry::translation(2.0, 0.0, 0.0))];
-    /// pool.install(|| scene.set_poses_parallel(&poses)).unwrap();
-    /// assert_eq!(scene.get(b).unwrap().pose().translation.x, 2.0);
-    /// ```
-    #[cfg(feature = "parallel")]
-    pub fn set_poses_parallel(&mut self, poses: &[(ColliderHandle, Isometry)]) -> Result<(), SceneError> {
-        use rayon::prelude::*;
-        let mut placements = core::mem::take(&mut self.placements);
+        // Drops the placements of a rejected call (shared meshes and hulls
+        // hold a reference count), keeping the buffer's capacity.
         placements.clear();
-        let scene: &Scene = self;
-        placements.par_extend(poses.par_iter().map(|(handle, pose)| scene.placement(*handle, pose)));
-        let installed = self.install(poses, &mut placements);
         self.placements = placements;
-        installed
-    }
-
-    /// Installs `placements` (one per entry of `poses`, in order, the list
-    /// cut after the first error, if any) when all are valid; otherwise
-    /// returns the first error and changes nothing. Leaves `placements`
-    /// empty with its capacity (dropping a rejected call's placements gives
-    /// back the shared meshes and hulls they hold).
-    fn install(
-        &mut self,
-        poses: &[(ColliderHandle, Isometry)],
-        placements: &mut Vec<Result<(Isometry, WorldShape), SceneError>>,
-    ) -> Result<(), SceneError> {
-        if let Some(bad) = placements.iter().position(Result::is_err) {
-            let error = placements.swap_remove(bad);
-            placements.clear();
-            return error.map(|_| ());
-        }
-        for ((handle, _), placement) in poses.iter().zip(placements.drain(..)) {
-            let (pose, world) = placement.expect("every placement checked");
-            self.replace(*handle, world, Some(pose), None);
-        }
-        Ok(())
+        checked
     }
 }

@@ -1,8 +1,7 @@
-//! `Scene::set_poses` (and `set_poses_parallel` on one and two threads)
-//! against `set_pose` called on each pair in order: the same scene after a
-//! call that passes, an unchanged scene after one that is rejected (stale
-//! handle, invalid pose, a placement out of bounds), wherever the bad pair
-//! sits in the list, with the first bad pair's error when there are two.
+//! `Scene::set_poses` against `set_pose` called on each pair in order: the
+//! same scene after a call that passes, an unchanged scene after one that is
+//! rejected (stale handle, invalid pose, a placement out of bounds), wherever
+//! the bad pair sits in the list.
 
 use nalgebra::Translation3;
 use proxima_narrowphase::{Isometry, Point, Real, Rotation, Sphere, Vector, MAX_COORDINATE};
@@ -42,29 +41,6 @@ fn random_pose(rng: &mut impl Rng, extent: Real) -> Isometry {
     }
 }
 
-/// A bulk move: `set_poses`, or `set_poses_parallel` on a pool.
-type BulkCall = Box<dyn Fn(&mut Scene, &[(ColliderHandle, Isometry)]) -> Result<(), SceneError>>;
-
-/// The bulk calls under test: `set_poses`, and `set_poses_parallel` on
-/// pools of one and two threads.
-fn bulk_calls() -> Vec<(&'static str, BulkCall)> {
-    #[allow(unused_mut)]
-    let mut calls: Vec<(&'static str, BulkCall)> =
-        vec![("set_poses", Box::new(|scene: &mut Scene, moves: &[(ColliderHandle, Isometry)]| scene.set_poses(moves)))];
-    #[cfg(feature = "parallel")]
-    for threads in [1, 2] {
-        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("a pool");
-        let name = if threads == 1 { "set_poses_parallel on 1 thread" } else { "set_poses_parallel on 2 threads" };
-        calls.push((
-            name,
-            Box::new(move |scene: &mut Scene, moves: &[(ColliderHandle, Isometry)]| {
-                pool.install(|| scene.set_poses_parallel(moves))
-            }),
-        ));
-    }
-    calls
-}
-
 /// A bad pair for `set_poses` and the test its error must pass.
 type BadMove = (ColliderHandle, Isometry, fn(&SceneError) -> bool);
 
@@ -87,12 +63,6 @@ fn probes(scene: &Scene, rng: &mut impl Rng) -> Vec<Vec<ColliderHandle>> {
 
 #[test]
 fn set_poses_is_set_pose_on_each_pair_in_order() {
-    for (name, bulk_call) in bulk_calls() {
-        set_poses_is_set_pose_in_order_with(name, &bulk_call);
-    }
-}
-
-fn set_poses_is_set_pose_in_order_with(name: &str, bulk_call: &BulkCall) {
     let mut rng = proxima_test_support::rng(31);
     for round in 0..50 {
         let (mut bulk, handles) = scene(60, &mut rng);
@@ -112,18 +82,18 @@ fn set_poses_is_set_pose_in_order_with(name: &str, bulk_call: &BulkCall) {
                 let h = handles[rng.random_range(0..handles.len())];
                 moves.push((h, random_pose(&mut rng, 10.0)));
             }
-            bulk_call(&mut bulk, &moves).unwrap();
+            bulk.set_poses(&moves).unwrap();
             for (h, pose) in &moves {
                 single.set_pose(*h, *pose).unwrap();
             }
-            assert_eq!(state(&bulk, &handles), state(&single, &handles), "{name}, round {round}");
+            assert_eq!(state(&bulk, &handles), state(&single, &handles), "round {round}");
             let seed = rng.random::<u64>();
             let (mut r1, mut r2) = (proxima_test_support::rng(seed), proxima_test_support::rng(seed));
-            assert_eq!(probes(&bulk, &mut r1), probes(&single, &mut r2), "{name}, round {round}");
+            assert_eq!(probes(&bulk, &mut r1), probes(&single, &mut r2), "round {round}");
             let events_bulk: Vec<ContactEvent> = p_bulk.update(&mut bulk).to_vec();
             let events_single: Vec<ContactEvent> = p_single.update(&mut single).to_vec();
-            assert_eq!(events_bulk, events_single, "{name}, round {round}");
-            assert_eq!(p_bulk.contacts(), p_single.contacts(), "{name}, round {round}");
+            assert_eq!(events_bulk, events_single, "round {round}");
+            assert_eq!(p_bulk.contacts(), p_single.contacts(), "round {round}");
         }
         bulk.validate().unwrap();
     }
@@ -131,12 +101,6 @@ fn set_poses_is_set_pose_in_order_with(name: &str, bulk_call: &BulkCall) {
 
 #[test]
 fn a_rejected_set_poses_changes_nothing() {
-    for (name, bulk_call) in bulk_calls() {
-        a_rejected_call_changes_nothing_with(name, &bulk_call);
-    }
-}
-
-fn a_rejected_call_changes_nothing_with(name: &str, bulk_call: &BulkCall) {
     let mut rng = proxima_test_support::rng(32);
     let (mut scene, handles) = scene(40, &mut rng);
     let mut pipeline = ContactPipeline::new();
@@ -167,18 +131,12 @@ fn a_rejected_call_changes_nothing_with(name: &str, bulk_call: &BulkCall) {
             let mut moves: Vec<(ColliderHandle, Isometry)> =
                 live.iter().take(20).map(|h| (*h, random_pose(&mut rng, 10.0))).collect();
             moves.insert(at, (bad_handle, bad_pose));
-            // A second bad pair after the first: the error is the first one's.
-            let mut later_nan = Isometry::identity();
-            later_nan.translation.vector.z = Real::INFINITY;
-            moves.insert(at + 1 + rng.random_range(0..moves.len() - at), (live[0], later_nan));
-            let Err(error) = bulk_call(&mut scene, &moves) else {
-                panic!("{name}: {bad_handle:?} {bad_pose:?} accepted")
-            };
-            assert!(is_expected(&error), "{name}: {error:?} at {at}");
+            let Err(error) = scene.set_poses(&moves) else { panic!("{bad_handle:?} {bad_pose:?} accepted") };
+            assert!(is_expected(&error), "{error:?} at {at}");
             if let SceneError::InvalidPose { handle, .. } = error {
-                assert_eq!(handle, Some(bad_handle), "{name}: the error names the first bad pair's handle");
+                assert_eq!(handle, Some(bad_handle), "the error names the bad pair's handle");
             }
-            assert_eq!(state(&scene, &live), before, "{name}: a rejected call moved something");
+            assert_eq!(state(&scene, &live), before, "a rejected call moved something");
             // Nothing logged: the next update reports no change.
             assert!(pipeline.update(&mut scene).is_empty());
             scene.validate().unwrap();

@@ -74,7 +74,6 @@ impl ContactPipeline {
     /// the frame (the solver, the poses) can wake too late to share the
     /// work, most of all when the pool has as many threads as the machine
     /// has cores (`BENCHMARKS.md` gives the figures).
-    /// [`Scene::set_poses_parallel`] places the colliders on the same pool.
     ///
     /// ```
     /// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; pub(crate) use ::proxima_scene as scene; }
