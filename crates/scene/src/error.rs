@@ -126,6 +126,15 @@ pub enum HeightFieldError {
         /// The number of ids given.
         got: usize,
     },
+    /// The edge-flag list is not one entry per cell triangle,
+    /// `2 (rows - 1) (cols - 1)` (see
+    /// [`HeightField::with_edge_flags`](crate::HeightField::with_edge_flags)).
+    EdgeFlagCount {
+        /// The number of cell triangles, holes included.
+        expected: usize,
+        /// The number of flags given.
+        got: usize,
+    },
 }
 
 impl fmt::Display for HeightFieldError {
@@ -147,6 +156,9 @@ impl fmt::Display for HeightFieldError {
             Self::AllHoles => f.write_str("every heightfield cell is a hole"),
             Self::MaterialCount { expected, got } => {
                 write!(f, "{got} material ids given for a heightfield of {expected} cell triangles")
+            }
+            Self::EdgeFlagCount { expected, got } => {
+                write!(f, "{got} edge flags given for a heightfield of {expected} cell triangles")
             }
         }
     }

@@ -2,6 +2,7 @@
 //!
 //! - this file: the grid, its validation, its triangles and its mesh;
 //! - `heightfield/materials.rs`: per-triangle material ids;
+//! - `heightfield/edge_flags.rs`: per-triangle edge flags;
 //! - `heightfield/ray.rs`: ray casts that walk the grid's cells in order
 //!   along the ray.
 
@@ -11,8 +12,9 @@ use nalgebra::DMatrix;
 use proxima_narrowphase::{Aabb, Point, Real, Triangle, Vector, MAX_COORDINATE};
 
 use crate::error::{HeightFieldError, MeshError};
-use crate::trimesh::TriMesh;
+use crate::trimesh::{EdgeFlags, TriMesh};
 
+mod edge_flags;
 mod materials;
 mod ray;
 
@@ -47,6 +49,10 @@ pub use ray::HeightFieldRayHit;
 /// ([`HeightField::with_materials`]), reported by ray hits and, through the
 /// mesh, by manifold points ([`TriMesh::material_of_point_id`]).
 ///
+/// **Edge flags.** Each edge of each cell triangle can be forced active or
+/// internal for the contact manifolds ([`HeightField::with_edge_flags`]),
+/// as on a [`TriMesh`].
+///
 /// **Queries.** [`HeightField::cast_ray_closest`] walks the grid: only the
 /// cells under the ray are tested, in order along the ray, and it stops at
 /// the first cell hit; no tree is needed. Every other query (contacts,
@@ -77,6 +83,9 @@ pub struct HeightField {
     /// Per cell triangle, `2 (i (cols - 1) + j) + half`, its material id;
     /// empty when there are none.
     materials: Vec<u32>,
+    /// Per cell triangle, `2 (i (cols - 1) + j) + half`, its edge flags;
+    /// empty when there are none.
+    edge_flags: Vec<EdgeFlags>,
     /// Per row strip `i` (the cells between rows `i` and `i + 1`), the
     /// lowest and highest scaled heights of its samples: the ray walk skips
     /// a strip the ray passes above or below.
@@ -186,7 +195,7 @@ impl HeightField {
         }
         let (lo, hi) = ys.iter().fold((Real::MAX, Real::MIN), |(lo, hi), &y| (lo.min(y), hi.max(y)));
         let aabb = Aabb::new(Point::new(xs[0], lo, zs[0]), Point::new(xs[cols - 1], hi, zs[rows - 1]));
-        let grid = Grid { rows, cols, xs: &xs, ys: &ys, zs: &zs, holes: &holes, materials: &[] };
+        let grid = Grid { rows, cols, xs: &xs, ys: &ys, zs: &zs, holes: &holes, materials: &[], edge_flags: &[] };
         // The vertices are finite and bounded and at least one cell is no
         // hole: `TriMesh::new` has nothing left to reject.
         let mesh = Arc::new(grid.to_trimesh().expect("a validated heightfield makes a valid mesh"));
@@ -208,8 +217,22 @@ impl HeightField {
                 block_heights.push(samples.fold((Real::MAX, Real::MIN), |(l, h), &y| (l.min(y), h.max(y))));
             }
         }
-        let materials = Vec::new();
-        Ok(Self { rows, cols, scale, ys, xs, zs, holes, materials, strip_heights, block_heights, aabb, mesh })
+        let (materials, edge_flags) = (Vec::new(), Vec::new());
+        Ok(Self {
+            rows,
+            cols,
+            scale,
+            ys,
+            xs,
+            zs,
+            holes,
+            materials,
+            edge_flags,
+            strip_heights,
+            block_heights,
+            aabb,
+            mesh,
+        })
     }
 
     /// The number of sample rows (along z).
@@ -307,8 +330,9 @@ impl HeightField {
     /// `i cols + j` (shared by the up to six triangles around it), then the
     /// two triangles of each cell that is no hole, row by row, half 0 before
     /// half 1. Without holes, triangle `2 (i (cols - 1) + j) + half` is half
-    /// `half` of cell `(i, j)`. With materials, each triangle has its cell
-    /// triangle's ([`HeightField::material`]).
+    /// `half` of cell `(i, j)`. With materials and edge flags, each triangle
+    /// has its cell triangle's ([`HeightField::material`],
+    /// [`HeightField::edge_flags`]).
     pub fn to_trimesh(&self) -> Result<TriMesh, MeshError> {
         self.grid().to_trimesh()
     }
@@ -323,17 +347,20 @@ impl HeightField {
             zs: &self.zs,
             holes: &self.holes,
             materials: &self.materials,
+            edge_flags: &self.edge_flags,
         }
     }
 
     /// Bytes held by the field: its samples, its hole mask, its materials
-    /// (4 B a cell triangle, when set) and its mesh ([`TriMesh::memory_bytes`],
-    /// which holds the materials too, in its own triangle order).
+    /// (4 B a cell triangle, when set), its edge flags (1 B a cell triangle,
+    /// when set) and its mesh ([`TriMesh::memory_bytes`], which holds the
+    /// materials and edge flags too, in its own triangle order).
     pub fn memory_bytes(&self) -> usize {
         size_of::<Self>()
             + (self.ys.capacity() + self.xs.capacity() + self.zs.capacity()) * size_of::<Real>()
             + self.holes.capacity()
             + self.materials.capacity() * size_of::<u32>()
+            + self.edge_flags.capacity() * size_of::<EdgeFlags>()
             + (self.strip_heights.capacity() + self.block_heights.capacity()) * size_of::<(Real, Real)>()
             + self.mesh.memory_bytes()
     }
@@ -349,6 +376,8 @@ struct Grid<'a> {
     holes: &'a [bool],
     /// Per cell triangle (see `HeightField::materials`); empty for none.
     materials: &'a [u32],
+    /// Per cell triangle (see `HeightField::edge_flags`); empty for none.
+    edge_flags: &'a [EdgeFlags],
 }
 
 impl Grid<'_> {
@@ -371,9 +400,12 @@ impl Grid<'_> {
                 indices.push([p10, p11, p01]);
             }
         }
-        let mesh = TriMesh::new(vertices, indices)?;
-        match self.mesh_materials() {
-            Some(materials) => mesh.with_materials(materials),
+        let mut mesh = TriMesh::new(vertices, indices)?;
+        if let Some(materials) = self.mesh_order(self.materials) {
+            mesh = mesh.with_materials(materials)?;
+        }
+        match self.mesh_order(self.edge_flags) {
+            Some(flags) => mesh.with_edge_flags(flags),
             None => Ok(mesh),
         }
     }
@@ -383,14 +415,15 @@ impl Grid<'_> {
         !self.holes.is_empty() && self.holes[cell]
     }
 
-    /// The materials in the mesh's triangle order (the cells that are no
-    /// hole, row-major, half 0 before half 1); `None` without materials.
-    fn mesh_materials(&self) -> Option<Vec<u32>> {
-        if self.materials.is_empty() {
+    /// A per-cell-triangle list (materials, edge flags) in the mesh's
+    /// triangle order (the cells that are no hole, row-major, half 0 before
+    /// half 1); `None` for an empty list.
+    fn mesh_order<T: Copy>(&self, per_cell_triangle: &[T]) -> Option<Vec<T>> {
+        if per_cell_triangle.is_empty() {
             return None;
         }
         let cells = (self.rows - 1) * (self.cols - 1);
         let solid = (0..cells).filter(|&c| !self.is_hole(c));
-        Some(solid.flat_map(|c| [self.materials[2 * c], self.materials[2 * c + 1]]).collect())
+        Some(solid.flat_map(|c| [per_cell_triangle[2 * c], per_cell_triangle[2 * c + 1]]).collect())
     }
 }

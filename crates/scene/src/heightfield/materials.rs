@@ -42,7 +42,7 @@ impl HeightField {
         self.materials = materials;
         // The same mesh (cloned only when shared), its materials in mesh
         // order (holes skipped).
-        let ordered = self.grid().mesh_materials().unwrap_or_default();
+        let ordered = self.grid().mesh_order(&self.materials).unwrap_or_default();
         let mesh = Arc::unwrap_or_clone(self.mesh).with_materials(ordered);
         self.mesh = Arc::new(mesh.expect("one id per mesh triangle"));
         Ok(self)
