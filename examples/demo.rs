@@ -167,13 +167,16 @@ fn main() {
     let preview_rays = camera.rays(opts.width / 8, opts.height / 8, 1e4);
 
     let mut pipeline = new_pipeline(&opts);
-    // The pipeline's pool, this thread one of its threads: with one thread,
-    // `update` on this thread.
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(opts.threads.max(1))
-        .use_current_thread()
-        .build()
-        .expect("thread pool");
+    // The pipeline's pool: with one thread, `update` on this thread; with
+    // more, this thread is one of them. It then stays in it, so the ray
+    // casts, which run on the pool of the thread that calls them, go to a
+    // pool of every core.
+    let pool = match opts.threads {
+        0 | 1 => rayon::ThreadPoolBuilder::new().num_threads(1).build(),
+        n => rayon::ThreadPoolBuilder::new().num_threads(n).use_current_thread().build(),
+    }
+    .expect("thread pool");
+    let every_core = (opts.threads > 1).then(|| rayon::ThreadPoolBuilder::new().build().expect("thread pool"));
     let mut totals = Totals::default();
     // With `--repeat`: the scene before the first frame and each frame's poses.
     let first_scene = (opts.repeat > 0).then(|| scene.clone());
@@ -199,7 +202,7 @@ fn main() {
         resolve_contacts(&scene, &pipeline, &mut bodies);
         stop_bullets(&mut scene, &pipeline, &mut bullets);
         let t = Instant::now();
-        let hits = scene.cast_rays(&preview_rays, &QueryFilter::default());
+        let hits = on_every_core(every_core.as_ref(), || scene.cast_rays(&preview_rays, &QueryFilter::default()));
         let ray_time = t.elapsed();
         totals.add(pipeline.stats(), ray_time, preview_rays.len(), hits.iter().flatten().count());
         bar.set_message(format!("{} contacts", pipeline.stats().contacts));
@@ -214,9 +217,11 @@ fn main() {
     // The picture: primary rays plus shadow rays, rendered by proxima.
     let t = Instant::now();
     let rays = camera.rays(opts.width, opts.height, 1e4);
-    let hits = scene.cast_rays(&rays, &QueryFilter::default());
+    let hits = on_every_core(every_core.as_ref(), || scene.cast_rays(&rays, &QueryFilter::default()));
     let light = Vector::new(-0.4, 1.0, 0.3).normalize();
-    let rgb = render::shade(&scene, &rays, &hits, &light, |h| color_of(&scene, h.collider));
+    let rgb = on_every_core(every_core.as_ref(), || {
+        render::shade(&scene, &rays, &hits, &light, |h| color_of(&scene, h.collider))
+    });
     let render_time = t.elapsed();
     if let Some(dir) = opts.out.parent() {
         let _ = std::fs::create_dir_all(dir);
@@ -414,6 +419,15 @@ fn spawn_bullets(scene: &mut Scene, n: usize, wall_x: Real) -> Vec<Bullet> {
             Bullet { handle, position, velocity: Vector::new(600.0, 0.0, 0.0), stopped: false }
         })
         .collect()
+}
+
+/// `f` on `pool` when there is one (this thread is in the pipeline's pool),
+/// else on this thread's default, the global pool.
+fn on_every_core<R: Send>(pool: Option<&rayon::ThreadPool>, f: impl FnOnce() -> R + Send) -> R {
+    match pool {
+        Some(pool) => pool.install(f),
+        None => f(),
+    }
 }
 
 /// One pipeline update: `update_parallel` on `pool` when it has several

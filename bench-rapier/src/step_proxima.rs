@@ -49,11 +49,19 @@ impl ProximaStep {
     }
 
     /// The default pipeline updated by `update_parallel` on a pool of
-    /// `threads` threads, the calling thread one of them (`use_current_thread`: it works beside the others
-    /// instead of waiting for them).
+    /// `threads` threads, the calling thread one of them
+    /// (`use_current_thread`: it works beside the others instead of waiting
+    /// for them).
     pub fn parallel(threads: usize) -> Self {
-        let pool =
-            rayon::ThreadPoolBuilder::new().num_threads(threads).use_current_thread().build().expect("a thread pool");
+        // A thread joins one such pool for good: a second contender made on
+        // the same thread (the memory example makes several) gets a pool of
+        // its own threads instead.
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .use_current_thread()
+            .build()
+            .or_else(|_| rayon::ThreadPoolBuilder::new().num_threads(threads).build())
+            .expect("a thread pool");
         Self { pool: Some(pool), ..Self::new(PairSearch::Auto) }
     }
 

@@ -229,7 +229,9 @@ pub struct Collider {
     pub(crate) world: WorldShape,
     pub(crate) aabb: Aabb,
     pub(crate) key: TreeKey,
-    /// The pose before the last `set_pose` this frame (the CCD sweep start).
+    /// The pose before the last `set_pose`; a CCD collider's is reset to its
+    /// pose by each pipeline update (it is the CCD sweep's start, read for
+    /// CCD colliders only).
     pub(crate) previous_pose: Isometry,
 }
 

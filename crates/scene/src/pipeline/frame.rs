@@ -11,7 +11,7 @@ use crate::scene::Scene;
 
 impl ContactPipeline {
     /// Runs one frame and returns its contact events. CCD colliders are swept
-    /// from their previous pose to their current one; afterwards every
+    /// from their previous pose to their current one; afterwards every CCD
     /// collider's previous pose is set to its current pose.
     ///
     /// ```
@@ -69,7 +69,9 @@ impl ContactPipeline {
     /// Build the pool with
     /// [`use_current_thread`](rayon::ThreadPoolBuilder::use_current_thread)
     /// and call from the thread that built it: the calling thread then works
-    /// as one of the pool's threads. With a pool of separate threads the
+    /// as one of the pool's threads (for the thread's life: it can join no
+    /// other such pool, and its rayon calls outside any `install` run on
+    /// this pool too). With a pool of separate threads the
     /// caller only waits, and pool threads that slept through the rest of
     /// the frame (the solver, the poses) can wake too late to share the
     /// work, most of all when the pool has as many threads as the machine
