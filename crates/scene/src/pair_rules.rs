@@ -143,9 +143,11 @@ pub(crate) fn diff_pairs<T>(
     }
 }
 
-/// The contact pairs of each collider slot, rebuilt each frame from the
-/// sorted pair list (a counting sort by slot): `entries[offsets[s] ..
-/// offsets[s + 1]]` are the positions in the list of the pairs of slot `s`.
+/// The contact pairs of each collider slot as the pair's second collider,
+/// rebuilt each frame from the sorted pair list (a counting sort by slot):
+/// `entries[offsets[s] .. offsets[s + 1]]` are the positions in the list of
+/// the pairs whose second collider has slot `s`. (A slot's pairs as first
+/// collider are a run of the sorted list, found by binary search.)
 #[derive(Clone, Debug, Default)]
 pub(crate) struct ContactIndex {
     offsets: Vec<u32>,
@@ -156,13 +158,13 @@ pub(crate) struct ContactIndex {
 }
 
 impl ContactIndex {
-    /// Indexes `pairs` (each pair under both of its slots, all below `slots`).
-    pub(crate) fn build(&mut self, pairs: impl Iterator<Item = (u32, u32)> + Clone, slots: usize) {
+    /// Indexes the pairs whose second colliders' slots are `seconds`, in list
+    /// order (all below `slots`).
+    pub(crate) fn build(&mut self, seconds: impl Iterator<Item = u32> + Clone, slots: usize) {
         self.offsets.clear();
         self.offsets.resize(slots + 1, 0);
-        for (a, b) in pairs.clone() {
-            self.offsets[a as usize + 1] += 1;
-            self.offsets[b as usize + 1] += 1;
+        for s in seconds.clone() {
+            self.offsets[s as usize + 1] += 1;
         }
         for s in 0..slots {
             self.offsets[s + 1] += self.offsets[s];
@@ -171,15 +173,15 @@ impl ContactIndex {
         self.entries.resize(self.offsets[slots] as usize, 0);
         self.cursor.clear();
         self.cursor.extend_from_slice(&self.offsets[..slots]);
-        for (k, (a, b)) in pairs.enumerate() {
-            for s in [a as usize, b as usize] {
-                self.entries[self.cursor[s] as usize] = k as u32;
-                self.cursor[s] += 1;
-            }
+        for (k, s) in seconds.enumerate() {
+            let s = s as usize;
+            self.entries[self.cursor[s] as usize] = k as u32;
+            self.cursor[s] += 1;
         }
     }
 
-    /// The positions of the pairs of `slot`, in list order.
+    /// The positions of the pairs whose second collider has slot `slot`, in
+    /// list order.
     pub(crate) fn of(&self, slot: u32) -> &[u32] {
         let s = slot as usize;
         if s + 1 >= self.offsets.len() {

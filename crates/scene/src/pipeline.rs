@@ -378,8 +378,10 @@ impl ContactPipeline {
     }
 
     /// This frame's contacts of one collider (as `a` or `b`), in `(a, b)`
-    /// order, from an index built each frame: no scan of the whole list (a
-    /// character's ground check, a damage system). Empty for a stale handle.
+    /// order, with no scan of the whole list (a character's ground check, a
+    /// damage system): its pairs as `b` from an index built each frame, then
+    /// its pairs as `a`, a run of the sorted list found by binary search.
+    /// Empty for a stale handle.
     ///
     /// ```
     /// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; pub(crate) use ::proxima_scene as scene; }
@@ -398,10 +400,16 @@ impl ContactPipeline {
     /// # let _ = q;
     /// ```
     pub fn contacts_of(&self, handle: ColliderHandle) -> impl Iterator<Item = &ContactPair> + '_ {
+        // A pair with the collider as `b` has a lower slot as `a`: it comes
+        // before every pair with the collider as `a`.
+        let slot = handle.index;
+        let first = self.contacts.partition_point(|p| p.a.index < slot);
+        let as_a = first..first + self.contacts[first..].partition_point(|p| p.a.index == slot);
         self.contact_index
-            .of(handle.index)
+            .of(slot)
             .iter()
             .map(|&k| &self.contacts[k as usize])
+            .chain(&self.contacts[as_a])
             .filter(move |p| p.a == handle || p.b == handle)
     }
 

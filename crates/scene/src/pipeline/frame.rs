@@ -182,7 +182,7 @@ impl ContactPipeline {
             &mut self.sensor_events,
         );
         let slots = scene.colliders.slot_count();
-        self.contact_index.build(self.contacts.iter().map(|p| (p.a.index, p.b.index)), slots);
+        self.contact_index.build(self.contacts.iter().map(|p| p.b.index), slots);
         let t2 = Stamp::now();
         self.sweep_ccd(scene);
         let t3 = Stamp::now();
