@@ -3,7 +3,10 @@
 
 use proxima_narrowphase::ContactManifold;
 
+use std::sync::{Mutex, OnceLock, PoisonError};
+
 use crate::collider::{Collider, ColliderHandle};
+use crate::pipeline::ContactPair;
 
 /// The user's say over the contact pipeline's pairs (rapier's
 /// `PhysicsHooks`, Box2D's custom filter and pre-solve callbacks), passed to
@@ -144,7 +147,7 @@ pub(crate) fn diff_pairs<T>(
 }
 
 /// The contact pairs of each collider slot as the pair's second collider,
-/// rebuilt each frame from the sorted pair list (a counting sort by slot):
+/// built from the sorted pair list (a counting sort by slot):
 /// `entries[offsets[s] .. offsets[s + 1]]` are the positions in the list of
 /// the pairs whose second collider has slot `s`. (A slot's pairs as first
 /// collider are a run of the sorted list, found by binary search.)
@@ -155,6 +158,46 @@ pub(crate) struct ContactIndex {
     /// The fill's write positions (kept: a frame allocates nothing once the
     /// lists have grown).
     cursor: Vec<u32>,
+}
+
+/// A [`ContactIndex`] built on the first look of a frame, so a frame whose
+/// contacts nobody looks up by collider pays nothing for it.
+///
+/// The index is built behind `&self` (a `OnceLock`, so the pipeline stays
+/// `Sync`); the buffers of the last index wait in `spare` for the next
+/// build, so a frame that builds it allocates nothing once they have grown.
+/// A clone or a restored snapshot builds its own on its first look.
+#[derive(Debug, Default)]
+pub(crate) struct LazyContactIndex {
+    built: OnceLock<ContactIndex>,
+    spare: Mutex<ContactIndex>,
+}
+
+impl Clone for LazyContactIndex {
+    fn clone(&self) -> Self {
+        Self::default()
+    }
+}
+
+impl LazyContactIndex {
+    /// Forgets the index (the contact list is about to change), keeping its
+    /// buffers for the next build.
+    pub(crate) fn invalidate(&mut self) {
+        if let Some(index) = self.built.take() {
+            *self.spare.get_mut().unwrap_or_else(PoisonError::into_inner) = index;
+        }
+    }
+
+    /// The index of `contacts` (the list as it stands since the last
+    /// [`invalidate`](Self::invalidate)), built on the first call.
+    pub(crate) fn get(&self, contacts: &[ContactPair]) -> &ContactIndex {
+        self.built.get_or_init(|| {
+            let mut index = std::mem::take(&mut *self.spare.lock().unwrap_or_else(PoisonError::into_inner));
+            let slots = contacts.iter().map(|p| p.b.index as usize + 1).max().unwrap_or(0);
+            index.build(contacts.iter().map(|p| p.b.index), slots);
+            index
+        })
+    }
 }
 
 impl ContactIndex {

@@ -27,7 +27,7 @@ use crate::change_log::RemovedCollider;
 use crate::collider::ColliderHandle;
 use crate::error::SceneError;
 use crate::grid_search::{GridSearch, PairSearch};
-use crate::pair_rules::{ContactIndex, SensorEvent, TouchRule};
+use crate::pair_rules::{LazyContactIndex, SensorEvent, TouchRule};
 use crate::trimesh::MeshScratch;
 
 /// Turns a scene's state each frame into contacts and contact events.
@@ -113,9 +113,10 @@ pub struct ContactPipeline {
     /// The colliders removed since the previous update.
     #[cfg_attr(feature = "serde", serde(skip))]
     removed: Vec<RemovedCollider>,
-    /// This frame's contacts by collider slot.
+    /// This frame's contacts by collider slot, built on the first
+    /// [`contacts_of`](Self::contacts_of) of a frame.
     #[cfg_attr(feature = "serde", serde(skip))]
-    contact_index: ContactIndex,
+    contact_index: LazyContactIndex,
     ccd: Vec<CcdImpact>,
     stats: FrameStats,
     /// The stamp of the scene's change log when this pipeline last took it
@@ -130,6 +131,13 @@ pub struct ContactPipeline {
     #[cfg_attr(feature = "serde", serde(skip))]
     ccd_touched: Vec<u32>,
 }
+
+// The pipeline crosses threads and is read from several at once (its lazy
+// per-collider index included).
+const _: fn() = || {
+    fn send_sync<T: Send + Sync>() {}
+    send_sync::<ContactPipeline>();
+};
 
 impl Default for ContactPipeline {
     fn default() -> Self {
@@ -169,7 +177,7 @@ impl ContactPipeline {
             sensor_events: Vec::new(),
             touch: TouchRule::Penetrating,
             removed: Vec::new(),
-            contact_index: ContactIndex::default(),
+            contact_index: LazyContactIndex::default(),
             ccd: Vec::new(),
             stats: FrameStats::default(),
             log_stamp: None,
@@ -379,8 +387,10 @@ impl ContactPipeline {
 
     /// This frame's contacts of one collider (as `a` or `b`), in `(a, b)`
     /// order, with no scan of the whole list (a character's ground check, a
-    /// damage system): its pairs as `b` from an index built each frame, then
-    /// its pairs as `a`, a run of the sorted list found by binary search.
+    /// damage system): its pairs as `b` from an index of the frame's
+    /// contacts by their `b` collider (built by the frame's first call, in
+    /// time linear in the contacts; later calls look it up), then its pairs
+    /// as `a`, a run of the sorted list found by binary search.
     /// Empty for a stale handle.
     ///
     /// ```
@@ -406,6 +416,7 @@ impl ContactPipeline {
         let first = self.contacts.partition_point(|p| p.a.index < slot);
         let as_a = first..first + self.contacts[first..].partition_point(|p| p.a.index == slot);
         self.contact_index
+            .get(&self.contacts)
             .of(slot)
             .iter()
             .map(|&k| &self.contacts[k as usize])

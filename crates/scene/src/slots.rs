@@ -136,12 +136,6 @@ impl<T> Slots<T> {
         self.map.get_slot_mut(slot as usize)
     }
 
-    /// Number of slots, occupied or vacant (every slot is below it).
-    #[inline]
-    pub(crate) fn slot_count(&self) -> usize {
-        self.map.generations().len()
-    }
-
     /// Number of values.
     #[inline]
     pub(crate) fn len(&self) -> usize {

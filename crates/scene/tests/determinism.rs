@@ -178,6 +178,16 @@ fn assert_continue_alike(
     let rays = rays(2_000, ray_seed);
     let f = QueryFilter::default();
     assert_eq!(hash_hits(&scene.cast_rays(&rays, &f)), hash_hits(&scene2.cast_rays(&rays, &f)), "{what}: rays");
+    // Each collider's contacts, looked up before the copy's first update.
+    let mut looked_up = 0;
+    for (h, _) in scene.iter() {
+        let of = |p: &ContactPipeline| p.contacts_of(h).map(|c| (c.a, c.b)).collect::<Vec<_>>();
+        let mine = of(&pipeline);
+        assert_eq!(mine, of(&pipeline2), "{what}: contacts of {h:?}");
+        looked_up += mine.len();
+    }
+    assert_eq!(looked_up, 2 * pipeline.contacts().len(), "{what}: each contact under both colliders");
+    assert!(looked_up > 0, "{what}: the world must have contacts");
     for frame in 0..10 {
         step(&mut scene, dynamic, &mut rng);
         step(&mut scene2, dynamic, &mut rng2);

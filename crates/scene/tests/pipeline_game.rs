@@ -209,8 +209,9 @@ fn run(seed: u64, mut pipeline: ContactPipeline, manifold_rule: bool, hooks: boo
                 );
             }
         }
-        // The contacts of each collider.
-        for (h, _) in scene.iter() {
+        // The contacts of each collider, looked up on two frames of three (a
+        // frame with no look-up must not leave a stale index behind).
+        for (h, _) in scene.iter().filter(|_| frame % 3 != 1) {
             let of: Vec<_> = pipeline.contacts_of(h).map(|p| (p.a, p.b)).collect();
             let scan: Vec<_> =
                 pipeline.contacts().iter().filter(|p| p.a == h || p.b == h).map(|p| (p.a, p.b)).collect();

@@ -159,6 +159,7 @@ impl ContactPipeline {
     /// Last frame's contact and sensor pairs kept for the events, the
     /// sensor list emptied.
     fn keep_previous(&mut self) {
+        self.contact_index.invalidate();
         self.previous.clear();
         self.previous.extend(self.contacts.iter().map(|p| (p.a, p.b)));
         core::mem::swap(&mut self.previous_sensor_pairs, &mut self.sensor_pairs);
@@ -181,8 +182,6 @@ impl ContactPipeline {
             |a, b| SensorEvent::Exited { a, b },
             &mut self.sensor_events,
         );
-        let slots = scene.colliders.slot_count();
-        self.contact_index.build(self.contacts.iter().map(|p| p.b.index), slots);
         let t2 = Stamp::now();
         self.sweep_ccd(scene);
         let t3 = Stamp::now();
