@@ -3,7 +3,7 @@
 //! scene or broad phase, pair search, pipeline, manifolds and buffers, plus
 //! the bench's own handle list), over the number of colliders, and the
 //! largest amount it held at any point of the replay.
-//! `cargo run --release --example memory -- [tall|wide] [seed=N] [bodies=N] [capsules=F]`.
+//! `cargo run --release --example memory -- [tall|wide] [seed=N] [bodies=N] [capsules=F] [floor=box|mesh]`.
 
 use proxima_bench_rapier::*;
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -62,6 +62,7 @@ fn main() {
             "seed" => scene.seed = parse(&arg, value),
             "bodies" => scene.bodies = parse(&arg, value),
             "capsules" => scene.capsules = parse(&arg, value),
+            "floor" => scene.floor = parse(&arg, value),
             _ => panic!("unknown argument {arg}"),
         }
     }

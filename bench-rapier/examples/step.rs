@@ -1,12 +1,14 @@
 //! Times the collision step (every body's pose in, candidate pairs and
 //! contact manifolds out) of parry3d and of proxima's contact pipeline (its
 //! default pair search and the grid search) on a recorded rapier scene:
-//! `cargo run --release --example step -- [tall|wide] [seed=N] [bodies=N] [capsules=F] [passes=P]`.
+//! `cargo run --release --example step -- [tall|wide] [seed=N] [bodies=N] [capsules=F] [floor=box|mesh] [passes=P]`.
 //!
 //! `wide` (the default) is the bench's wide, shallow pile, `tall` the tall
 //! drop; `seed=N` (decimal or `0x` hex), `bodies=N`, `capsules=F` (the
 //! fraction of capsules), `columns=N` and `steps=N` override the scene's
-//! fields. The contenders run in one process on one thread each (but
+//! fields; `floor=mesh` puts the pile on the bumpy triangle-mesh floor
+//! (8,192 triangles) instead of the flat ground box (`floor=box`, the
+//! default). The contenders run in one process on one thread each (but
 //! `proxima_2_threads`, the default pipeline's `update_parallel` on a
 //! two-thread pool: the speed-up from a second thread, its own row),
 //! alternating every step (their order rotated from step to step); with
@@ -30,11 +32,15 @@ fn main() {
     let (scene, passes) = parse_args();
     let layers = scene.bodies.div_ceil(scene.columns * scene.columns);
     println!(
-        "scene: {} bodies ({:.0}% capsules) in {layers} layers of {c} x {c}, spacing {}, seed {:#x}, {} steps; \
-         each step the fastest of {passes} passes",
+        "scene: {} bodies ({:.0}% capsules) in {layers} layers of {c} x {c}, spacing {}, on {}, seed {:#x}, {} \
+         steps; each step the fastest of {passes} passes",
         scene.bodies,
         scene.capsules * 100.0,
         scene.spacing,
+        match scene.floor {
+            Floor::Cuboid => "the ground box",
+            Floor::TriMesh => "the bumpy mesh floor (8,192 triangles)",
+        },
         scene.seed,
         scene.steps,
         c = scene.columns
@@ -188,6 +194,7 @@ fn parse_args() -> (SceneOptions, usize) {
             "columns" => scene.columns = parse(&arg, value),
             "steps" => scene.steps = parse(&arg, value),
             "capsules" => scene.capsules = parse(&arg, value),
+            "floor" => scene.floor = parse(&arg, value),
             "passes" => passes = parse::<usize>(&arg, value).max(1),
             _ => panic!("unknown argument {arg}"),
         }

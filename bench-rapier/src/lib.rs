@@ -4,7 +4,8 @@
 //! collision step replayed through proxima's contact pipeline and through
 //! parry3d's `Bvh` with `contact_manifolds`.
 //!
-//! - [`record`]: runs the simulation ([`SceneOptions`]) and keeps every
+//! - [`record`]: runs the simulation ([`SceneOptions`], over the [`Floor`]
+//!   it names: the flat ground box or a bumpy triangle mesh) and keeps every
 //!   collider's shape, and its world AABB and pose per step (converted with
 //!   proxima's `glam` feature), and rapier's own broad-phase and
 //!   collision-detection times per step;
@@ -23,6 +24,7 @@
 //! `cargo test --workspace` never compiles rapier.
 #![deny(missing_docs)]
 
+mod floor;
 mod record;
 mod reference;
 mod replay;
@@ -30,6 +32,7 @@ mod step;
 mod step_parry;
 mod step_proxima;
 
+pub use floor::{bump_height, floor_mesh, Floor, BUMP_AMPLITUDE, FLOOR_MARGIN, FLOOR_QUADS};
 pub use record::{
     record, Frame, RecordedShape, Recording, SceneOptions, BALL_RADIUS, CAPSULE_HALF_HEIGHT, CAPSULE_RADIUS,
     CUBOID_HALF_EXTENT,

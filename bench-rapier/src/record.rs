@@ -1,11 +1,13 @@
 //! The recorder: a rapier3d 0.36 scene stepped at 60 Hz, every collider's
 //! world AABB and pose kept after every step, and its shape once.
 
+use crate::floor::{floor_mesh, Floor};
 use parry3d::bounding_volume::Aabb as ParryAabb;
 use parry3d::math::Pose;
 use proxima_narrowphase::glam_convert::isometry_from_glam;
 use proxima_narrowphase::{Aabb, Isometry};
 use rapier3d::prelude::*;
+use std::sync::Arc;
 use std::time::Instant;
 
 /// Radius of the balls.
@@ -22,7 +24,8 @@ pub const CAPSULE_RADIUS: f32 = 0.3;
 /// cuboids of half-extent 0.4 and, if asked, capsules, all with random
 /// rotations) in a grid of `columns x columns` per layer, `spacing` apart,
 /// the lowest centres 1 m above a fixed ground box (top face at `y = 0`,
-/// 400 m x 400 m).
+/// 400 m x 400 m), or, with [`Floor::TriMesh`], `1 + BUMP_AMPLITUDE` m above
+/// `y = 0` over a bumpy triangle-mesh floor.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SceneOptions {
     /// Number of dynamic bodies.
@@ -43,12 +46,15 @@ pub struct SceneOptions {
     /// The other bodies alternate balls and cuboids, starting with a ball.
     /// At 0 (the default) the scene is balls and cuboids only.
     pub capsules: f32,
+    /// The fixed collider under the pile: the flat ground box (the default)
+    /// or the bumpy triangle mesh.
+    pub floor: Floor,
 }
 
 impl Default for SceneOptions {
     /// 8,000 bodies in 5 layers of 40 x 40, 1.5 m apart, 300 steps (5 s).
     fn default() -> Self {
-        Self { bodies: 8000, columns: 40, spacing: 1.5, steps: 300, seed: 0x5eed, capsules: 0.0 }
+        Self { bodies: 8000, columns: 40, spacing: 1.5, steps: 300, seed: 0x5eed, capsules: 0.0, floor: Floor::Cuboid }
     }
 }
 
@@ -67,10 +73,16 @@ impl SceneOptions {
         let f = f64::from(self.capsules.clamp(0.0, 1.0));
         ((k + 1) as f64 * f).floor() > (k as f64 * f).floor()
     }
+
+    /// The distance from the origin to the outermost body centres of a
+    /// layer along x and z (before the jitter), in metres.
+    pub fn half_width(&self) -> f32 {
+        0.5 * self.spacing * (self.columns as f32 - 1.0)
+    }
 }
 
 /// A collider's shape in its own frame, as recorded (the same at every step).
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum RecordedShape {
     /// A ball centred on the pose's origin.
     Ball {
@@ -89,6 +101,14 @@ pub enum RecordedShape {
         half_height: f32,
         /// Radius, in metres.
         radius: f32,
+    },
+    /// A triangle mesh (the [`Floor::TriMesh`] floor), shared by the
+    /// recording's clones.
+    TriMesh {
+        /// The vertices, in the collider's frame, in metres.
+        vertices: Arc<[[f32; 3]]>,
+        /// The triangles, three indices into `vertices` each.
+        indices: Arc<[[u32; 3]]>,
     },
 }
 
@@ -114,8 +134,9 @@ pub struct Frame {
 pub struct Recording {
     /// The scene that was simulated.
     pub options: SceneOptions,
-    /// Every collider's shape, in collider order (collider 0 is the ground,
-    /// a cuboid of half-extents `(200, 0.5, 200)`).
+    /// Every collider's shape, in collider order (collider 0 is the floor:
+    /// a cuboid of half-extents `(200, 0.5, 200)`, or the triangle mesh of
+    /// [`Floor::TriMesh`]).
     pub shapes: Vec<RecordedShape>,
     /// One frame per step, after the step.
     pub frames: Vec<Frame>,
@@ -193,6 +214,26 @@ impl SplitMix {
     }
 }
 
+/// The fixed floor's rapier collider and its recorded shape. The ground box
+/// is a fixed box whose top face is `y = 0`. The mesh floor is
+/// `ColliderBuilder::trimesh`, rapier's plain constructor: parry's
+/// `TriMesh::new` with no `TriMeshFlags` (no `FIX_INTERNAL_EDGES`, no
+/// vertex merging or topology), under the identity pose.
+fn floor_collider(options: &SceneOptions) -> (ColliderBuilder, RecordedShape) {
+    match options.floor {
+        Floor::Cuboid => (
+            ColliderBuilder::cuboid(200.0, 0.5, 200.0).translation(Vector::new(0.0, -0.5, 0.0)),
+            RecordedShape::Cuboid { half_extents: [200.0, 0.5, 200.0] },
+        ),
+        Floor::TriMesh => {
+            let (vertices, indices) = floor_mesh(options.half_width());
+            let points = vertices.iter().map(|&[x, y, z]| Vector::new(x, y, z)).collect();
+            let builder = ColliderBuilder::trimesh(points, indices.clone()).expect("a valid floor mesh");
+            (builder, RecordedShape::TriMesh { vertices: vertices.into(), indices: indices.into() })
+        }
+    }
+}
+
 /// Runs the scene and records every collider's box and pose after every step.
 ///
 /// # Panics
@@ -205,18 +246,19 @@ pub fn record(options: &SceneOptions) -> Recording {
     let mut colliders = ColliderSet::new();
     let mut handles = Vec::with_capacity(options.bodies + 1);
     let mut shapes = Vec::with_capacity(options.bodies + 1);
-    // The ground: a fixed box whose top face is y = 0.
-    handles.push(colliders.insert(ColliderBuilder::cuboid(200.0, 0.5, 200.0).translation(Vector::new(0.0, -0.5, 0.0))));
-    shapes.push(RecordedShape::Cuboid { half_extents: [200.0, 0.5, 200.0] });
+    let (ground, shape) = floor_collider(options);
+    handles.push(colliders.insert(ground));
+    shapes.push(shape);
     let mut others = 0; // bodies that are not capsules, which alternate balls and cuboids
     let per_layer = options.columns * options.columns;
-    let half_width = 0.5 * options.spacing * (options.columns as f32 - 1.0);
+    let half_width = options.half_width();
+    let lowest = 1.0 + options.floor.lift();
     for k in 0..options.bodies {
         let (layer, cell) = (k / per_layer, k % per_layer);
         let jitter = Vector::new(rng.signed_unit(), 0.0, rng.signed_unit()) * 0.05;
         let center = Vector::new(
             (cell % options.columns) as f32 * options.spacing - half_width,
-            1.0 + layer as f32 * options.spacing,
+            lowest + layer as f32 * options.spacing,
             (cell / options.columns) as f32 * options.spacing - half_width,
         ) + jitter;
         let body = RigidBodyBuilder::dynamic().pose(Pose::from_parts(center, rng.rotation()));
@@ -235,6 +277,7 @@ pub fn record(options: &SceneOptions) -> Recording {
             RecordedShape::Ball { radius } => ColliderBuilder::ball(radius),
             RecordedShape::Cuboid { half_extents: [x, y, z] } => ColliderBuilder::cuboid(x, y, z),
             RecordedShape::Capsule { half_height, radius } => ColliderBuilder::capsule_y(half_height, radius),
+            RecordedShape::TriMesh { .. } => unreachable!("bodies are balls, cuboids and capsules"),
         };
         shapes.push(shape);
         handles.push(colliders.insert_with_parent(builder, handle, &mut bodies));

@@ -16,19 +16,26 @@
 use crate::step::{PairDepth, StepCounts, StepPhases, StepReplay, PREDICTION};
 use crate::{Frame, RecordedShape, Recording};
 use parry3d::bounding_volume::{Aabb, BoundingVolume};
-use parry3d::math::Pose;
+use parry3d::math::{Pose, Vector};
 use parry3d::partitioning::{Bvh, BvhBuildStrategy, BvhWorkspace};
 use parry3d::query::{ContactManifold, ContactManifoldsWorkspace, DefaultQueryDispatcher, PersistentQueryDispatcher};
 use parry3d::shape::SharedShape;
 use parry3d::utils::hashmap::HashMap;
 use std::time::Instant;
 
-/// The recorded shape as a parry3d shape (rapier's collider shapes).
+/// The recorded shape as a parry3d shape (rapier's collider shapes). A
+/// mesh is parry's `TriMesh::new` with no flags, as rapier's
+/// `ColliderBuilder::trimesh` builds it (its contact manifolds go through
+/// `contact_manifolds_trimesh_shape`, one manifold per nearby triangle).
 pub fn parry_shape(shape: &RecordedShape) -> SharedShape {
-    match *shape {
-        RecordedShape::Ball { radius } => SharedShape::ball(radius),
-        RecordedShape::Cuboid { half_extents: [x, y, z] } => SharedShape::cuboid(x, y, z),
-        RecordedShape::Capsule { half_height, radius } => SharedShape::capsule_y(half_height, radius),
+    match shape {
+        &RecordedShape::Ball { radius } => SharedShape::ball(radius),
+        &RecordedShape::Cuboid { half_extents: [x, y, z] } => SharedShape::cuboid(x, y, z),
+        &RecordedShape::Capsule { half_height, radius } => SharedShape::capsule_y(half_height, radius),
+        RecordedShape::TriMesh { vertices, indices } => {
+            let points = vertices.iter().map(|&[x, y, z]| Vector::new(x, y, z)).collect();
+            SharedShape::trimesh(points, indices.to_vec()).expect("a valid recorded mesh")
+        }
     }
 }
 

@@ -4,21 +4,28 @@
 
 use crate::step::{PairDepth, StepCounts, StepPhases, StepReplay, PREDICTION};
 use crate::{Frame, RecordedShape, Recording};
-use proxima::narrowphase::Vector;
-use proxima::scene::{ColliderDesc, ColliderHandle, ColliderShape, ContactPipeline, PairSearch, Scene};
+use proxima::narrowphase::{Point, Vector};
+use proxima::scene::{ColliderDesc, ColliderHandle, ColliderShape, ContactPipeline, PairSearch, Scene, TriMesh};
+use std::sync::Arc;
 use std::time::Instant;
 
 /// The recorded shape as a proxima collider shape. A cuboid is a
 /// [`ColliderShape::Cuboid`]: an axis-aligned box under the identity rotation
 /// (the ground) and exactly the rotated box ([`ColliderShape::Cuboid`]) under
-/// any other.
+/// any other. A mesh is a [`ColliderShape::TriMesh`] built by
+/// `TriMesh::new` (its default block build, no edge flags: the automatic
+/// internal-edge rule).
 pub fn proxima_shape(shape: &RecordedShape) -> ColliderShape {
-    match *shape {
-        RecordedShape::Ball { radius } => ColliderShape::Sphere { radius },
-        RecordedShape::Cuboid { half_extents: [x, y, z] } => {
+    match shape {
+        &RecordedShape::Ball { radius } => ColliderShape::Sphere { radius },
+        &RecordedShape::Cuboid { half_extents: [x, y, z] } => {
             ColliderShape::Cuboid { half_extents: Vector::new(x, y, z) }
         }
-        RecordedShape::Capsule { half_height, radius } => ColliderShape::Capsule { half_height, radius },
+        &RecordedShape::Capsule { half_height, radius } => ColliderShape::Capsule { half_height, radius },
+        RecordedShape::TriMesh { vertices, indices } => {
+            let points = vertices.iter().map(|&[x, y, z]| Point::new(x, y, z)).collect();
+            ColliderShape::TriMesh(Arc::new(TriMesh::new(points, indices.to_vec()).expect("a valid recorded mesh")))
+        }
     }
 }
 

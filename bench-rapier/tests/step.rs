@@ -101,6 +101,36 @@ fn proxima_and_parry_touch_the_same_pairs_with_capsules() {
     );
 }
 
+/// A small pile with capsules on the bumpy mesh floor: balls, cuboids and
+/// capsules against the mesh's triangles, landing in its hollows.
+#[test]
+fn proxima_and_parry_touch_the_same_pairs_on_the_mesh_floor() {
+    let options = SceneOptions {
+        bodies: 300,
+        columns: 10,
+        steps: 90,
+        capsules: 0.3,
+        floor: Floor::TriMesh,
+        ..SceneOptions::default()
+    };
+    let recording = record(&options);
+    let RecordedShape::TriMesh { indices, .. } = &recording.shapes[0] else { panic!("a mesh floor") };
+    assert_eq!(indices.len(), 8192);
+    let replayed = replay_all(&recording);
+    check("300 bodies on the mesh floor", &replayed);
+    let on_floor = |f: fn(&RecordedShape) -> bool| {
+        let touching = replayed.last_parry.iter().filter(|p| p.a == 0 && p.depth >= 0.0);
+        touching.filter(|p| f(&recording.shapes[p.b as usize])).count()
+    };
+    let balls = on_floor(|s| matches!(s, RecordedShape::Ball { .. }));
+    let cuboids = on_floor(|s| matches!(s, RecordedShape::Cuboid { .. }));
+    let capsules = on_floor(|s| matches!(s, RecordedShape::Capsule { .. }));
+    assert!(
+        balls >= 10 && cuboids >= 10 && capsules >= 5,
+        "on the floor: {balls} balls, {cuboids} cuboids, {capsules} capsules"
+    );
+}
+
 #[test]
 fn capsules_are_spread_evenly_and_the_rest_alternate() {
     let options = SceneOptions { bodies: 100, columns: 10, steps: 2, capsules: 0.3, ..SceneOptions::default() };
@@ -124,7 +154,12 @@ fn capsules_are_spread_evenly_and_the_rest_alternate() {
 #[test]
 fn recorded_poses_and_shapes_are_rapiers() {
     let options = SceneOptions { bodies: 300, columns: 10, steps: 40, capsules: 0.3, ..SceneOptions::default() };
-    let recording = record(&options);
+    check_boxes(&record(&options));
+    // The mesh floor, on its first steps.
+    check_boxes(&record(&SceneOptions { steps: 3, floor: Floor::TriMesh, ..options }));
+}
+
+fn check_boxes(recording: &Recording) {
     for frame in &recording.frames {
         for (i, shape) in recording.shapes.iter().enumerate() {
             let theirs = parry_shape(shape).compute_aabb(&frame.poses[i]);
