@@ -246,6 +246,28 @@ fn lanes_round_trip_and_overlap_mask() {
     assert_eq!(lanes.overlap_mask(&huge), 0b0010);
 }
 
+/// `loosened` grows each lane by its own amount, exactly as `Aabb::loosened`
+/// does the lane's box, and keeps padded lanes padded.
+#[test]
+fn loosened_lanes_equal_the_loosened_boxes() {
+    let mut rng = rng(0x1005E);
+    for _ in 0..2_000 {
+        let boxes: Vec<Aabb> = (0..rng.random_range(0..=8))
+            .map(|_| {
+                let c = Point::new(coord(&mut rng), coord(&mut rng), coord(&mut rng));
+                let h =
+                    Vector::new(uniform(&mut rng, 0.0, 4.0), uniform(&mut rng, 0.0, 4.0), uniform(&mut rng, 0.0, 4.0));
+                Aabb::new(c - h, c + h)
+            })
+            .collect();
+        let by: [Real; 8] = core::array::from_fn(|_| uniform(&mut rng, 0.0, 0.5));
+        let loose = AabbX8::from_boxes(&boxes).loosened(&by);
+        for (lane, by) in by.iter().enumerate() {
+            assert_eq!(loose.get(lane), boxes.get(lane).map(|b| b.loosened(*by)), "lane {lane}");
+        }
+    }
+}
+
 #[test]
 fn overlap_mask_lane_equals_overlap_mask_of_the_lane_box() {
     let mut r = proxima_test_support::rng(31);

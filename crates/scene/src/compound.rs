@@ -8,7 +8,7 @@ use core::ops::ControlFlow;
 use std::sync::Arc;
 
 use proxima_broadphase::StaticBvh;
-use proxima_narrowphase::kernels::{ray_aabb_interval, PrecomputedRay};
+use proxima_narrowphase::kernels::{cast_ray_aabb_x8, AabbX8, PrecomputedRay};
 use proxima_narrowphase::{cast_ray_aabb, intersects_aabb_aabb, Aabb, Isometry, Point, Ray, Real, ShapeError, Vector};
 
 use crate::error::PoseError;
@@ -127,12 +127,21 @@ impl std::error::Error for CompoundError {}
 pub struct Compound {
     /// The children: local pose (renormalised) and convex shape.
     children: Vec<(Isometry, ColliderShape)>,
+    /// Each child placed by its local pose: the child in the compound's
+    /// frame, which a ray brought into that frame is cast against.
+    local_children: Vec<WorldShape>,
     /// Each child's box in the compound's frame.
     boxes: Vec<Aabb>,
     /// The union of `boxes`.
     local_aabb: Aabb,
     /// A tree over `boxes` past [`LINEAR_CHILDREN`] children.
     bvh: Option<StaticBvh>,
+    /// Up to [`LINEAR_CHILDREN`] children: `boxes` eight to a block,
+    /// structure-of-arrays, for the ray's one wide slab test per block.
+    lanes: Vec<AabbX8>,
+    /// Beside each block of `lanes`: each box's largest half-extent (0 in
+    /// padded lanes), which scales its rounding allowance.
+    lane_extents: Vec<[Real; 8]>,
 }
 
 impl Compound {
@@ -150,6 +159,7 @@ impl Compound {
             return Err(CompoundError::TooManyChildren { count: children.len() });
         }
         let mut checked = Vec::with_capacity(children.len());
+        let mut local_children = Vec::with_capacity(children.len());
         let mut boxes = Vec::with_capacity(children.len());
         for (child, (pose, shape)) in children.into_iter().enumerate() {
             if !shape.is_convex() {
@@ -158,6 +168,7 @@ impl Compound {
             let pose = validated_pose(&pose).map_err(|error| CompoundError::InvalidPose { child, error })?;
             let placed = shape.placed(&pose).map_err(|error| CompoundError::InvalidShape { child, error })?;
             boxes.push(placed.aabb());
+            local_children.push(placed);
             checked.push((pose, shape));
         }
         let local_aabb = boxes.iter().skip(1).fold(boxes[0], |acc, b| acc.merged(b));
@@ -169,7 +180,13 @@ impl Compound {
                 boxes.iter().map(|b| b.loosened(margin + margin * b.half_extents().amax())).collect();
             StaticBvh::build(&loose)
         });
-        Ok(Self { children: checked, boxes, local_aabb, bvh })
+        let linear = if bvh.is_none() { boxes.as_slice() } else { &[] };
+        let lanes = linear.chunks(8).map(AabbX8::from_boxes).collect();
+        let lane_extents = linear
+            .chunks(8)
+            .map(|block| core::array::from_fn(|lane| block.get(lane).map_or(0.0, |b| b.half_extents().amax())))
+            .collect();
+        Ok(Self { children: checked, local_children, boxes, local_aabb, bvh, lanes, lane_extents })
     }
 
     /// The children: local pose (from the child's frame to the compound's)
@@ -274,20 +291,26 @@ impl Compound {
         ControlFlow::Continue(())
     }
 
-    /// Calls `f(child)` with each child whose local box the ray (world
-    /// frame) enters no later than the current `max_toi`; `f` returns the
-    /// new `max_toi` (clipping the rest), or `None` to stop. Up to
-    /// [`LINEAR_CHILDREN`] children they come in the order the ray enters
-    /// their boxes, beyond in the tree's order. Every child is
-    /// visited when the ray cannot be brought into the compound's frame (a
-    /// direction whose rotated components all round to subnormals).
-    pub(crate) fn visit_ray(&self, pose: &Isometry, ray: &Ray, mut f: impl FnMut(usize) -> Option<Real>) {
+    /// The child `i` placed by its local pose (in the compound's frame).
+    pub(crate) fn local_child(&self, i: usize) -> &WorldShape {
+        &self.local_children[i]
+    }
+
+    /// Calls `f(child, local)` with each child whose local box the ray
+    /// (world frame) enters no later than the current `max_toi`, and the
+    /// ray brought into the compound's frame; `f` returns the new `max_toi`
+    /// (clipping the rest), or `None` to stop. Up to [`LINEAR_CHILDREN`]
+    /// children they come in the order the ray enters their boxes, beyond
+    /// in the tree's order. Every child is visited, with no local ray, when
+    /// the ray cannot be brought into the compound's frame (a direction
+    /// whose rotated components all round to subnormals).
+    pub(crate) fn visit_ray(&self, pose: &Isometry, ray: &Ray, mut f: impl FnMut(usize, Option<&Ray>) -> Option<Real>) {
         // A rotation keeps lengths: the local ray's toi is the world one.
         let local_origin = pose.inverse_transform_point(ray.origin());
         let local_dir = pose.inverse_transform_vector(ray.dir());
         let Ok(local) = Ray::try_new(local_origin, local_dir, ray.max_toi()) else {
             for i in 0..self.children.len() {
-                if f(i).is_none() {
+                if f(i, None).is_none() {
                     return;
                 }
             }
@@ -304,7 +327,7 @@ impl Compound {
                     if cast_ray_aabb(&local.with_max_toi(*max_toi), &b).is_none() {
                         return true;
                     }
-                    match f(i) {
+                    match f(i, Some(&local)) {
                         Some(t) => {
                             *max_toi = max_toi.min(t);
                             true
@@ -325,27 +348,34 @@ impl Compound {
                 // Front to back: the children whose box the ray enters,
                 // sorted by the entry parameter (index order on a tie), each
                 // visited until the best hit so far comes before the next
-                // entry. One reciprocal of the direction serves every box.
+                // entry. Each block of eight boxes, loosened by their
+                // allowances, takes one wide slab test.
                 let pre = PrecomputedRay::new(&local);
                 let mut order = [(0.0 as Real, 0usize); LINEAR_CHILDREN];
                 let mut entered = 0;
-                for (i, b) in self.boxes.iter().enumerate() {
-                    let b = b.loosened(margin + margin * b.half_extents().amax());
-                    let Some(range) = ray_aabb_interval(&pre, &b) else { continue };
-                    // Insertion: the later entries move up one place.
-                    let mut k = entered;
-                    while k > 0 && order[k - 1].0 > range.toi_enter {
-                        order[k] = order[k - 1];
-                        k -= 1;
+                for (block, (lanes, extents)) in self.lanes.iter().zip(&self.lane_extents).enumerate() {
+                    let by: [Real; 8] = core::array::from_fn(|lane| margin + margin * extents[lane]);
+                    let hits = cast_ray_aabb_x8(&pre, &lanes.loosened(&by), local.max_toi());
+                    let mut mask = hits.mask;
+                    while mask != 0 {
+                        let lane = mask.trailing_zeros() as usize;
+                        mask &= mask - 1;
+                        let toi_enter = hits.toi[lane];
+                        // Insertion: the later entries move up one place.
+                        let mut k = entered;
+                        while k > 0 && order[k - 1].0 > toi_enter {
+                            order[k] = order[k - 1];
+                            k -= 1;
+                        }
+                        order[k] = (toi_enter, 8 * block + lane);
+                        entered += 1;
                     }
-                    order[k] = (range.toi_enter, i);
-                    entered += 1;
                 }
                 for &(toi_enter, i) in &order[..entered] {
                     if toi_enter > max_toi {
                         return;
                     }
-                    match f(i) {
+                    match f(i, Some(&local)) {
                         Some(t) => max_toi = max_toi.min(t),
                         None => return,
                     }

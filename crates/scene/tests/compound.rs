@@ -8,7 +8,10 @@
 //! the brute force makes for it (the same shapes, in the same order A, B),
 //! so depths, tois, distances and manifold points must be equal bit for
 //! bit; only the choice among exact ties may differ, so the tests compare
-//! the values, and check that the child named reaches that value.
+//! the values, and check that the child named reaches that value. Rays are
+//! cast in the compound's frame (the ray brought in, the children placed by
+//! their local poses): bit for bit against brute force in that frame, and
+//! within [`RAY_TOLERANCE`] of the children placed in the world.
 //!
 //! The random compounds have 1 to 24 children (spheres, boxes, capsules and
 //! hulls), so both the linear scan (up to 16 children) and the tree over the
@@ -208,30 +211,62 @@ fn ray(rng: &mut impl Rng, children: &[WorldShape]) -> Ray {
     Ray::new(origin, dir, max_toi)
 }
 
+/// How far (across the surface hit) a compound's ray hit may be from that
+/// of its children placed in the world: the rounding of bringing the ray
+/// into the compound's frame, a few ulps of coordinates below 10 (an ulp
+/// there is `9.5e-7`), with room for the slab test's own rounding.
+const RAY_TOLERANCE: Real = 2e-5;
+
+/// The ray in the compound's frame, by the same arithmetic as the compound.
+fn local_ray(pose: &Isometry, r: &Ray) -> Ray {
+    Ray::new(pose.inverse_transform_point(r.origin()), pose.inverse_transform_vector(r.dir()), r.max_toi())
+}
+
 #[test]
 fn ray_hits_the_closest_child() {
     let mut rng = proxima_test_support::rng(0xC0_4003);
-    let (mut hits, mut inside) = (0, 0);
+    let (mut hits, mut inside, mut grazing) = (0, 0, 0);
     let n = cases(4000);
     for case in 0..n {
         let c = compound(&mut rng);
         let at = pose_near_origin(&mut rng, 1.5);
         let (a, children) = placed(&c, &at);
+        let WorldShape::Compound(_, stored) = &a else { unreachable!() };
+        let local_children: Vec<WorldShape> =
+            c.children().iter().map(|(l, s)| s.placed(l).expect("placed child")).collect();
         let mut scene = Scene::new();
         // Static (the static tree's pass) and dynamic colliders in turn.
         let desc = ColliderDesc::new(ColliderShape::Compound(Arc::clone(&c)), at);
         let h = scene.insert(if case % 2 == 0 { desc.fixed() } else { desc }).unwrap();
         for _ in 0..8 {
             let r = ray(&mut rng, &children);
-            let brute = children.iter().filter_map(|ch| ch.cast_ray(&r)).map(|h| h.toi).reduce(Real::min);
-            assert_eq!(a.cast_ray(&r).map(|h| h.toi), brute, "case {case}");
+            let lr = local_ray(stored, &r);
+            let brute = local_children.iter().filter_map(|ch| ch.cast_ray(&lr)).map(|h| h.toi).reduce(Real::min);
+            let got = a.cast_ray(&r);
+            assert_eq!(got.map(|h| h.toi), brute, "case {case}");
             assert_eq!(a.intersects_ray(&r), brute.is_some(), "case {case}");
+            // The children in the world: the same answer to the rounding of
+            // the change of frame; a ray grazing a child may hit it in one
+            // frame and miss it in the other.
+            // The children in the world: the same answer to the rounding of
+            // the change of frame, measured across the surface hit (along
+            // the normal: a shallow ray turns a small offset of the surface
+            // into a long one along the ray); a ray grazing a child may hit
+            // it in one frame and miss it in the other.
+            let world = children.iter().filter_map(|ch| ch.cast_ray(&r)).min_by(|p, q| p.toi.total_cmp(&q.toi));
+            match (brute, world) {
+                (Some(t), Some(w)) if (t - w.toi).abs() * r.dir().dot(&w.normal).abs() <= RAY_TOLERANCE => {}
+                (None, None) => {}
+                _ => grazing += 1,
+            }
             let hit = scene.cast_ray_closest(&r, &QueryFilter::default());
             assert_eq!(hit.map(|h| h.toi), brute, "case {case}");
             if let Some(hit) = hit {
                 assert_eq!(hit.collider, h);
                 let child = hit.child.expect("a compound hit names its child") as usize;
-                assert_eq!(children[child].cast_ray(&r).map(|h| h.toi), Some(hit.toi), "case {case}: child {child}");
+                let own = local_children[child].cast_ray(&lr).expect("the child named is hit");
+                assert_eq!(own.toi, hit.toi, "case {case}: child {child}");
+                assert_eq!(got.map(|g| g.normal), Some(stored.rotation * own.normal), "case {case}: normal");
                 assert_eq!(hit.triangle, None);
                 assert!(scene.cast_ray_any(&r, &QueryFilter::default()).is_some_and(|h| h.child.is_some()));
                 hits += 1;
@@ -243,6 +278,8 @@ fn ray_hits_the_closest_child() {
     }
     assert!((n * 8 * 3 / 10..n * 8 * 8 / 10).contains(&hits), "{hits} hits of {}", n * 8);
     assert!(inside > 0, "no ray starts inside a child");
+    // Random rays graze a child (within rounding of an edge) rarely.
+    assert!(grazing * 2_000 <= n * 8, "{grazing} of {} rays differ from the children in the world", n * 8);
 }
 
 #[test]

@@ -4,7 +4,7 @@
 
 use core::ops::ControlFlow;
 
-use proxima_narrowphase::{Aabb, Contact, Isometry, Point, Ray, Real, Sphere, SweepHit, Vector};
+use proxima_narrowphase::{Aabb, Contact, Isometry, Point, Ray, RayHit, Real, Sphere, SweepHit, Vector};
 
 use super::Compound;
 use crate::contact::contact;
@@ -39,6 +39,12 @@ pub(crate) fn contact_compound(
 /// The first hit of `ray` on the compound placed by `pose` (with `any`,
 /// some hit), and the child hit: the smallest child `toi`, the first found
 /// on a tie. A solid child containing the origin is hit at `toi = 0`.
+///
+/// Each child is cast in the compound's frame: the ray brought into it
+/// (rotations keep lengths, so its `toi` is the world one) against the
+/// child placed by its local pose, the normal turned back to the world. The
+/// answer is the child's as a collider of its own to the rounding of that
+/// change of frame (a few `f32` ulps of the coordinates), not bit for bit.
 pub(crate) fn ray_hit_compound(
     compound: &Compound,
     pose: &Isometry,
@@ -46,8 +52,15 @@ pub(crate) fn ray_hit_compound(
     any: bool,
 ) -> Option<(ShapeRayHit, u32)> {
     let mut best: Option<(ShapeRayHit, u32)> = None;
-    compound.visit_ray(pose, ray, |i| {
-        let Some(hit) = compound.child_world(i, pose).and_then(|child| child.ray_hit(ray, any)) else {
+    compound.visit_ray(pose, ray, |i, local| {
+        let found = match local {
+            Some(local) => compound
+                .local_child(i)
+                .ray_hit(local, any)
+                .map(|h| ShapeRayHit { hit: RayHit { toi: h.hit.toi, normal: pose.rotation * h.hit.normal }, ..h }),
+            None => compound.child_world(i, pose).and_then(|child| child.ray_hit(ray, any)),
+        };
+        let Some(hit) = found else {
             return Some(best.map_or(ray.max_toi(), |b| b.0.hit.toi));
         };
         if best.is_none_or(|b| hit.hit.toi < b.0.hit.toi) {
