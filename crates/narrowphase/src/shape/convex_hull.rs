@@ -177,14 +177,14 @@ impl ConvexHull {
     /// vertex is on or under every plane.
     fn assemble(points: &[Point], polys: faces::Polygons, tolerance: Real) -> Self {
         let vertices: Vec<Point> = polys.vertex_ids.iter().map(|&i| points[i as usize]).collect();
-        let mut faces = Vec::with_capacity(polys.loops.len());
-        let mut face_vertices = Vec::new();
-        for (lp, n) in polys.loops.iter().zip(&polys.normals) {
-            let normal = UnitVector::new_normalize(Vector::new(n.x as Real, n.y as Real, n.z as Real));
-            faces.push(HullFace { normal, offset: 0.0, first: face_vertices.len() as u32, len: lp.len() as u32 });
-            face_vertices.extend_from_slice(lp);
-        }
-        let edges = edges_of(&faces, &face_vertices);
+        let mut faces: Vec<HullFace> = (polys.loop_start.windows(2).zip(&polys.normals))
+            .map(|(w, n)| {
+                let normal = UnitVector::new_normalize(Vector::new(n.x as Real, n.y as Real, n.z as Real));
+                HullFace { normal, offset: 0.0, first: w[0], len: w[1] - w[0] }
+            })
+            .collect();
+        let face_vertices = polys.loop_vertices;
+        let edges = edges_of(&faces, &face_vertices, vertices.len());
         let (neighbor_start, neighbors) = neighbors_of(&edges, vertices.len());
         let v64: Vec<V3> = vertices.iter().map(|p| p.coords.cast::<f64>()).collect();
         for face in &mut faces {
@@ -351,29 +351,54 @@ impl ConvexHull {
     }
 }
 
-/// The edges of closed polygon loops: each directed edge `a -> b` of a face
-/// meets its twin `b -> a` once the list is sorted by vertex pair.
-fn edges_of(faces: &[HullFace], face_vertices: &[u32]) -> Vec<HullEdge> {
-    // One u64 key per half edge, (low, high), with the face and whether it
-    // runs low -> high in the lowest bit; the two halves sort together.
-    let mut directed = Vec::with_capacity(face_vertices.len());
-    for (f, face) in faces.iter().enumerate() {
-        let lp = &face_vertices[face.first as usize..(face.first + face.len) as usize];
-        for (k, &a) in lp.iter().enumerate() {
-            let b = lp[(k + 1) % lp.len()];
-            let key = (u64::from(a.min(b)) << 32) | u64::from(a.max(b));
-            directed.push((key, (f as u32) << 1 | u32::from(a < b)));
+/// The edges of closed polygon loops, ordered by vertex pair: each directed
+/// edge `a -> b` of a face meets its twin `b -> a` in the bucket of
+/// `min(a, b)`, where the halves are sorted by `max(a, b)` (a bucket holds
+/// two halves per edge up from its vertex, a handful, so a bucket sort by
+/// the least vertex and an insertion sort within each is the whole sort).
+fn edges_of(faces: &[HullFace], face_vertices: &[u32], n_vertices: usize) -> Vec<HullEdge> {
+    // Calls `visit(face, a, b)` on each directed edge `a -> b`.
+    let half_edges = |visit: &mut dyn FnMut(u32, u32, u32)| {
+        for (f, face) in faces.iter().enumerate() {
+            let lp = &face_vertices[face.first as usize..(face.first + face.len) as usize];
+            let mut a = lp[lp.len() - 1];
+            for &b in lp {
+                visit(f as u32, a, b);
+                a = b;
+            }
         }
+    };
+    let mut start = vec![0u32; n_vertices + 1];
+    half_edges(&mut |_, a, b| start[a.min(b) as usize + 1] += 1);
+    for i in 0..n_vertices {
+        start[i + 1] += start[i];
     }
-    directed.sort_unstable_by_key(|d| d.0);
-    directed
-        .chunks_exact(2)
-        .map(|pair| {
+    // Per half edge: its greatest vertex, and its face with whether it runs
+    // low -> high in the lowest bit.
+    let mut fill = start.clone();
+    let mut halves = vec![(0u32, 0u32); face_vertices.len()];
+    half_edges(&mut |f, a, b| {
+        let slot = &mut fill[a.min(b) as usize];
+        halves[*slot as usize] = (a.max(b), f << 1 | u32::from(a < b));
+        *slot += 1;
+    });
+    let mut edges = Vec::with_capacity(face_vertices.len() / 2);
+    for low in 0..n_vertices {
+        let bucket = &mut halves[start[low] as usize..start[low + 1] as usize];
+        for k in 1..bucket.len() {
+            let mut j = k;
+            while j > 0 && bucket[j - 1].0 > bucket[j].0 {
+                bucket.swap(j - 1, j);
+                j -= 1;
+            }
+        }
+        for pair in bucket.chunks_exact(2) {
             let (fwd, back) = if pair[0].1 & 1 == 1 { (pair[0], pair[1]) } else { (pair[1], pair[0]) };
             debug_assert!(fwd.0 == back.0 && fwd.1 & 1 == 1 && back.1 & 1 == 0);
-            HullEdge { vertices: [(fwd.0 >> 32) as u32, fwd.0 as u32], faces: [fwd.1 >> 1, back.1 >> 1] }
-        })
-        .collect()
+            edges.push(HullEdge { vertices: [low as u32, fwd.0], faces: [fwd.1 >> 1, back.1 >> 1] });
+        }
+    }
+    edges
 }
 
 /// The vertex graph in compressed rows: the neighbours of `v` are

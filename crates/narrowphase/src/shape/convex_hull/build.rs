@@ -21,6 +21,64 @@ use nalgebra::Vector3;
 
 pub(super) type V3 = Vector3<f64>;
 
+/// No point, no triangle: the end of a chain.
+const NONE: u32 = u32::MAX;
+
+/// A chain of points threaded through [`Chains::next`], first to last in the
+/// order they were added.
+#[derive(Clone, Copy)]
+struct Chain {
+    head: u32,
+    tail: u32,
+}
+
+impl Chain {
+    const EMPTY: Self = Self { head: NONE, tail: NONE };
+
+    #[inline]
+    fn is_empty(&self) -> bool {
+        self.head == NONE
+    }
+}
+
+/// The links of every chain: a point is in at most one chain at a time, so
+/// one `next` per point holds them all without an allocation per triangle.
+struct Chains {
+    next: Vec<u32>,
+}
+
+impl Chains {
+    /// Appends point `i` (in no chain) to `chain`.
+    #[inline]
+    fn push(&mut self, chain: &mut Chain, i: u32) {
+        self.next[i as usize] = NONE;
+        if chain.tail == NONE {
+            chain.head = i;
+        } else {
+            self.next[chain.tail as usize] = i;
+        }
+        chain.tail = i;
+    }
+
+    /// The points of `chain`, first to last.
+    fn iter(&self, chain: Chain) -> impl Iterator<Item = u32> + '_ {
+        let mut at = chain.head;
+        core::iter::from_fn(move || {
+            let i = at;
+            (i != NONE).then(|| {
+                at = self.next[i as usize];
+                i
+            })
+        })
+    }
+
+    /// Moves the points of `chain` to the end of `out` and empties it.
+    fn take_into(&self, chain: &mut Chain, out: &mut Vec<u32>) {
+        out.extend(self.iter(*chain));
+        *chain = Chain::EMPTY;
+    }
+}
+
 /// A triangle of the hull under construction: vertices CCW seen from
 /// outside, `adj[i]` the triangle across the edge `v[i] -> v[i + 1]`.
 pub(super) struct Tri {
@@ -31,10 +89,10 @@ pub(super) struct Tri {
     /// Plane offset: `normal . x = offset` on the plane.
     pub(super) offset: f64,
     /// Points more than `tol` above: eye candidates.
-    outside: Vec<u32>,
+    outside: Chain,
     /// Points above by at most `tol`: never eyes, but a later triangle may
     /// have them farther above.
-    near: Vec<u32>,
+    near: Chain,
     alive: bool,
     /// Marked visible in the step of this number.
     visit: u32,
@@ -56,8 +114,8 @@ impl Tri {
             adj: [0; 3],
             normal,
             offset: normal.dot(&a),
-            outside: Vec::new(),
-            near: Vec::new(),
+            outside: Chain::EMPTY,
+            near: Chain::EMPTY,
             alive: true,
             visit: 0,
             walk: 0,
@@ -70,7 +128,7 @@ impl Tri {
     }
 
     /// The index `j` of the edge `b -> a` in this triangle.
-    fn edge_back(&self, a: u32, b: u32) -> usize {
+    pub(super) fn edge_back(&self, a: u32, b: u32) -> usize {
         (0..3).find(|&j| self.v[j] == b && self.v[(j + 1) % 3] == a).expect("hull adjacency is symmetric")
     }
 }
@@ -89,12 +147,18 @@ struct HorizonEdge {
 pub(super) fn quickhull(pts: &[V3], tol: f64) -> Result<Vec<Tri>, ShapeError> {
     let seed = initial_simplex(pts, tol)?;
     let mut tris = seed_tetrahedron(seed, pts);
+    // The hull of `V` vertices has `2V - 4` triangles; the steps leave dead
+    // ones besides, about as many again on a cloud whose points are all
+    // vertices.
+    tris.reserve(2 * pts.len());
     // A point strictly inside every hull from here on: every new triangle
     // must face away from it (a triangle folded over its hidden neighbour
     // does not).
     let interior = seed.iter().map(|&i| pts[i as usize]).sum::<V3>() / 4.0;
+    let mut chains = Chains { next: vec![NONE; pts.len()] };
     let mut stack = Vec::new();
-    assign_outside(pts, &mut tris, (0..pts.len() as u32).filter(|i| !seed.contains(i)), &[0, 1, 2, 3], tol, &mut stack);
+    let rest = (0..pts.len() as u32).filter(|i| !seed.contains(i));
+    assign_outside(pts, &mut tris, &mut chains, rest, &[0, 1, 2, 3], tol, &mut stack);
     let mut vmark = vec![0u32; pts.len()];
     let mut gen = 0u32;
     let mut loop_gen = 0u32;
@@ -107,16 +171,15 @@ pub(super) fn quickhull(pts: &[V3], tol: f64) -> Result<Vec<Tri>, ShapeError> {
         if !face.alive || face.outside.is_empty() {
             continue;
         }
-        // The eye: the outside point farthest above the triangle.
-        let (k, _) = face.outside.iter().enumerate().fold((0, f64::MIN), |best, (k, &i)| {
+        // The eye: the outside point farthest above the triangle (the first
+        // of the farthest).
+        let (mut eye, mut far) = (face.outside.head, f64::MIN);
+        for i in chains.iter(face.outside) {
             let d = face.dist(&pts[i as usize]);
-            if d > best.1 {
-                (k, d)
-            } else {
-                best
+            if d > far {
+                (eye, far) = (i, d);
             }
-        });
-        let eye = face.outside[k];
+        }
         // Visible: more than `tol * 1e-5` below the eye (far above the f64
         // rounding of a distance, ~1e-16 of the size, and so thin that the
         // new triangles make the hull concave by no more than that); when
@@ -165,8 +228,16 @@ pub(super) fn quickhull(pts: &[V3], tol: f64) -> Result<Vec<Tri>, ShapeError> {
         }
         if !built {
             // Rounding broke the visible region (not a disc, or a new triangle
-            // with no normal or facing the interior): the eye is dropped.
-            tris[f as usize].outside.swap_remove(k);
+            // with no normal or facing the interior): the eye is dropped, the
+            // last point taking its place in the chain.
+            let t = &mut tris[f as usize];
+            orphans.clear();
+            chains.take_into(&mut t.outside, &mut orphans);
+            let k = orphans.iter().position(|&i| i == eye).expect("the eye is an outside point");
+            orphans.swap_remove(k);
+            for &i in &orphans {
+                chains.push(&mut t.outside, i);
+            }
             stack.push(f);
             continue;
         };
@@ -187,20 +258,21 @@ pub(super) fn quickhull(pts: &[V3], tol: f64) -> Result<Vec<Tri>, ShapeError> {
         for &vf in &visible {
             let t = &mut tris[vf as usize];
             t.alive = false;
-            orphans.append(&mut t.outside);
-            orphans.append(&mut t.near);
+            chains.take_into(&mut t.outside, &mut orphans);
+            chains.take_into(&mut t.near, &mut orphans);
         }
         candidates.clear();
         candidates.extend(base..base + n);
-        assign_outside(pts, &mut tris, orphans.iter().copied().filter(|&i| i != eye), &candidates, tol, &mut stack);
+        let moved = orphans.iter().copied().filter(|&i| i != eye);
+        assign_outside(pts, &mut tris, &mut chains, moved, &candidates, tol, &mut stack);
         // A hidden triangle's near points, to it or a new triangle.
         for h in &horizon {
             if !tris[h.hidden as usize].near.is_empty() {
                 orphans.clear();
-                orphans.append(&mut tris[h.hidden as usize].near);
+                chains.take_into(&mut tris[h.hidden as usize].near, &mut orphans);
                 candidates.truncate(n as usize);
                 candidates.push(h.hidden);
-                assign_outside(pts, &mut tris, orphans.iter().copied(), &candidates, tol, &mut stack);
+                assign_outside(pts, &mut tris, &mut chains, orphans.iter().copied(), &candidates, tol, &mut stack);
             }
         }
     }
@@ -262,12 +334,14 @@ fn seed_tetrahedron([a, b, c, d]: [u32; 4], pts: &[V3]) -> Vec<Tri> {
 }
 
 /// Gives each point to the triangle among `candidates` it lies farthest
-/// above, when it lies above any: to its `outside` list when by more than
-/// `tol`, else to its `near` list; the others are inside and dropped. A
-/// triangle that receives its first outside point goes on the stack.
+/// above, when it lies above any: to the end of its `outside` chain when by
+/// more than `tol`, else of its `near` chain; the others are inside and
+/// dropped. A triangle that receives its first outside point goes on the
+/// stack.
 fn assign_outside(
     pts: &[V3],
     tris: &mut [Tri],
+    chains: &mut Chains,
     points: impl Iterator<Item = u32>,
     candidates: &[u32],
     tol: f64,
@@ -287,12 +361,12 @@ fn assign_outside(
         }
         let t = &mut tris[best.0 as usize];
         if best.1 <= tol {
-            t.near.push(i);
+            chains.push(&mut t.near, i);
         } else {
             if t.outside.is_empty() {
                 stack.push(best.0);
             }
-            t.outside.push(i);
+            chains.push(&mut t.outside, i);
         }
     }
 }

@@ -7,10 +7,25 @@ use super::build::{Tri, V3};
 pub(super) struct Polygons {
     /// Input indices of the hull's vertices, ascending.
     pub(super) vertex_ids: Vec<u32>,
-    /// Vertex loops CCW seen from outside, indexing `vertex_ids`.
-    pub(super) loops: Vec<Vec<u32>>,
+    /// Vertex loops CCW seen from outside, indexing `vertex_ids`, one after
+    /// another: loop `f` is `loop_vertices[loop_start[f]..loop_start[f + 1]]`.
+    pub(super) loop_vertices: Vec<u32>,
+    /// Where each loop starts in `loop_vertices`, and its length at the end.
+    pub(super) loop_start: Vec<u32>,
     /// Unit outward normal of each loop.
     pub(super) normals: Vec<V3>,
+}
+
+impl Polygons {
+    /// The number of loops (faces).
+    pub(super) fn len(&self) -> usize {
+        self.normals.len()
+    }
+
+    /// Loop `f`.
+    pub(super) fn loop_of(&self, f: usize) -> &[u32] {
+        &self.loop_vertices[self.loop_start[f] as usize..self.loop_start[f + 1] as usize]
+    }
 }
 
 /// Merges adjacent triangles whose vertices all lie within `tol` of a seed
@@ -19,10 +34,9 @@ pub(super) struct Polygons {
 /// is left as its seed triangle alone.
 pub(super) fn merge_coplanar(tris: &[Tri], pts: &[V3], tol: f64) -> Polygons {
     let n = tris.len();
-    // Largest first (twice the area, squared), ties by index.
-    // Largest first, ties by index: one u64 key per triangle, the complement
-    // of the f32 bits of the squared doubled area (a positive f32 orders as
-    // its bits) above the index.
+    // Largest first (twice the area, squared), ties by index: one u64 key per
+    // triangle, the complement of the f32 bits of the squared doubled area (a
+    // positive f32 orders as its bits) above the index.
     let mut order: Vec<u64> = tris
         .iter()
         .enumerate()
@@ -36,14 +50,18 @@ pub(super) fn merge_coplanar(tris: &[Tri], pts: &[V3], tol: f64) -> Polygons {
     let mut group = vec![u32::MAX; n];
     let mut next_of = vec![u32::MAX; pts.len()];
     let mut mark = vec![u32::MAX; pts.len()];
-    let mut loops = Vec::new();
-    let mut normals = Vec::new();
+    // A loop bounds its triangles, so it has at most three vertices per
+    // triangle: `3n` in all.
+    let mut loop_vertices = Vec::with_capacity(3 * n);
+    let mut loop_start = Vec::with_capacity(n + 1);
+    loop_start.push(0);
+    let mut normals = Vec::with_capacity(n);
     let mut members = Vec::new();
     for seed in order.iter().map(|&k| k as u32) {
         if group[seed as usize] != u32::MAX {
             continue;
         }
-        let g = loops.len() as u32;
+        let g = normals.len() as u32;
         let (normal, offset) = (tris[seed as usize].normal, tris[seed as usize].offset);
         members.clear();
         members.push(seed);
@@ -52,34 +70,44 @@ pub(super) fn merge_coplanar(tris: &[Tri], pts: &[V3], tol: f64) -> Polygons {
         while k < members.len() {
             let m = members[k] as usize;
             k += 1;
-            for &nb in &tris[m].adj {
+            for (e, &nb) in tris[m].adj.iter().enumerate() {
+                if group[nb as usize] != u32::MAX {
+                    continue;
+                }
+                // The ends of the shared edge are a member's, within `tol` of
+                // the plane already: the third vertex of `nb` is tested first,
+                // as the one that can be off it.
                 let t = &tris[nb as usize];
-                let on_plane = t.v.iter().all(|&i| (normal.dot(&pts[i as usize]) - offset).abs() <= tol);
-                if group[nb as usize] == u32::MAX && normal.dot(&t.normal) > 0.0 && on_plane {
+                let j = t.edge_back(tris[m].v[e], tris[m].v[(e + 1) % 3]);
+                let on_plane = [(j + 2) % 3, j, (j + 1) % 3]
+                    .iter()
+                    .all(|&k| (normal.dot(&pts[t.v[k] as usize]) - offset).abs() <= tol);
+                if normal.dot(&t.normal) > 0.0 && on_plane {
                     group[nb as usize] = g;
                     members.push(nb);
                 }
             }
         }
-        let boundary = boundary_loop(tris, &members, &group, g, &mut next_of, &mut mark);
-        let lp = match boundary {
-            Some(lp) => lp,
-            None => {
-                for &m in &members[1..] {
-                    group[m as usize] = u32::MAX;
-                }
-                tris[seed as usize].v.to_vec()
+        let start = loop_vertices.len();
+        if !boundary_loop(tris, &members, &group, g, &mut next_of, &mut mark, &mut loop_vertices) {
+            for &m in &members[1..] {
+                group[m as usize] = u32::MAX;
             }
-        };
-        normals.push(newell_normal(&lp, pts).unwrap_or(normal));
-        loops.push(lp);
+            loop_vertices.truncate(start);
+            loop_vertices.extend_from_slice(&tris[seed as usize].v);
+        }
+        normals.push(newell_normal(&loop_vertices[start..], pts).unwrap_or(normal));
+        loop_start.push(loop_vertices.len() as u32);
     }
-    drop_two_face_vertices(&mut loops, pts.len());
-    renumber(loops, normals, pts.len())
+    let mut polys = Polygons { vertex_ids: Vec::new(), loop_vertices, loop_start, normals };
+    drop_two_face_vertices(&mut polys, pts.len());
+    renumber(&mut polys, pts.len());
+    polys
 }
 
-/// The boundary of the triangles `members` (all in group `g`) as one simple
-/// loop of input vertex ids, or `None` when it is not one.
+/// Appends to `out` the boundary of the triangles `members` (all in group
+/// `g`) as one simple loop of input vertex ids, and returns true; returns
+/// false, with some of the boundary appended, when it is not one loop.
 fn boundary_loop(
     tris: &[Tri],
     members: &[u32],
@@ -87,9 +115,11 @@ fn boundary_loop(
     g: u32,
     next_of: &mut [u32],
     mark: &mut [u32],
-) -> Option<Vec<u32>> {
+    out: &mut Vec<u32>,
+) -> bool {
     if members.len() == 1 {
-        return Some(tris[members[0] as usize].v.to_vec());
+        out.extend_from_slice(&tris[members[0] as usize].v);
+        return true;
     }
     let mut count = 0;
     let mut first = u32::MAX;
@@ -99,7 +129,7 @@ fn boundary_loop(
             if group[t.adj[e] as usize] != g {
                 let (a, b) = (t.v[e], t.v[(e + 1) % 3]);
                 if mark[a as usize] == g {
-                    return None; // two boundary edges leave `a`: pinched
+                    return false; // two boundary edges leave `a`: pinched
                 }
                 mark[a as usize] = g;
                 next_of[a as usize] = b;
@@ -108,16 +138,16 @@ fn boundary_loop(
             }
         }
     }
-    let mut lp = Vec::with_capacity(count);
+    let start = out.len();
     let mut v = first;
     loop {
-        lp.push(v);
+        out.push(v);
         v = next_of[v as usize];
-        if v == first || lp.len() > count || mark[v as usize] != g {
+        if v == first || out.len() - start > count || mark[v as usize] != g {
             break;
         }
     }
-    (v == first && lp.len() == count).then_some(lp)
+    v == first && out.len() - start == count
 }
 
 /// Newell's normal of a polygon (the area-weighted normal: Sutherland,
@@ -135,11 +165,13 @@ fn newell_normal(lp: &[u32], pts: &[V3]) -> Option<V3> {
 /// A vertex of a convex polyhedron meets at least three faces; one that
 /// meets two lies on their common edge (a point on an edge of the hull that
 /// became a vertex before the edge's ends did) and is removed from both
-/// loops, unless that would leave one with fewer than three vertices.
-fn drop_two_face_vertices(loops: &mut [Vec<u32>], n_pts: usize) {
+/// loops, unless that would leave one with fewer than three vertices (the
+/// vertices are taken in input order, each seeing the loops as the ones
+/// before it left them).
+fn drop_two_face_vertices(polys: &mut Polygons, n_pts: usize) {
     let mut faces_of = vec![(0u32, [u32::MAX; 2]); n_pts];
-    for (f, lp) in loops.iter().enumerate() {
-        for &v in lp {
+    for f in 0..polys.len() {
+        for &v in polys.loop_of(f) {
             let e = &mut faces_of[v as usize];
             if (e.0 as usize) < 2 {
                 e.1[e.0 as usize] = f as u32;
@@ -147,37 +179,59 @@ fn drop_two_face_vertices(loops: &mut [Vec<u32>], n_pts: usize) {
             e.0 += 1;
         }
     }
-    for (v, (count, [f, g])) in faces_of.into_iter().enumerate() {
-        if count == 2 && loops[f as usize].len() > 3 && loops[g as usize].len() > 3 {
-            loops[f as usize].retain(|&x| x as usize != v);
-            loops[g as usize].retain(|&x| x as usize != v);
+    let mut len: Vec<u32> = polys.loop_start.windows(2).map(|w| w[1] - w[0]).collect();
+    let mut dropped = false;
+    for e in faces_of.iter_mut() {
+        let (count, [f, g]) = *e;
+        if count == 2 && len[f as usize] > 3 && len[g as usize] > 3 {
+            len[f as usize] -= 1;
+            len[g as usize] -= 1;
+            e.0 = u32::MAX;
+            dropped = true;
         }
     }
+    if !dropped {
+        return;
+    }
+    // Close the gaps left in the flat loops.
+    let mut write = 0;
+    for f in 0..polys.len() {
+        let (from, to) = (polys.loop_start[f] as usize, polys.loop_start[f + 1] as usize);
+        polys.loop_start[f] = write as u32;
+        for k in from..to {
+            let v = polys.loop_vertices[k];
+            if faces_of[v as usize].0 != u32::MAX {
+                polys.loop_vertices[write] = v;
+                write += 1;
+            }
+        }
+    }
+    let f = polys.len();
+    polys.loop_start[f] = write as u32;
+    polys.loop_vertices.truncate(write);
 }
 
 /// Keeps the vertices the loops use, numbered in input order.
-fn renumber(mut loops: Vec<Vec<u32>>, normals: Vec<V3>, n_pts: usize) -> Polygons {
+fn renumber(polys: &mut Polygons, n_pts: usize) {
     let mut new_id = vec![u32::MAX; n_pts];
-    for lp in &loops {
-        for &v in lp {
-            new_id[v as usize] = 0;
-        }
+    for &v in &polys.loop_vertices {
+        new_id[v as usize] = 0;
     }
-    let mut vertex_ids = Vec::new();
+    let vertex_ids = &mut polys.vertex_ids;
     for (i, id) in new_id.iter_mut().enumerate() {
         if *id == 0 {
             *id = vertex_ids.len() as u32;
             vertex_ids.push(i as u32);
         }
     }
-    for lp in &mut loops {
-        for v in lp.iter_mut() {
-            *v = new_id[*v as usize];
-        }
+    for v in polys.loop_vertices.iter_mut() {
+        *v = new_id[*v as usize];
+    }
+    for f in 0..polys.len() {
+        let lp = &mut polys.loop_vertices[polys.loop_start[f] as usize..polys.loop_start[f + 1] as usize];
         // Each loop starts at its least vertex: the same hull from the same
         // vertices in another order of construction reads the same.
         let first = (0..lp.len()).min_by_key(|&k| lp[k]).unwrap_or(0);
         lp.rotate_left(first);
     }
-    Polygons { vertex_ids, loops, normals }
 }
