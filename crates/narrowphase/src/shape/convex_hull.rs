@@ -357,19 +357,8 @@ impl ConvexHull {
 /// two halves per edge up from its vertex, a handful, so a bucket sort by
 /// the least vertex and an insertion sort within each is the whole sort).
 fn edges_of(faces: &[HullFace], face_vertices: &[u32], n_vertices: usize) -> Vec<HullEdge> {
-    // Calls `visit(face, a, b)` on each directed edge `a -> b`.
-    let half_edges = |visit: &mut dyn FnMut(u32, u32, u32)| {
-        for (f, face) in faces.iter().enumerate() {
-            let lp = &face_vertices[face.first as usize..(face.first + face.len) as usize];
-            let mut a = lp[lp.len() - 1];
-            for &b in lp {
-                visit(f as u32, a, b);
-                a = b;
-            }
-        }
-    };
     let mut start = vec![0u32; n_vertices + 1];
-    half_edges(&mut |_, a, b| start[a.min(b) as usize + 1] += 1);
+    for_each_half_edge(faces, face_vertices, |_, a, b| start[a.min(b) as usize + 1] += 1);
     for i in 0..n_vertices {
         start[i + 1] += start[i];
     }
@@ -377,7 +366,7 @@ fn edges_of(faces: &[HullFace], face_vertices: &[u32], n_vertices: usize) -> Vec
     // low -> high in the lowest bit.
     let mut fill = start.clone();
     let mut halves = vec![(0u32, 0u32); face_vertices.len()];
-    half_edges(&mut |f, a, b| {
+    for_each_half_edge(faces, face_vertices, |f, a, b| {
         let slot = &mut fill[a.min(b) as usize];
         halves[*slot as usize] = (a.max(b), f << 1 | u32::from(a < b));
         *slot += 1;
@@ -399,6 +388,19 @@ fn edges_of(faces: &[HullFace], face_vertices: &[u32], n_vertices: usize) -> Vec
         }
     }
     edges
+}
+
+/// Calls `visit(face, a, b)` on each directed edge `a -> b` of the loops.
+#[inline]
+fn for_each_half_edge(faces: &[HullFace], face_vertices: &[u32], mut visit: impl FnMut(u32, u32, u32)) {
+    for (f, face) in faces.iter().enumerate() {
+        let lp = &face_vertices[face.first as usize..(face.first + face.len) as usize];
+        let mut a = lp[lp.len() - 1];
+        for &b in lp {
+            visit(f as u32, a, b);
+            a = b;
+        }
+    }
 }
 
 /// The vertex graph in compressed rows: the neighbours of `v` are

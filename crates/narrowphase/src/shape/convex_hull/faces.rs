@@ -96,7 +96,14 @@ pub(super) fn merge_coplanar(tris: &[Tri], pts: &[V3], tol: f64) -> Polygons {
             loop_vertices.truncate(start);
             loop_vertices.extend_from_slice(&tris[seed as usize].v);
         }
-        normals.push(newell_normal(&loop_vertices[start..], pts).unwrap_or(normal));
+        let lp = &loop_vertices[start..];
+        normals.push(if lp.len() == 3 && lp == tris[seed as usize].v {
+            // Newell's normal of the seed triangle alone is its own normal,
+            // `(0 + n) / |n|`: the same but for a zero's sign.
+            normal.map(|x| x + 0.0)
+        } else {
+            newell_normal(lp, pts).unwrap_or(normal)
+        });
         loop_start.push(loop_vertices.len() as u32);
     }
     let mut polys = Polygons { vertex_ids: Vec::new(), loop_vertices, loop_start, normals };
@@ -224,14 +231,14 @@ fn renumber(polys: &mut Polygons, n_pts: usize) {
             vertex_ids.push(i as u32);
         }
     }
-    for v in polys.loop_vertices.iter_mut() {
-        *v = new_id[*v as usize];
-    }
+    // Each loop starts at its least vertex (the numbering keeps the input
+    // order, so the least either way): the same hull from the same vertices
+    // in another order of construction reads the same.
+    let mut renumbered = Vec::with_capacity(polys.loop_vertices.len());
     for f in 0..polys.len() {
-        let lp = &mut polys.loop_vertices[polys.loop_start[f] as usize..polys.loop_start[f + 1] as usize];
-        // Each loop starts at its least vertex: the same hull from the same
-        // vertices in another order of construction reads the same.
+        let lp = polys.loop_of(f);
         let first = (0..lp.len()).min_by_key(|&k| lp[k]).unwrap_or(0);
-        lp.rotate_left(first);
+        renumbered.extend(lp[first..].iter().chain(&lp[..first]).map(|&v| new_id[v as usize]));
     }
+    polys.loop_vertices = renumbered;
 }
