@@ -5,10 +5,11 @@ use super::clip::{clip_to_sides, triangle_sides, Polygon};
 use super::feature::{box_support, FEATURE_SINE};
 use super::manifold::{single, ContactManifold, Gathered, ManifoldPoint};
 use super::manifold_round::{contact_within, core_normal};
-use super::obb_triangle::speculative_normal_obb_triangle;
-use super::{contact_capsule_obb, contact_capsule_triangle, contact_obb_triangle, Contact};
+use super::obb_triangle::{contact_or_gap, speculative_normal_obb_triangle};
+use super::{contact_capsule_obb, contact_capsule_triangle, Contact};
 use crate::closest::face_normal;
-use crate::distance::{distance_capsule_obb, distance_capsule_triangle, distance_obb_triangle, ShapeDistance};
+use crate::distance::{distance_capsule_obb, distance_capsule_triangle, ShapeDistance};
+use crate::gjk::distance_convex;
 use crate::math::{Point, Real, UnitVector, Vector};
 use crate::shape::{Capsule, Obb, Triangle};
 
@@ -202,11 +203,13 @@ const BOX_REFERENCE: u32 = 2 << 8;
 
 /// The manifold of an oriented box A and a triangle B (a two-sided surface)
 /// within `prediction` (negative or NaN counts as 0): `None` exactly when
-/// [`contact_obb_triangle`] is `None` and the shapes are farther apart than
-/// `prediction`.
+/// [`contact_obb_triangle`](crate::contact_obb_triangle) is `None` and the
+/// shapes are farther apart than `prediction`.
 ///
-/// The normal is that of [`contact_obb_triangle`] (or of the closest points
-/// when apart), replaced by the reference face's normal when clipping.
+/// The normal is that of [`contact_obb_triangle`](crate::contact_obb_triangle) (or of the closest points
+/// when apart, found by GJK, [`distance_convex`], once the 13 separating
+/// axes leave the shapes possibly within `prediction`), replaced by the
+/// reference face's normal when clipping.
 /// Reference/incident clipping as for two boxes:
 /// - normal within 1e-3 rad of the triangle's normal: the box face most
 ///   anti-parallel to the triangle's facing normal is clipped to the
@@ -216,7 +219,7 @@ const BOX_REFERENCE: u32 = 2 << 8;
 /// - else within 1e-3 rad of a box face normal: the triangle is clipped
 ///   to that face's side planes, each clipped vertex a point of depth its
 ///   distance below the face (a triangle's corner or edge poking a box);
-/// - else (edge contacts) the one point of [`contact_obb_triangle`] (id 0).
+/// - else (edge contacts) the one point of [`contact_obb_triangle`](crate::contact_obb_triangle) (id 0).
 ///
 /// Points more than `prediction` above the reference face are dropped; more
 /// than four are reduced to four (see [`ContactManifold::new`]). Ids name
@@ -237,8 +240,14 @@ pub fn contact_manifold_obb_triangle(a: &Obb, b: &Triangle, prediction: Real) ->
     if separated_beyond(a, b, prediction) {
         return None;
     }
+    // Apart by more than the prediction on some axis: no distance needed.
+    let contact = match contact_or_gap(a, b, true) {
+        Ok(c) => Some(c),
+        Err(gap) if gap > prediction => return None,
+        Err(_) => None,
+    };
     let normal = |d: &ShapeDistance| speculative_normal_obb_triangle(a, b, d);
-    let c = contact_within(contact_obb_triangle(a, b), prediction, || distance_obb_triangle(a, b), normal)?;
+    let c = contact_within(contact, prediction, || distance_convex(a, b), normal)?;
     let (h, v) = (a.half_extents(), b.vertices());
     let slack = 1e-5 * (h.sum() + (v[1] - v[0]).abs().sum() + (v[2] - v[0]).abs().sum());
     let depth_of = |d: Real| if c.depth >= 0.0 && d >= -slack { d.max(0.0) } else { d };

@@ -33,31 +33,51 @@ const SEPARATION_TIE: Real = 1e-6;
 /// `point_a - point_b = depth * normal`.
 #[must_use]
 pub fn contact_obb_triangle(obb: &Obb, tri: &Triangle) -> Option<Contact> {
+    contact_or_gap(obb, tri, false).ok()
+}
+
+/// [`contact_obb_triangle`], or when the shapes are apart, a lower bound of
+/// their distance: the separation `lo - r_box` on a separating axis (every
+/// point of the box and of the triangle projects on its side of the gap, so
+/// no two are closer than it). With `widest`, every axis is tried and the
+/// largest separation returned (a manifold's prediction test, which skips
+/// the distance when the bound already exceeds the prediction); otherwise
+/// the first separating axis found ends the test.
+pub(super) fn contact_or_gap(obb: &Obb, tri: &Triangle, widest: bool) -> Result<Contact, Real> {
     let h = obb.half_extents();
     let v = tri.vertices().map(|p| obb.to_local(&p));
     // The least overlaps over the face axes and over the edge axes.
     let (mut face, mut edge) = (None::<(Vector, Real)>, None::<(Vector, Real)>);
+    let mut gap: Real = 0.0;
     for (axis, is_edge) in axes(&v) {
         let Some((n, depth)) = overlap_on_axis(h, &v, &axis) else { continue };
         if depth < 0.0 {
-            return None;
+            if !widest {
+                return Err(-depth);
+            }
+            gap = gap.max(-depth);
         }
         let best = if is_edge { &mut edge } else { &mut face };
         if best.is_none_or(|(_, d)| depth < d) {
             *best = Some((n, depth));
         }
     }
+    if gap > 0.0 {
+        return Err(gap);
+    }
     let best = match (face, edge) {
         (Some((_, f)), Some(e)) if e.1 < f * (1.0 - EDGE_REL_TOL) => Some(e),
         (None, e) => e,
         (f, _) => f,
     };
-    let (n_local, depth) = best?;
+    // Every axis near zero: a degenerate pair with no axis to separate it
+    // (no bound better than 0).
+    let (n_local, depth) = best.ok_or(0.0)?;
     let (centre, half) = box_support(h, &n_local);
     let (feature, face) = triangle_support_down(&v, &n_local);
     let (on_box, on_tri) = closest_box_triangle_features(&centre, &half, &feature, face);
     let normal = UnitVector::new_normalize(obb.axes() * n_local);
-    Some(Contact { point_a: obb.to_world(&on_box), point_b: obb.to_world(&on_tri), normal, depth })
+    Ok(Contact { point_a: obb.to_world(&on_box), point_b: obb.to_world(&on_tri), normal, depth })
 }
 
 /// The 13 candidate axes (box frame, not normalised) with a flag telling
