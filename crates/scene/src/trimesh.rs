@@ -242,7 +242,7 @@ impl TriMesh {
     pub fn triangle(&self, index: u32) -> Triangle {
         let [a, b, c] = self.indices[index as usize].map(|v| self.vertices[v as usize]);
         // Checked by `TriMesh::new`: valid indices, finite bounded vertices.
-        Triangle::new(a, b, c)
+        Triangle::new_unchecked(a, b, c)
     }
 
     /// The triangles (mesh frame), in index order (see [`TriMesh::triangle`]).
@@ -282,7 +282,8 @@ impl TriMesh {
                 let l = hits.trailing_zeros() as usize;
                 hits &= hits - 1;
                 let [a, b, c] = lanes.vertices(l);
-                visitor(ids[l], &Triangle::new(a, b, c))?;
+                // The mesh's vertices, checked by `TriMesh::new`.
+                visitor(ids[l], &Triangle::new_unchecked(a, b, c))?;
             }
             let mut degenerate = lanes.nan_mask();
             while degenerate != 0 {

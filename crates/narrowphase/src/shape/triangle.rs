@@ -37,6 +37,18 @@ impl Triangle {
         Ok(Self { a, b, c })
     }
 
+    /// A triangle of vertices the caller has already validated as
+    /// [`Triangle::try_new`] does (a mesh's, checked once when the mesh was
+    /// built): no check in release builds, a debug assertion otherwise. A
+    /// vertex that would fail the check gives meaningless answers (NaN or
+    /// overflowing coordinates), never undefined behaviour.
+    #[inline]
+    #[must_use]
+    pub fn new_unchecked(a: Point, b: Point, c: Point) -> Self {
+        debug_assert!(Self::try_new(a, b, c).is_ok(), "invalid Triangle: {a} {b} {c}");
+        Self { a, b, c }
+    }
+
     /// A triangle.
     ///
     /// # Panics
