@@ -7,13 +7,14 @@ use proxima_narrowphase::{
     Ray, RayHit, Real, Triangle, UnitVector, Vector,
 };
 
-use super::manifold::{barycentric, face_normal_towards, Convex};
+use super::manifold::{barycentric, face_normal_on_side, Convex};
 
 /// The contact of `shape` A against triangle `t` along the triangle's face
 /// normal, replacing the edge or vertex manifold `m` (touching) on an
 /// inactive feature: A's deepest point across the triangle's plane over the
 /// triangle, `point_b` on the triangle and `point_a = point_b + depth n` on
-/// A, for the face normal `n` (from A to the triangle, on `m`'s side); `m`'s
+/// A, for the face normal `n` (from A to the triangle, on A's side of the
+/// plane: see [`face_normal_on_side`]); `m`'s
 /// deepest id. A shape penetrating a flat mesh across an inactive edge is
 /// pushed out of the surface, not sideways, by its true depth below it.
 ///
@@ -25,7 +26,7 @@ use super::manifold::{barycentric, face_normal_towards, Convex};
 /// reaches the plane, `m` is kept: its points lie on `t` with their depth
 /// along their own normal.
 pub(super) fn face_contact(t: &Triangle, m: &ContactManifold, shape: &Convex<'_>) -> ContactManifold {
-    let Some(n) = face_normal_towards(t, &m.normal) else { return *m };
+    let Some(n) = face_normal_on_side(t, shape, &m.normal) else { return *m };
     let s = shape.support(&n);
     let depth = (s - t.a()).dot(&n).max(0.0);
     let foot = s - n.into_inner() * depth;

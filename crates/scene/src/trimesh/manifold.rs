@@ -222,7 +222,7 @@ impl TriMesh {
             if inactive {
                 // A flat (inactive) feature inside a region that touches by
                 // its faces: those face manifolds already hold the shape up.
-                let face = face_normal_towards(&self.triangle(t as u32), &m.manifold.normal);
+                let face = face_normal_on_side(&self.triangle(t as u32), shape, &m.manifold.normal);
                 let flat_region = face.is_some_and(|f| touching_faces.iter().any(|n| n.dot(&f) >= FLAT_EDGE_COSINE));
                 if held && flat_region {
                     return false;
@@ -230,7 +230,7 @@ impl TriMesh {
                 m.manifold = if deep {
                     face_contact(&self.triangle(t as u32), &m.manifold, shape)
                 } else {
-                    along_face_normal(&self.triangle(t as u32), &m.manifold)
+                    along_face_normal(&self.triangle(t as u32), &m.manifold, shape)
                 };
             }
             true
@@ -352,23 +352,40 @@ fn group_by_normal(scratch: &mut MeshScratch, out: &mut Vec<ContactManifold>) {
     }
 }
 
-/// The unit normal of triangle `t` on the side of `normal` (a contact normal
-/// from A to the triangle: the result points the same way), `None` for a
-/// degenerate triangle.
-pub(super) fn face_normal_towards(t: &Triangle, normal: &UnitVector) -> Option<UnitVector> {
-    let f = t.scaled_normal();
-    let f = if f.dot(normal) < 0.0 { -f } else { f };
-    UnitVector::try_new(f, 0.0)
+/// The unit face normal `n` of triangle `t` (from shape A to the triangle)
+/// on A's side of the triangle's plane, `None` for a degenerate triangle:
+/// of `n = f` and `n = -f` (`f` the unit normal of the winding), the one
+/// across which A reaches less far, `(support(n) - a) . n` the smaller (for
+/// a centrally symmetric shape, `n` points from its centre to the plane); a
+/// tie takes the side of `normal` (the contact normal being replaced, from A
+/// to the triangle).
+///
+/// The mesh is two-sided, and this is the side a face contact of the
+/// triangle takes (the face axis of a two-sided triangle's separating axis
+/// test pushes A out by the smaller of its two overlaps). It is only asked
+/// of a triangle whose feature is inactive, whose neighbours meet it within
+/// 5 degrees, so it is the side of the local surface that A is on. The
+/// side of the contact normal is not: an edge or vertex contact's normal
+/// may lie almost in the plane (a box corner beside a vertex, pushed out
+/// sideways) and lean to the far side, and A would be pushed through the
+/// surface by its whole height above it.
+pub(super) fn face_normal_on_side(t: &Triangle, shape: &Convex<'_>, normal: &UnitVector) -> Option<UnitVector> {
+    let front = UnitVector::try_new(t.scaled_normal(), 0.0)?;
+    let back = -front;
+    let reach = |n: &UnitVector| (shape.support(n) - t.a()).dot(n);
+    let (r_front, r_back) = (reach(&front), reach(&back));
+    Some(if r_front < r_back || (r_front == r_back && front.dot(normal) >= 0.0) { front } else { back })
 }
 
 /// A speculative manifold `m` on an inactive feature of triangle `t` turned
-/// to the triangle's face normal (towards the shape's side): each point keeps
-/// its triangle point and its depth (the shapes' distance), and `point_a`
-/// moves to `point_b + depth n`. The shape sees the flat surface's normal,
-/// not the sideways one of an edge that is not there, and keeps its
-/// speculative contact when no face contact holds it.
-fn along_face_normal(t: &Triangle, m: &ContactManifold) -> ContactManifold {
-    let Some(n) = face_normal_towards(t, &m.normal) else { return *m };
+/// to the triangle's face normal on the shape's side (see
+/// [`face_normal_on_side`]): each point keeps its triangle point and its
+/// depth (the shapes' distance), and `point_a` moves to
+/// `point_b + depth n`. The shape sees the flat surface's normal, not the
+/// sideways one of an edge that is not there, and keeps its speculative
+/// contact when no face contact holds it.
+fn along_face_normal(t: &Triangle, m: &ContactManifold, shape: &Convex<'_>) -> ContactManifold {
+    let Some(n) = face_normal_on_side(t, shape, &m.normal) else { return *m };
     let mut points: SmallVec<[ManifoldPoint; 4]> = SmallVec::new();
     points.extend(m.points().iter().map(|p| ManifoldPoint { point_a: p.point_b + n.into_inner() * p.depth, ..*p }));
     ContactManifold::new(n, &points).unwrap_or(*m)
