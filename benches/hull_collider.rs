@@ -21,73 +21,20 @@
 //! (or hits).
 
 use std::hint::black_box;
-use std::sync::Arc;
-
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use parry3d::math::{Pose, Vector as PVec};
+use parry3d::math::Pose;
 use parry3d::query::{self, PersistentQueryDispatcher, Ray as PRay, RayCast};
-use parry3d::shape::{Ball, Capsule as PCapsule, ConvexPolyhedron, Cuboid};
-use proxima::nalgebra::Translation3;
+use parry3d::shape::{Ball, Capsule as PCapsule, ConvexPolyhedron};
 use proxima::narrowphase::*;
 use proxima::scene::{contact_manifolds, ColliderShape, WorldShape};
 use proxima_test_support::convert as cv;
 use proxima_test_support::gen::{self, uniform};
-use proxima_test_support::Rng;
 
-const PAIRS: usize = 2_000;
+#[path = "../examples/support/hull_pairs.rs"]
+mod hull_pairs;
+use hull_pairs::{hull, pairs, parry_hull, parry_pose, Centred, PAIRS};
+
 const PREDICTION: Real = 0.02;
-
-/// A hull of 24 random points of half-size in [0.3, 1), placed at `at`.
-fn hull(rng: &mut impl Rng, at: Vector) -> (Arc<ConvexHull>, Isometry) {
-    let s = uniform(rng, 0.3, 1.0);
-    let points: Vec<Point> =
-        (0..24).map(|_| Point::new(uniform(rng, -s, s), uniform(rng, -s, s), uniform(rng, -s, s))).collect();
-    let pose = Isometry::from_parts(Translation3::from(at), gen::rotation(rng));
-    (Arc::new(ConvexHull::try_new(&points).expect("a hull")), pose)
-}
-
-fn parry_pose(pose: &Isometry) -> Pose {
-    Pose::from_parts(cv::vec(&pose.translation.vector), cv::rot(&pose.rotation))
-}
-
-fn parry_hull(h: &ConvexHull) -> ConvexPolyhedron {
-    let points: Vec<PVec> = h.vertices().iter().map(cv::pt).collect();
-    ConvexPolyhedron::from_convex_hull(&points).expect("parry builds it")
-}
-
-/// A pair for both libraries.
-struct Pair {
-    a: WorldShape,
-    b: WorldShape,
-    pa: Pose,
-    pb: Pose,
-    ga: Box<dyn parry3d::shape::Shape>,
-    gb: Box<dyn parry3d::shape::Shape>,
-}
-
-fn pairs(seed: u64, boxes: bool) -> Vec<Pair> {
-    let mut rng = proxima_test_support::rng(seed);
-    (0..PAIRS)
-        .map(|_| {
-            let (ha, pose_a) = hull(&mut rng, Vector::zeros());
-            let near =
-                Vector::new(uniform(&mut rng, -1.6, 1.6), uniform(&mut rng, -1.6, 1.6), uniform(&mut rng, -1.6, 1.6));
-            let a = ColliderShape::ConvexHull(ha.clone()).placed(&pose_a).unwrap();
-            let (pa, ga): (Pose, Box<dyn parry3d::shape::Shape>) = (parry_pose(&pose_a), Box::new(parry_hull(&ha)));
-            if boxes {
-                let h =
-                    Vector::new(uniform(&mut rng, 0.2, 1.0), uniform(&mut rng, 0.2, 1.0), uniform(&mut rng, 0.2, 1.0));
-                let pose = Isometry::from_parts(Translation3::from(near), gen::rotation(&mut rng));
-                let b = ColliderShape::Cuboid { half_extents: h }.placed(&pose).unwrap();
-                Pair { a, b, pa, pb: parry_pose(&pose), ga, gb: Box::new(Cuboid::new(cv::vec(&h))) }
-            } else {
-                let (hb, pose_b) = hull(&mut rng, near);
-                let b = ColliderShape::ConvexHull(hb.clone()).placed(&pose_b).unwrap();
-                Pair { a, b, pa, pb: parry_pose(&pose_b), ga, gb: Box::new(parry_hull(&hb)) }
-            }
-        })
-        .collect()
-}
 
 fn manifolds(c: &mut Criterion) {
     for (name, boxes, seed) in [("hull_manifold/hull_hull", false, 0xB1), ("hull_manifold/hull_box", true, 0xB2)] {
@@ -121,28 +68,6 @@ fn manifolds(c: &mut Criterion) {
     }
 }
 
-/// A placed hull as a support map, as the scene places one for a query:
-/// the pose's rotation turned into a matrix once.
-struct Placed<'a> {
-    hull: &'a ConvexHull,
-    pose: &'a Isometry,
-    rotation: proxima::nalgebra::Matrix3<Real>,
-}
-
-impl<'a> Placed<'a> {
-    fn new(shape: &'a WorldShape) -> Self {
-        let WorldShape::ConvexHull(hull, pose) = shape else { unreachable!("hulls only") };
-        Self { hull, pose, rotation: pose.rotation.to_rotation_matrix().into_inner() }
-    }
-}
-
-impl SupportMap for Placed<'_> {
-    fn support(&self, dir: &Vector) -> Point {
-        let local = self.rotation.tr_mul(dir);
-        Point::from(self.rotation * self.hull.support_point(&local).coords + self.pose.translation.vector)
-    }
-}
-
 fn overlap(c: &mut Criterion) {
     let pairs = pairs(0xB3, false);
     let mut g = c.benchmark_group("hull_overlap/hull_hull");
@@ -161,25 +86,6 @@ fn overlap(c: &mut Criterion) {
         })
     });
     g.finish();
-}
-
-/// A placed hull as the scene's support map: GJK starts from its box's
-/// centre.
-struct Centred<'a>(Placed<'a>);
-
-impl<'a> Centred<'a> {
-    fn new(shape: &'a WorldShape) -> Self {
-        Self(Placed::new(shape))
-    }
-}
-
-impl SupportMap for Centred<'_> {
-    fn support(&self, dir: &Vector) -> Point {
-        self.0.support(dir)
-    }
-    fn core_center(&self) -> Point {
-        self.0.pose.transform_point(&self.0.hull.aabb().center())
-    }
 }
 
 fn sphere_contacts(c: &mut Criterion) {

@@ -10,90 +10,17 @@
 //! printed beside each time (manifold points, or overlapping pairs) must
 //! agree closely between the two libraries.
 
-use std::sync::Arc;
 use std::time::Instant;
 
-use parry3d::math::{Pose, Vector as PVec};
 use parry3d::query::{self, PersistentQueryDispatcher};
-use parry3d::shape::{ConvexPolyhedron, Cuboid, Shape};
-use proxima::nalgebra::Translation3;
 use proxima::narrowphase::*;
-use proxima::scene::{contact_manifolds, ColliderShape, WorldShape};
-use proxima_test_support::convert as cv;
-use proxima_test_support::gen::{self, uniform};
-use proxima_test_support::Rng;
+use proxima::scene::contact_manifolds;
 
-const PAIRS: usize = 2_000;
+#[path = "support/hull_pairs.rs"]
+mod hull_pairs;
+use hull_pairs::{pairs, Centred, PAIRS};
+
 const PREDICTION: Real = 0.02;
-
-struct Pair {
-    a: WorldShape,
-    b: WorldShape,
-    pa: Pose,
-    pb: Pose,
-    ga: Box<dyn Shape>,
-    gb: Box<dyn Shape>,
-}
-
-/// A hull of 24 random points of half-size in [0.3, 1), placed at `at`.
-fn hull(rng: &mut impl Rng, at: Vector) -> (Arc<ConvexHull>, Isometry) {
-    let s = uniform(rng, 0.3, 1.0);
-    let points: Vec<Point> =
-        (0..24).map(|_| Point::new(uniform(rng, -s, s), uniform(rng, -s, s), uniform(rng, -s, s))).collect();
-    let pose = Isometry::from_parts(Translation3::from(at), gen::rotation(rng));
-    (Arc::new(ConvexHull::try_new(&points).expect("a hull")), pose)
-}
-
-fn parry_pose(pose: &Isometry) -> Pose {
-    Pose::from_parts(cv::vec(&pose.translation.vector), cv::rot(&pose.rotation))
-}
-
-fn parry_hull(h: &ConvexHull) -> ConvexPolyhedron {
-    let points: Vec<PVec> = h.vertices().iter().map(cv::pt).collect();
-    ConvexPolyhedron::from_convex_hull(&points).expect("parry builds it")
-}
-
-fn pair(rng: &mut impl Rng, boxes: bool) -> Pair {
-    let (ha, pose_a) = hull(rng, Vector::zeros());
-    let near = Vector::new(uniform(rng, -1.6, 1.6), uniform(rng, -1.6, 1.6), uniform(rng, -1.6, 1.6));
-    let a = ColliderShape::ConvexHull(ha.clone()).placed(&pose_a).unwrap();
-    let (pa, ga): (Pose, Box<dyn Shape>) = (parry_pose(&pose_a), Box::new(parry_hull(&ha)));
-    if boxes {
-        let h = Vector::new(uniform(rng, 0.2, 1.0), uniform(rng, 0.2, 1.0), uniform(rng, 0.2, 1.0));
-        let pose = Isometry::from_parts(Translation3::from(near), gen::rotation(rng));
-        let b = ColliderShape::Cuboid { half_extents: h }.placed(&pose).unwrap();
-        Pair { a, b, pa, pb: parry_pose(&pose), ga, gb: Box::new(Cuboid::new(cv::vec(&h))) }
-    } else {
-        let (hb, pose_b) = hull(rng, near);
-        let b = ColliderShape::ConvexHull(hb.clone()).placed(&pose_b).unwrap();
-        Pair { a, b, pa, pb: parry_pose(&pose_b), ga, gb: Box::new(parry_hull(&hb)) }
-    }
-}
-
-/// A placed hull as the scene places one for a query (the rotation as a
-/// matrix, GJK from its box's centre), as `benches/hull_collider.rs` has it.
-struct Centred<'a> {
-    hull: &'a ConvexHull,
-    pose: &'a Isometry,
-    rotation: proxima::nalgebra::Matrix3<Real>,
-}
-
-impl<'a> Centred<'a> {
-    fn new(shape: &'a WorldShape) -> Self {
-        let WorldShape::ConvexHull(hull, pose) = shape else { unreachable!("hulls only") };
-        Self { hull, pose, rotation: pose.rotation.to_rotation_matrix().into_inner() }
-    }
-}
-
-impl SupportMap for Centred<'_> {
-    fn support(&self, dir: &Vector) -> Point {
-        let local = self.rotation.tr_mul(dir);
-        Point::from(self.rotation * self.hull.support_point(&local).coords + self.pose.translation.vector)
-    }
-    fn core_center(&self) -> Point {
-        self.pose.transform_point(&self.hull.aabb().center())
-    }
-}
 
 fn main() {
     let (mut query, mut passes, mut seed, mut only) = ("manifold".to_string(), 20, 0xB1u64, String::new());
@@ -108,8 +35,7 @@ fn main() {
             other => panic!("unknown argument {other}"),
         }
     }
-    let mut rng = proxima_test_support::rng(seed);
-    let pairs: Vec<Pair> = (0..PAIRS).map(|_| pair(&mut rng, query == "box")).collect();
+    let pairs = pairs(seed, query == "box");
     let mut out = Vec::new();
     let mut parry_out: Vec<query::ContactManifold<(), ()>> = Vec::new();
     let overlap = query == "overlap";
