@@ -20,7 +20,6 @@
 //! at random; partners within reach. The checksum is the number of points
 //! (or hits).
 
-use std::hint::black_box;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use parry3d::math::Pose;
 use parry3d::query::{self, PersistentQueryDispatcher, Ray as PRay, RayCast};
@@ -29,6 +28,7 @@ use proxima::narrowphase::*;
 use proxima::scene::{contact_manifolds, ColliderShape, WorldShape};
 use proxima_test_support::convert as cv;
 use proxima_test_support::gen::{self, uniform};
+use std::hint::black_box;
 
 #[path = "../examples/support/hull_pairs.rs"]
 mod hull_pairs;
