@@ -232,3 +232,40 @@ fn boxes_resting_on_mesh_vertices_are_pushed_out_of_the_mesh() {
     }
     assert!(penetrating * 10 >= cases * 3 && penetrating * 10 <= cases * 7, "{penetrating} of {cases} penetrate");
 }
+
+/// A long, thin plank lying across a gentle ridge (two slopes meeting at 4
+/// degrees: an inactive edge), slightly into it, turned about the vertical
+/// and shifted along the ridge: its contacts push it up, out of the mesh,
+/// and no deeper than it sinks at the ridge. Each slope's plane, extended
+/// past the ridge, passes above the plank's far end (by at least
+/// `2.5 tan 2°` = 0.087 m, against a plank 0.05 m thick): a side rule that
+/// measured the plank across a slope's whole plane would put it under the
+/// slope.
+#[test]
+fn a_long_plank_across_a_gentle_ridge_is_pushed_up() {
+    let slope = (2.0 as Real).to_radians().tan();
+    let (reach, width) = (20.0, 4.0);
+    let vertices = vec![
+        Point::new(-reach, -reach * slope, -width),
+        Point::new(0.0, 0.0, -width),
+        Point::new(reach, -reach * slope, -width),
+        Point::new(-reach, -reach * slope, width),
+        Point::new(0.0, 0.0, width),
+        Point::new(reach, -reach * slope, width),
+    ];
+    let indices = vec![[0, 3, 1], [1, 3, 4], [1, 4, 2], [2, 4, 5]];
+    let mesh = Arc::new(TriMesh::new(vertices, indices).expect("a valid mesh"));
+    let mut rng = rng(0x7269_6467);
+    for case in 0..200 {
+        let h = Vector::new(uniform(&mut rng, 2.5, 5.0), 0.025, uniform(&mut rng, 0.1, 0.5));
+        let sink = uniform(&mut rng, 0.0, 0.01);
+        let turn = nalgebra::UnitQuaternion::from_axis_angle(&Vector::y_axis(), uniform(&mut rng, -0.3, 0.3));
+        let centre = Point::new(uniform(&mut rng, -0.05, 0.05), h.y - sink, uniform(&mut rng, -1.0, 1.0));
+        let obb = Obb::new(centre, turn, h);
+        let (out, side, depth) = manifolds(&mesh, &obb);
+        assert!(!out.is_empty(), "case {case}: the plank touches the ridge");
+        assert!(side > 0.0, "case {case}: a normal pushes {obb:?} into the mesh ({side}): {out:?}");
+        // The plank sinks `sink` at the ridge, less beside it.
+        assert!(depth <= sink + 1e-4, "case {case}: depth {depth} for a plank sunk {sink}: {out:?}");
+    }
+}
