@@ -298,6 +298,10 @@ fn contact(c: &mut Criterion) {
     let w: Vec<_> = v.iter().map(|(a, b)| Pp::new(cv::cuboid(a), cv::triangle(b))).collect();
     let ours = |(a, b): &(Obb, Triangle)| count(contact_manifold_obb_triangle(a, b, prediction));
     manifold_pair(c, "contact/obb_triangle_manifold", &v, ours, &w, prediction);
+    let v = cases(40, |r| (gen::capsule(r, &p), gen::triangle(r, &p)));
+    let w: Vec<_> = v.iter().map(|(a, b)| Pp::new(cv::capsule(a), cv::triangle(b))).collect();
+    let ours = |(a, b): &(Capsule, Triangle)| count(contact_manifold_capsule_triangle(a, b, prediction));
+    manifold_pair(c, "contact/capsule_triangle_manifold", &v, ours, &w, prediction);
     let v = cases(30, |r| (gen::sphere(r, &p), gen::obb(r, &p)));
     let w: Vec<_> = v.iter().map(|(a, b)| Pp::new(cv::ball(a), cv::cuboid(b))).collect();
     let ours = |(a, b): &(Sphere, Obb)| count(contact_manifold_sphere_obb(a, b, prediction));

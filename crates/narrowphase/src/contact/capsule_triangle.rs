@@ -8,6 +8,7 @@ use crate::closest::{
     closest_points_segment_triangle, closest_points_segment_triangle_boundary, closest_points_segment_triangle_f64,
     ClosestPoints, V64,
 };
+use crate::distance::{from_cores, ShapeDistance};
 use crate::math::{within_distance, Point, Real, UnitVector, Vector};
 use crate::shape::{Capsule, Triangle};
 
@@ -54,6 +55,17 @@ use crate::shape::{Capsule, Triangle};
 /// face), which lie `overlap` apart along the normal (see `feature.rs`).
 #[must_use]
 pub fn contact_capsule_triangle(capsule: &Capsule, tri: &Triangle) -> Option<Contact> {
+    contact_or_distance(capsule, tri).ok()
+}
+
+/// [`contact_capsule_triangle`], or when the shapes are apart, their
+/// distance where the contact test found it: for clear cores farther apart
+/// than the radius, the closest pair it took is the one
+/// [`distance_capsule_triangle`](crate::distance_capsule_triangle) finds
+/// (the same boundary features, in the same frame relative to `a`), so
+/// `Err(Some(d))` is that function's answer, bit for bit. `Err(None)` when
+/// the near band found them apart (the caller computes the distance).
+pub(super) fn contact_or_distance(capsule: &Capsule, tri: &Triangle) -> Result<Contact, Option<ShapeDistance>> {
     let (o, r) = (*capsule.a(), capsule.radius());
     let (p, q) = (Point::origin(), Point::from(capsule.b() - o));
     let local = Triangle { a: Point::from(tri.a - o), b: Point::from(tri.b - o), c: Point::from(tri.c - o) };
@@ -64,7 +76,8 @@ pub fn contact_capsule_triangle(capsule: &Capsule, tri: &Triangle) -> Option<Con
     let gap = t - s;
     let dist2 = gap.norm_squared();
     if !crossing && !within_distance(&gap, r) {
-        return None;
+        let d = from_cores(s, r, t, 0.0);
+        return Err(Some(ShapeDistance { point_a: o + d.point_a.coords, point_b: o + d.point_b.coords, ..d }));
     }
     let [a, b, c] = local.vertices();
     let scale = (q - p).norm() + (b - a).norm() + (c - a).norm();
@@ -73,15 +86,15 @@ pub fn contact_capsule_triangle(capsule: &Capsule, tri: &Triangle) -> Option<Con
             let dist = dist2.sqrt();
             let normal = UnitVector::new_unchecked(gap / dist);
             let point_a = o + (s.coords + normal.into_inner() * r);
-            return Some(Contact { point_a, point_b: o + t.coords, normal, depth: r - dist });
+            return Ok(Contact { point_a, point_b: o + t.coords, normal, depth: r - dist });
         }
         match near_contact_f64(capsule, tri, scale) {
-            Near::Apart => return None,
-            Near::Contact(c) => return Some(c),
+            Near::Apart => return Err(None),
+            Near::Contact(c) => return Ok(c),
             Near::Touching => {}
         }
     }
-    let (n, overlap) = min_overlap_axis(&p, &q, &local)?;
+    let (n, overlap) = min_overlap_axis(&p, &q, &local).ok_or(None)?;
     let normal = UnitVector::new_unchecked(n);
     let depth = (overlap + r).max(0.0);
     let (p1, q1) = segment_support(&p.coords, &q.coords, &n);
@@ -89,7 +102,7 @@ pub fn contact_capsule_triangle(capsule: &Capsule, tri: &Triangle) -> Option<Con
     let feature = Triangle { a: Point::from(f0), b: Point::from(f1), c: Point::from(f2) };
     let ClosestPoints { point_a: s, point_b: t } =
         closest_points_segment_triangle(&Point::from(p1), &Point::from(q1), &feature);
-    Some(Contact { point_a: o + (s.coords + n * r), point_b: o + t.coords, normal, depth })
+    Ok(Contact { point_a: o + (s.coords + n * r), point_b: o + t.coords, normal, depth })
 }
 
 /// The near-band contact (see [`contact_capsule_triangle`]): the closest

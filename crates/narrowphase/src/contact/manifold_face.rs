@@ -1,12 +1,13 @@
 //! Manifolds whose points come from clipping against a face: capsule
 //! against box or triangle, box against triangle.
 
+use super::capsule_triangle::contact_or_distance;
 use super::clip::{clip_to_sides, triangle_sides, Polygon};
 use super::feature::{box_support, FEATURE_SINE};
 use super::manifold::{single, ContactManifold, Gathered, ManifoldPoint};
 use super::manifold_round::{contact_within, core_normal};
 use super::obb_triangle::{contact_or_gap, speculative_normal_obb_triangle};
-use super::{contact_capsule_obb, contact_capsule_triangle, Contact};
+use super::{contact_capsule_obb, Contact};
 use crate::closest::face_normal;
 use crate::distance::{distance_capsule_obb, distance_capsule_triangle, ShapeDistance};
 use crate::gjk::distance_convex;
@@ -167,12 +168,25 @@ fn capsule_along_box_edge(a: &Capsule, b: &Obb, c: &Contact, prediction: Real) -
 /// face: a normal within 1e-3 rad of the face normal (which becomes the
 /// manifold's normal) clips the core segment to the triangle's three side
 /// planes (two points for a capsule
-/// lying on it); otherwise the one point of [`contact_capsule_triangle`].
+/// lying on it); otherwise the one point of
+/// [`contact_capsule_triangle`](crate::contact_capsule_triangle).
 #[must_use]
 pub fn contact_manifold_capsule_triangle(a: &Capsule, b: &Triangle, prediction: Real) -> Option<ContactManifold> {
     let prediction = prediction.max(0.0);
+    if capsule_separated_beyond(a, b, prediction) {
+        return None;
+    }
     let normal = |d: &ShapeDistance| core_normal(a.a(), a.b(), &d.point_b);
-    let c = contact_within(contact_capsule_triangle(a, b), prediction, || distance_capsule_triangle(a, b), normal)?;
+    // Apart: the contact test's closest pair is the distance, when it has one.
+    let (contact, apart) = match contact_or_distance(a, b) {
+        Ok(c) => (Some(c), None),
+        Err(d) => (None, d),
+    };
+    if apart.is_some_and(|d| d.distance > prediction) {
+        return None;
+    }
+    let distance = || apart.unwrap_or_else(|| distance_capsule_triangle(a, b));
+    let c = contact_within(contact, prediction, distance, normal)?;
     let Some(f) = facing_normal(b, &c.normal) else {
         return Some(single(c.normal, c.point_a, c.point_b, c.depth, 0));
     };
@@ -325,6 +339,36 @@ fn separated_beyond(a: &Obb, b: &Triangle, prediction: Real) -> bool {
     }
     let reach = h.dot(&n.abs());
     n.dot(&v[0]).abs() > reach + prediction * len
+}
+
+/// True when the world axes or the triangle's normal separate capsule A and
+/// triangle B by more than `prediction`: the rejection of
+/// [`separated_beyond`] for a capsule (on an axis the capsule spans its
+/// core segment's projection widened by `r`). Relative to the segment's
+/// first endpoint, so the rounding is relative to the shapes' size; a pair
+/// within `1e-5` of that size beyond `prediction` goes on to the exact test.
+fn capsule_separated_beyond(a: &Capsule, b: &Triangle, prediction: Real) -> bool {
+    let o = a.a().coords;
+    let q = a.b().coords - o;
+    let v = b.vertices().map(|x| x.coords - o);
+    let r = a.radius();
+    let slack = 1e-5 * (q.abs().sum() + (v[1] - v[0]).abs().sum() + (v[2] - v[0]).abs().sum() + r);
+    let reach = r + prediction + slack;
+    for k in 0..3 {
+        let (lo, hi) = (v[0][k].min(v[1][k]).min(v[2][k]), v[0][k].max(v[1][k]).max(v[2][k]));
+        if lo > q[k].max(0.0) + reach || hi < q[k].min(0.0) - reach {
+            return true;
+        }
+    }
+    // The plane n . x = n . v0: both endpoints on one side, each farther
+    // than the radius plus the prediction.
+    let n = (v[1] - v[0]).cross(&(v[2] - v[0]));
+    let len = n.norm();
+    if len.is_nan() || len <= 0.0 {
+        return false;
+    }
+    let (hp, hq) = (-n.dot(&v[0]), n.dot(&(q - v[0])));
+    hp.min(hq) > reach * len || hp.max(hq) < -reach * len
 }
 
 /// The triangle's unit normal on the side facing A (`f . normal < 0`, the

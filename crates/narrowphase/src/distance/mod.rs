@@ -68,7 +68,7 @@ impl ShapeDistance {
 /// overlap, and `s + (t - s) ra / (ra + rb)` is within `ra` of `s` and `rb` of
 /// `t`, so it lies in both (it is `t` for a polytope B, `rb = 0`).
 #[inline]
-fn from_cores(s: Point, ra: Real, t: Point, rb: Real) -> ShapeDistance {
+pub(crate) fn from_cores(s: Point, ra: Real, t: Point, rb: Real) -> ShapeDistance {
     let gap = t - s;
     let g = gap.norm();
     let r = ra + rb;
