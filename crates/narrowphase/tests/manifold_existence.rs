@@ -1,12 +1,13 @@
-//! The round-against-faceted manifolds exist exactly when their contract
-//! says: `contact_manifold_capsule_{obb,triangle}(a, b, p)` is `None`
-//! exactly when the contact test is `None` and the distance function puts
-//! the shapes farther apart than `p`, and a speculative manifold's deepest
-//! point is that distance (its depth `-distance`, to rounding).
+//! The manifolds of a capsule or a box against a face exist exactly when
+//! their contract says: `contact_manifold_{capsule_obb,capsule_triangle,
+//! obb_triangle}(a, b, p)` is `None` exactly when the contact test is
+//! `None` and the distance function puts the shapes farther apart than
+//! `p`, and a speculative manifold's deepest point is that distance (its
+//! depth `-distance`, to rounding).
 //!
-//! The manifolds reuse the contact test's closest pair instead of calling
-//! the distance function where they can; this pins the two to the same
-//! answer. Random pairs at the origin and at `1e4` (sizes 0.1-1, centres
+//! The manifolds find the distance other ways where they can (the capsule's
+//! contact test's closest pair, a box's clipped face); this pins them to
+//! the distance functions' answer. Random pairs at the origin and at `1e4` (sizes 0.1-1, centres
 //! within 2), predictions from 0 to 1.5, 40,000 pairs per shape pair.
 //! Tolerance of the depth: `1e-5` of the coordinates' magnitude plus one,
 //! the rounding of a depth re-expressed along a face normal (see
@@ -72,5 +73,17 @@ fn capsule_obb_manifold_exists_exactly_within_the_prediction() {
         contact_capsule_obb,
         distance_capsule_obb,
         contact_manifold_capsule_obb,
+    );
+}
+
+#[test]
+fn obb_triangle_manifold_exists_exactly_within_the_prediction() {
+    check(
+        "obb-triangle",
+        0xCA9,
+        |r, p| (gen::obb(r, p), gen::triangle(r, p)),
+        contact_obb_triangle,
+        distance_obb_triangle,
+        contact_manifold_obb_triangle,
     );
 }

@@ -6,7 +6,7 @@ use super::clip::{clip_to_sides, triangle_sides, Polygon};
 use super::feature::{box_support, FEATURE_SINE};
 use super::manifold::{single, ContactManifold, Gathered, ManifoldPoint};
 use super::manifold_round::{contact_within, core_normal};
-use super::obb_triangle::{contact_or_gap, speculative_normal_obb_triangle};
+use super::obb_triangle::{contact_or_gap, speculative_normal_obb_triangle, Gap};
 use super::{contact_capsule_obb, Contact};
 use crate::closest::face_normal;
 use crate::distance::{distance_capsule_obb, distance_capsule_triangle, ShapeDistance};
@@ -255,20 +255,75 @@ pub fn contact_manifold_obb_triangle(a: &Obb, b: &Triangle, prediction: Real) ->
         return None;
     }
     // Apart by more than the prediction on some axis: no distance needed.
+    // Apart by less on a face axis: the clipped face may hold the distance.
     let contact = match contact_or_gap(a, b, true) {
         Ok(c) => Some(c),
-        Err(gap) if gap > prediction => return None,
-        Err(_) => None,
+        Err(Gap { gap, .. }) if gap > prediction => return None,
+        Err(Gap { gap, face }) => {
+            if let Some(m) = face.and_then(|n| face_gap_manifold(a, b, &n, gap, prediction)) {
+                return Some(m);
+            }
+            None
+        }
     };
     let normal = |d: &ShapeDistance| speculative_normal_obb_triangle(a, b, d);
     let c = contact_within(contact, prediction, || distance_convex(a, b), normal)?;
+    Some(match clip_obb_triangle(a, b, &c.normal, c.depth >= 0.0, prediction) {
+        Some((reference, out)) => out.finish(reference, &c),
+        None => single(c.normal, c.point_a, c.point_b, c.depth, 0),
+    })
+}
+
+/// The manifold of box A and triangle B apart by `gap` (at most
+/// `prediction`) on the face axis `n` (box frame, from A to B), when
+/// clipping along it finds their distance; `None` sends the caller to the
+/// distance.
+///
+/// The distance is at least `gap` (a separating axis), and at most the
+/// height `h` of any clipped point: it lies in the reference face's prism
+/// (the triangle's, or a box face's), where its distance to the other
+/// shape is its height over that face. So when the lowest clipped point
+/// is within rounding of `gap`, it is a closest pair, the reference normal
+/// is the closest points' direction, and the manifold is the one the
+/// distance would have led to: the same reference face, the same points.
+/// A box resting within the prediction over a mesh's faces takes this
+/// path; edges and vertices beside the face go to the distance.
+fn face_gap_manifold(a: &Obb, b: &Triangle, n: &Vector, gap: Real, prediction: Real) -> Option<ContactManifold> {
+    let normal = UnitVector::new_normalize(a.axes() * n);
+    let (reference, out) = clip_obb_triangle(a, b, &normal, false, prediction)?;
+    let deepest = *out.points().iter().max_by(|p, q| p.depth.total_cmp(&q.depth))?;
+    // The rounding of `gap` and of the heights: a few ulps of the
+    // coordinates (relative to the box's centre, and of the centre).
+    let v = b.vertices();
+    let size = a.half_extents().sum() + (v[1] - v[0]).abs().sum() + (v[2] - v[0]).abs().sum();
+    let rounding = 4.0 * Real::EPSILON * (size + a.center().coords.amax());
+    if -deepest.depth > gap + rounding {
+        return None;
+    }
+    let c = Contact { point_a: deepest.point_a, point_b: deepest.point_b, normal: reference, depth: deepest.depth };
+    Some(out.finish(reference, &c))
+}
+
+/// The points of box A and triangle B clipped along the contact normal
+/// `normal` (from A to B), with the reference face's normal (see
+/// [`contact_manifold_obb_triangle`]); `None` when `normal` is within
+/// 1e-3 rad of neither the triangle's normal nor a box face's (an edge
+/// contact). Points within `1e-5` of the shapes' size of touching count as
+/// touching when the shapes do (`touching`).
+fn clip_obb_triangle(
+    a: &Obb,
+    b: &Triangle,
+    normal: &UnitVector,
+    touching: bool,
+    prediction: Real,
+) -> Option<(UnitVector, Gathered)> {
     let (h, v) = (a.half_extents(), b.vertices());
     let slack = 1e-5 * (h.sum() + (v[1] - v[0]).abs().sum() + (v[2] - v[0]).abs().sum());
-    let depth_of = |d: Real| if c.depth >= 0.0 && d >= -slack { d.max(0.0) } else { d };
+    let depth_of = |d: Real| if touching && d >= -slack { d.max(0.0) } else { d };
     let mut out = Gathered::new();
-    if let Some(f) = facing_normal(b, &c.normal) {
+    if let Some(f) = facing_normal(b, normal) {
         // Incident: the box face whose outward normal is most along n.
-        let nl = a.to_local_vector(&c.normal);
+        let nl = a.to_local_vector(normal);
         let k = nl.iamax();
         let (sign, (k1, k2)) = (nl[k].signum(), ((k + 1) % 3, (k + 2) % 3));
         let axes = a.axes();
@@ -289,12 +344,12 @@ pub fn contact_manifold_obb_triangle(a: &Obb, b: &Triangle, prediction: Real) ->
                 out.push(p);
             }
         }
-        return Some(out.finish(UnitVector::new_unchecked(-f), &c));
+        return Some((UnitVector::new_unchecked(-f), out));
     }
-    let nl = a.to_local_vector(&c.normal);
+    let nl = a.to_local_vector(normal);
     let k = nl.iamax();
     if nl[k].abs() < FACE_COSINE {
-        return Some(single(c.normal, c.point_a, c.point_b, c.depth, 0));
+        return None;
     }
     let e = box_face_normal(k, nl[k]);
     let tri = Polygon::new(&v.map(|p| a.to_local(&p)));
@@ -312,7 +367,7 @@ pub fn contact_manifold_obb_triangle(a: &Obb, b: &Triangle, prediction: Real) ->
             out.push(p);
         }
     }
-    Some(out.finish(UnitVector::new_normalize(a.axes() * e), &c))
+    Some((UnitVector::new_normalize(a.axes() * e), out))
 }
 
 /// True when a separating axis among the box's three face normals and the

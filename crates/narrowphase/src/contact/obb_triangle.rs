@@ -36,33 +36,47 @@ pub fn contact_obb_triangle(obb: &Obb, tri: &Triangle) -> Option<Contact> {
     contact_or_gap(obb, tri, false).ok()
 }
 
-/// [`contact_obb_triangle`], or when the shapes are apart, a lower bound of
-/// their distance: the separation `lo - r_box` on a separating axis (every
-/// point of the box and of the triangle projects on its side of the gap, so
-/// no two are closer than it). With `widest`, every axis is tried and the
-/// largest separation returned (a manifold's prediction test, which skips
-/// the distance when the bound already exceeds the prediction); otherwise
-/// the first separating axis found ends the test.
-pub(super) fn contact_or_gap(obb: &Obb, tri: &Triangle, widest: bool) -> Result<Contact, Real> {
+/// Box A and triangle B found apart by a separating axis.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Gap {
+    /// The separation on the axis, `lo - r_box`: a lower bound of the
+    /// shapes' distance (every point of the box and of the triangle
+    /// projects on its side of the gap, so no two are closer than it).
+    pub gap: Real,
+    /// The axis in the box frame, unit, oriented from the box to the
+    /// triangle, when it is a face normal (a box axis or the triangle's
+    /// normal); `None` for an edge-edge cross.
+    pub face: Option<Vector>,
+}
+
+/// [`contact_obb_triangle`], or when the shapes are apart, a separating
+/// axis and its gap (see [`Gap`]). With `widest`, every axis is tried and
+/// the one of largest gap returned (a manifold's prediction test, which
+/// skips the distance when the bound already exceeds the prediction);
+/// otherwise the first separating axis found ends the test.
+pub(super) fn contact_or_gap(obb: &Obb, tri: &Triangle, widest: bool) -> Result<Contact, Gap> {
     let h = obb.half_extents();
     let v = tri.vertices().map(|p| obb.to_local(&p));
     // The least overlaps over the face axes and over the edge axes.
     let (mut face, mut edge) = (None::<(Vector, Real)>, None::<(Vector, Real)>);
-    let mut gap: Real = 0.0;
+    let mut apart: Option<Gap> = None;
     for (axis, is_edge) in axes(&v) {
         let Some((n, depth)) = overlap_on_axis(h, &v, &axis) else { continue };
         if depth < 0.0 {
+            let gap = Gap { gap: -depth, face: (!is_edge).then_some(n) };
             if !widest {
-                return Err(-depth);
+                return Err(gap);
             }
-            gap = gap.max(-depth);
+            if apart.is_none_or(|g| gap.gap > g.gap) {
+                apart = Some(gap);
+            }
         }
         let best = if is_edge { &mut edge } else { &mut face };
         if best.is_none_or(|(_, d)| depth < d) {
             *best = Some((n, depth));
         }
     }
-    if gap > 0.0 {
+    if let Some(gap) = apart {
         return Err(gap);
     }
     let best = match (face, edge) {
@@ -72,7 +86,7 @@ pub(super) fn contact_or_gap(obb: &Obb, tri: &Triangle, widest: bool) -> Result<
     };
     // Every axis near zero: a degenerate pair with no axis to separate it
     // (no bound better than 0).
-    let (n_local, depth) = best.ok_or(0.0)?;
+    let (n_local, depth) = best.ok_or(Gap { gap: 0.0, face: None })?;
     let (centre, half) = box_support(h, &n_local);
     let (feature, face) = triangle_support_down(&v, &n_local);
     let (on_box, on_tri) = closest_box_triangle_features(&centre, &half, &feature, face);
