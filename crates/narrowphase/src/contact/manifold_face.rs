@@ -6,9 +6,9 @@ use super::clip::{clip_to_sides, triangle_sides, Polygon};
 use super::feature::{box_support, FEATURE_SINE};
 use super::manifold::{single, ContactManifold, Gathered, ManifoldPoint};
 use super::manifold_round::{contact_within, core_normal};
-use super::obb_triangle::{contact_or_gap, speculative_normal_obb_triangle, Gap};
+use super::obb_triangle::{contact_or_gap, speculative_normal_obb_triangle, AxisKind, Gap};
 use super::{contact_capsule_obb, Contact};
-use crate::closest::face_normal;
+use crate::closest::{closest_points_segment_segment, face_normal};
 use crate::distance::{distance_capsule_obb, distance_capsule_triangle, ShapeDistance};
 use crate::gjk::distance_convex;
 use crate::math::{Point, Real, UnitVector, Vector};
@@ -256,22 +256,82 @@ pub fn contact_manifold_obb_triangle(a: &Obb, b: &Triangle, prediction: Real) ->
     }
     // Apart by more than the prediction on some axis: no distance needed.
     // Apart by less on a face axis: the clipped face may hold the distance.
+    // Apart by less on an edge axis: the two edges may hold the distance.
     let contact = match contact_or_gap(a, b, true) {
         Ok(c) => Some(c),
         Err(Gap { gap, .. }) if gap > prediction => return None,
-        Err(Gap { gap, face }) => {
-            if let Some(m) = face.and_then(|n| face_gap_manifold(a, b, &n, gap, prediction)) {
-                return Some(m);
+        Err(Gap { gap, axis, kind }) => {
+            let found = match kind {
+                AxisKind::Face => face_gap_manifold(a, b, &axis, gap, prediction),
+                AxisKind::Edge { box_axis, edge } => {
+                    edge_gap_contact(a, b, &axis, box_axis, edge, gap).map(|c| clipped_or_single(a, b, &c, prediction))
+                }
+            };
+            if found.is_some() {
+                return found;
             }
             None
         }
     };
     let normal = |d: &ShapeDistance| speculative_normal_obb_triangle(a, b, d);
     let c = contact_within(contact, prediction, || distance_convex(a, b), normal)?;
-    Some(match clip_obb_triangle(a, b, &c.normal, c.depth >= 0.0, prediction) {
-        Some((reference, out)) => out.finish(reference, &c),
+    Some(clipped_or_single(a, b, &c, prediction))
+}
+
+/// The manifold of box A and triangle B around their contact (or closest
+/// points) `c`: the clipped face when `c`'s normal is a face's, else `c`.
+fn clipped_or_single(a: &Obb, b: &Triangle, c: &Contact, prediction: Real) -> ContactManifold {
+    match clip_obb_triangle(a, b, &c.normal, c.depth >= 0.0, prediction) {
+        Some((reference, out)) => out.finish(reference, c),
         None => single(c.normal, c.point_a, c.point_b, c.depth, 0),
-    })
+    }
+}
+
+/// The rounding of a separation or a height of box A and triangle B: a few
+/// ulps of the coordinates (relative to the box's centre, and of the centre).
+fn gap_rounding(a: &Obb, b: &Triangle) -> Real {
+    let v = b.vertices();
+    let size = a.half_extents().sum() + (v[1] - v[0]).abs().sum() + (v[2] - v[0]).abs().sum();
+    4.0 * Real::EPSILON * (size + a.center().coords.amax())
+}
+
+/// The closest points of box A and triangle B apart by `gap` on the cross
+/// `n` (box frame, unit, from A to B) of box axis `i` and triangle edge
+/// `k`, when that edge pair holds them; `None` sends the caller to the
+/// distance.
+///
+/// The box's support feature along `n` is an edge parallel to axis `i`
+/// (`n` is normal to it), the triangle's against `n` edge `k` when its
+/// third vertex lies higher. The closest points `(s, t)` of those two
+/// segments are a closest pair of the shapes when `t - s` is `gap` along
+/// `n` and nothing across it: the distance is at least `gap` (a separating
+/// axis) and at most `|t - s|`. Both within rounding, `(s, t)` is the
+/// contact, along `n`, at depth `-(t - s) . n`: a box edge crossing over a
+/// mesh edge, the two closest points inside both edges (where `t - s` is
+/// normal to both). Nothing across is required, not only `|t - s|` near
+/// `gap`: a pair `e` longer than the distance leans by up to
+/// `sqrt(2 e / gap)` rad, too far for a normal.
+fn edge_gap_contact(a: &Obb, b: &Triangle, n: &Vector, i: usize, k: usize, gap: Real) -> Option<Contact> {
+    let h = a.half_extents();
+    let mut centre = Vector::zeros();
+    for j in (0..3).filter(|&j| j != i) {
+        centre[j] = if n[j] >= 0.0 { h[j] } else { -h[j] };
+    }
+    let along = Vector::ith(i, h[i]);
+    let v = b.vertices();
+    let (q0, q1) = (Point::from(a.to_local(&v[k])), Point::from(a.to_local(&v[(k + 1) % 3])));
+    let pair = closest_points_segment_segment(&Point::from(centre - along), &Point::from(centre + along), &q0, &q1);
+    // `t - s` split along `n` and across it.
+    let d = pair.point_b - pair.point_a;
+    let along = d.dot(n);
+    let across = (d - n * along).norm();
+    let rounding = gap_rounding(a, b);
+    if !(along <= gap + rounding && across <= 8.0 * rounding) {
+        return None;
+    }
+    let normal = UnitVector::new_normalize(a.axes() * n);
+    let (point_a, point_b) = (a.to_world(&pair.point_a.coords), a.to_world(&pair.point_b.coords));
+    Some(Contact { point_a, point_b, normal, depth: -along })
 }
 
 /// The manifold of box A and triangle B apart by `gap` (at most
@@ -292,12 +352,7 @@ fn face_gap_manifold(a: &Obb, b: &Triangle, n: &Vector, gap: Real, prediction: R
     let normal = UnitVector::new_normalize(a.axes() * n);
     let (reference, out) = clip_obb_triangle(a, b, &normal, false, prediction)?;
     let deepest = *out.points().iter().max_by(|p, q| p.depth.total_cmp(&q.depth))?;
-    // The rounding of `gap` and of the heights: a few ulps of the
-    // coordinates (relative to the box's centre, and of the centre).
-    let v = b.vertices();
-    let size = a.half_extents().sum() + (v[1] - v[0]).abs().sum() + (v[2] - v[0]).abs().sum();
-    let rounding = 4.0 * Real::EPSILON * (size + a.center().coords.amax());
-    if -deepest.depth > gap + rounding {
+    if -deepest.depth > gap + gap_rounding(a, b) {
         return None;
     }
     let c = Contact { point_a: deepest.point_a, point_b: deepest.point_b, normal: reference, depth: deepest.depth };

@@ -44,9 +44,20 @@ pub(super) struct Gap {
     /// projects on its side of the gap, so no two are closer than it).
     pub gap: Real,
     /// The axis in the box frame, unit, oriented from the box to the
-    /// triangle, when it is a face normal (a box axis or the triangle's
-    /// normal); `None` for an edge-edge cross.
-    pub face: Option<Vector>,
+    /// triangle (zero for the degenerate pair that no axis separates).
+    pub axis: Vector,
+    /// Which of the 13 axes it is.
+    pub kind: AxisKind,
+}
+
+/// One of the 13 separating axes of a box and a triangle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum AxisKind {
+    /// A box face normal or the triangle's normal.
+    Face,
+    /// The cross of box axis `box_axis` with triangle edge `edge` (from
+    /// vertex `edge` to vertex `edge + 1`).
+    Edge { box_axis: usize, edge: usize },
 }
 
 /// [`contact_obb_triangle`], or when the shapes are apart, a separating
@@ -60,10 +71,15 @@ pub(super) fn contact_or_gap(obb: &Obb, tri: &Triangle, widest: bool) -> Result<
     // The least overlaps over the face axes and over the edge axes.
     let (mut face, mut edge) = (None::<(Vector, Real)>, None::<(Vector, Real)>);
     let mut apart: Option<Gap> = None;
-    for (axis, is_edge) in axes(&v) {
+    for (index, (axis, is_edge)) in axes(&v).into_iter().enumerate() {
         let Some((n, depth)) = overlap_on_axis(h, &v, &axis) else { continue };
         if depth < 0.0 {
-            let gap = Gap { gap: -depth, face: (!is_edge).then_some(n) };
+            let kind = if is_edge {
+                AxisKind::Edge { box_axis: (index - 4) % 3, edge: (index - 4) / 3 }
+            } else {
+                AxisKind::Face
+            };
+            let gap = Gap { gap: -depth, axis: n, kind };
             if !widest {
                 return Err(gap);
             }
@@ -86,7 +102,7 @@ pub(super) fn contact_or_gap(obb: &Obb, tri: &Triangle, widest: bool) -> Result<
     };
     // Every axis near zero: a degenerate pair with no axis to separate it
     // (no bound better than 0).
-    let (n_local, depth) = best.ok_or(Gap { gap: 0.0, face: None })?;
+    let (n_local, depth) = best.ok_or(Gap { gap: 0.0, axis: Vector::zeros(), kind: AxisKind::Face })?;
     let (centre, half) = box_support(h, &n_local);
     let (feature, face) = triangle_support_down(&v, &n_local);
     let (on_box, on_tri) = closest_box_triangle_features(&centre, &half, &feature, face);
@@ -96,7 +112,7 @@ pub(super) fn contact_or_gap(obb: &Obb, tri: &Triangle, widest: bool) -> Result<
 
 /// The 13 candidate axes (box frame, not normalised) with a flag telling
 /// the edge-edge crosses: the 3 box normals, the triangle normal, then the
-/// crosses of each triangle edge with each box axis.
+/// crosses of each triangle edge `k` with each box axis `i`, at `4 + 3 k + i`.
 fn axes(v: &[Vector; 3]) -> [(Vector, bool); 13] {
     let edges = [v[1] - v[0], v[2] - v[1], v[0] - v[2]];
     let mut out = [(Vector::zeros(), false); 13];
