@@ -111,13 +111,14 @@ pub(super) fn gjk<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(a: &A, b: &B, 
 /// origin inside a full tetrahedron): a warm start from a nearby query's
 /// final simplex (the previous step of a cast, its vertices moved with the
 /// shape), whose closest features are usually the ones sought.
+#[inline]
 pub(super) fn gjk_from<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
     a: &A,
     b: &B,
     stop_beyond: f64,
     mut simplex: Simplex,
 ) -> Gjk {
-    let mut scale2 = simplex.verts[..simplex.len].iter().fold(0.0f64, |m, x| m.max(x.w.norm_squared()));
+    let mut scale2 = (0..simplex.len).fold(0.0f64, |m, i| m.max(simplex.vertex(i).w.norm_squared()));
     let mut iterations = 1;
     if simplex.reduce() {
         return Gjk { simplex, v: V64::zeros(), ending: Ending::Overlap, iterations, scale: scale2.sqrt(), lower: 0.0 };

@@ -154,7 +154,8 @@ fn epa<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(a: &A, b: &B, g: &Gjk) ->
     // On the stack up to the sizes a polytope of typical shapes reaches (a
     // vertex per iteration; about twice as many faces), so that EPA does
     // not allocate.
-    let mut verts: SmallVec<[PolyVertex; 32]> = g.simplex.verts[..g.simplex.len].iter().map(PolyVertex::new).collect();
+    let mut verts: SmallVec<[PolyVertex; 32]> =
+        (0..g.simplex.len).map(|i| PolyVertex::new(&g.simplex.vertex(i))).collect();
     let mut scale = g.scale;
     let mut world: f64 = 0.0;
     for v in &verts {

@@ -48,9 +48,20 @@ pub(super) struct Vertex {
 
 /// Up to four vertices with the barycentric coordinates of the closest
 /// point to the origin (all `> 0` after [`Simplex::reduce`], summing to 1).
+///
+/// Stored by field (`w`, `|w|^2`, `a`, `b` in four arrays): the solver reads
+/// the differences and their norms in place, each norm taken once when its
+/// vertex is added. Slots at and past `len` are unused.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Simplex {
-    pub verts: [Vertex; 4],
+    /// The vertices' `w = a - b`.
+    w: [V64; 4],
+    /// `|w_i|^2`.
+    n2: [f64; 4],
+    /// The support points of A.
+    a: [Point; 4],
+    /// The support points of B.
+    b: [Point; 4],
     pub lambdas: [f64; 4],
     pub len: usize,
     /// The closest point, `sum l_i w_i`, as the solver computed it.
@@ -62,12 +73,30 @@ pub(super) struct Simplex {
 /// distance.
 #[derive(Clone, Copy, Debug)]
 struct Bary {
-    idx: [usize; 4],
+    idx: [u8; 4],
     l: [f64; 4],
-    n: usize,
+    n: u8,
     /// The point, `w_0 + sum l_m (w_m - w_0)` from the base vertex.
     p: V64,
     dist2: f64,
+}
+
+impl Bary {
+    /// Replaces `self` by `c` when `c` is strictly closer (the first of
+    /// equals stays).
+    #[inline]
+    fn keep_closer(&mut self, c: Bary) {
+        if c.dist2 < self.dist2 {
+            *self = c;
+        }
+    }
+}
+
+/// The vertices the sub-solvers read: each `w_i` and `|w_i|^2`, computed
+/// once per [`Simplex::reduce`] (every sub-simplex picks its base by them).
+struct Points<'a> {
+    w: &'a [V64; 4],
+    n2: &'a [f64; 4],
 }
 
 /// `|e1 x e2|^2` below this fraction of `|e1|^2 |e2|^2` (a sine below
@@ -82,7 +111,23 @@ impl Simplex {
     /// The one-vertex simplex.
     #[inline]
     pub fn new(v: Vertex) -> Self {
-        Self { verts: [v; 4], lambdas: [1.0, 0.0, 0.0, 0.0], len: 1, point: v.w }
+        let mut s = Self {
+            w: [V64::zeros(); 4],
+            n2: [0.0; 4],
+            a: [Point::origin(); 4],
+            b: [Point::origin(); 4],
+            lambdas: [1.0, 0.0, 0.0, 0.0],
+            len: 0,
+            point: v.w,
+        };
+        s.push(v);
+        s
+    }
+
+    /// Vertex `i` (below `len`).
+    #[inline]
+    pub fn vertex(&self, i: usize) -> Vertex {
+        Vertex { w: self.w[i], a: self.a[i], b: self.b[i] }
     }
 
     /// The simplex with A moved by `delta`: each vertex's point of A and
@@ -92,9 +137,10 @@ impl Simplex {
     #[inline]
     pub fn with_a_moved(&self, delta: &Vector) -> Self {
         let mut moved = *self;
-        for v in &mut moved.verts[..self.len] {
-            v.a += delta;
-            v.w = v.a.coords.cast::<f64>() - v.b.coords.cast::<f64>();
+        for i in 0..self.len {
+            moved.a[i] += delta;
+            moved.w[i] = moved.a[i].coords.cast::<f64>() - moved.b[i].coords.cast::<f64>();
+            moved.n2[i] = moved.w[i].norm_squared();
         }
         moved
     }
@@ -103,14 +149,15 @@ impl Simplex {
     #[inline]
     pub fn push(&mut self, v: Vertex) {
         debug_assert!(self.len < 4);
-        self.verts[self.len] = v;
+        let i = self.len;
+        (self.w[i], self.n2[i], self.a[i], self.b[i]) = (v.w, v.w.norm_squared(), v.a, v.b);
         self.len += 1;
     }
 
     /// True when `w` is one of the vertices (GJK cannot progress with it).
     #[inline]
     pub fn contains(&self, w: &V64) -> bool {
-        self.verts[..self.len].iter().any(|v| v.w == *w)
+        self.w[..self.len].iter().any(|x| x == w)
     }
 
     /// The witness points `(sum l_i a_i, sum l_i b_i)`, summed in f64 as
@@ -119,11 +166,11 @@ impl Simplex {
     #[inline]
     pub fn witnesses(&self) -> (Point, Point) {
         let m = (0..self.len).max_by(|&x, &y| self.lambdas[x].total_cmp(&self.lambdas[y])).unwrap_or(0);
-        let (am, bm) = (self.verts[m].a.coords.cast::<f64>(), self.verts[m].b.coords.cast::<f64>());
+        let (am, bm) = (self.a[m].coords.cast::<f64>(), self.b[m].coords.cast::<f64>());
         let (mut pa, mut pb) = (am, bm);
         for i in (0..self.len).filter(|&i| i != m) {
-            pa += (self.verts[i].a.coords.cast::<f64>() - am) * self.lambdas[i];
-            pb += (self.verts[i].b.coords.cast::<f64>() - bm) * self.lambdas[i];
+            pa += (self.a[i].coords.cast::<f64>() - am) * self.lambdas[i];
+            pb += (self.b[i].coords.cast::<f64>() - bm) * self.lambdas[i];
         }
         (Point::from(pa.cast::<f32>()), Point::from(pb.cast::<f32>()))
     }
@@ -133,119 +180,169 @@ impl Simplex {
     /// true when the origin is inside a full tetrahedron (the shapes'
     /// difference contains it: they overlap).
     pub fn reduce(&mut self) -> bool {
-        let w: [V64; 4] = core::array::from_fn(|i| self.verts[i].w);
+        let pts = Points { w: &self.w, n2: &self.n2 };
         let (bary, inside) = match self.len {
-            1 => (vertex(&w, 0), false),
-            2 => (segment(&w, 0, 1), false),
-            3 => (triangle(&w, [0, 1, 2]), false),
-            _ => tetrahedron(&w),
+            1 => (pts.vertex(0), false),
+            2 => (pts.segment(0, 1), false),
+            3 => (pts.triangle([0, 1, 2]), false),
+            _ => pts.tetrahedron(),
         };
-        // The kept vertices in the solver's order, moved only where that
-        // order differs (each move copies a vertex, not the array).
-        if (0..bary.n).any(|k| bary.idx[k] != k) {
-            let kept: [Vertex; 4] = core::array::from_fn(|k| self.verts[bary.idx[k]]);
-            self.verts[..bary.n].copy_from_slice(&kept[..bary.n]);
+        // The kept vertices keep their relative order (slot by slot, each
+        // moved down only past a dropped one); their coordinates follow them.
+        let n = usize::from(bary.n);
+        let mut kept = [false; 4];
+        let mut l = [0.0; 4];
+        for k in 0..n {
+            kept[usize::from(bary.idx[k])] = true;
+            l[usize::from(bary.idx[k])] = bary.l[k];
         }
-        self.lambdas = bary.l;
-        self.len = bary.n;
+        let mut to = 0;
+        for from in 0..self.len {
+            if kept[from] {
+                if from != to {
+                    (self.w[to], self.n2[to], self.a[to], self.b[to]) =
+                        (self.w[from], self.n2[from], self.a[from], self.b[from]);
+                }
+                self.lambdas[to] = l[from];
+                to += 1;
+            }
+        }
+        self.lambdas[n..].fill(0.0);
+        self.len = n;
         self.point = bary.p;
         inside
     }
 }
 
-/// A one-vertex sub-simplex.
-fn vertex(w: &[V64; 4], k: usize) -> Bary {
-    Bary { idx: [k, 0, 0, 0], l: [1.0, 0.0, 0.0, 0.0], n: 1, p: w[k], dist2: w[k].norm_squared() }
-}
+impl Points<'_> {
+    /// A one-vertex sub-simplex.
+    #[inline]
+    fn vertex(&self, k: usize) -> Bary {
+        Bary { idx: [k as u8, 0, 0, 0], l: [1.0, 0.0, 0.0, 0.0], n: 1, p: self.w[k], dist2: self.n2[k] }
+    }
 
-/// The closest point of the segment `[w_i, w_j]` to the origin: with `i`
-/// the end nearer the origin, `w_i + t e` for `e = w_j - w_i` and
-/// `t = -w_i . e / |e|^2` clamped to `[0, 1]`.
-fn segment(w: &[V64; 4], i: usize, j: usize) -> Bary {
-    let (i, j) = if w[j].norm_squared() < w[i].norm_squared() { (j, i) } else { (i, j) };
-    let e = w[j] - w[i];
-    let ee = e.norm_squared();
-    let s = -w[i].dot(&e);
-    // `ee > 0` also rejects NaN.
-    if !(s > 0.0 && ee > 0.0) {
-        return vertex(w, i);
+    /// The closest point of the segment `[w_i, w_j]` to the origin: with `i`
+    /// the end nearer the origin, `w_i + t e` for `e = w_j - w_i` and
+    /// `t = -w_i . e / |e|^2` clamped to `[0, 1]`.
+    fn segment(&self, i: usize, j: usize) -> Bary {
+        let (i, j) = if self.n2[j] < self.n2[i] { (j, i) } else { (i, j) };
+        let w = self.w;
+        let e = w[j] - w[i];
+        let ee = e.norm_squared();
+        let s = -w[i].dot(&e);
+        // `ee > 0` also rejects NaN.
+        if !(s > 0.0 && ee > 0.0) {
+            return self.vertex(i);
+        }
+        if s >= ee {
+            return self.vertex(j);
+        }
+        let t = s / ee;
+        let p = w[i] + e * t;
+        Bary { idx: [i as u8, j as u8, 0, 0], l: [1.0 - t, t, 0.0, 0.0], n: 2, p, dist2: p.norm_squared() }
     }
-    if s >= ee {
-        return vertex(w, j);
-    }
-    let t = s / ee;
-    let p = w[i] + e * t;
-    Bary { idx: [i, j, 0, 0], l: [1.0 - t, t, 0.0, 0.0], n: 2, p, dist2: p.norm_squared() }
-}
 
-/// `t` reordered so that its first index has the least `|w|`: the base the
-/// sub-simplex is solved from, so the products carry the distance from the
-/// origin of its nearest vertex, not of its farthest.
-fn nearest_first<const N: usize>(w: &[V64; 4], mut t: [usize; N]) -> [usize; N] {
-    let m = (0..N).min_by(|&x, &y| w[t[x]].norm_squared().total_cmp(&w[t[y]].norm_squared())).unwrap_or(0);
-    t.swap(0, m);
-    t
-}
+    /// `t` reordered so that its first index has the least `|w|`: the base
+    /// the sub-simplex is solved from, so the products carry the distance
+    /// from the origin of its nearest vertex, not of its farthest (the
+    /// first of equals).
+    #[inline]
+    fn nearest_first<const N: usize>(&self, mut t: [usize; N]) -> [usize; N] {
+        let mut m = 0;
+        for k in 1..N {
+            if self.n2[t[k]] < self.n2[t[m]] {
+                m = k;
+            }
+        }
+        t.swap(0, m);
+        t
+    }
 
-/// The closest point of the triangle `w_t` to the origin.
-///
-/// With `w_i` the vertex nearest the origin, `e1 = w_j - w_i`,
-/// `e2 = w_k - w_i`, `n = e1 x e2` and `q = -w_i`, the origin projects on
-/// the plane at `w_i + l_j e1 + l_k e2` with `l_j = n . (q x e2) / |n|^2`
-/// and `l_k = n . (e1 x q) / |n|^2` (signed areas over the whole), and
-/// `l_i = 1 - l_j - l_k`. All three `>= 0`: the projection is inside. Else
-/// the closest point lies on an edge opposite a negative coordinate.
-fn triangle(w: &[V64; 4], t: [usize; 3]) -> Bary {
-    let [i, j, k] = nearest_first(w, t);
-    let (e1, e2) = (w[j] - w[i], w[k] - w[i]);
-    let n = e1.cross(&e2);
-    let nn = n.norm_squared();
-    let edges = [(j, k), (i, k), (i, j)];
-    if nn <= FLAT_AREA * e1.norm_squared() * e2.norm_squared() || nn.is_nan() {
-        return closest_of(edges.iter().map(|&(p, q)| segment(w, p, q)));
+    /// The closest point of the triangle `w_t` to the origin.
+    ///
+    /// With `w_i` the vertex nearest the origin, `e1 = w_j - w_i`,
+    /// `e2 = w_k - w_i`, `n = e1 x e2` and `q = -w_i`, the origin projects
+    /// on the plane at `w_i + l_j e1 + l_k e2` with
+    /// `l_j = n . (q x e2) / |n|^2` and `l_k = n . (e1 x q) / |n|^2` (signed
+    /// areas over the whole), and `l_i = 1 - l_j - l_k`. All three `>= 0`:
+    /// the projection is inside. Else the closest point lies on an edge
+    /// opposite a negative coordinate.
+    fn triangle(&self, t: [usize; 3]) -> Bary {
+        let [i, j, k] = self.nearest_first(t);
+        let w = self.w;
+        let (e1, e2) = (w[j] - w[i], w[k] - w[i]);
+        let n = e1.cross(&e2);
+        let nn = n.norm_squared();
+        let edges = [(j, k), (i, k), (i, j)];
+        if nn <= FLAT_AREA * e1.norm_squared() * e2.norm_squared() || nn.is_nan() {
+            return self.closest_edge(&edges, [true; 3]);
+        }
+        let q = -w[i];
+        let lj = n.dot(&q.cross(&e2)) / nn;
+        let lk = n.dot(&e1.cross(&q)) / nn;
+        let l = [1.0 - lj - lk, lj, lk];
+        if l[0] >= 0.0 && lj >= 0.0 && lk >= 0.0 {
+            let p = w[i] + e1 * lj + e2 * lk;
+            let idx = [i as u8, j as u8, k as u8, 0];
+            return Bary { idx, l: [l[0], lj, lk, 0.0], n: 3, p, dist2: p.norm_squared() };
+        }
+        self.closest_edge(&edges, l.map(|x| x < 0.0))
     }
-    let q = -w[i];
-    let lj = n.dot(&q.cross(&e2)) / nn;
-    let lk = n.dot(&e1.cross(&q)) / nn;
-    let l = [1.0 - lj - lk, lj, lk];
-    if l.iter().all(|&x| x >= 0.0) {
-        let p = w[i] + e1 * lj + e2 * lk;
-        return Bary { idx: [i, j, k, 0], l: [l[0], l[1], l[2], 0.0], n: 3, p, dist2: p.norm_squared() };
-    }
-    closest_of((0..3).filter(|&m| l[m] < 0.0).map(|m| segment(w, edges[m].0, edges[m].1)))
-}
 
-/// The closest point of the tetrahedron to the origin, and whether the
-/// origin is inside.
-///
-/// With `w_0` the vertex nearest the origin, `e_m = w_m - w_0`, `q = -w_0`
-/// and `det = e1 . (e2 x e3)`, the origin's barycentric coordinates are
-/// `l_1 = q . (e2 x e3) / det`, `l_2 = e1 . (q x e3) / det`,
-/// `l_3 = e1 . (e2 x q) / det` (the volume with the origin in place of
-/// `w_m`) and `l_0 = 1 - l_1 - l_2 - l_3`.
-fn tetrahedron(w: &[V64; 4]) -> (Bary, bool) {
-    let v = nearest_first(w, [0, 1, 2, 3]);
-    let (e1, e2, e3) = (w[v[1]] - w[v[0]], w[v[2]] - w[v[0]], w[v[3]] - w[v[0]]);
-    let det = e1.dot(&e2.cross(&e3));
-    // Face `m` is the one opposite vertex `v[m]`.
-    let faces = [[v[1], v[2], v[3]], [v[0], v[2], v[3]], [v[0], v[1], v[3]], [v[0], v[1], v[2]]];
-    let scale2 = e1.norm_squared() * e2.norm_squared() * e3.norm_squared();
-    if det * det <= FLAT_VOLUME * FLAT_VOLUME * scale2 || det.is_nan() {
-        return (closest_of(faces.iter().map(|&f| triangle(w, f))), false);
+    /// The closest of the edges whose flag is set (at least one).
+    #[inline]
+    fn closest_edge(&self, edges: &[(usize, usize); 3], try_edge: [bool; 3]) -> Bary {
+        let first = try_edge.iter().position(|&b| b).unwrap_or(0);
+        let mut best = self.segment(edges[first].0, edges[first].1);
+        for m in first + 1..3 {
+            if try_edge[m] {
+                best.keep_closer(self.segment(edges[m].0, edges[m].1));
+            }
+        }
+        best
     }
-    let q = -w[v[0]];
-    let l1 = q.dot(&e2.cross(&e3)) / det;
-    let l2 = e1.dot(&q.cross(&e3)) / det;
-    let l3 = e1.dot(&e2.cross(&q)) / det;
-    let l = [1.0 - l1 - l2 - l3, l1, l2, l3];
-    if l.iter().all(|&x| x >= 0.0) {
-        let p = V64::zeros();
-        return (Bary { idx: v, l, n: 4, p, dist2: 0.0 }, true);
-    }
-    (closest_of((0..4).filter(|&m| l[m] < 0.0).map(|m| triangle(w, faces[m]))), false)
-}
 
-/// The candidate of least distance (the first of equals).
-fn closest_of(candidates: impl Iterator<Item = Bary>) -> Bary {
-    candidates.reduce(|best, c| if c.dist2 < best.dist2 { c } else { best }).expect("at least one candidate")
+    /// The closest point of the tetrahedron to the origin, and whether the
+    /// origin is inside.
+    ///
+    /// With `w_0` the vertex nearest the origin, `e_m = w_m - w_0`,
+    /// `q = -w_0` and `det = e1 . (e2 x e3)`, the origin's barycentric
+    /// coordinates are `l_1 = q . (e2 x e3) / det`,
+    /// `l_2 = e1 . (q x e3) / det`, `l_3 = e1 . (e2 x q) / det` (the volume
+    /// with the origin in place of `w_m`) and `l_0 = 1 - l_1 - l_2 - l_3`.
+    fn tetrahedron(&self) -> (Bary, bool) {
+        let v = self.nearest_first([0, 1, 2, 3]);
+        let w = self.w;
+        let (e1, e2, e3) = (w[v[1]] - w[v[0]], w[v[2]] - w[v[0]], w[v[3]] - w[v[0]]);
+        let e23 = e2.cross(&e3);
+        let det = e1.dot(&e23);
+        // Face `m` is the one opposite vertex `v[m]`.
+        let faces = [[v[1], v[2], v[3]], [v[0], v[2], v[3]], [v[0], v[1], v[3]], [v[0], v[1], v[2]]];
+        let scale2 = e1.norm_squared() * e2.norm_squared() * e3.norm_squared();
+        if det * det <= FLAT_VOLUME * FLAT_VOLUME * scale2 || det.is_nan() {
+            return (self.closest_face(&faces, [true; 4]), false);
+        }
+        let q = -w[v[0]];
+        let l1 = q.dot(&e23) / det;
+        let l2 = e1.dot(&q.cross(&e3)) / det;
+        let l3 = e1.dot(&e2.cross(&q)) / det;
+        let l = [1.0 - l1 - l2 - l3, l1, l2, l3];
+        if l.iter().all(|&x| x >= 0.0) {
+            let idx = v.map(|x| x as u8);
+            return (Bary { idx, l, n: 4, p: V64::zeros(), dist2: 0.0 }, true);
+        }
+        (self.closest_face(&faces, l.map(|x| x < 0.0)), false)
+    }
+
+    /// The closest of the faces whose flag is set (at least one).
+    fn closest_face(&self, faces: &[[usize; 3]; 4], try_face: [bool; 4]) -> Bary {
+        let first = try_face.iter().position(|&b| b).unwrap_or(0);
+        let mut best = self.triangle(faces[first]);
+        for m in first + 1..4 {
+            if try_face[m] {
+                best.keep_closer(self.triangle(faces[m]));
+            }
+        }
+        best
+    }
 }
