@@ -193,3 +193,22 @@ fn zero_direction_and_references() {
     let (a, b) = (cube(Point::origin(), 1.0), &s);
     assert_eq!(distance_convex(&a, &b), distance_convex(&a, &s));
 }
+
+#[test]
+fn tiny_and_huge_separations() {
+    // GJK's search direction is cast to f32 as it is in a middle range and
+    // scaled first outside it: boxes at sizes and gaps from 1e-25 (the
+    // difference near the origin far below 2^-60) to 4e17 (near the largest
+    // coordinates a shape takes). B turns about x only, so its x extent stays 0.6 s
+    // and the boxes' faces are 0.3 s apart along x, overlapping in y and z.
+    let rot = Rotation::from_euler_angles(0.4, 0.0, 0.0);
+    for s in [1e-25f32, 1e-19, 1e-12, 1.0, 1e12, 4e17] {
+        let a = Obb::new(Point::origin(), Rotation::identity(), Vector::new(1.0, 0.5, 0.7) * s);
+        let b = Obb::new(Point::new(1.9 * s, 0.2 * s, -0.1 * s), rot, Vector::new(0.6, 0.9, 0.4) * s);
+        let (d, i, _) = run(&a, &b);
+        let exact = (b.center().x - 0.6 * s) - s;
+        assert!(!i, "scale {s}");
+        assert!((d.distance - exact).abs() <= 1e-5 * exact, "scale {s}: {d:?} {exact}");
+        assert!((d.point_a.x - s).abs() <= 1e-5 * s, "scale {s}: {d:?}");
+    }
+}

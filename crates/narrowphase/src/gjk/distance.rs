@@ -185,12 +185,19 @@ pub(super) fn touch_band(g: &Gjk, radii: f64) -> f64 {
     TOUCH * EPS * (g.scale + radii)
 }
 
-/// An f32 direction along `d`, scaled by its largest component so that
-/// neither a tiny nor a huge `d` rounds to zero or infinity.
+/// An f32 direction along `d`. A `d` whose largest component lies within
+/// `[2^-60, 2^60]` casts as it is (its components keep f32 precision
+/// relative to the largest down to `2^-66`, far below what a support
+/// function resolves); a tinier or huger one is first scaled by its largest
+/// component, so that it rounds to neither zero nor infinity.
 #[inline]
 pub(super) fn direction(d: &V64) -> Vector {
+    const LOW: f64 = 1.0 / (1u64 << 60) as f64;
+    const HIGH: f64 = (1u64 << 60) as f64;
     let m = d.amax();
-    if m > 0.0 {
+    if (LOW..=HIGH).contains(&m) {
+        d.cast::<Real>()
+    } else if m > 0.0 {
         (d / m).cast::<Real>()
     } else {
         Vector::x()
