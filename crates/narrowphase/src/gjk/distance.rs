@@ -140,14 +140,19 @@ pub(super) fn gjk_from<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
             lower = lower.max(vw / dist2.sqrt());
         }
         scale2 = scale2.max(w.w.norm_squared());
-        let beyond = stop_beyond + TOUCH * EPS * scale2.sqrt();
-        if vw > 0.0 && vw * vw > beyond * beyond * dist2 {
-            break Ending::Beyond;
+        // (An infinite `stop_beyond`, the distance query's, never stops.)
+        if vw > 0.0 && stop_beyond < f64::INFINITY {
+            let beyond = stop_beyond + TOUCH * EPS * scale2.sqrt();
+            if vw * vw > beyond * beyond * dist2 {
+                break Ending::Beyond;
+            }
         }
         // `|v|^2 - v . w` carries the rounding of `v . w`, a few eps of
-        // `|v| |w|`.
-        let gap = dist2 - vw;
-        if gap <= REL_TOL * dist2 + TOUCH * EPS * (dist2 * scale2).sqrt() || simplex.contains(&w.w) {
+        // `|v| |w|`: converged when `gap <= REL_TOL |v|^2 + TOUCH eps |v| scale`,
+        // compared squared (both sides `>= 0` past the first test).
+        let gap = dist2 - vw - REL_TOL * dist2;
+        let band = TOUCH * EPS;
+        if gap <= 0.0 || gap * gap <= band * band * dist2 * scale2 || simplex.contains(&w.w) {
             break Ending::Apart;
         }
         simplex.push(w);
