@@ -124,9 +124,13 @@ impl SupportMap for Aabb {
 impl SupportMap for Obb {
     #[inline]
     fn support(&self, dir: &Vector) -> Point {
-        let local = self.to_local_vector(dir);
-        let h = self.half_extents();
-        self.to_world(&Vector::new(side(local.x) * h.x, side(local.y) * h.y, side(local.z) * h.z))
+        // `(R^T dir)_i = u_i . dir` for the box's axes `u_i` (R's columns),
+        // and `R s = sum s_i u_i`.
+        let (r, h) = (self.axes(), self.half_extents());
+        let (u0, u1, u2) = (r.column(0), r.column(1), r.column(2));
+        let s = |u: &nalgebra::VectorView3<'_, Real>, h: Real| side(u.dot(dir)) * h;
+        let (s0, s1, s2) = (s(&u0, h.x), s(&u1, h.y), s(&u2, h.z));
+        self.center() + (u0 * s0 + u1 * s1 + u2 * s2)
     }
     #[inline]
     fn core_center(&self) -> Point {
