@@ -221,9 +221,11 @@ const BOX_REFERENCE: u32 = 2 << 8;
 /// shapes are farther apart than `prediction`.
 ///
 /// The normal is that of [`contact_obb_triangle`](crate::contact_obb_triangle) (or of the closest points
-/// when apart, found by GJK, [`distance_convex`], once the 13 separating
-/// axes leave the shapes possibly within `prediction`), replaced by the
-/// reference face's normal when clipping.
+/// when apart, once the 13 separating axes leave the shapes possibly within
+/// `prediction`: read off the widest axis when its face or edges hold them,
+/// see `face_gap_manifold` and `edge_gap_contact`, else found by GJK,
+/// [`distance_convex`]), replaced by the reference face's normal when
+/// clipping.
 /// Reference/incident clipping as for two boxes:
 /// - normal within 1e-3 rad of the triangle's normal: the box face most
 ///   anti-parallel to the triangle's facing normal is clipped to the
