@@ -269,8 +269,8 @@ pub fn contact_manifold_obb_triangle(a: &Obb, b: &Triangle, prediction: Real) ->
                     edge_gap_contact(a, b, &axis, box_axis, edge, gap).map(|c| clipped_or_single(a, b, &c, prediction))
                 }
             };
-            if found.is_some() {
-                return found;
+            if let Some(m) = found {
+                return Some(m);
             }
             None
         }
@@ -311,18 +311,19 @@ fn gap_rounding(a: &Obb, b: &Triangle) -> Real {
 /// contact, along `n`, at depth `-(t - s) . n`: a box edge crossing over a
 /// mesh edge, the two closest points inside both edges (where `t - s` is
 /// normal to both). Nothing across is required, not only `|t - s|` near
-/// `gap`: a pair `e` longer than the distance leans by up to
-/// `sqrt(2 e / gap)` rad, too far for a normal.
+/// `gap`: a pair longer than the distance by `e` may lean off the normal
+/// by up to `sqrt(2 e / gap)` rad.
 fn edge_gap_contact(a: &Obb, b: &Triangle, n: &Vector, i: usize, k: usize, gap: Real) -> Option<Contact> {
     let h = a.half_extents();
     let mut centre = Vector::zeros();
     for j in (0..3).filter(|&j| j != i) {
         centre[j] = if n[j] >= 0.0 { h[j] } else { -h[j] };
     }
-    let along = Vector::ith(i, h[i]);
+    let half_edge = Vector::ith(i, h[i]);
+    let (p0, p1) = (Point::from(centre - half_edge), Point::from(centre + half_edge));
     let v = b.vertices();
     let (q0, q1) = (Point::from(a.to_local(&v[k])), Point::from(a.to_local(&v[(k + 1) % 3])));
-    let pair = closest_points_segment_segment(&Point::from(centre - along), &Point::from(centre + along), &q0, &q1);
+    let pair = closest_points_segment_segment(&p0, &p1, &q0, &q1);
     // `t - s` split along `n` and across it.
     let d = pair.point_b - pair.point_a;
     let along = d.dot(n);
