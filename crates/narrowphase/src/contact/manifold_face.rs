@@ -6,7 +6,7 @@ use super::clip::{clip_to_sides, triangle_sides, Polygon};
 use super::feature::{box_support, FEATURE_SINE};
 use super::manifold::{single, ContactManifold, Gathered, ManifoldPoint};
 use super::manifold_round::{contact_within, core_normal};
-use super::obb_triangle::{contact_or_gap, speculative_normal_obb_triangle, AxisKind, Gap};
+use super::obb_triangle::{contact_or_gap, speculative_normal_obb_triangle, AxisKind, Gap, Overlap};
 use super::{contact_capsule_obb, Contact};
 use crate::closest::{closest_points_segment_segment, face_normal};
 use crate::distance::{distance_capsule_obb, distance_capsule_triangle, ShapeDistance};
@@ -260,7 +260,7 @@ pub fn contact_manifold_obb_triangle(a: &Obb, b: &Triangle, prediction: Real) ->
     // Apart by less on a face axis: the clipped face may hold the distance.
     // Apart by less on an edge axis: the two edges may hold the distance.
     let contact = match contact_or_gap(a, b, true) {
-        Ok(c) => Some(c),
+        Ok(overlap) => return Some(touching_manifold(a, b, &overlap, prediction)),
         Err(Gap { gap, .. }) if gap > prediction => return None,
         Err(Gap { gap, axis, kind }) => {
             let found = match kind {
@@ -278,6 +278,23 @@ pub fn contact_manifold_obb_triangle(a: &Obb, b: &Triangle, prediction: Real) ->
     let normal = |d: &ShapeDistance| speculative_normal_obb_triangle(a, b, d);
     let c = contact_within(contact, prediction, || distance_convex(a, b), normal)?;
     Some(clipped_or_single(a, b, &c, prediction))
+}
+
+/// The manifold of box A and triangle B overlapping along `overlap`'s
+/// axis: the clipped face, when it has a touching point, without the
+/// contact's witness points (which [`Gathered::finish`] adds only when
+/// clipping leaves no touching point: the clipped deepest point stands in
+/// for them); else around the contact with its witness points.
+fn touching_manifold(a: &Obb, b: &Triangle, overlap: &Overlap, prediction: Real) -> ContactManifold {
+    let normal = overlap.normal(a);
+    if let Some((reference, out)) = clip_obb_triangle(a, b, &normal, true, prediction) {
+        let deepest = out.points().iter().max_by(|p, q| p.depth.total_cmp(&q.depth)).copied();
+        if let Some(p) = deepest.filter(|p| p.depth >= 0.0) {
+            let c = Contact { point_a: p.point_a, point_b: p.point_b, normal, depth: overlap.depth };
+            return out.finish(reference, &c);
+        }
+    }
+    clipped_or_single(a, b, &overlap.contact(a), prediction)
 }
 
 /// The manifold of box A and triangle B around their contact (or closest

@@ -33,7 +33,40 @@ const SEPARATION_TIE: Real = 1e-6;
 /// `point_a - point_b = depth * normal`.
 #[must_use]
 pub fn contact_obb_triangle(obb: &Obb, tri: &Triangle) -> Option<Contact> {
-    contact_or_gap(obb, tri, false).ok()
+    contact_or_gap(obb, tri, false).ok().map(|o| o.contact(obb))
+}
+
+/// Box A and triangle B found overlapping: the least-overlap axis, before
+/// the witness points are computed (a manifold that clips a face may not
+/// need them).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Overlap {
+    /// The normal in the box frame, unit, from the box to the triangle.
+    normal: Vector,
+    /// The overlap along it.
+    pub depth: Real,
+    /// The triangle's vertices in the box frame.
+    v: [Vector; 3],
+}
+
+impl Overlap {
+    /// The normal in the world frame.
+    pub(super) fn normal(&self, obb: &Obb) -> UnitVector {
+        UnitVector::new_normalize(obb.axes() * self.normal)
+    }
+
+    /// The contact, with its witness points (see [`contact_obb_triangle`]).
+    pub(super) fn contact(&self, obb: &Obb) -> Contact {
+        let (centre, half) = box_support(obb.half_extents(), &self.normal);
+        let (feature, face) = triangle_support_down(&self.v, &self.normal);
+        let (on_box, on_tri) = closest_box_triangle_features(&centre, &half, &feature, face);
+        Contact {
+            point_a: obb.to_world(&on_box),
+            point_b: obb.to_world(&on_tri),
+            normal: self.normal(obb),
+            depth: self.depth,
+        }
+    }
 }
 
 /// Box A and triangle B found apart by a separating axis.
@@ -60,12 +93,12 @@ pub(super) enum AxisKind {
     Edge { box_axis: usize, edge: usize },
 }
 
-/// [`contact_obb_triangle`], or when the shapes are apart, a separating
-/// axis and its gap (see [`Gap`]). With `widest`, every axis is tried and
+/// [`contact_obb_triangle`]'s axis and overlap, or when the shapes are apart,
+/// a separating axis and its gap (see [`Gap`]). With `widest`, every axis is tried and
 /// the one of largest gap returned (a manifold's prediction test, which
 /// skips the distance when the bound already exceeds the prediction);
 /// otherwise the first separating axis found ends the test.
-pub(super) fn contact_or_gap(obb: &Obb, tri: &Triangle, widest: bool) -> Result<Contact, Gap> {
+pub(super) fn contact_or_gap(obb: &Obb, tri: &Triangle, widest: bool) -> Result<Overlap, Gap> {
     let h = obb.half_extents();
     let v = tri.vertices().map(|p| obb.to_local(&p));
     // The least overlaps over the face axes and over the edge axes.
@@ -102,12 +135,8 @@ pub(super) fn contact_or_gap(obb: &Obb, tri: &Triangle, widest: bool) -> Result<
     };
     // Every axis near zero: a degenerate pair with no axis to separate it
     // (no bound better than 0).
-    let (n_local, depth) = best.ok_or(Gap { gap: 0.0, axis: Vector::zeros(), kind: AxisKind::Face })?;
-    let (centre, half) = box_support(h, &n_local);
-    let (feature, face) = triangle_support_down(&v, &n_local);
-    let (on_box, on_tri) = closest_box_triangle_features(&centre, &half, &feature, face);
-    let normal = UnitVector::new_normalize(obb.axes() * n_local);
-    Ok(Contact { point_a: obb.to_world(&on_box), point_b: obb.to_world(&on_tri), normal, depth })
+    let (normal, depth) = best.ok_or(Gap { gap: 0.0, axis: Vector::zeros(), kind: AxisKind::Face })?;
+    Ok(Overlap { normal, depth, v })
 }
 
 /// The 13 candidate axes (box frame, not normalised) with a flag telling
