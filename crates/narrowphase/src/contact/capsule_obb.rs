@@ -4,6 +4,7 @@ use super::feature::{box_support, segment_support};
 use super::near_band::{from_closest_pair, Near, NEAR};
 use super::Contact;
 use crate::closest::{closest_points_segment_box_f64, closest_points_segment_box_local};
+use crate::distance::{from_cores, ShapeDistance};
 use crate::math::{rotation_matrix_f64, within_distance, Point, Real, UnitVector, Vector};
 use crate::shape::{Capsule, Obb};
 
@@ -45,6 +46,17 @@ use crate::shape::{Capsule, Obb};
 /// shapes' size) of it when they touch.
 #[must_use]
 pub fn contact_capsule_obb(capsule: &Capsule, obb: &Obb) -> Option<Contact> {
+    contact_or_distance(capsule, obb).ok()
+}
+
+/// [`contact_capsule_obb`], or when the shapes are apart, their distance
+/// where the contact test found it: for a segment outside the box farther
+/// than the radius, the closest pair it took is the one
+/// [`distance_capsule_obb`](crate::distance_capsule_obb) finds (the same
+/// call, in the same box frame), so `Err(Some(d))` is that function's
+/// answer, bit for bit. `Err(None)` when the near band found them apart
+/// (the caller computes the distance).
+pub(super) fn contact_or_distance(capsule: &Capsule, obb: &Obb) -> Result<Contact, Option<ShapeDistance>> {
     let r = capsule.radius();
     let p = obb.to_local(capsule.a());
     let q = obb.to_local(capsule.b());
@@ -78,7 +90,9 @@ pub fn contact_capsule_obb(capsule: &Capsule, obb: &Obb) -> Option<Contact> {
         let gap = x - s;
         let dist2 = gap.norm_squared();
         if !within_distance(&gap, r) {
-            return None;
+            let d = from_cores(Point::from(s), r, Point::from(x), 0.0);
+            let (point_a, point_b) = (obb.to_world(&d.point_a.coords), obb.to_world(&d.point_b.coords));
+            return Err(Some(ShapeDistance { point_a, point_b, ..d }));
         }
         let scale = (q - p).norm() + h.norm();
         if dist2 > (NEAR * scale) * (NEAR * scale) {
@@ -86,15 +100,15 @@ pub fn contact_capsule_obb(capsule: &Capsule, obb: &Obb) -> Option<Contact> {
             (gap / dist, r - dist, s, x)
         } else {
             match near_contact_f64(capsule, obb, scale) {
-                Near::Apart => return None,
-                Near::Contact(c) => return Some(c),
+                Near::Apart => return Err(None),
+                Near::Contact(c) => return Ok(c),
                 Near::Touching => sat(&p, &q),
             }
         }
     };
     let normal = UnitVector::new_normalize(obb.axes() * normal_local);
     let point_a = obb.to_world(&(s + normal_local * r));
-    Some(Contact { point_a, point_b: obb.to_world(&x), normal, depth })
+    Ok(Contact { point_a, point_b: obb.to_world(&x), normal, depth })
 }
 
 /// The near-band contact (see [`contact_capsule_obb`]): in the box frame

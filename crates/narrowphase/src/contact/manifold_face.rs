@@ -7,7 +7,7 @@ use super::feature::{box_support, FEATURE_SINE};
 use super::manifold::{single, ContactManifold, Gathered, ManifoldPoint};
 use super::manifold_round::{contact_within, core_normal};
 use super::obb_triangle::{contact_or_gap, speculative_normal_obb_triangle, AxisKind, Gap, Overlap};
-use super::{contact_capsule_obb, Contact};
+use super::{capsule_obb, Contact};
 use crate::closest::{closest_points_segment_segment, face_normal};
 use crate::distance::{distance_capsule_obb, distance_capsule_triangle, ShapeDistance};
 use crate::gjk::distance_convex;
@@ -62,10 +62,10 @@ impl Gathered {
 
 /// The manifold of a capsule A and an oriented box B within `prediction`
 /// (negative or NaN counts as 0): `None` exactly when
-/// [`contact_capsule_obb`] is `None` and the shapes are farther apart than
+/// [`contact_capsule_obb`](crate::contact_capsule_obb) is `None` and the shapes are farther apart than
 /// `prediction`.
 ///
-/// The normal is that of [`contact_capsule_obb`] (or of the closest points
+/// The normal is that of [`contact_capsule_obb`](crate::contact_capsule_obb) (or of the closest points
 /// when apart). When it is within 1e-3 rad of a face normal of the box,
 /// that face is the reference face and its normal the manifold's; the
 /// capsule's core segment is clipped to that face's side planes and
@@ -90,7 +90,16 @@ impl Gathered {
 pub fn contact_manifold_capsule_obb(a: &Capsule, b: &Obb, prediction: Real) -> Option<ContactManifold> {
     let prediction = prediction.max(0.0);
     let normal = |d: &ShapeDistance| core_normal(a.a(), a.b(), &d.point_b);
-    let c = contact_within(contact_capsule_obb(a, b), prediction, || distance_capsule_obb(a, b), normal)?;
+    // Apart: the contact test's closest pair is the distance, when it has one.
+    let (contact, apart) = match capsule_obb::contact_or_distance(a, b) {
+        Ok(c) => (Some(c), None),
+        Err(d) => (None, d),
+    };
+    if apart.is_some_and(|d| d.distance > prediction) {
+        return None;
+    }
+    let distance = || apart.unwrap_or_else(|| distance_capsule_obb(a, b));
+    let c = contact_within(contact, prediction, distance, normal)?;
     // The box face facing the capsule has outward normal -n (box frame).
     let f = -b.to_local_vector(&c.normal);
     let k = f.iamax();
