@@ -1,13 +1,15 @@
-//! The manifolds of a capsule or a box against a face exist exactly when
-//! their contract says: `contact_manifold_{capsule_obb,capsule_triangle,
-//! obb_triangle}(a, b, p)` is `None` exactly when the contact test is
+//! The manifolds of a sphere, a capsule or a box against a face exist
+//! exactly when their contract says: `contact_manifold_{capsule_obb,
+//! capsule_triangle, obb_triangle, sphere_triangle}(a, b, p)` is `None`
+//! exactly when the contact test is
 //! `None` and the distance function puts the shapes farther apart than
 //! `p`, and a speculative manifold's deepest point is that distance (its
 //! depth `-distance`, to rounding).
 //!
-//! The manifolds find the distance other ways where they can (the capsule's
-//! contact test's closest pair, a box's clipped face); this pins them to
-//! the distance functions' answer. Random pairs at the origin and at `1e4` (sizes 0.1-1, centres
+//! The manifolds find the distance other ways where they can (the contact
+//! test's closest points, a box's clipped face or edges) and reject pairs
+//! by a plane or an axis first; this pins them to the distance functions'
+//! answer. Random pairs at the origin and at `1e4` (sizes 0.1-1, centres
 //! within 2), predictions from 0 to 1.5, 40,000 pairs per shape pair.
 //! Tolerance of the depth: `1e-5` of the coordinates' magnitude plus one,
 //! the rounding of a depth re-expressed along a face normal (see
@@ -85,5 +87,17 @@ fn obb_triangle_manifold_exists_exactly_within_the_prediction() {
         contact_obb_triangle,
         distance_obb_triangle,
         contact_manifold_obb_triangle,
+    );
+}
+
+#[test]
+fn sphere_triangle_manifold_exists_exactly_within_the_prediction() {
+    check(
+        "sphere-triangle",
+        0xCAA,
+        |r, p| (gen::sphere(r, p), gen::triangle(r, p)),
+        contact_sphere_triangle,
+        distance_sphere_triangle,
+        contact_manifold_sphere_triangle,
     );
 }

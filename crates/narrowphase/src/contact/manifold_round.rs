@@ -3,13 +3,12 @@
 
 use super::manifold::{single, ContactManifold, ManifoldPoint};
 use super::{
-    contact_capsule_capsule, contact_sphere_capsule, contact_sphere_obb, contact_sphere_sphere,
-    contact_sphere_triangle, Contact,
+    contact_capsule_capsule, contact_sphere_capsule, contact_sphere_obb, contact_sphere_sphere, sphere_triangle,
+    Contact,
 };
 use crate::closest::closest_point_segment;
 use crate::distance::{
-    distance_capsule_capsule, distance_sphere_capsule, distance_sphere_obb, distance_sphere_sphere,
-    distance_sphere_triangle, ShapeDistance,
+    distance_capsule_capsule, distance_sphere_capsule, distance_sphere_obb, distance_sphere_sphere, ShapeDistance,
 };
 use crate::math::{normalize_any, Point, Real, UnitVector};
 use crate::shape::{Capsule, Obb, Sphere, Triangle};
@@ -91,7 +90,32 @@ pub fn contact_manifold_sphere_capsule(a: &Sphere, b: &Capsule, prediction: Real
 #[must_use]
 pub fn contact_manifold_sphere_triangle(a: &Sphere, b: &Triangle, prediction: Real) -> Option<ContactManifold> {
     let normal = |d: &ShapeDistance| core_normal(a.center(), a.center(), &d.point_b);
-    one_point(contact_within(contact_sphere_triangle(a, b), prediction, || distance_sphere_triangle(a, b), normal))
+    if sphere_separated_beyond(a, b, prediction.max(0.0)) {
+        return None;
+    }
+    // Apart: the contact test's closest point gives the distance.
+    match sphere_triangle::contact_or_distance(a, b) {
+        Ok(c) => one_point(Some(c)),
+        Err(d) if d.distance.is_nan() || d.distance > prediction => None,
+        Err(d) => one_point(contact_within(None, prediction, || d, normal)),
+    }
+}
+
+/// True when the triangle's plane puts sphere A more than `prediction`
+/// from triangle B (a lower bound of their distance), relative to the
+/// centre: the rejection before the closest point, for a sphere over a
+/// mesh's triangles. A pair within `1e-5` of the shapes' size beyond
+/// `prediction` goes on to the exact test.
+fn sphere_separated_beyond(a: &Sphere, b: &Triangle, prediction: Real) -> bool {
+    let c = a.center().coords;
+    let v = b.vertices().map(|x| x.coords - c);
+    let n = (v[1] - v[0]).cross(&(v[2] - v[0]));
+    let len = n.norm();
+    if len.is_nan() || len <= 0.0 {
+        return false;
+    }
+    let slack = 1e-5 * ((v[1] - v[0]).abs().sum() + (v[2] - v[0]).abs().sum() + a.radius());
+    n.dot(&v[0]).abs() > (a.radius() + prediction + slack) * len
 }
 
 /// Segments whose directions' sine is below this are parallel for

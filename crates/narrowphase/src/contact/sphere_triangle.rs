@@ -2,6 +2,7 @@
 
 use super::Contact;
 use crate::closest::{closest_point_triangle, face_normal};
+use crate::distance::{from_cores, ShapeDistance};
 use crate::math::{normalize_any, within_distance, UnitVector, Vector};
 use crate::shape::{Sphere, Triangle};
 
@@ -26,12 +27,20 @@ use crate::shape::{Sphere, Triangle};
 #[inline]
 #[must_use]
 pub fn contact_sphere_triangle(sphere: &Sphere, tri: &Triangle) -> Option<Contact> {
+    contact_or_distance(sphere, tri).ok()
+}
+
+/// [`contact_sphere_triangle`], or when the shapes are apart, their
+/// distance from the same closest point: bit for bit
+/// [`distance_sphere_triangle`](crate::distance_sphere_triangle).
+#[inline]
+pub(super) fn contact_or_distance(sphere: &Sphere, tri: &Triangle) -> Result<Contact, ShapeDistance> {
     let (c, r) = (sphere.center(), sphere.radius());
     let q = closest_point_triangle(c, tri);
     let gap = q - c;
     let d2 = gap.norm_squared();
     if !within_distance(&gap, r) {
-        return None;
+        return Err(from_cores(*c, r, q, 0.0));
     }
     let d = d2.sqrt();
     let normal = normalize_any(&gap).unwrap_or_else(|| {
@@ -39,5 +48,5 @@ pub fn contact_sphere_triangle(sphere: &Sphere, tri: &Triangle) -> Option<Contac
         normalize_any(&-face).unwrap_or(UnitVector::new_unchecked(-Vector::y()))
     });
     let depth = (r - d).max(0.0);
-    Some(Contact { point_a: c + normal.into_inner() * r, point_b: q, normal, depth })
+    Ok(Contact { point_a: c + normal.into_inner() * r, point_b: q, normal, depth })
 }
