@@ -51,6 +51,13 @@ pub(crate) fn is_within_bound(v: &Vector) -> bool {
     v.iter().all(|x| x.abs() <= MAX_COORDINATE)
 }
 
+/// [`is_within_bound`] without branches, for a constructor's valid path:
+/// one test of all its rules, the reason of a rejection worked out apart.
+#[inline(always)]
+pub(crate) fn within_bound(v: &Vector) -> bool {
+    (v.x.abs() <= MAX_COORDINATE) & (v.y.abs() <= MAX_COORDINATE) & (v.z.abs() <= MAX_COORDINATE)
+}
+
 /// True when every component is finite (no NaN, no infinity).
 #[inline]
 pub(crate) fn is_finite_vec(v: &Vector) -> bool {

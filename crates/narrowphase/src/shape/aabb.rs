@@ -210,7 +210,16 @@ impl Aabb {
     /// True when `other` lies entirely inside this box (boundary included).
     #[inline]
     pub fn contains_aabb(&self, other: &Aabb) -> bool {
-        self.contains_point(&other.min) && self.contains_point(&other.max)
+        // `other.min <= other.max` (the invariant) makes the other four
+        // comparisons of "both corners inside" redundant; no branches, as a
+        // moving proxy's fat-box test is taken on every move.
+        let (a, b) = (self, other);
+        (a.min.x <= b.min.x)
+            & (a.min.y <= b.min.y)
+            & (a.min.z <= b.min.z)
+            & (b.max.x <= a.max.x)
+            & (b.max.y <= a.max.y)
+            & (b.max.z <= a.max.z)
     }
 
     /// Re-checks the invariant: finite corners, `min <= max`. Always true for

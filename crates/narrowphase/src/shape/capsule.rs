@@ -2,7 +2,7 @@
 
 use super::Aabb;
 use crate::error::ShapeError;
-use crate::math::{is_finite_point, is_within_bound, Point, Real, Vector, MAX_COORDINATE};
+use crate::math::{is_finite_point, is_within_bound, within_bound, Point, Real, Vector, MAX_COORDINATE};
 
 /// A solid capsule: every point within `radius` of the segment `[a, b]`.
 ///
@@ -24,16 +24,25 @@ impl Capsule {
     /// negative radius, and a coordinate or radius beyond [`MAX_COORDINATE`] (`1e18`).
     #[inline]
     pub fn try_new(a: Point, b: Point, radius: Real) -> Result<Self, ShapeError> {
-        if !is_finite_point(&a) || !is_finite_point(&b) || !radius.is_finite() {
-            return Err(ShapeError::NonFinite("capsule endpoint or radius"));
+        // Every rule in one test (`<=` is false for NaN and infinity).
+        if within_bound(&a.coords) & within_bound(&b.coords) & (0.0..=MAX_COORDINATE).contains(&radius) {
+            return Ok(Self { a, b, radius });
+        }
+        Err(Self::rejection(&a, &b, radius))
+    }
+
+    /// Why [`Capsule::try_new`] rejects its arguments, in the order of its rules.
+    #[cold]
+    #[inline(never)]
+    fn rejection(a: &Point, b: &Point, radius: Real) -> ShapeError {
+        if !is_finite_point(a) || !is_finite_point(b) || !radius.is_finite() {
+            return ShapeError::NonFinite("capsule endpoint or radius");
         }
         if radius < 0.0 {
-            return Err(ShapeError::NegativeRadius);
+            return ShapeError::NegativeRadius;
         }
-        if !is_within_bound(&a.coords) || !is_within_bound(&b.coords) || radius > MAX_COORDINATE {
-            return Err(ShapeError::TooLarge("capsule endpoint or radius"));
-        }
-        Ok(Self { a, b, radius })
+        debug_assert!(!is_within_bound(&a.coords) || !is_within_bound(&b.coords) || radius > MAX_COORDINATE);
+        ShapeError::TooLarge("capsule endpoint or radius")
     }
 
     /// A capsule around the segment `[a, b]`.

@@ -2,7 +2,9 @@
 
 use super::Aabb;
 use crate::error::ShapeError;
-use crate::math::{is_finite_point, is_finite_vec, is_within_bound, Isometry, Matrix, Point, Rotation, Vector};
+use crate::math::{
+    is_finite_point, is_finite_vec, is_within_bound, within_bound, Isometry, Matrix, Point, Rotation, Vector,
+};
 
 /// A solid box with its own orientation: the points `center + R x` with
 /// `|x_i| <= half_extents_i`, where `R` is the rotation (boundary included).
@@ -43,18 +45,20 @@ impl Obb {
     /// ```
     #[inline]
     pub fn try_new(center: Point, rotation: Rotation, half_extents: Vector) -> Result<Self, ShapeError> {
-        if !is_finite_point(&center) || !is_finite_vec(&half_extents) {
-            return Err(ShapeError::NonFinite("obb centre or half-extents"));
-        }
+        // The valid case in one test, without branches: `|x| <= MAX_COORDINATE`
+        // is false for NaN and infinity, and `||q|^2 - 1| <= 1e-3` for a
+        // quaternion with a NaN, an infinity or an overflowing square.
         let q = rotation.as_ref().coords;
-        if !is_finite_vec(&q.xyz()) || !q.w.is_finite() || (q.norm_squared() - 1.0).abs() > 1e-3 {
-            return Err(ShapeError::InvalidRotation);
-        }
-        if half_extents.iter().any(|&h| h < 0.0) {
-            return Err(ShapeError::NegativeExtent);
-        }
-        if !is_within_bound(&center.coords) || !is_within_bound(&half_extents) {
-            return Err(ShapeError::TooLarge("obb centre or half-extents"));
+        let n2 = q.norm_squared();
+        let h = &half_extents;
+        let valid = within_bound(&center.coords)
+            & within_bound(h)
+            & (h.x >= 0.0)
+            & (h.y >= 0.0)
+            & (h.z >= 0.0)
+            & ((n2 - 1.0).abs() <= 1e-3);
+        if !valid {
+            return Err(Self::rejection(&center, &rotation, &half_extents));
         }
         // Renormalised: within the accepted 1e-3 a quaternion off unit length
         // would scale the axes by `|q|^2` (a point 3,800 away from a box was
@@ -62,6 +66,24 @@ impl Obb {
         let rotation = crate::math::renormalized_rotation(&rotation);
         let axes = rotation.to_rotation_matrix().into_inner();
         Ok(Self { center, rotation, axes, half_extents })
+    }
+
+    /// Why [`Obb::try_new`] rejects its arguments, in the order of its rules.
+    #[cold]
+    #[inline(never)]
+    fn rejection(center: &Point, rotation: &Rotation, half_extents: &Vector) -> ShapeError {
+        if !is_finite_point(center) || !is_finite_vec(half_extents) {
+            return ShapeError::NonFinite("obb centre or half-extents");
+        }
+        let q = rotation.as_ref().coords;
+        if !is_finite_vec(&q.xyz()) || !q.w.is_finite() || (q.norm_squared() - 1.0).abs() > 1e-3 {
+            return ShapeError::InvalidRotation;
+        }
+        if half_extents.iter().any(|&h| h < 0.0) {
+            return ShapeError::NegativeExtent;
+        }
+        debug_assert!(!is_within_bound(&center.coords) || !is_within_bound(half_extents));
+        ShapeError::TooLarge("obb centre or half-extents")
     }
 
     /// A box placed by an isometry (the box's centre is the translation).

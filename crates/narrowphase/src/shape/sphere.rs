@@ -2,7 +2,7 @@
 
 use super::Aabb;
 use crate::error::ShapeError;
-use crate::math::{is_finite_point, is_within_bound, Point, Real, Vector, MAX_COORDINATE};
+use crate::math::{is_finite_point, is_within_bound, within_bound, Point, Real, Vector, MAX_COORDINATE};
 
 /// A solid sphere: every point within `radius` of `center` (boundary included).
 ///
@@ -30,16 +30,25 @@ impl Sphere {
     /// ```
     #[inline]
     pub fn try_new(center: Point, radius: Real) -> Result<Self, ShapeError> {
-        if !is_finite_point(&center) || !radius.is_finite() {
-            return Err(ShapeError::NonFinite("sphere centre or radius"));
+        // Every rule in one test (`<=` is false for NaN and infinity).
+        if within_bound(&center.coords) & (0.0..=MAX_COORDINATE).contains(&radius) {
+            return Ok(Self { center, radius });
+        }
+        Err(Self::rejection(&center, radius))
+    }
+
+    /// Why [`Sphere::try_new`] rejects its arguments, in the order of its rules.
+    #[cold]
+    #[inline(never)]
+    fn rejection(center: &Point, radius: Real) -> ShapeError {
+        if !is_finite_point(center) || !radius.is_finite() {
+            return ShapeError::NonFinite("sphere centre or radius");
         }
         if radius < 0.0 {
-            return Err(ShapeError::NegativeRadius);
+            return ShapeError::NegativeRadius;
         }
-        if !is_within_bound(&center.coords) || radius > MAX_COORDINATE {
-            return Err(ShapeError::TooLarge("sphere centre or radius"));
-        }
-        Ok(Self { center, radius })
+        debug_assert!(!is_within_bound(&center.coords) || radius > MAX_COORDINATE);
+        ShapeError::TooLarge("sphere centre or radius")
     }
 
     /// A sphere.
