@@ -24,7 +24,23 @@ impl DynamicSet {
         debug_assert!(removed.is_ok(), "scene and tree disagree on {id:?}");
     }
 
-    pub(crate) fn update(&mut self, id: ProxyId, aabb: Aabb, displacement: Vector) {
+    /// Moves a proxy whose tight box went from `previous` to `aabb`. A box
+    /// still inside its fat box (most moves of a frame) changes nothing, so
+    /// that is tested here, before the displacement is worked out.
+    #[inline(always)]
+    pub(crate) fn update(&mut self, id: ProxyId, aabb: Aabb, previous: &Aabb) {
+        if !self.tree.fat_aabb(id).is_some_and(|fat| fat.contains_aabb(&aabb)) {
+            self.refatten(id, aabb, previous);
+        }
+    }
+
+    /// [`update`](Self::update) of a box that left its fat box.
+    #[inline(never)]
+    fn refatten(&mut self, id: ProxyId, aabb: Aabb, previous: &Aabb) {
+        // The motion only stretches the fat box; a jump between boxes near
+        // ±f32::MAX overflows it, and the tree would reject the move.
+        let displacement: Vector = aabb.center() - previous.center();
+        let displacement = if displacement.iter().all(|d| d.is_finite()) { displacement } else { Vector::zeros() };
         let moved = self.tree.move_proxy(id, aabb, displacement);
         debug_assert!(moved.is_ok(), "scene and tree disagree on {id:?}");
     }

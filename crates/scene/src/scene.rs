@@ -3,7 +3,7 @@
 use core::ops::ControlFlow;
 
 use proxima_broadphase::{CollisionGroups, RayControl, TreeStats, ValidationError};
-use proxima_narrowphase::{Aabb, Isometry, Ray, Real, Vector};
+use proxima_narrowphase::{Aabb, Isometry, Ray, Real};
 
 use crate::change_log::{ChangeLog, RemovedCollider};
 use crate::collider::{BodyKind, Collider, ColliderDesc, ColliderHandle, TreeKey};
@@ -207,14 +207,14 @@ impl Scene {
     /// ```
     pub fn set_pose(&mut self, handle: ColliderHandle, pose: Isometry) -> Result<(), SceneError> {
         let (pose, world) = self.placement(handle, &pose)?;
-        self.replace(handle, world, Some(pose), None);
+        self.install(handle.index, world, Some(pose));
         Ok(())
     }
 
     /// The validated `pose` of a live collider and its shape placed there:
     /// what [`set_pose`](Self::set_pose) installs, checked without changing
     /// anything.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn placement(
         &self,
         handle: ColliderHandle,
@@ -272,7 +272,8 @@ impl Scene {
             return Err(SceneError::ShapeNotConvex);
         }
         let world = shape.placed(&collider.desc.pose)?;
-        self.replace(handle, world, None, Some(shape));
+        self.colliders[handle.index].desc.shape = shape;
+        self.install(handle.index, world, None);
         Ok(())
     }
 
@@ -319,34 +320,22 @@ impl Scene {
         Ok(())
     }
 
-    /// Installs validated new geometry and updates the tree.
-    #[inline]
-    pub(crate) fn replace(
-        &mut self,
-        handle: ColliderHandle,
-        world: WorldShape,
-        pose: Option<Isometry>,
-        shape: Option<ColliderShape>,
-    ) {
-        self.changes.log(handle.index);
-        let collider = &mut self.colliders[handle.index];
+    /// Installs validated new geometry in the live collider of `slot` (and,
+    /// with `pose`, its new pose, the old one becoming its sweep start), logs
+    /// the change and moves its box in its tree.
+    #[inline(always)]
+    pub(crate) fn install(&mut self, slot: u32, world: WorldShape, pose: Option<Isometry>) {
+        self.changes.log(slot);
+        let collider = &mut self.colliders[slot];
         let aabb = world.aabb();
-        // The motion only stretches the fat box; a jump between boxes near
-        // ±f32::MAX overflows it, and the tree would reject the move.
-        let displacement: Vector = aabb.center() - collider.aabb.center();
-        let displacement = if displacement.iter().all(|d| d.is_finite()) { displacement } else { Vector::zeros() };
+        let previous = core::mem::replace(&mut collider.aabb, aabb);
         collider.world = world;
-        collider.aabb = aabb;
         if let Some(pose) = pose {
-            collider.previous_pose = collider.desc.pose;
-            collider.desc.pose = pose;
-        }
-        if let Some(shape) = shape {
-            collider.desc.shape = shape;
+            collider.previous_pose = core::mem::replace(&mut collider.desc.pose, pose);
         }
         match collider.key {
             TreeKey::Static(pos) => self.static_set.update(pos, aabb),
-            TreeKey::Dynamic(proxy) => self.dynamic_set.update(proxy, aabb, displacement),
+            TreeKey::Dynamic(proxy) => self.dynamic_set.update(proxy, aabb, &previous),
         }
     }
 

@@ -46,7 +46,7 @@ impl Scene {
         });
         if checked.is_ok() {
             for ((handle, _), (pose, world)) in poses.iter().zip(placements.drain(..)) {
-                self.replace(*handle, world, Some(pose), None);
+                self.install(handle.index, world, Some(pose));
             }
         }
         // Drops the placements of a rejected call (shared meshes and hulls

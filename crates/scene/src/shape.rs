@@ -180,20 +180,39 @@ fn placed_mesh(mesh: &Arc<TriMesh>, pose: &Isometry) -> Result<WorldShape, Shape
 
 /// `pose` with its rotation renormalised, or why it is invalid: the one rule
 /// of every collider's pose (see [`PoseError`]).
+#[inline]
 pub(crate) fn validated_pose(pose: &Isometry) -> Result<Isometry, PoseError> {
-    let t = pose.translation.vector;
-    if !t.iter().all(|x| x.is_finite()) {
-        return Err(PoseError::NonFiniteTranslation);
-    }
-    if t.iter().any(|x| x.abs() > MAX_COORDINATE) {
-        return Err(PoseError::TranslationTooLarge);
-    }
-    let q = pose.rotation.as_ref().coords;
-    let n2 = q.norm_squared();
-    if !q.iter().all(|x| x.is_finite()) || (n2 - 1.0).abs() > POSE_ROTATION_TOLERANCE {
-        return Err(PoseError::InvalidRotation);
+    // Every rule in one test, without branches: `|x| <= MAX_COORDINATE` is
+    // false for NaN and infinity, and `||q|^2 - 1| <= tolerance` for a
+    // quaternion with a NaN, an infinity or an overflowing square.
+    let t = &pose.translation.vector;
+    let n2 = pose.rotation.as_ref().coords.norm_squared();
+    let valid = (t.x.abs() <= MAX_COORDINATE)
+        & (t.y.abs() <= MAX_COORDINATE)
+        & (t.z.abs() <= MAX_COORDINATE)
+        & ((n2 - 1.0).abs() <= POSE_ROTATION_TOLERANCE);
+    if !valid {
+        return Err(pose_rejection(pose));
     }
     Ok(Isometry::from_parts(pose.translation, proxima_narrowphase::renormalized_rotation(&pose.rotation)))
+}
+
+/// Why [`validated_pose`] rejects `pose`, in the order of the rules.
+#[cold]
+#[inline(never)]
+fn pose_rejection(pose: &Isometry) -> PoseError {
+    let t = pose.translation.vector;
+    if !t.iter().all(|x| x.is_finite()) {
+        return PoseError::NonFiniteTranslation;
+    }
+    if t.iter().any(|x| x.abs() > MAX_COORDINATE) {
+        return PoseError::TranslationTooLarge;
+    }
+    debug_assert!({
+        let q = pose.rotation.as_ref().coords;
+        !q.iter().all(|x| x.is_finite()) || (q.norm_squared() - 1.0).abs() > POSE_ROTATION_TOLERANCE
+    });
+    PoseError::InvalidRotation
 }
 
 /// `rotation` renormalised, or [`ShapeError::InvalidRotation`] when it is not
@@ -252,15 +271,26 @@ pub enum WorldShape {
 
 impl WorldShape {
     /// The tight world-space bounding box.
+    #[inline]
     pub fn aabb(&self) -> Aabb {
         match self {
             Self::Sphere(s) => s.aabb(),
             Self::Aabb(a) => *a,
             Self::Obb(o) => o.aabb(),
             Self::Capsule(c) => c.aabb(),
+            Self::TriMesh(..) | Self::ConvexHull(..) | Self::Compound(..) => self.posed_aabb(),
+        }
+    }
+
+    /// [`aabb`](Self::aabb) of a shape placed by a pose: a walk over its
+    /// vertices or children, kept out of line.
+    #[inline(never)]
+    fn posed_aabb(&self) -> Aabb {
+        match self {
             Self::TriMesh(mesh, pose) => mesh.world_aabb(pose),
             Self::ConvexHull(hull, pose) => world_aabb(hull, pose),
             Self::Compound(compound, pose) => compound.world_aabb(pose),
+            Self::Sphere(_) | Self::Aabb(_) | Self::Obb(_) | Self::Capsule(_) => self.aabb(),
         }
     }
 
