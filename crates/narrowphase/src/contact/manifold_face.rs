@@ -290,20 +290,22 @@ pub fn contact_manifold_obb_triangle(a: &Obb, b: &Triangle, prediction: Real) ->
 }
 
 /// The manifold of box A and triangle B overlapping along `overlap`'s
-/// axis: the clipped face, when it has a touching point, without the
-/// contact's witness points (which [`Gathered::finish`] adds only when
-/// clipping leaves no touching point: the clipped deepest point stands in
-/// for them); else around the contact with its witness points.
+/// axis, as [`clipped_or_single`] around their contact, but computing the
+/// contact's witness points only where they are used: a clipped face with a
+/// touching point never takes them ([`Gathered::finish`] adds the contact
+/// only when clipping leaves none), and its deepest point stands in.
 fn touching_manifold(a: &Obb, b: &Triangle, overlap: &Overlap, prediction: Real) -> ContactManifold {
     let normal = overlap.normal(a);
-    if let Some((reference, out)) = clip_obb_triangle(a, b, &normal, true, prediction) {
-        let deepest = out.points().iter().max_by(|p, q| p.depth.total_cmp(&q.depth)).copied();
-        if let Some(p) = deepest.filter(|p| p.depth >= 0.0) {
-            let c = Contact { point_a: p.point_a, point_b: p.point_b, normal, depth: overlap.depth };
-            return out.finish(reference, &c);
-        }
-    }
-    clipped_or_single(a, b, &overlap.contact(a), prediction)
+    let Some((reference, out)) = clip_obb_triangle(a, b, &normal, true, prediction) else {
+        let c = overlap.contact(a);
+        return single(c.normal, c.point_a, c.point_b, c.depth, 0);
+    };
+    let deepest = out.points().iter().max_by(|p, q| p.depth.total_cmp(&q.depth)).copied();
+    let c = match deepest.filter(|p| p.depth >= 0.0) {
+        Some(p) => Contact { point_a: p.point_a, point_b: p.point_b, normal, depth: overlap.depth },
+        None => overlap.contact(a),
+    };
+    out.finish(reference, &c)
 }
 
 /// The manifold of box A and triangle B around their contact (or closest
