@@ -5,7 +5,7 @@ use super::capsule_triangle::contact_or_distance;
 use super::clip::{clip_to_sides, triangle_sides, Polygon};
 use super::feature::{box_support, FEATURE_SINE};
 use super::manifold::{single, ContactManifold, Gathered, ManifoldPoint};
-use super::manifold_round::{contact_within, core_normal};
+use super::manifold_round::{contact_within, contact_within_found, core_normal};
 use super::obb_triangle::{contact_or_gap, speculative_normal_obb_triangle, AxisKind, Gap, Overlap};
 use super::{capsule_obb, Contact};
 use crate::closest::{closest_points_segment_segment, face_normal};
@@ -90,16 +90,12 @@ impl Gathered {
 pub fn contact_manifold_capsule_obb(a: &Capsule, b: &Obb, prediction: Real) -> Option<ContactManifold> {
     let prediction = prediction.max(0.0);
     let normal = |d: &ShapeDistance| core_normal(a.a(), a.b(), &d.point_b);
-    // Apart: the contact test's closest pair is the distance, when it has one.
-    let (contact, apart) = match capsule_obb::contact_or_distance(a, b) {
-        Ok(c) => (Some(c), None),
-        Err(d) => (None, d),
-    };
-    if apart.is_some_and(|d| d.distance > prediction) {
-        return None;
-    }
-    let distance = || apart.unwrap_or_else(|| distance_capsule_obb(a, b));
-    let c = contact_within(contact, prediction, distance, normal)?;
+    let c = contact_within_found(
+        capsule_obb::contact_or_distance(a, b),
+        prediction,
+        || distance_capsule_obb(a, b),
+        normal,
+    )?;
     // The box face facing the capsule has outward normal -n (box frame).
     let f = -b.to_local_vector(&c.normal);
     let k = f.iamax();
@@ -186,16 +182,7 @@ pub fn contact_manifold_capsule_triangle(a: &Capsule, b: &Triangle, prediction: 
         return None;
     }
     let normal = |d: &ShapeDistance| core_normal(a.a(), a.b(), &d.point_b);
-    // Apart: the contact test's closest pair is the distance, when it has one.
-    let (contact, apart) = match contact_or_distance(a, b) {
-        Ok(c) => (Some(c), None),
-        Err(d) => (None, d),
-    };
-    if apart.is_some_and(|d| d.distance > prediction) {
-        return None;
-    }
-    let distance = || apart.unwrap_or_else(|| distance_capsule_triangle(a, b));
-    let c = contact_within(contact, prediction, distance, normal)?;
+    let c = contact_within_found(contact_or_distance(a, b), prediction, || distance_capsule_triangle(a, b), normal)?;
     let Some(f) = facing_normal(b, &c.normal) else {
         return Some(single(c.normal, c.point_a, c.point_b, c.depth, 0));
     };

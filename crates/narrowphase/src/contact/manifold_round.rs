@@ -8,7 +8,8 @@ use super::{
 };
 use crate::closest::closest_point_segment;
 use crate::distance::{
-    distance_capsule_capsule, distance_sphere_capsule, distance_sphere_obb, distance_sphere_sphere, ShapeDistance,
+    distance_capsule_capsule, distance_sphere_capsule, distance_sphere_obb, distance_sphere_sphere,
+    distance_sphere_triangle, ShapeDistance,
 };
 use crate::math::{normalize_any, Point, Real, UnitVector};
 use crate::shape::{Capsule, Obb, Sphere, Triangle};
@@ -39,6 +40,23 @@ pub(super) fn contact_within(
     }
     let normal = normal(&d)?;
     Some(Contact { point_a: d.point_a, point_b: d.point_b, normal, depth: -d.distance.max(0.0) })
+}
+
+/// [`contact_within`] after a contact test that reports the distance of a
+/// pair it found apart (`Err(Some(d))`: the closest points it had found,
+/// so the distance is not searched again; `Err(None)` leaves it to
+/// `distance`). A pair farther apart than `prediction` returns at once.
+pub(super) fn contact_within_found(
+    found: Result<Contact, Option<ShapeDistance>>,
+    prediction: Real,
+    distance: impl FnOnce() -> ShapeDistance,
+    normal: impl FnOnce(&ShapeDistance) -> Option<UnitVector>,
+) -> Option<Contact> {
+    match found {
+        Ok(c) => Some(c),
+        Err(Some(d)) if d.distance > prediction => None,
+        Err(apart) => contact_within(None, prediction, || apart.unwrap_or_else(distance), normal),
+    }
 }
 
 /// The speculative normal of a round shape A (core segment `[a0, a1]`, a
@@ -93,12 +111,8 @@ pub fn contact_manifold_sphere_triangle(a: &Sphere, b: &Triangle, prediction: Re
     if sphere_separated_beyond(a, b, prediction.max(0.0)) {
         return None;
     }
-    // Apart: the contact test's closest point gives the distance.
-    match sphere_triangle::contact_or_distance(a, b) {
-        Ok(c) => one_point(Some(c)),
-        Err(d) if d.distance.is_nan() || d.distance > prediction => None,
-        Err(d) => one_point(contact_within(None, prediction, || d, normal)),
-    }
+    let found = sphere_triangle::contact_or_distance(a, b).map_err(Some);
+    one_point(contact_within_found(found, prediction, || distance_sphere_triangle(a, b), normal))
 }
 
 /// True when the triangle's plane puts sphere A more than `prediction`
