@@ -9,7 +9,11 @@
 //!   on the [`SimdLevel`] detected once per process; the `*_scalar`, `*_sse2`
 //!   and `*_avx` kernels are public for benchmarks and bit-identity tests;
 //! - [`WatertightRay`]: the sheared ray of the watertight ray/triangle test,
-//!   prepared once for many triangles.
+//!   prepared once for many triangles;
+//! - [`contact_manifolds_obb_triangle_x8`]: one box's manifolds against eight
+//!   triangles stored structure-of-arrays ([`TriangleLanes`]), each lane
+//!   bit-identical to
+//!   [`contact_manifold_obb_triangle`](crate::contact_manifold_obb_triangle).
 //!
 //! These take no validated shapes of their own and check nothing: the caller
 //! builds them from validated [`Ray`](crate::Ray)s and [`Aabb`](crate::Aabb)s.
@@ -20,3 +24,4 @@ pub use crate::cast::{
 };
 #[cfg(target_arch = "x86_64")]
 pub use crate::cast::{cast_ray_aabb_x4_sse2, cast_ray_aabb_x8_avx, cast_ray_aabb_x8_sse2, overlap_mask_x8_avx};
+pub use crate::contact::{contact_manifolds_obb_triangle_x8, TriangleLanes, TRIANGLE_LANES};

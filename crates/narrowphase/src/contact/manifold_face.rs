@@ -6,7 +6,9 @@ use super::clip::{clip_to_sides, triangle_sides, Polygon};
 use super::feature::{box_support, FEATURE_SINE};
 use super::manifold::{single, ContactManifold, Gathered, ManifoldPoint};
 use super::manifold_round::{contact_within, contact_within_found, core_normal};
-use super::obb_triangle::{contact_or_gap, speculative_normal_obb_triangle, AxisKind, Gap, Overlap};
+use super::obb_triangle::{
+    contact_or_gap, cross3, dot3, local_vertices, max3, min3, speculative_normal_obb_triangle, AxisKind, Gap, Overlap,
+};
 use super::{capsule_obb, Contact};
 use crate::closest::{closest_points_segment_segment, face_normal};
 use crate::distance::{distance_capsule_obb, distance_capsule_triangle, ShapeDistance};
@@ -249,13 +251,27 @@ const BOX_REFERENCE: u32 = 2 << 8;
 #[must_use]
 pub fn contact_manifold_obb_triangle(a: &Obb, b: &Triangle, prediction: Real) -> Option<ContactManifold> {
     let prediction = prediction.max(0.0);
-    if separated_beyond(a, b, prediction) {
+    let v = local_vertices(a, b);
+    if separated_beyond(a.half_extents(), &v, prediction) {
         return None;
     }
-    // Apart by more than the prediction on some axis: no distance needed.
-    // Apart by less on a face axis: the clipped face may hold the distance.
-    // Apart by less on an edge axis: the two edges may hold the distance.
-    let contact = match contact_or_gap(a, b, true) {
+    manifold_obb_triangle_from(a, b, contact_or_gap(a, &v, true), prediction)
+}
+
+/// [`contact_manifold_obb_triangle`] from the 13-axis test's answer `found`
+/// (the box and the triangle not [`separated_beyond`] the prediction, which
+/// is at least 0):
+/// - apart by more than the prediction on some axis: no distance needed;
+/// - apart by less on a face axis: the clipped face may hold the distance;
+/// - apart by less on an edge axis: the two edges may hold the distance;
+/// - otherwise the distance.
+pub(super) fn manifold_obb_triangle_from(
+    a: &Obb,
+    b: &Triangle,
+    found: Result<Overlap, Gap>,
+    prediction: Real,
+) -> Option<ContactManifold> {
+    let contact = match found {
         Ok(overlap) => return Some(touching_manifold(a, b, &overlap, prediction)),
         Err(Gap { gap, .. }) if gap > prediction => return None,
         Err(Gap { gap, axis, kind }) => {
@@ -444,29 +460,28 @@ fn clip_obb_triangle(
 }
 
 /// True when a separating axis among the box's three face normals and the
-/// triangle's normal shows the shapes more than `prediction` apart: a cheap
-/// rejection before the full test and the (costlier) distance, which a pair
-/// farther apart would reach only to be dropped. On an axis the separation
-/// is a lower bound of the distance, so no pair within `prediction` is
-/// rejected.
-fn separated_beyond(a: &Obb, b: &Triangle, prediction: Real) -> bool {
-    let h = a.half_extents();
-    let v = b.vertices().map(|p| a.to_local(&p));
+/// triangle's normal shows box `[-h, h]` and triangle `v` (box frame) more
+/// than `prediction` apart: a cheap rejection before the full test and the
+/// (costlier) distance, which a pair farther apart would reach only to be
+/// dropped. On an axis the separation is a lower bound of the distance, so
+/// no pair within `prediction` is rejected. The lane kernel repeats these
+/// operations in this order.
+pub(super) fn separated_beyond(h: &Vector, v: &[Vector; 3], prediction: Real) -> bool {
     for k in 0..3 {
-        let (lo, hi) = (v[0][k].min(v[1][k]).min(v[2][k]), v[0][k].max(v[1][k]).max(v[2][k]));
+        let (lo, hi) = (min3(v[0][k], v[1][k], v[2][k]), max3(v[0][k], v[1][k], v[2][k]));
         if lo > h[k] + prediction || hi < -h[k] - prediction {
             return true;
         }
     }
     // The triangle's plane, in the box frame: n . x = n . v0; the box
     // reaches `sum h_k |n_k|` along n.
-    let n = (v[1] - v[0]).cross(&(v[2] - v[0]));
-    let len = n.norm();
-    if len.is_nan() || len <= 0.0 {
+    let n = cross3(&(v[1] - v[0]), &(v[2] - v[0]));
+    let len = dot3(&n, &n).sqrt();
+    if !(len > 0.0) {
         return false;
     }
-    let reach = h.dot(&n.abs());
-    n.dot(&v[0]).abs() > reach + prediction * len
+    let reach = dot3(h, &n.abs());
+    dot3(&n, &v[0]).abs() > reach + prediction * len
 }
 
 /// True when the world axes or the triangle's normal separate capsule A and

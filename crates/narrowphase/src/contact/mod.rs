@@ -17,6 +17,7 @@ mod manifold_round;
 mod near_band;
 mod obb_obb;
 mod obb_triangle;
+mod obb_triangle_lanes;
 mod sphere_aabb;
 mod sphere_capsule;
 mod sphere_hull;
@@ -35,6 +36,7 @@ pub use manifold_round::{
 };
 pub use obb_obb::{contact_obb_obb, OBB_EDGE_AXIS_MIN_SINE, OBB_EDGE_AXIS_REL_TOL};
 pub use obb_triangle::contact_obb_triangle;
+pub use obb_triangle_lanes::{contact_manifolds_obb_triangle_x8, TriangleLanes, TRIANGLE_LANES};
 pub use sphere_aabb::contact_sphere_aabb;
 pub use sphere_capsule::contact_sphere_capsule;
 pub use sphere_hull::{contact_manifold_sphere_hull, contact_sphere_hull};
