@@ -18,6 +18,7 @@
 use core::ops::ControlFlow;
 
 use proxima_broadphase::BroadPhase;
+use proxima_narrowphase::kernels::TriangleLanes;
 use proxima_narrowphase::{intersects_aabb_aabb, Aabb, Isometry, Point, RayHit, Real, Triangle, MAX_COORDINATE};
 
 use crate::error::MeshError;
@@ -39,6 +40,7 @@ pub use edge_flags::{EdgeFlags, EdgeMode};
 pub(crate) use manifold::{mesh_mesh_manifolds, Convex, MeshScratch};
 pub(crate) use mesh_mesh::contact_mesh_mesh;
 use ray::BlockTree;
+use ray_block::LANES;
 
 /// Where a ray crossed a mesh's triangle: the triangle, and the hit point's
 /// barycentric coordinates, `point = a + u (b - a) + v (c - a)` with
@@ -299,6 +301,45 @@ impl TriMesh {
             }
             ControlFlow::Continue(())
         })
+    }
+
+    /// [`TriMesh::visit_candidates`] a block at a time, for a caller that
+    /// tests a block's lanes together: `block(ids, lanes, mask)` for each
+    /// block with a lane whose box overlaps `aabb` (bit `l` of `mask`;
+    /// `ids[l]` is that lane's triangle; only non-degenerate triangles have
+    /// bits), then `single(t, triangle)` for each of its degenerate
+    /// triangles whose box overlaps, as [`TriMesh::visit_candidates`] hands
+    /// them. Both get `state`, which they share.
+    #[inline]
+    pub(crate) fn visit_candidate_blocks<S>(
+        &self,
+        aabb: &Aabb,
+        state: &mut S,
+        mut block: impl FnMut(&mut S, &[u32; LANES], &TriangleLanes, u32),
+        mut single: impl FnMut(&mut S, u32, &Triangle),
+    ) {
+        let (lo, hi) = (aabb.min(), aabb.max());
+        let _ = self.tree.bvh.visit_overlaps(aabb, |b| {
+            let slot = self.tree.slot[b as usize] as usize;
+            let (lanes, ids) = (&self.tree.blocks[slot], &self.tree.ids[slot]);
+            let hits = lanes.overlap_mask(lo, hi);
+            if hits != 0 {
+                block(state, ids, lanes.rows(), hits);
+            }
+            let mut degenerate = lanes.nan_mask();
+            while degenerate != 0 {
+                let l = degenerate.trailing_zeros() as usize;
+                degenerate &= degenerate - 1;
+                if ids[l] == u32::MAX {
+                    break; // unused lanes come last
+                }
+                let t = self.triangle(ids[l]);
+                if intersects_aabb_aabb(&t.aabb(), aabb) {
+                    single(state, ids[l], &t);
+                }
+            }
+            ControlFlow::<()>::Continue(())
+        });
     }
 
     /// The block tree's BVH (primitives are blocks of up to 8 triangles, not

@@ -3,11 +3,11 @@
 //! per-ray work done once per ray and the per-triangle work done on eight
 //! triangles at a time (structure of arrays, two SSE2 registers per row).
 
-use proxima_narrowphase::kernels::WatertightRay;
+use proxima_narrowphase::kernels::{TriangleLanes, WatertightRay};
 use proxima_narrowphase::{Point, Real, UnitVector, Vector};
 
 /// Triangles per [`TriangleBlock`].
-pub(super) const LANES: usize = 8;
+pub(super) const LANES: usize = proxima_narrowphase::kernels::TRIANGLE_LANES;
 
 /// Which lanes of a block a ray hits, and where.
 #[derive(Clone, Copy, Debug)]
@@ -85,18 +85,71 @@ impl TriangleBlock {
     /// `lo <= max(a, b, c)` for lane `l`'s vertices (the test of
     /// `intersects_aabb_aabb` on the triangle's box). NaN lanes (unused or
     /// degenerate) compare false: never set.
+    ///
+    /// On x86_64 two SSE2 halves of 4 lanes (part of the baseline, so no
+    /// run-time check); elsewhere [`TriangleBlock::overlap_mask_scalar`].
+    /// `_mm_min_ps` / `_mm_max_ps` return their second operand when either is
+    /// NaN: a lane's vertices are all finite (the mesh's, checked by
+    /// `TriMesh::new`) or all NaN, so a finite lane gets its exact bounds and a
+    /// NaN lane NaN bounds, which compare false. The answer is the scalar
+    /// one's, bit for bit.
     #[inline]
     pub(super) fn overlap_mask(&self, lo: &Point, hi: &Point) -> u32 {
+        #[cfg(target_arch = "x86_64")]
+        {
+            self.overlap_mask_sse2::<0>(lo, hi) | self.overlap_mask_sse2::<1>(lo, hi) << 4
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            self.overlap_mask_scalar(lo, hi)
+        }
+    }
+
+    /// Lanes `4 * HALF .. 4 * HALF + 4` of [`TriangleBlock::overlap_mask`],
+    /// bit `l` for lane `4 * HALF + l`. `HALF` is 0 or 1 (checked at compile
+    /// time).
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    fn overlap_mask_sse2<const HALF: usize>(&self, lo: &Point, hi: &Point) -> u32 {
+        use core::arch::x86_64::*;
+        const { assert!(HALF < LANES / 4) };
+        // SAFETY: SSE2 is enabled on every x86_64 target. Each load reads the
+        // 4 floats of the checked subslice `self.v[k][axis][4 * HALF..][..4]`,
+        // 16-byte aligned as `_mm_load_ps` requires (see `hits_sse2`).
+        unsafe {
+            let row = |k: usize, axis: usize| _mm_load_ps(self.v[k][axis][4 * HALF..][..4].as_ptr());
+            let mut inside = _mm_castsi128_ps(_mm_set1_epi32(-1));
+            for axis in 0..3 {
+                let (a, b, c) = (row(0, axis), row(1, axis), row(2, axis));
+                let min = _mm_min_ps(_mm_min_ps(a, b), c);
+                let max = _mm_max_ps(_mm_max_ps(a, b), c);
+                let below = _mm_cmple_ps(min, _mm_set1_ps(hi[axis]));
+                let above = _mm_cmple_ps(_mm_set1_ps(lo[axis]), max);
+                inside = _mm_and_ps(inside, _mm_and_ps(below, above));
+            }
+            _mm_movemask_ps(inside) as u32
+        }
+    }
+
+    /// [`TriangleBlock::overlap_mask`] lane by lane (`f32::min` skips a NaN
+    /// operand, so each lane tests its own NaN).
+    #[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+    fn overlap_mask_scalar(&self, lo: &Point, hi: &Point) -> u32 {
         let mut inside = [true; LANES];
         for axis in 0..3 {
             let [a, b, c] = [&self.v[0][axis], &self.v[1][axis], &self.v[2][axis]];
             for l in 0..LANES {
                 let (min, max) = (a[l].min(b[l]).min(c[l]), a[l].max(b[l]).max(c[l]));
-                // `f32::min` skips a NaN operand: the lane tests its own NaN.
                 inside[l] &= (min <= hi[axis]) & (lo[axis] <= max) & !a[l].is_nan();
             }
         }
         inside.iter().enumerate().fold(0, |m, (l, &i)| m | u32::from(i) << l)
+    }
+
+    /// The vertices, `[vertex][axis][lane]`.
+    #[inline(always)]
+    pub(super) fn rows(&self) -> &TriangleLanes {
+        &self.v
     }
 
     /// Lane `l`'s bit set when its vertices are NaN (unused or degenerate).
@@ -479,6 +532,60 @@ mod tests {
             }
         }
         assert!(hits > 500, "only {hits} hits");
+    }
+
+    /// The overlap mask against each triangle's own box test
+    /// (`intersects_aabb_aabb`), lane by lane, and the SIMD halves against
+    /// the scalar lanes: boxes around, across and touching the triangles (a
+    /// face of the box on a vertex's coordinate), blocks with degenerate
+    /// triangles and unused lanes (never set).
+    #[test]
+    fn overlap_mask_is_each_triangles_box_test() {
+        use proxima_narrowphase::{intersects_aabb_aabb, Aabb};
+        let mut rng = proxima_test_support::rng(0xB0C5);
+        let place = Placement::new(2.0, 0.2, 1.0);
+        let mut set = 0usize;
+        for case in 0..20_000 {
+            let n = rng.random_range(1..=LANES);
+            let tris: Vec<Triangle> = (0..n)
+                .map(|_| match rng.random_range(0..10) {
+                    0 => {
+                        let t = gen::triangle(&mut rng, &place);
+                        Triangle::new(*t.a(), *t.a(), *t.c())
+                    }
+                    _ => gen::triangle(&mut rng, &place),
+                })
+                .collect();
+            let block = TriangleBlock::new(tris.iter().map(Triangle::vertices));
+            let (mut lo, mut hi) = (Point::origin(), Point::origin());
+            for axis in 0..3 {
+                let (x, y) = (rng.random_range(-2.5..2.5), rng.random_range(-2.5..2.5));
+                (lo[axis], hi[axis]) = (Real::min(x, y), Real::max(x, y));
+            }
+            if case % 3 == 0 {
+                // A face of the box exactly on a vertex's coordinate.
+                let t = &tris[rng.random_range(0..n)];
+                let axis = rng.random_range(0..3);
+                let v = t.vertices()[rng.random_range(0..3)][axis];
+                if rng.random_bool(0.5) {
+                    lo[axis] = v;
+                    hi[axis] = hi[axis].max(v);
+                } else {
+                    hi[axis] = v;
+                    lo[axis] = lo[axis].min(v);
+                }
+            }
+            let mask = block.overlap_mask(&lo, &hi);
+            assert_eq!(mask, block.overlap_mask_scalar(&lo, &hi), "case {case}");
+            let query = Aabb::new(lo, hi);
+            for l in 0..LANES {
+                let degenerate = tris.get(l).is_none_or(|t| !(t.scaled_normal().norm_squared() > 0.0));
+                let expected = !degenerate && intersects_aabb_aabb(&tris[l].aabb(), &query);
+                assert_eq!(mask >> l & 1 == 1, expected, "case {case}, lane {l}");
+                set += usize::from(expected);
+            }
+        }
+        assert!(set > 10_000, "only {set} overlapping lanes");
     }
 
     #[test]
