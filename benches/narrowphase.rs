@@ -77,7 +77,8 @@ impl<A: Shape, B: Shape> Pp<A, B> {
 /// element, as much as the cheapest queries themselves).
 fn pair<A, B>(c: &mut Criterion, id: &str, a: &[A], ours: impl Fn(&A) -> u32, b: &[B], theirs: impl Fn(&B) -> u32) {
     let mut g = c.benchmark_group(id);
-    g.throughput(Throughput::Elements(a.len() as u64));
+    // One element per pair (parry's list): `a` may hold several pairs an item.
+    g.throughput(Throughput::Elements(b.len() as u64));
     g.bench_function("proxima", |bench| {
         bench.iter(|| black_box(black_box(a).iter().map(&ours).fold(0u32, u32::wrapping_add)))
     });
@@ -106,7 +107,8 @@ fn manifold_pair<A, B: Shape, C: Shape>(
 ) {
     use parry3d::query::PersistentQueryDispatcher;
     let mut g = c.benchmark_group(id);
-    g.throughput(Throughput::Elements(a.len() as u64));
+    // One element per pair (parry's list): `a` may hold several pairs an item.
+    g.throughput(Throughput::Elements(b.len() as u64));
     g.bench_function("proxima", |bench| {
         bench.iter(|| black_box(black_box(a).iter().map(&ours).fold(0u32, u32::wrapping_add)))
     });
@@ -298,6 +300,21 @@ fn contact(c: &mut Criterion) {
     let w: Vec<_> = v.iter().map(|(a, b)| Pp::new(cv::cuboid(a), cv::triangle(b))).collect();
     let ours = |(a, b): &(Obb, Triangle)| count(contact_manifold_obb_triangle(a, b, prediction));
     manifold_pair(c, "contact/obb_triangle_manifold", &v, ours, &w, prediction);
+    // The same kind of pairs, eight triangles to a box, as a mesh hands them:
+    // the lane kernel against parry3d's manifold of each pair.
+    let v = cases(41, |r| (gen::obb(r, &p), core::array::from_fn::<_, 8, _>(|_| gen::triangle(r, &p))));
+    let w: Vec<_> =
+        v.iter().flat_map(|(a, t)| t.iter().map(move |b| Pp::new(cv::cuboid(a), cv::triangle(b)))).collect();
+    let v: Vec<(Obb, kernels::TriangleLanes)> = v
+        .iter()
+        .map(|(a, t)| (*a, core::array::from_fn(|k| core::array::from_fn(|axis| t.map(|b| b.vertices()[k][axis])))))
+        .collect();
+    let ours = |(a, lanes): &(Obb, kernels::TriangleLanes)| {
+        let mut points = 0u32;
+        kernels::contact_manifolds_obb_triangle_x8(a, lanes, 0xff, prediction, |_, m| points += m.len() as u32);
+        points
+    };
+    manifold_pair(c, "contact/obb_triangle_manifold_x8", &v, ours, &w, prediction);
     let v = cases(40, |r| (gen::capsule(r, &p), gen::triangle(r, &p)));
     let w: Vec<_> = v.iter().map(|(a, b)| Pp::new(cv::capsule(a), cv::triangle(b))).collect();
     let ours = |(a, b): &(Capsule, Triangle)| count(contact_manifold_capsule_triangle(a, b, prediction));
