@@ -7,7 +7,8 @@
 //! - each validating constructor returns exactly the error its documentation
 //!   promises (checked against the rules restated here), and every accepted
 //!   shape has a valid bounding box;
-//! - the SIMD ray/box kernels equal the scalar slab test bit for bit.
+//! - the SIMD ray/box kernels equal the scalar slab test bit for bit, and the
+//!   box-triangle lane kernel the per-pair manifold.
 //!
 //! When every input is finite and at most `1e6` in magnitude ("checked"
 //! cases), also:
@@ -1044,6 +1045,42 @@ fn wide_kernels(g: &mut Gen) {
     }
     check_lanes(&results8, &boxes, &pre);
     check_lanes(&results4, &boxes, &pre);
+    box_triangle_lanes(g);
+}
+
+/// The box-triangle lane kernel (`contact_manifolds_obb_triangle_x8`)
+/// equals `contact_manifold_obb_triangle` on every lane, bit for bit, on up
+/// to eight triangles (degenerate ones included) and any prediction.
+fn box_triangle_lanes(g: &mut Gen) {
+    let Some(b) = g.obb() else { return };
+    let n = (g.b.byte() % 9) as usize;
+    let tris: Vec<Triangle> = (0..n).filter_map(|_| g.triangle()).collect();
+    let prediction = g.b.f32_or_wild(g.wild);
+    let mut lanes: TriangleLanes = [[[Real::NAN; TRIANGLE_LANES]; 3]; 3];
+    for (l, t) in tris.iter().enumerate() {
+        for (k, p) in t.vertices().iter().enumerate() {
+            for axis in 0..3 {
+                lanes[k][axis][l] = p[axis];
+            }
+        }
+    }
+    let mask = (1u32 << tris.len()) - 1;
+    let mut got = [None; TRIANGLE_LANES];
+    contact_manifolds_obb_triangle_x8(&b, &lanes, mask, prediction, |l, m| got[l] = Some(m));
+    let bits = |m: &Option<ContactManifold>| {
+        m.map(|m| {
+            let mut out: Vec<u32> = m.normal.iter().map(|x| x.to_bits()).collect();
+            for p in m.points() {
+                out.extend(p.point_a.iter().chain(p.point_b.iter()).map(|x| x.to_bits()));
+                out.extend([p.depth.to_bits(), p.id]);
+            }
+            out
+        })
+    };
+    for (l, t) in tris.iter().enumerate() {
+        let want = contact_manifold_obb_triangle(&b, t, prediction);
+        assert_eq!(bits(&got[l]), bits(&want), "lane {l}: {b:?} {t:?} prediction {prediction}");
+    }
 }
 
 /// Every kernel's lanes equal the scalar slab test, bit for bit.

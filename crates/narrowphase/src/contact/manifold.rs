@@ -197,6 +197,11 @@ impl Gathered {
     pub(super) fn points(&self) -> &[ManifoldPoint] {
         &self.items[..self.len]
     }
+
+    /// The deepest gathered point (the last of equals), `None` when empty.
+    pub(super) fn deepest(&self) -> Option<ManifoldPoint> {
+        self.points().iter().max_by(|p, q| p.depth.total_cmp(&q.depth)).copied()
+    }
 }
 
 /// A manifold of one point (round shapes, edge contacts) with id `id`.

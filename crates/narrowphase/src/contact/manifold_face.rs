@@ -303,7 +303,7 @@ fn touching_manifold(a: &Obb, b: &Triangle, overlap: &Overlap, prediction: Real)
         let c = overlap.contact(a);
         return single(c.normal, c.point_a, c.point_b, c.depth, 0);
     };
-    let deepest = out.points().iter().max_by(|p, q| p.depth.total_cmp(&q.depth)).copied();
+    let deepest = out.deepest();
     let c = match deepest.filter(|p| p.depth >= 0.0) {
         Some(p) => Contact { point_a: p.point_a, point_b: p.point_b, normal, depth: overlap.depth },
         None => overlap.contact(a),
@@ -385,7 +385,7 @@ fn edge_gap_contact(a: &Obb, b: &Triangle, n: &Vector, i: usize, k: usize, gap: 
 fn face_gap_manifold(a: &Obb, b: &Triangle, n: &Vector, gap: Real, prediction: Real) -> Option<ContactManifold> {
     let normal = UnitVector::new_normalize(a.axes() * n);
     let (reference, out) = clip_obb_triangle(a, b, &normal, false, prediction)?;
-    let deepest = *out.points().iter().max_by(|p, q| p.depth.total_cmp(&q.depth))?;
+    let deepest = out.deepest()?;
     if -deepest.depth > gap + gap_rounding(a, b) {
         return None;
     }

@@ -119,7 +119,11 @@ impl ContactPipeline {
         if self.narrow_slices.len() < slices {
             self.narrow_slices.resize_with(slices, NarrowSlice::default);
         }
-        self.narrow_slices[..slices].par_iter_mut().zip(candidates.par_chunks(NARROW_SLICE)).for_each(
+        // One task per slice (`with_max_len(1)`): rayon's adaptive split would
+        // otherwise hand each thread a run of slices to work through alone,
+        // and a run holding the mesh pairs would keep one thread busy while
+        // the other idles.
+        self.narrow_slices[..slices].par_iter_mut().zip(candidates.par_chunks(NARROW_SLICE)).with_max_len(1).for_each(
             |(slice, candidates)| {
                 slice.contacts.clear();
                 slice.manifolds.clear();

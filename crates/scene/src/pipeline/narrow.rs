@@ -15,11 +15,15 @@ use crate::scene::Scene;
 use crate::trimesh::MeshScratch;
 
 /// Candidates per slice of the parallel exact tests: enough to amortise
-/// rayon's scheduling, few enough to balance the threads (a pair with a mesh
-/// costs many times a pair of boxes). Fixed, so the cut does not depend on
-/// the thread count.
+/// rayon's scheduling, few enough to balance the threads. A pair with a
+/// mesh costs many times a pair of boxes, and such pairs bunch together:
+/// the candidates are sorted by collider slot, and a level's meshes are
+/// usually inserted first, so every body-mesh pair sits at the front. Each
+/// slice is its own task (see `update_parallel`), so an idle thread steals
+/// the heavy slices a busy one has not reached. Fixed, so the cut does not
+/// depend on the thread count.
 #[cfg(feature = "parallel")]
-pub(super) const NARROW_SLICE: usize = 2048;
+pub(super) const NARROW_SLICE: usize = 256;
 
 /// One slice of the parallel exact tests: its results and its own scratch.
 #[cfg(feature = "parallel")]
