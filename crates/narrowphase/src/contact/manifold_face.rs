@@ -477,7 +477,7 @@ pub(super) fn separated_beyond(h: &Vector, v: &[Vector; 3], prediction: Real) ->
     // reaches `sum h_k |n_k|` along n.
     let n = cross3(&(v[1] - v[0]), &(v[2] - v[0]));
     let len = dot3(&n, &n).sqrt();
-    if !(len > 0.0) {
+    if len.is_nan() || len <= 0.0 {
         return false;
     }
     let reach = dot3(h, &n.abs());

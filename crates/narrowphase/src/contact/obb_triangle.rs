@@ -284,7 +284,7 @@ fn overlap_of_axis(h: &Vector, v: &[Vector; 3], index: u32) -> Option<(Vector, R
         _ => basis_cross(((index - 4) % 3) as usize, &e[((index - 4) / 3) as usize]),
     };
     let len = dot3(&axis, &axis).sqrt();
-    if !(len > Real::EPSILON) {
+    if len.is_nan() || len <= Real::EPSILON {
         return None;
     }
     let inv = 1.0 / len;

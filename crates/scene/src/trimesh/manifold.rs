@@ -122,10 +122,8 @@ impl BoxBatch<'_> {
     /// Adds lane `l` of `from` (triangle `id`), testing the batch when full.
     #[inline]
     fn push(&mut self, id: u32, from: &TriangleLanes, l: usize, found: &mut Found) {
-        for k in 0..3 {
-            for axis in 0..3 {
-                self.lanes[k][axis][self.len] = from[k][axis][l];
-            }
+        for (to, from) in self.lanes.iter_mut().flatten().zip(from.iter().flatten()) {
+            to[self.len] = from[l];
         }
         self.ids[self.len] = id;
         self.len += 1;

@@ -579,7 +579,7 @@ mod tests {
             assert_eq!(mask, block.overlap_mask_scalar(&lo, &hi), "case {case}");
             let query = Aabb::new(lo, hi);
             for l in 0..LANES {
-                let degenerate = tris.get(l).is_none_or(|t| !(t.scaled_normal().norm_squared() > 0.0));
+                let degenerate = tris.get(l).is_none_or(|t| t.scaled_normal().norm_squared() <= 0.0);
                 let expected = !degenerate && intersects_aabb_aabb(&tris[l].aabb(), &query);
                 assert_eq!(mask >> l & 1 == 1, expected, "case {case}, lane {l}");
                 set += usize::from(expected);
