@@ -122,8 +122,12 @@ impl BoxBatch<'_> {
     /// Adds lane `l` of `from` (triangle `id`), testing the batch when full.
     #[inline]
     fn push(&mut self, id: u32, from: &TriangleLanes, l: usize, found: &mut Found) {
-        for (to, from) in self.lanes.iter_mut().flatten().zip(from.iter().flatten()) {
-            to[self.len] = from[l];
+        let n = self.len;
+        assert!(n < TRIANGLE_LANES && l < TRIANGLE_LANES, "a lane of a full batch");
+        for (to, from) in self.lanes.iter_mut().zip(from) {
+            for (to, from) in to.iter_mut().zip(from) {
+                to[n] = from[l];
+            }
         }
         self.ids[self.len] = id;
         self.len += 1;
@@ -160,8 +164,9 @@ pub(crate) struct MeshScratch {
     voided_touching: SmallVec<[u32; 24]>,
     /// The touching face contacts' normals.
     touching_faces: SmallVec<[UnitVector; 8]>,
-    /// Grouping: which manifolds joined a group, and a group's points.
-    taken: SmallVec<[bool; 16]>,
+    /// Grouping: the triangles' manifolds in order (and which joined a
+    /// group), and a group's points.
+    order: SmallVec<[GroupKey; 16]>,
     points: SmallVec<[ManifoldPoint; 16]>,
 }
 
@@ -384,25 +389,27 @@ pub(crate) fn mesh_mesh_manifolds(
 /// them to `out`. Point ids get their triangle's index (see
 /// [`TRIANGLE_ID_SHIFT`]).
 fn group_by_normal(scratch: &mut MeshScratch, out: &mut Vec<ContactManifold>) {
-    let MeshScratch { found, taken, points, .. } = scratch;
+    let MeshScratch { found, order, points, .. } = scratch;
     // Deepest first, ties broken by triangle and point id: a total order
     // on the entries, so the unstable sort (which allocates nothing, where
-    // the stable `sort_by` allocates past 20 entries) is deterministic.
-    found.sort_unstable_by(|x, y| {
-        let (dx, dy) = (x.manifold.deepest(), y.manifold.deepest());
-        dy.depth.total_cmp(&dx.depth).then(x.triangle.cmp(&y.triangle)).then(dx.id.cmp(&dy.id))
-    });
-    taken.clear();
-    taken.resize(found.len(), false);
-    for lead in 0..found.len() {
-        if taken[lead] {
+    // the stable `sort_by` allocates past 20 entries) is deterministic. The
+    // keys are sorted, not the manifolds (a few words against 150 bytes).
+    order.clear();
+    order.extend(found.iter().enumerate().map(|(k, m)| {
+        let deepest = m.manifold.deepest();
+        GroupKey { depth: deepest.depth, triangle: m.triangle, id: deepest.id, index: k as u32, taken: false }
+    }));
+    order.sort_unstable_by(|x, y| y.depth.total_cmp(&x.depth).then(x.triangle.cmp(&y.triangle)).then(x.id.cmp(&y.id)));
+    for lead in 0..order.len() {
+        if order[lead].taken {
             continue;
         }
-        let normal: UnitVector = found[lead].manifold.normal;
+        let normal: UnitVector = found[order[lead].index as usize].manifold.normal;
         points.clear();
-        for (k, m) in found.iter().enumerate().skip(lead) {
-            if !taken[k] && m.manifold.normal.dot(&normal) >= SAME_NORMAL_COSINE {
-                taken[k] = true;
+        for key in order[lead..].iter_mut() {
+            let m = &found[key.index as usize];
+            if !key.taken && m.manifold.normal.dot(&normal) >= SAME_NORMAL_COSINE {
+                key.taken = true;
                 // A point of a triangle whose normal is within 2.6 degrees
                 // of the group's is re-expressed along the group's normal, as
                 // `finish` does in the narrowphase's face manifolds.
@@ -419,6 +426,18 @@ fn group_by_normal(scratch: &mut MeshScratch, out: &mut Vec<ContactManifold>) {
         }
         out.extend(ContactManifold::new(normal, points));
     }
+}
+
+/// A triangle manifold's place in [`group_by_normal`]'s order: its deepest
+/// point's depth and id, its triangle, its index in the found list, and
+/// whether a group has taken it.
+#[derive(Clone, Copy, Debug)]
+struct GroupKey {
+    depth: Real,
+    triangle: u32,
+    id: u32,
+    index: u32,
+    taken: bool,
 }
 
 /// True when `normal` is within [`FACE_COSINE`] of triangle `t`'s normal
@@ -514,14 +533,9 @@ mod tests {
         out
     }
 
-    /// A box's mesh manifolds, its triangles tested eight at a time in
-    /// lanes, are the ones found one triangle at a time, bit for bit: boxes
-    /// of sizes 0.1 to 1.5 at random poses on a bumpy 16 x 16 grid (with a
-    /// few degenerate triangles, which take the one-by-one path inside the
-    /// batched one), predictions from 0 to 0.3.
-    #[test]
-    fn batched_box_manifolds_are_the_one_by_one_manifolds() {
-        let mut rng = proxima_test_support::rng(0xB0B5);
+    /// The bumpy 16 x 16 grid of the tests (half-metre cells, heights within
+    /// 0.3), with a degenerate triangle every seventh cell.
+    fn bumpy_grid() -> TriMesh {
         let n = 16usize;
         let vertices: Vec<Point> = (0..=n)
             .flat_map(|i| (0..=n).map(move |j| (i, j)))
@@ -539,7 +553,67 @@ mod tests {
                 }
             }
         }
-        let mesh = TriMesh::new(vertices, indices).unwrap();
+        TriMesh::new(vertices, indices).unwrap()
+    }
+
+    /// The grouping does not depend on the order the triangles' manifolds
+    /// were found in (the batched box path finds them in another order than
+    /// the tree's): the found lists of boxes, capsules and spheres on the
+    /// bumpy grid, reversed and rotated, group into the same manifolds bit
+    /// for bit.
+    #[test]
+    fn grouping_ignores_the_found_order() {
+        let mut rng = proxima_test_support::rng(0x6E0F);
+        let mesh = bumpy_grid();
+        let place = Placement::new(0.0, 0.1, 1.2);
+        let mut groups = 0usize;
+        for case in 0..2_000 {
+            let centre =
+                Point::new(rng.random_range(0.0..8.0), rng.random_range(-0.5..0.8), rng.random_range(0.0..8.0));
+            let obb = Obb::new(centre, gen::rotation(&mut rng), gen::half_extents(&mut rng, &place));
+            let capsule = Capsule::new(centre, centre + gen::unit_vector(&mut rng), rng.random_range(0.05..0.5));
+            let sphere = Sphere::new(centre, rng.random_range(0.05..0.8));
+            let shape = match case % 3 {
+                0 => Convex::Obb(&obb),
+                1 => Convex::Capsule(&capsule),
+                _ => Convex::Sphere(&sphere),
+            };
+            let mut scratch = MeshScratch::default();
+            let _ = mesh.visit_candidates(&shape.aabb().loosened(0.1), |t, tri| {
+                if let Some(manifold) = shape.manifold(tri, 0.1) {
+                    let face = is_face_contact(tri, &manifold.normal);
+                    scratch.found.push(TriangleManifold { triangle: t, face, manifold });
+                }
+                ControlFlow::Continue(())
+            });
+            let found = scratch.found.clone();
+            let mut reference = Vec::new();
+            group_by_normal(&mut scratch, &mut reference);
+            for turn in 0..3 {
+                scratch.found = found.clone();
+                match turn {
+                    0 => scratch.found.reverse(),
+                    _ => scratch.found.rotate_left(turn.min(found.len())),
+                }
+                let mut out = Vec::new();
+                group_by_normal(&mut scratch, &mut out);
+                let (a, b): (Vec<_>, Vec<_>) = (out.iter().map(bits).collect(), reference.iter().map(bits).collect());
+                assert_eq!(a, b, "case {case}, turn {turn}");
+            }
+            groups += reference.len();
+        }
+        assert!(groups > 1_000, "only {groups} manifolds");
+    }
+
+    /// A box's mesh manifolds, its triangles tested eight at a time in
+    /// lanes, are the ones found one triangle at a time, bit for bit: boxes
+    /// of sizes 0.1 to 1.5 at random poses on a bumpy 16 x 16 grid (with a
+    /// few degenerate triangles, which take the one-by-one path inside the
+    /// batched one), predictions from 0 to 0.3.
+    #[test]
+    fn batched_box_manifolds_are_the_one_by_one_manifolds() {
+        let mut rng = proxima_test_support::rng(0xB0B5);
+        let mesh = bumpy_grid();
         let place = Placement::new(0.0, 0.1, 1.5);
         let (mut batched, mut expected, mut pairs) = (Vec::new(), Vec::new(), 0usize);
         for case in 0..3_000 {
