@@ -121,10 +121,11 @@ pub fn cast_shape_convex<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
                 return Some(hit);
             }
         }
-        let (_, pb) = g.simplex.witnesses();
-        // From A to B: `-v`; the hit point on B's surface.
-        let n = normalize_any(&direction(&-g.v)).unwrap_or_else(|| against(motion_a));
+        // From A to B: `-v`; the hit point on B's surface (taken only at
+        // the step that reports it).
         let hit = |toi: f64| {
+            let (_, pb) = g.simplex.witnesses();
+            let n = normalize_any(&direction(&-g.v)).unwrap_or_else(|| against(motion_a));
             let point = pb - n.into_inner() * b.core_radius();
             Some(SweepHit::new(toi.max(f64::from(Real::MIN_POSITIVE)) as Real, point, -n))
         };

@@ -189,22 +189,33 @@ fn epa<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(a: &A, b: &B, g: &Gjk) ->
         // Remove the faces that see `w` (the best one always does: its gain
         // is positive), keep their boundary (the horizon) and fan it to `w`.
         edges.clear();
-        for (k, face) in faces.iter_mut().enumerate() {
+        for (k, face) in faces.as_mut_slice().iter_mut().enumerate() {
             let sees = k == best || (face.live && face.n.dot(&w.w) > face.dist);
             if sees && face.live {
                 face.live = false;
                 let [i, j, l] = face.v;
-                edges.extend_from_slice(&[(i, j), (j, l), (l, i)]);
+                edges.push((i, j));
+                edges.push((j, l));
+                edges.push((l, i));
             }
         }
         let id = verts.len();
         verts.push(w);
-        for &(i, j) in &edges {
-            if !edges.contains(&(j, i)) {
+        for &(i, j) in edges.as_slice() {
+            if !edges.as_slice().contains(&(j, i)) {
                 faces.push(face(&verts, [i, j, id]));
             }
         }
-        faces.retain(|f| f.live);
+        // Keep the live faces in order (a compaction on the slice).
+        let mut kept = 0;
+        let all = faces.as_mut_slice();
+        for k in 0..all.len() {
+            if all[k].live {
+                all[kept] = all[k];
+                kept += 1;
+            }
+        }
+        faces.truncate(kept);
     }
 }
 

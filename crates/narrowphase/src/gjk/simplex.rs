@@ -182,30 +182,35 @@ impl Simplex {
     pub fn reduce(&mut self) -> bool {
         let pts = Points { w: &self.w, n2: &self.n2 };
         let (bary, inside) = match self.len {
-            1 => (pts.vertex(0), false),
+            1 => {
+                self.lambdas = [1.0, 0.0, 0.0, 0.0];
+                self.point = self.w[0];
+                return false;
+            }
             2 => (pts.segment(0, 1), false),
             3 => (pts.triangle([0, 1, 2]), false),
             _ => pts.tetrahedron(),
         };
-        // The kept vertices keep their relative order (slot by slot, each
-        // moved down only past a dropped one); their coordinates follow them.
+        // The kept vertices keep their relative order: their slots sorted
+        // (with their coordinates), each then moved down to its rank, never
+        // over a slot still to be read (slot `idx[k] >= k`).
         let n = usize::from(bary.n);
-        let mut kept = [false; 4];
-        let mut l = [0.0; 4];
-        for k in 0..n {
-            kept[usize::from(bary.idx[k])] = true;
-            l[usize::from(bary.idx[k])] = bary.l[k];
-        }
-        let mut to = 0;
-        for from in 0..self.len {
-            if kept[from] {
-                if from != to {
-                    (self.w[to], self.n2[to], self.a[to], self.b[to]) =
-                        (self.w[from], self.n2[from], self.a[from], self.b[from]);
-                }
-                self.lambdas[to] = l[from];
-                to += 1;
+        let (mut idx, mut l) = (bary.idx, bary.l);
+        for k in 1..n {
+            let mut j = k;
+            while j > 0 && idx[j - 1] > idx[j] {
+                idx.swap(j - 1, j);
+                l.swap(j - 1, j);
+                j -= 1;
             }
+        }
+        for k in 0..n {
+            let from = usize::from(idx[k]);
+            if from != k {
+                (self.w[k], self.n2[k], self.a[k], self.b[k]) =
+                    (self.w[from], self.n2[from], self.a[from], self.b[from]);
+            }
+            self.lambdas[k] = l[k];
         }
         self.lambdas[n..].fill(0.0);
         self.len = n;

@@ -6,72 +6,78 @@ use crate::math::{Real, Vector};
 
 /// The index of the first vertex of greatest `v . dir` over `lanes`
 /// (blocks of four vertices as `[xs, ys, zs]`, the last padded with copies
-/// of vertex 0, which tie with vertex 0 and come after it).
+/// of vertex 0, which tie with vertex 0 and come after it): the vertex a
+/// scan in order with `>` keeps (so a NaN product never wins; all NaN gives
+/// vertex 0).
 ///
-/// Each of the four lanes keeps its first maximum (`>`, so a NaN product
-/// never wins), then the lanes' greatest wins, the least index among
-/// equals. The products are summed in the scalar order
-/// (`x dx + y dy + z dz`), so the answer is the scalar scan's.
+/// Two passes: the greatest product `m` over all lanes, then the first
+/// vertex whose product equals `m` (float equality, as the scan's `>`
+/// treats `-0` and `0` as equal). The products are summed in the scalar
+/// order (`x dx + y dy + z dz`), so each is the scalar scan's, bit for bit.
 #[inline]
 pub(super) fn support_index(lanes: &[[[Real; 4]; 3]], dir: &Vector) -> usize {
-    let (best, at) = lane_maxima(lanes, dir);
-    let mut m = 0;
-    for l in 1..4 {
-        if best[l] > best[m] || (best[l] == best[m] && at[l] < at[m]) {
-            m = l;
-        }
-    }
-    at[m] as usize
+    first_of_greatest(lanes, dir)
 }
 
-/// Each lane's greatest product and the index of its first occurrence
-/// (SSE2: part of the x86_64 baseline).
+/// Blocks a hull scanned here has at most (32 vertices).
+pub(super) const MAX_BLOCKS: usize = 8;
+
+/// SSE2 (part of the x86_64 baseline): the scalar meaning is the fallback
+/// below, four lanes at once.
 #[cfg(target_arch = "x86_64")]
 #[inline]
-fn lane_maxima(lanes: &[[[Real; 4]; 3]], dir: &Vector) -> ([Real; 4], [u32; 4]) {
+fn first_of_greatest(lanes: &[[[Real; 4]; 3]], dir: &Vector) -> usize {
     use core::arch::x86_64::*;
-    let (mut best, mut at) = ([0.0; 4], [0u32; 4]);
-    // Scalar meaning: `lane_maxima` below, on the four lanes at once.
+    debug_assert!(lanes.len() <= MAX_BLOCKS);
+    let blocks = lanes.len().min(MAX_BLOCKS);
     // SAFETY: SSE2 is enabled on every x86_64 target. The loads read one
-    // `[f32; 4]` row each (unaligned loads); the stores write four lanes
-    // into the local arrays (unaligned stores).
+    // `[f32; 4]` row each (unaligned loads).
     unsafe {
         let (dx, dy, dz) = (_mm_set1_ps(dir.x), _mm_set1_ps(dir.y), _mm_set1_ps(dir.z));
+        let mut dots = [_mm_setzero_ps(); MAX_BLOCKS];
+        // `max(d, top)` returns `top` when `d` is NaN or equal: NaN never
+        // enters the maximum, which starts below every finite product.
         let mut top = _mm_set1_ps(Real::MIN);
-        let mut top_at = _mm_setzero_si128();
-        let mut index = _mm_set_epi32(3, 2, 1, 0);
-        let four = _mm_set1_epi32(4);
-        for [xs, ys, zs] in lanes {
+        for (out, [xs, ys, zs]) in dots.iter_mut().zip(lanes) {
             let x = _mm_mul_ps(_mm_loadu_ps(xs.as_ptr()), dx);
             let y = _mm_mul_ps(_mm_loadu_ps(ys.as_ptr()), dy);
             let z = _mm_mul_ps(_mm_loadu_ps(zs.as_ptr()), dz);
             let d = _mm_add_ps(_mm_add_ps(x, y), z);
-            let gt = _mm_cmpgt_ps(d, top);
-            top = _mm_or_ps(_mm_and_ps(gt, d), _mm_andnot_ps(gt, top));
-            let gt = _mm_castps_si128(gt);
-            top_at = _mm_or_si128(_mm_and_si128(gt, index), _mm_andnot_si128(gt, top_at));
-            index = _mm_add_epi32(index, four);
+            *out = d;
+            top = _mm_max_ps(d, top);
         }
-        _mm_storeu_ps(best.as_mut_ptr(), top);
-        _mm_storeu_si128(at.as_mut_ptr().cast(), top_at);
-    }
-    (best, at)
-}
-
-/// Each lane's greatest product and the index of its first occurrence.
-#[cfg(not(target_arch = "x86_64"))]
-#[inline]
-fn lane_maxima(lanes: &[[[Real; 4]; 3]], dir: &Vector) -> ([Real; 4], [u32; 4]) {
-    let (mut best, mut at) = ([Real::MIN; 4], [0u32; 4]);
-    for (k, [xs, ys, zs]) in lanes.iter().enumerate() {
-        for l in 0..4 {
-            let d = xs[l] * dir.x + ys[l] * dir.y + zs[l] * dir.z;
-            if d > best[l] {
-                (best[l], at[l]) = (d, (4 * k + l) as u32);
+        // The greatest of the four lanes, in every lane.
+        top = _mm_max_ps(top, _mm_shuffle_ps::<0b10_11_00_01>(top, top));
+        top = _mm_max_ps(top, _mm_shuffle_ps::<0b01_00_11_10>(top, top));
+        // No product above `Real::MIN`: the scan keeps vertex 0.
+        if _mm_cvtss_f32(top) == Real::MIN {
+            return 0;
+        }
+        for (k, d) in dots[..blocks].iter().enumerate() {
+            let hit = _mm_movemask_ps(_mm_cmpeq_ps(*d, top));
+            if hit != 0 {
+                return 4 * k + hit.trailing_zeros() as usize;
             }
         }
     }
-    (best, at)
+    0
+}
+
+/// The scalar meaning of the lanes: each product in the scalar order, the
+/// first of the greatest.
+#[cfg(not(target_arch = "x86_64"))]
+#[inline]
+fn first_of_greatest(lanes: &[[[Real; 4]; 3]], dir: &Vector) -> usize {
+    let (mut best, mut best_dot) = (0, Real::MIN);
+    for (k, [xs, ys, zs]) in lanes.iter().enumerate() {
+        for l in 0..4 {
+            let d = xs[l] * dir.x + ys[l] * dir.y + zs[l] * dir.z;
+            if d > best_dot {
+                (best, best_dot) = (4 * k + l, d);
+            }
+        }
+    }
+    best
 }
 
 #[cfg(test)]
@@ -108,6 +114,32 @@ mod tests {
                 let dir = Vector::new(next(), next(), next());
                 assert_eq!(support_index(&lanes, &dir), scalar(&points, &dir), "{points:?} {dir:?}");
             }
+        }
+    }
+
+    #[test]
+    fn non_finite_products_keep_the_scalar_scans_vertex() {
+        // NaN and infinite products, and products at `Real::MIN`: the scan
+        // never keeps a NaN, keeps vertex 0 when nothing exceeds `MIN`.
+        let big = Real::MAX;
+        let points: Vec<[Real; 3]> =
+            vec![[1.0, 0.0, 0.0], [-big, 0.0, 0.0], [0.0, 2.0, 0.0], [big, -big, 0.0], [-1.0, 0.0, 3.0]];
+        let lanes: Vec<[[Real; 4]; 3]> = points
+            .chunks(4)
+            .map(|b| core::array::from_fn(|a| core::array::from_fn(|l| b.get(l).unwrap_or(&points[0])[a])))
+            .collect();
+        let dirs = [
+            Vector::new(Real::NAN, 1.0, 0.0),
+            Vector::new(2.0, 0.0, 0.0),
+            Vector::new(-2.0, 0.0, 0.0),
+            Vector::new(1.0, 1.0, 0.0),
+            Vector::new(0.0, 0.0, -1.0),
+            Vector::new(Real::INFINITY, 0.0, 0.0),
+            Vector::new(1.0, 0.0, 0.0),
+            Vector::new(-1.0, 0.0, 0.0),
+        ];
+        for dir in &dirs {
+            assert_eq!(support_index(&lanes, dir), scalar(&points, dir), "{dir:?}");
         }
     }
 }
