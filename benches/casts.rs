@@ -339,7 +339,7 @@ fn shape_casts(c: &mut Criterion) {
     });
     let w: Vec<_> = v
         .iter()
-        .map(|(a, m, b)| PCast::new(cv::convex_hull(&a.hull, &a.pose), m, cv::convex_hull(&b.hull, &b.pose)))
+        .map(|(a, m, b)| PCast::new(cv::convex_hull(a.hull, &a.pose), m, cv::convex_hull(b.hull, &b.pose)))
         .collect();
     pair(c, "cast/shape_hull_hull", &v, |(a, m, b)| sweep_bits(cast_shape_convex(a, m, b)), &w, PCast::toi);
 }

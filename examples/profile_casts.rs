@@ -124,7 +124,7 @@ fn case(rng: &mut SmallRng, pair: &str) -> Case {
         "hull" => {
             let (a, b) = (placed_hull(rng, &p), placed_hull(rng, &p));
             let motion = toward(rng, &a.core_center(), &b.core_center());
-            let parry = parry_case(cv::convex_hull(&a.hull, &a.pose), &motion, cv::convex_hull(&b.hull, &b.pose));
+            let parry = parry_case(cv::convex_hull(a.hull, &a.pose), &motion, cv::convex_hull(b.hull, &b.pose));
             Case { a: Box::new(a), motion, b: Box::new(b), boxes: None, parry }
         }
         other => panic!("unknown pair {other} (box, capsule, hull)"),

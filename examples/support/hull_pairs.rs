@@ -7,7 +7,7 @@ use std::sync::Arc;
 use parry3d::math::{Pose, Vector as PVec};
 use parry3d::shape::{ConvexPolyhedron, Cuboid};
 use proxima::nalgebra::Translation3;
-use proxima::narrowphase::{ConvexHull, Isometry, Point, Real, SupportMap, Vector};
+use proxima::narrowphase::{ConvexHull, Isometry, PlacedHull, Point, SupportMap, Vector};
 use proxima::scene::{ColliderShape, WorldShape};
 use proxima_test_support::convert as cv;
 use proxima_test_support::gen::{self, uniform};
@@ -72,43 +72,24 @@ pub fn pairs(seed: u64, boxes: bool) -> Vec<Pair> {
         .collect()
 }
 
-/// A placed hull as a support map, as the scene places one for a query:
-/// the pose's rotation turned into a matrix once.
-pub struct Placed<'a> {
-    hull: &'a ConvexHull,
-    pose: &'a Isometry,
-    rotation: proxima::nalgebra::Matrix3<Real>,
-}
-
-impl<'a> Placed<'a> {
-    pub fn new(shape: &'a WorldShape) -> Self {
-        let WorldShape::ConvexHull(hull, pose) = shape else { unreachable!("hulls only") };
-        Self { hull, pose, rotation: pose.rotation.to_rotation_matrix().into_inner() }
-    }
-}
-
-impl SupportMap for Placed<'_> {
-    fn support(&self, dir: &Vector) -> Point {
-        let local = self.rotation.tr_mul(dir);
-        Point::from(self.rotation * self.hull.support_point(&local).coords + self.pose.translation.vector)
-    }
-}
-
-/// A placed hull as the scene's support map: GJK starts from its box's
-/// centre.
-pub struct Centred<'a>(Placed<'a>);
+/// A placed hull as the scene's support map (narrowphase's `PlacedHull`):
+/// GJK starts from its box's centre.
+pub struct Centred<'a>(PlacedHull<'a>);
 
 impl<'a> Centred<'a> {
     pub fn new(shape: &'a WorldShape) -> Self {
-        Self(Placed::new(shape))
+        let WorldShape::ConvexHull(hull, pose) = shape else { unreachable!("hulls only") };
+        Self(PlacedHull::new(hull, pose))
     }
 }
 
 impl SupportMap for Centred<'_> {
+    #[inline]
     fn support(&self, dir: &Vector) -> Point {
         self.0.support(dir)
     }
+    #[inline]
     fn core_center(&self) -> Point {
-        self.0.pose.transform_point(&self.0.hull.aabb().center())
+        self.0.core_center()
     }
 }

@@ -82,7 +82,7 @@ pub use intersect::{
     intersects_sphere_capsule, intersects_sphere_obb, intersects_sphere_sphere, intersects_sphere_triangle,
 };
 pub use math::{renormalized_rotation, Isometry, Matrix, Point, Real, Rotation, UnitVector, Vector, MAX_COORDINATE};
-pub use shape::{Aabb, Capsule, ConvexHull, HullEdge, HullFace, Obb, Plane, Sphere, Triangle};
+pub use shape::{Aabb, Capsule, ConvexHull, HullEdge, HullFace, Obb, PlacedHull, Plane, Sphere, Triangle};
 
 /// What proxima's tests and fuzz targets use and a user of the queries does
 /// not: the tuning constants of the box-box contact, which bound its

@@ -2,10 +2,9 @@
 //! generic convex queries (GJK, EPA), its world box, and the ray cast and
 //! sphere sweep against it, exact on the hull's planes.
 
-use nalgebra::Matrix3;
 use proxima_narrowphase::{
-    cast_ray_capsule, distance_convex, Aabb, Capsule, ConvexHull, Isometry, Point, Ray, RayHit, Real, Sphere,
-    SupportMap, SweepHit, SweepStatus, UnitVector, Vector,
+    cast_ray_capsule, distance_convex, Aabb, Capsule, ConvexHull, Isometry, PlacedHull, Point, Ray, RayHit, Real,
+    Sphere, SupportMap, SweepHit, SweepStatus, UnitVector, Vector,
 };
 
 /// A hull and the pose from its frame to world (a unit rotation).
@@ -13,17 +12,17 @@ use proxima_narrowphase::{
 pub(crate) struct PosedHull<'a> {
     pub(crate) hull: &'a ConvexHull,
     pub(crate) pose: &'a Isometry,
-    /// The pose's rotation as a matrix, built once: every support query
-    /// turns a direction in and a point out, each a matrix product cheaper
-    /// than the quaternion's.
-    pub(crate) rotation: Matrix3<Real>,
+    /// The placed hull's support map: the pose's rotation turned into a
+    /// matrix once, so every support query turns a direction in and a point
+    /// out by lane-wise products, cheaper than the quaternion's.
+    pub(crate) placed: PlacedHull<'a>,
 }
 
 impl<'a> PosedHull<'a> {
     /// `hull` placed by `pose`.
     #[inline]
     pub(crate) fn new(hull: &'a ConvexHull, pose: &'a Isometry) -> Self {
-        Self { hull, pose, rotation: pose.rotation.to_rotation_matrix().into_inner() }
+        Self { hull, pose, placed: PlacedHull::new(hull, pose) }
     }
 }
 
@@ -32,14 +31,13 @@ impl<'a> PosedHull<'a> {
 impl SupportMap for PosedHull<'_> {
     #[inline]
     fn support(&self, dir: &Vector) -> Point {
-        let local = self.rotation.tr_mul(dir);
-        Point::from(self.rotation * self.hull.support_point(&local).coords + self.pose.translation.vector)
+        self.placed.support(dir)
     }
 
     /// The placed centre of the hull's box (GJK's start).
     #[inline]
     fn core_center(&self) -> Point {
-        self.pose.transform_point(&self.hull.aabb().center())
+        self.placed.core_center()
     }
 }
 

@@ -33,7 +33,7 @@ impl Polytope<'_> {
     /// Face `k`'s outward unit normal (world).
     fn normal(&self, k: usize) -> Vector {
         match self {
-            Self::Hull(h) => h.rotation * h.hull.faces()[k].normal().into_inner(),
+            Self::Hull(h) => h.placed.rotate(h.hull.faces()[k].normal()),
             Self::Box(o) => o.axes().column(k / 2) * if k % 2 == 0 { 1.0 } else { -1.0 },
         }
     }
@@ -74,7 +74,7 @@ impl Polytope<'_> {
         match self {
             // In the hull's frame: `n` turned once, not every face normal.
             Self::Hull(h) => {
-                let local = h.rotation.tr_mul(n);
+                let local = h.placed.to_local(n);
                 let faces = h.hull.faces().iter().enumerate();
                 faces.map(|(k, f)| (k, f.normal().dot(&local))).fold((0, Real::NEG_INFINITY), best)
             }

@@ -3,7 +3,10 @@
 
 mod build;
 mod faces;
+mod placed;
 mod scan;
+
+pub use placed::PlacedHull;
 
 use super::Aabb;
 use crate::error::ShapeError;
@@ -18,6 +21,7 @@ const PLANAR_TOLERANCE_REL: f64 = 1e-5;
 /// above, it climbs the vertex graph (`cargo bench --bench hull -- support`:
 /// the scan is ahead on hulls of 16 and 32 vertices, the climb from 64 on).
 const LINEAR_SUPPORT_MAX_VERTICES: usize = 32;
+const _: () = assert!(LINEAR_SUPPORT_MAX_VERTICES <= 4 * scan::MAX_BLOCKS);
 
 /// A solid convex polyhedron: the convex hull of a point cloud, in the
 /// cloud's own frame (the hull's local frame).

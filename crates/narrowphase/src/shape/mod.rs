@@ -11,7 +11,7 @@ mod triangle;
 
 pub use aabb::Aabb;
 pub use capsule::Capsule;
-pub use convex_hull::{ConvexHull, HullEdge, HullFace};
+pub use convex_hull::{ConvexHull, HullEdge, HullFace, PlacedHull};
 pub use obb::Obb;
 pub use plane::Plane;
 pub use sphere::Sphere;
