@@ -59,9 +59,11 @@ impl<S: SupportMap + ?Sized> SupportMap for Moved<'_, S> {
 /// `2e-6 |motion|`, or until an advance is below `1e-7`. A motion that does
 /// not approach B (`motion . n <= 0`) ends the cast: by convexity the shapes
 /// only part. The first step is also the test for a start in contact. Each
-/// later step's GJK starts from the previous step's final simplex, its
-/// points of A moved by the advance: the closest features change little
-/// between steps, so it converges in a support point or two.
+/// later step's GJK runs on A translated by `toi * motion` (added in f64 to
+/// the Minkowski vertices, A's support points unchanged) and starts from
+/// the previous step's final simplex, its vertices translated the same way:
+/// the closest features change little between steps, and a support point
+/// that is already a vertex ends the run.
 ///
 /// - The result is a [`SweepHit`] as for the swept spheres: `point` on B's
 ///   surface where they touch, `normal` out of B towards A (the opposite of
@@ -106,12 +108,12 @@ pub fn cast_shape_convex<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
     let mut last_apart = 0.0f64;
     let margin = CAST_MARGIN * len;
     let mut warm = None;
-    let mut offset = Vector::zeros();
+    // A's displacement `toi * motion`, in f64 (see `gjk_from`'s `shift`).
+    let mut shift = nalgebra::Vector3::<f64>::zeros();
     for step in 0..MAX_CAST_ITERATIONS {
-        let moved = Moved { shape: a, offset };
         let g = match warm {
-            Some(simplex) => gjk_from(&moved, b, f64::INFINITY, simplex),
-            None => gjk(&moved, b, f64::INFINITY, Start::Centers),
+            Some(simplex) => gjk_from(a, b, f64::INFINITY, simplex, Some(&shift)),
+            None => gjk(a, b, f64::INFINITY, Start::Centers),
         };
         let core = g.v.norm();
         // The first step is the static test: shapes touching at the start
@@ -158,9 +160,8 @@ pub fn cast_shape_convex<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
         if last || advance <= CAST_TOL {
             return hit(toi);
         }
-        let next = (motion * toi).cast::<Real>();
-        warm = Some(g.simplex.with_a_moved(&(next - offset)));
-        offset = next;
+        shift = motion * toi;
+        warm = Some(g.simplex.shifted(&shift));
     }
     None
 }

@@ -104,19 +104,27 @@ pub(super) fn gjk<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(a: &A, b: &B, 
         }
         Start::Support => support_vertex(a, b, &Vector::x()),
     };
-    gjk_from(a, b, stop_beyond, Simplex::new(first))
+    gjk_from(a, b, stop_beyond, Simplex::new(first), None)
 }
 
 /// [`gjk`] from the closest point of `simplex` (which must not hold the
 /// origin inside a full tetrahedron): a warm start from a nearby query's
 /// final simplex (the previous step of a cast, its vertices moved with the
 /// shape), whose closest features are usually the ones sought.
+///
+/// `shift`: A translated by this (f64) vector, added to every Minkowski
+/// vertex `w = a - b + shift` while the support points `a` stay A's own.
+/// A cast moves A this way: a support point of the moved A is then the
+/// unmoved one exactly, so a warm simplex's vertices (see
+/// [`Simplex::shifted`]) are the very points the support maps return, and
+/// a repeated one is recognised as such.
 #[inline]
 pub(super) fn gjk_from<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
     a: &A,
     b: &B,
     stop_beyond: f64,
     mut simplex: Simplex,
+    shift: Option<&V64>,
 ) -> Gjk {
     let mut scale2 = (0..simplex.len).fold(0.0f64, |m, i| m.max(simplex.vertex(i).w.norm_squared()));
     let mut iterations = 1;
@@ -133,7 +141,10 @@ pub(super) fn gjk_from<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
         if iterations >= MAX_GJK_ITERATIONS {
             break Ending::Apart;
         }
-        let w = support_vertex(a, b, &direction(&-v));
+        let mut w = support_vertex(a, b, &direction(&-v));
+        if let Some(shift) = shift {
+            w.w += shift;
+        }
         iterations += 1;
         let vw = v.dot(&w.w);
         if vw > 0.0 {

@@ -171,8 +171,9 @@ fn epa<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(a: &A, b: &B, g: &Gjk) ->
     }
     let mut edges: SmallVec<[(usize, usize); 32]> = SmallVec::new();
     let mut iterations = 0;
+    let mut closest = closest_face(&faces);
     loop {
-        let Some(best) = closest_face(&faces) else {
+        let Some(best) = closest else {
             // Every face degenerate: no volume after all.
             return flat_contact(&verts[..3.min(verts.len())]);
         };
@@ -206,16 +207,26 @@ fn epa<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(a: &A, b: &B, g: &Gjk) ->
                 faces.push(face(&verts, [i, j, id]));
             }
         }
-        // Keep the live faces in order (a compaction on the slice).
+        // Keep the live faces in order (a compaction on the slice), and
+        // find the nearest of them on the way: the first of the least
+        // finite distance, as `closest_face` on the compacted list.
         let mut kept = 0;
+        let mut nearest: Option<(usize, f64)> = None;
         let all = faces.as_mut_slice();
         for k in 0..all.len() {
             if all[k].live {
-                all[kept] = all[k];
+                if kept != k {
+                    all[kept] = all[k];
+                }
+                let d = all[kept].dist;
+                if d.is_finite() && nearest.is_none_or(|(_, least)| d < least) {
+                    nearest = Some((kept, d));
+                }
                 kept += 1;
             }
         }
         faces.truncate(kept);
+        closest = nearest.map(|(k, _)| k);
     }
 }
 
@@ -240,7 +251,15 @@ fn face(verts: &[PolyVertex], v: [usize; 3]) -> Face {
         return Face { v, n: V64::zeros(), dist: f64::INFINITY, live: true };
     }
     let n = n / len;
-    let near = [p, q, s].into_iter().min_by(|x, y| x.norm_squared().total_cmp(&y.norm_squared())).unwrap_or(p);
+    // The first of the least `|w|^2`, each norm taken once (a NaN norm
+    // counts as the greatest).
+    let (mut near, mut least) = (p, p.norm_squared());
+    for x in [q, s] {
+        let x2 = x.norm_squared();
+        if x2 < least || (least.is_nan() && !x2.is_nan()) {
+            (near, least) = (x, x2);
+        }
+    }
     Face { v, n, dist: n.dot(&near), live: true }
 }
 

@@ -29,7 +29,7 @@
 //! whose closest point is as close to rounding; GJK's monotone-progress
 //! check absorbs what remains.
 
-use crate::math::{Point, Vector};
+use crate::math::Point;
 
 /// An f64 vector: the Minkowski vertices and the solver's arithmetic.
 pub(super) type V64 = nalgebra::Vector3<f64>;
@@ -130,16 +130,15 @@ impl Simplex {
         Vertex { w: self.w[i], a: self.a[i], b: self.b[i] }
     }
 
-    /// The simplex with A moved by `delta`: each vertex's point of A and
-    /// its difference `w` moved with it (the point of A rounded to f32, as
-    /// a support point of the moved shape would be). Its barycentric
-    /// coordinates are stale until [`Simplex::reduce`].
+    /// The simplex with A translated by `shift`: each vertex's difference
+    /// `w = a - b + shift` from its support points, which stay the unmoved
+    /// shapes' (see `gjk_from`'s `shift`). Its barycentric coordinates are
+    /// stale until [`Simplex::reduce`].
     #[inline]
-    pub fn with_a_moved(&self, delta: &Vector) -> Self {
+    pub fn shifted(&self, shift: &V64) -> Self {
         let mut moved = *self;
         for i in 0..self.len {
-            moved.a[i] += delta;
-            moved.w[i] = moved.a[i].coords.cast::<f64>() - moved.b[i].coords.cast::<f64>();
+            moved.w[i] = (self.a[i].coords.cast::<f64>() - self.b[i].coords.cast::<f64>()) + shift;
             moved.n2[i] = moved.w[i].norm_squared();
         }
         moved
