@@ -1,6 +1,7 @@
 //! Linear shape casts of two convex shapes by conservative advancement.
 
-use super::distance::{direction, gjk, gjk_from, touch_band, Ending, Start};
+use super::distance::{direction, gjk, gjk_from, start_vertex, touch_band, Ending, Miss, Start};
+use super::simplex::Simplex;
 use super::SupportMap;
 use crate::cast::SweepHit;
 use crate::math::{normalize_any, Point, Real, UnitVector, Vector};
@@ -58,7 +59,10 @@ impl<S: SupportMap + ?Sized> SupportMap for Moved<'_, S> {
 /// a bisection back), the whole of it once the gap is within
 /// `2e-6 |motion|`, or until an advance is below `1e-7`. A motion that does
 /// not approach B (`motion . n <= 0`) ends the cast: by convexity the shapes
-/// only part. The first step is also the test for a start in contact. Each
+/// only part. Any GJK iteration's support plane that keeps the shapes more
+/// than `r` apart over the rest of the motion ends the cast there (a miss
+/// proved without converging). The first step is also the test for a start
+/// in contact. Each
 /// later step's GJK runs on A translated by `toi * motion` (added in f64 to
 /// the Minkowski vertices, A's support points unchanged) and starts from
 /// the previous step's final simplex, its vertices translated the same way:
@@ -111,10 +115,19 @@ pub fn cast_shape_convex<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
     // A's displacement `toi * motion`, in f64 (see `gjk_from`'s `shift`).
     let mut shift = nalgebra::Vector3::<f64>::zeros();
     for step in 0..MAX_CAST_ITERATIONS {
+        // A support plane that keeps the shapes apart over the rest of the
+        // motion ends the cast early (see `Miss`).
+        let miss = Miss { motion: motion * (1.0 - toi), radius: r };
         let g = match warm {
-            Some(simplex) => gjk_from(a, b, f64::INFINITY, simplex, Some(&shift)),
-            None => gjk(a, b, f64::INFINITY, Start::Centers),
+            Some(simplex) => gjk_from(a, b, f64::INFINITY, simplex, Some(&shift), Some(&miss)),
+            None => {
+                let first = Simplex::new(start_vertex(a, b, Start::Centers));
+                gjk_from(a, b, f64::INFINITY, first, None, Some(&miss))
+            }
         };
+        if g.ending == Ending::Beyond {
+            return None;
+        }
         let core = g.v.norm();
         // The first step is the static test: shapes touching at the start
         // (within `intersects_convex`'s band) get the static contact.
@@ -200,4 +213,62 @@ fn refine<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
 /// The unit direction against the motion (`+z` for none).
 fn against(motion: &Vector) -> UnitVector {
     normalize_any(&-motion).unwrap_or_else(|| UnitVector::new_unchecked(Vector::z()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::math::{Isometry, Rotation};
+    use crate::shape::{ConvexHull, PlacedHull};
+    use crate::{distance_convex, intersects_convex};
+
+    /// A seeded generator of values in `[-1, 1)`.
+    fn lcg(seed: &mut u64) -> Real {
+        *seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        ((*seed >> 40) as Real / (1u64 << 24) as Real) * 2.0 - 1.0
+    }
+
+    #[test]
+    fn a_miss_proved_early_is_a_miss_and_hits_touch() {
+        // Random hulls cast at each other, about half of them hitting: a
+        // miss (possibly ended by a support plane before GJK converged)
+        // keeps the shapes apart at every sampled toi, and a hit leaves
+        // them apart just before it and touching at it.
+        let mut seed = 11u64;
+        let (mut hits, mut misses) = (0, 0);
+        for _ in 0..300 {
+            let cloud = |seed: &mut u64, s: Real| -> Vec<Point> {
+                (0..12).map(|_| Point::new(lcg(seed) * s, lcg(seed) * s, lcg(seed) * s)).collect()
+            };
+            let (ha, hb) = (ConvexHull::new(&cloud(&mut seed, 0.5)), ConvexHull::new(&cloud(&mut seed, 0.8)));
+            let v = |seed: &mut u64| Vector::new(lcg(seed), lcg(seed), lcg(seed));
+            let pa = Isometry::from_parts((v(&mut seed) * 2.0).into(), Rotation::new(v(&mut seed) * 3.0));
+            let pb = Isometry::from_parts((v(&mut seed) * 2.0).into(), Rotation::new(v(&mut seed) * 3.0));
+            let (a, b) = (PlacedHull::new(&ha, &pa), PlacedHull::new(&hb, &pb));
+            if intersects_convex(&a, &b) {
+                continue;
+            }
+            let towards = b.core_center() - a.core_center();
+            let motion = towards * (1.0 + 0.5 * lcg(&mut seed)) + v(&mut seed) * 0.8;
+            let moved = |t: Real| Moved { shape: &a, offset: motion * t };
+            match cast_shape_convex(&a, &motion, &b) {
+                None => {
+                    misses += 1;
+                    for k in 0..=256 {
+                        let t = k as Real / 256.0;
+                        assert!(distance_convex(&moved(t), &b).distance > 0.0, "missed contact at {t}");
+                    }
+                }
+                Some(hit) => {
+                    hits += 1;
+                    assert!(hit.toi > 0.0 && hit.toi <= 1.0);
+                    assert!(distance_convex(&moved(hit.toi), &b).distance < 1e-4);
+                    if hit.toi > 1e-3 {
+                        assert!(!intersects_convex(&moved(hit.toi - 1e-3), &b));
+                    }
+                }
+            }
+        }
+        assert!(hits > 60 && misses > 60, "{hits} hits, {misses} misses");
+    }
 }

@@ -43,7 +43,8 @@ pub(super) enum Ending {
     /// The cores are apart: `v` is the closest point of their difference.
     Apart,
     /// A separating plane showed the cores more than the requested distance
-    /// apart; `v` is not converged.
+    /// apart (or, for a cast's [`Miss`] test, apart over the whole motion);
+    /// `v` is not converged.
     Beyond,
 }
 
@@ -93,18 +94,41 @@ pub(super) fn support_vertex<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(a: 
 /// and the touching band (`v . w > (stop_beyond + TOUCH eps scale) |v|`),
 /// GJK stops early with [`Ending::Beyond`] (infinity runs to convergence).
 pub(super) fn gjk<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(a: &A, b: &B, stop_beyond: f64, start: Start) -> Gjk {
-    // Any point of the cores' difference starts the search; the centres'
-    // difference points roughly towards the closest one. EPA needs every
-    // vertex on the boundary of the difference (support points): it
-    // starts from one.
-    let first = match start {
+    gjk_from(a, b, stop_beyond, Simplex::new(start_vertex(a, b, start)), None, None)
+}
+
+/// The vertex GJK starts from. Any point of the cores' difference starts
+/// the search; the centres' difference points roughly towards the closest
+/// one. EPA needs every vertex on the boundary of the difference (support
+/// points): it starts from one.
+#[inline]
+pub(super) fn start_vertex<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(a: &A, b: &B, start: Start) -> Vertex {
+    match start {
         Start::Centers => {
             let (ca, cb) = (a.core_center(), b.core_center());
             Vertex { w: ca.coords.cast::<f64>() - cb.coords.cast::<f64>(), a: ca, b: cb }
         }
         Start::Support => support_vertex(a, b, &Vector::x()),
-    };
-    gjk_from(a, b, stop_beyond, Simplex::new(first), None)
+    }
+}
+
+/// A cast's miss test inside GJK: the run stops with [`Ending::Beyond`] as
+/// soon as one support plane proves that A, translated by up to `motion`,
+/// stays more than `radius` (and the rounding band) from B.
+///
+/// With `u = v / |v|` and `w` the support point along `-v`, every point `x`
+/// of `A - B` has `u . x >= u . w` (the plane's offset `p`). Translating A
+/// by `s motion` translates `A - B` by the same, so no point of it comes
+/// within `radius` of the origin while `p - radius - s (-u . motion) > 0`:
+/// for every `s` in `[0, 1]` when the gap `p - radius` exceeds the
+/// approach `-u . motion` (or the motion does not approach, and the gap is
+/// positive).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Miss {
+    /// The translation still to come.
+    pub motion: V64,
+    /// The cores' radii.
+    pub radius: f64,
 }
 
 /// [`gjk`] from the closest point of `simplex` (which must not hold the
@@ -125,6 +149,7 @@ pub(super) fn gjk_from<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
     stop_beyond: f64,
     mut simplex: Simplex,
     shift: Option<&V64>,
+    miss: Option<&Miss>,
 ) -> Gjk {
     let mut scale2 = (0..simplex.len).fold(0.0f64, |m, i| m.max(simplex.vertex(i).w.norm_squared()));
     let mut iterations = 1;
@@ -147,10 +172,19 @@ pub(super) fn gjk_from<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
         }
         iterations += 1;
         let vw = v.dot(&w.w);
-        if vw > 0.0 {
-            lower = lower.max(vw / dist2.sqrt());
-        }
         scale2 = scale2.max(w.w.norm_squared());
+        if vw > 0.0 {
+            let len = dist2.sqrt();
+            let plane = vw / len;
+            lower = lower.max(plane);
+            if let Some(m) = miss {
+                let gap = plane - m.radius - TOUCH * EPS * scale2.sqrt();
+                let approach = -m.motion.dot(&v) / len;
+                if gap > 0.0 && gap > approach {
+                    break Ending::Beyond;
+                }
+            }
+        }
         // (An infinite `stop_beyond`, the distance query's, never stops.)
         if vw > 0.0 && stop_beyond < f64::INFINITY {
             let beyond = stop_beyond + TOUCH * EPS * scale2.sqrt();
