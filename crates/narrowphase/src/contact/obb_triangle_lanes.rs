@@ -19,7 +19,9 @@ use super::manifold_face::separated_beyond;
 use super::obb_triangle::{contact_or_gap, local_vertices};
 #[cfg(target_arch = "x86_64")]
 use super::obb_triangle::{Scan, NO_AXIS};
-use crate::math::{Point, Real, Vector};
+#[cfg(target_arch = "x86_64")]
+use crate::math::Vector;
+use crate::math::{Point, Real};
 use crate::shape::{Obb, Triangle};
 
 /// Triangles per call of [`contact_manifolds_obb_triangle_x8`].
