@@ -8,7 +8,8 @@
 //! four (a box resting on a flat mesh); blocks of eight triangles from
 //! random ones near the box, triangles lying on or just above a box face
 //! (face contacts and face gaps), triangles with an edge along a box axis
-//! (edge crosses of zero length: the axes the test skips), slivers, and
+//! (edge crosses of zero length: the axes the test skips), slivers,
+//! degenerate triangles (a repeated vertex, three on a line), and
 //! triangles far beyond the prediction; unused lanes of NaN, random lane
 //! masks; predictions from 0 to 1 (and a negative one, taken as 0); at the
 //! origin and at `1e4`.
@@ -64,9 +65,14 @@ fn triangle_near(r: &mut SmallRng, b: &Obb, place: &Placement) -> Triangle {
             Triangle::new(*t.a(), t.a() + along, *t.c())
         }
         3 => {
-            // A sliver.
+            // A sliver, or a degenerate triangle (a repeated vertex, or three
+            // on a line): the plane test and the normal axis skip it.
             let t = gen::triangle(r, place);
-            Triangle::new(*t.a(), *t.b(), t.a() + (t.b() - t.a()) * 0.5 + gen::unit_vector(r) * 1e-3)
+            match r.random_range(0..3) {
+                0 => Triangle::new(*t.a(), *t.b(), t.a() + (t.b() - t.a()) * 0.5 + gen::unit_vector(r) * 1e-3),
+                1 => Triangle::new(*t.a(), *t.a(), *t.c()),
+                _ => Triangle::new(*t.a(), *t.b(), t.a() + (t.b() - t.a()) * 0.25),
+            }
         }
         4 => {
             // Far away.

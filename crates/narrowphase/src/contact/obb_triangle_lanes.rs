@@ -37,11 +37,11 @@ pub type TriangleLanes = [[[Real; TRIANGLE_LANES]; 3]; 3];
 /// of `a` and the lane's triangle, bit for bit (`None`: `each` is not
 /// called).
 ///
-/// The lanes' vertices must be finite (lanes outside `mask` may hold
-/// anything, NaN included). This is the batch a mesh runs for a box over
-/// the triangles its tree query returns: the box-frame transform, the
-/// plane rejections and the 13 axes cost one pass of SSE2 arithmetic per
-/// four triangles.
+/// The vertices of the lanes in `mask` must be valid triangle vertices:
+/// finite and within [`MAX_COORDINATE`](crate::MAX_COORDINATE), as
+/// [`Triangle::try_new`] requires (a mesh's are; degenerate triangles are
+/// allowed). Lanes outside `mask` may hold anything, NaN included. A mesh
+/// runs this for a box over the triangles its tree query returns.
 ///
 /// ```
 /// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; }
@@ -213,12 +213,16 @@ mod sse2 {
         unsafe { _mm_or_ps(_mm_and_ps(mask, a), _mm_andnot_ps(mask, b)) }
     }
 
-    /// The running [`Scan`] of four lanes.
+    /// The running [`Scan`] of four lanes, field by field (the axis
+    /// indices as integer bits in float registers).
     struct Scan4 {
+        /// The least face-axis overlap and its axis.
         face: __m128,
         face_axis: __m128,
+        /// The least edge-axis overlap and its axis.
         edge: __m128,
         edge_axis: __m128,
+        /// The widest gap and its axis.
         gap: __m128,
         gap_axis: __m128,
     }
@@ -245,6 +249,7 @@ mod sse2 {
             }
         }
 
+        /// The four lanes' scans.
         fn lanes(&self) -> [Scan; 4] {
             let f = |x: __m128| {
                 let mut out = [0.0; 4];
