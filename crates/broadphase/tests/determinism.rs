@@ -314,6 +314,40 @@ mod serde_round_trip {
         }
     }
 
+    /// A tree grown in place (loose: internal boxes larger than their
+    /// children's union) round-trips and validates; the same payload
+    /// claiming a tight tree is rejected, as its grown boxes are not unions;
+    /// a tight tree's payload without the flag loads.
+    #[test]
+    fn a_loose_tree_round_trips_and_a_false_tight_claim_is_rejected() {
+        let mut tree: DynamicTree<u32> = DynamicTree::new();
+        let boxes = (0..64).map(|i| {
+            let x = (i % 8) as f32 * 3.0;
+            let z = (i / 8) as f32 * 3.0;
+            Aabb::new(Point::new(x, 0.0, z), Point::new(x + 1.0, 1.0, z + 1.0))
+        });
+        let ids: Vec<ProxyId> = boxes.enumerate().map(|(i, b)| tree.insert(b, i as u32)).collect();
+        tree.rebuild();
+        let d = Vector::new(6.0, 0.0, 0.0);
+        for id in &ids {
+            let fat = tree.fat_aabb(*id).unwrap();
+            let moved = Aabb::new(fat.min() + d, fat.max() + d);
+            assert_eq!(tree.enlarge_proxy(*id, moved, d), Ok(true));
+        }
+        let json = serde_json::to_string(&tree).unwrap();
+        let back: DynamicTree<u32> = round_trip(&tree);
+        assert_eq!(back.root_aabb(), tree.root_aabb());
+        back.validate().expect("a loose tree validates by containment");
+        let tight_claim = json.replace("\"loose\":true", "\"loose\":false");
+        assert_ne!(tight_claim, json);
+        let err = serde_json::from_str::<DynamicTree<u32>>(&tight_claim).unwrap_err();
+        assert!(err.to_string().contains("not the union"), "{err}");
+        tree.refit();
+        let without_flag = serde_json::to_string(&tree).unwrap().replace(",\"loose\":false", "");
+        assert!(!without_flag.contains("loose"));
+        assert!(serde_json::from_str::<DynamicTree<u32>>(&without_flag).is_ok());
+    }
+
     /// A tree saved after removals issues the same ids afterwards (the slot
     /// map's free list survives the round trip) and answers rays in the same
     /// order.

@@ -6,17 +6,48 @@ use core::ops::ControlFlow;
 use proxima_broadphase::{BroadPhase, DynamicTree, ProxyId, RayControl, TreeStats, ValidationError};
 use proxima_narrowphase::{Aabb, Ray, Real, Vector};
 
+/// Share of the tree above which [`DynamicSet::tidy`] refits the whole tree
+/// instead of the enlarged leaves' paths: a path is about `2 log2 n` boxes, a
+/// whole refit `2n`, so past `n / 8` leaves (at depth 16, a quarter of the
+/// whole tree's work) one pass over every node is the cheaper and simpler walk.
+const FULL_REFIT_SHARE: usize = 8;
+
+/// SAH-cost growth over the cost after the last rebuild past which
+/// [`DynamicSet::tidy`] rebuilds the tree: refits keep the grouping, which
+/// grows looser as bodies scatter (a pile collapsing, bodies wandering).
+const REBUILD_GROWTH: f64 = 1.5;
+
 /// The dynamic colliders: a dynamic AABB tree whose proxies carry the
 /// collider's slot index.
+///
+/// A move that leaves its fat box only grows the tree in place
+/// ([`DynamicTree::enlarge_proxy`], a few box unions); [`tidy`](Self::tidy),
+/// run by `Scene::prepare` (each contact-pipeline update), makes the grown
+/// boxes tight again and rebuilds the tree when its SAH cost has grown by
+/// half. Queries between the two are exact, as the tree's boxes always
+/// contain the fat boxes below them.
 #[derive(Clone, Debug, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub(crate) struct DynamicSet {
     tree: DynamicTree<u32>,
+    /// The proxies enlarged since the last tidy, up to `len / FULL_REFIT_SHARE`
+    /// of them; past that, `refit_all` is set and the list no longer grows.
+    #[cfg_attr(feature = "serde", serde(default))]
+    enlarged: Vec<ProxyId>,
+    #[cfg_attr(feature = "serde", serde(default))]
+    refit_all: bool,
+    /// The SAH cost after the last rebuild (or the first whole refit).
+    #[cfg_attr(feature = "serde", serde(default))]
+    rebuilt_cost: Option<f64>,
 }
 
 impl DynamicSet {
     pub(crate) fn insert(&mut self, aabb: Aabb, slot: u32) -> ProxyId {
-        self.tree.insert(aabb, slot)
+        let id = self.tree.insert(aabb, slot);
+        // Room for every entry `refatten` may list, so moves never allocate.
+        let most = self.tree.len() / FULL_REFIT_SHARE + 1;
+        self.enlarged.reserve(most.saturating_sub(self.enlarged.len()));
+        id
     }
 
     pub(crate) fn remove(&mut self, id: ProxyId) {
@@ -41,8 +72,40 @@ impl DynamicSet {
         // ±f32::MAX overflows it, and the tree would reject the move.
         let displacement: Vector = aabb.center() - previous.center();
         let displacement = if displacement.iter().all(|d| d.is_finite()) { displacement } else { Vector::zeros() };
-        let moved = self.tree.move_proxy(id, aabb, displacement);
+        let moved = self.tree.enlarge_proxy(id, aabb, displacement);
         debug_assert!(moved.is_ok(), "scene and tree disagree on {id:?}");
+        if self.refit_all {
+            return;
+        }
+        if self.enlarged.len() * FULL_REFIT_SHARE >= self.tree.len() {
+            self.refit_all = true;
+            self.enlarged.clear();
+        } else {
+            self.enlarged.push(id);
+        }
+    }
+
+    /// Makes the boxes grown since the last tidy tight again: the enlarged
+    /// leaves' paths, or the whole tree when many were enlarged; a whole
+    /// refit also measures the tree's SAH cost and rebuilds the tree once it
+    /// has grown past `REBUILD_GROWTH` times its cost after the last rebuild.
+    pub(crate) fn tidy(&mut self) {
+        if self.refit_all {
+            self.refit_all = false;
+            let cost = self.tree.refit();
+            match self.rebuilt_cost {
+                Some(rebuilt) if cost > rebuilt * REBUILD_GROWTH => self.rebuild(),
+                Some(_) => {}
+                None => self.rebuilt_cost = Some(cost),
+            }
+        } else {
+            for id in self.enlarged.drain(..) {
+                // A proxy removed since it was enlarged is skipped: its old
+                // ancestors still contain their children, and the next
+                // whole refit or rebuild tightens them.
+                let _ = self.tree.refit_path(id);
+            }
+        }
     }
 
     pub(crate) fn len(&self) -> usize {
@@ -72,7 +135,63 @@ impl DynamicSet {
         self.tree.validate()
     }
 
+    /// Rebuilds the tree (binned SAH) and records its cost.
     pub(crate) fn rebuild(&mut self) {
         self.tree.rebuild();
+        self.rebuilt_cost = Some(self.tree.refit());
+        self.enlarged.clear();
+        self.refit_all = false;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proxima_narrowphase::Point;
+
+    fn unit_at(p: Vector) -> Aabb {
+        Aabb::new(Point::from(p), Point::from(p + Vector::repeat(1.0)))
+    }
+
+    /// A few moves tighten only their paths; many moves refit everything,
+    /// and once the bodies have scattered (the refit tree's cost grown past
+    /// `REBUILD_GROWTH` times the last rebuild's) the set rebuilds.
+    #[test]
+    fn tidy_refits_paths_then_everything_then_rebuilds_once_the_tree_wore_out() {
+        let mut set = DynamicSet::default();
+        let mut boxes: Vec<(ProxyId, Aabb)> = (0..512)
+            .map(|i| {
+                let b = unit_at(Vector::new((i % 8) as f32 * 2.0, (i / 64) as f32 * 2.0, (i / 8 % 8) as f32 * 2.0));
+                (set.insert(b, i), b)
+            })
+            .collect();
+        set.rebuild();
+        let rebuilt = set.rebuilt_cost.unwrap();
+        // Three moves: listed, their paths refitted, the tree tight again.
+        for (id, b) in boxes.iter_mut().take(3) {
+            let moved = unit_at(b.min().coords + Vector::new(0.0, -3.0, 0.0));
+            set.update(*id, moved, b);
+            *b = moved;
+        }
+        assert_eq!(set.enlarged.len(), 3);
+        set.tidy();
+        assert!(set.enlarged.is_empty() && !set.refit_all);
+        // Each box scatters along its own direction: the grouping goes stale.
+        let mut state = 7u64;
+        for (id, b) in boxes.iter_mut() {
+            state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            let d = Vector::new((state >> 40 & 255) as f32 - 127.5, (state >> 48 & 255) as f32 - 127.5, 0.0);
+            let moved = unit_at(b.min().coords + d);
+            set.update(*id, moved, b);
+            *b = moved;
+        }
+        assert!(set.refit_all && set.enlarged.is_empty());
+        let mut refit_only = set.clone();
+        let worn = refit_only.tree.refit();
+        assert!(worn > rebuilt * REBUILD_GROWTH, "the scatter must wear the tree: {worn} vs {rebuilt}");
+        set.tidy();
+        let now = set.tree.validate().unwrap().sah_cost;
+        assert!(now < worn, "a rebuild: {now} vs {worn}");
+        assert!((set.rebuilt_cost.unwrap() - now).abs() <= 1e-9 * now);
     }
 }

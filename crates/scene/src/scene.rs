@@ -352,7 +352,10 @@ impl Scene {
     }
 
     /// Brings both trees to full quality: builds the static BVH if a change
-    /// invalidated it (otherwise the first query does), and rebuilds the
+    /// invalidated it (otherwise the first query does); tightens the dynamic
+    /// tree's boxes that moves grew in place (a move that leaves its fat box
+    /// only grows the boxes above it), rebuilding the tree when its SAH cost
+    /// has grown by half since its last rebuild; and rebuilds the
     /// dynamic tree with a binned SAH build when more colliders were inserted
     /// since its last rebuild than it held then (incremental insertion of a
     /// bulk load, in spawn order, makes a deep tree). The contact pipeline
@@ -360,6 +363,7 @@ impl Scene {
     /// query before the first pipeline update.
     pub fn prepare(&mut self) {
         self.static_set.prepare();
+        self.dynamic_set.tidy();
         if self.inserted_since_rebuild > self.dynamic_at_rebuild.max(16) {
             self.dynamic_set.rebuild();
             self.inserted_since_rebuild = 0;

@@ -280,3 +280,79 @@ fn churn_keeps_queries_exact() {
         }
     }
 }
+
+/// Bodies that fall together, scatter, and teleport: the dynamic tree grows
+/// in place on every move and is tightened (or rebuilt) by `prepare`. Box
+/// queries equal brute force both before and after `prepare`, and the tree
+/// validates after every frame.
+#[test]
+fn moving_bodies_keep_queries_exact_between_and_after_upkeep() {
+    use proxima_narrowphase::{Isometry, Rotation};
+    use proxima_scene::{ColliderDesc, ColliderShape, WorldShape};
+    let mut rng = proxima_test_support::rng(0x7EE);
+    let mut scene = Scene::new();
+    let mut bodies: Vec<(ColliderHandle, Vector)> = Vec::new();
+    for i in 0..600 {
+        let p = Vector::new((i % 10) as f32 * 2.0, (i / 100) as f32 * 2.0 + 40.0, (i / 10 % 10) as f32 * 2.0);
+        let shape = if i % 2 == 0 {
+            ColliderShape::Sphere { radius: uniform(&mut rng, 0.2, 0.9) }
+        } else {
+            ColliderShape::Cuboid { half_extents: Vector::repeat(uniform(&mut rng, 0.2, 0.9)) }
+        };
+        let h = scene.insert(ColliderDesc::new(shape, Isometry::translation(p.x, p.y, p.z))).unwrap();
+        bodies.push((h, p));
+    }
+    scene.prepare();
+    let mut poses = Vec::new();
+    let mut hits = 0usize;
+    let brute = |scene: &Scene, probe: &Aabb| {
+        let mut out: Vec<ColliderHandle> = bodies_of(scene)
+            .filter(|&h| match scene.get(h).unwrap().world_shape() {
+                WorldShape::Obb(o) => proxima_narrowphase::intersects_aabb_obb(probe, o),
+                WorldShape::Sphere(s) => proxima_narrowphase::intersects_sphere_aabb(s, probe),
+                WorldShape::Aabb(a) => proxima_narrowphase::intersects_aabb_aabb(a, probe),
+                _ => unreachable!(),
+            })
+            .collect();
+        out.sort_unstable();
+        out
+    };
+    for frame in 0..240 {
+        poses.clear();
+        for (h, p) in &mut bodies {
+            let step = match frame {
+                // Falling together, then spreading out, then a few teleports.
+                0..=79 => Vector::new(0.0, -0.3, 0.0) + gen::unit_vector(&mut rng) * 0.02,
+                80..=159 => gen::unit_vector(&mut rng) * 1.5,
+                _ if uniform(&mut rng, 0.0, 1.0) < 0.1 => {
+                    Vector::new(uniform(&mut rng, -90.0, 90.0), 0.0, uniform(&mut rng, -90.0, 90.0)) - *p
+                }
+                _ => gen::unit_vector(&mut rng) * 0.05,
+            };
+            *p += step;
+            let rotation = Rotation::from_scaled_axis(gen::unit_vector(&mut rng) * 0.1 * frame as f32);
+            poses.push((*h, Isometry::from_parts(nalgebra::Translation3::from(*p), rotation)));
+        }
+        scene.set_poses(&poses).unwrap();
+        for upkeep in [false, true] {
+            if upkeep {
+                scene.prepare();
+                scene.validate().unwrap_or_else(|e| panic!("frame {frame}: {e}"));
+            }
+            for _ in 0..8 {
+                let (k, _) = bodies[(uniform(&mut rng, 0.0, 1.0) * bodies.len() as f32) as usize % bodies.len()];
+                let at = scene.get(k).unwrap().pose().translation.vector;
+                let probe = Aabb::try_from_center(at.into(), Vector::repeat(uniform(&mut rng, 0.5, 6.0))).unwrap();
+                let ours = scene.overlaps_aabb(&probe, &QueryFilter::default());
+                assert_eq!(ours, brute(&scene, &probe), "frame {frame}, after prepare: {upkeep}");
+                hits += ours.len();
+            }
+        }
+    }
+    assert!(hits > 240 * 16, "probes centred on bodies must find them ({hits})");
+}
+
+/// Every live collider's handle.
+fn bodies_of(scene: &Scene) -> impl Iterator<Item = ColliderHandle> + '_ {
+    scene.iter().map(|(h, _)| h)
+}

@@ -4,6 +4,8 @@
 //! - `tree`: nodes, sibling pairs, the free list;
 //! - `insert`: SAH sibling choice (branch and bound) and insertion;
 //! - `remove`: leaf removal;
+//! - `refit`: growing ancestors in place, and tightening them all in one pass;
+//! - `rebuild`: a full binned-SAH build over the current leaves;
 //! - `rotate`: the tree rotations that keep insertion order from mattering;
 //! - `query`: box and ray queries;
 //! - `self_pairs`: every overlapping pair, by traversing the tree against itself;
@@ -12,6 +14,7 @@
 mod insert;
 mod query;
 mod rebuild;
+mod refit;
 mod remove;
 mod rotate;
 mod self_pairs;
@@ -135,6 +138,13 @@ pub struct DynamicTree<T = ()> {
     /// The proxies (a `Slots` slot map): slot index = leaf key, with generations.
     leaves: Slots<Leaf<T>>,
     options: FatBoxOptions,
+    /// True after an [`enlarge_proxy`](Self::enlarge_proxy) grew an internal
+    /// box past its children's union, until [`refit`](Self::refit) or
+    /// [`rebuild`](Self::rebuild): validation then checks containment only.
+    loose: bool,
+    /// The build's buffers, kept so a rebuild in a running simulation allocates nothing.
+    #[cfg_attr(feature = "serde", serde(skip))]
+    scratch: rebuild::Scratch,
 }
 
 /// A [`DynamicTree`] as a payload holds it, before validation: deserialized
@@ -151,6 +161,9 @@ struct Stored<T> {
     has_root: bool,
     leaves: Slots<Leaf<T>>,
     options: FatBoxOptions,
+    /// Optional in a payload: without it the tree is read as tight.
+    #[serde(default)]
+    loose: bool,
 }
 
 #[cfg(feature = "serde")]
@@ -169,6 +182,8 @@ impl<T> TryFrom<Stored<T>> for DynamicTree<T> {
             has_root: s.has_root,
             leaves: s.leaves,
             options: s.options,
+            loose: s.loose,
+            scratch: rebuild::Scratch::default(),
         };
         tree.validate_impl().map_err(|e| format!("invalid dynamic tree: {}", e.0))?;
         Ok(tree)
@@ -191,6 +206,8 @@ impl<T> DynamicTree<T> {
             has_root: false,
             leaves: Slots::default(),
             options: FatBoxOptions::default(),
+            loose: false,
+            scratch: rebuild::Scratch::default(),
         }
     }
 
@@ -301,11 +318,13 @@ impl<T> DynamicTree<T> {
 
     /// Heap bytes held by the tree: node slots and the slot map (entries, generations, free links).
     pub fn memory_bytes(&self) -> usize {
-        self.nodes.capacity() * core::mem::size_of::<NodePair>() + self.leaves.heap_bytes()
+        self.nodes.capacity() * core::mem::size_of::<NodePair>() + self.leaves.heap_bytes() + self.scratch.heap_bytes()
     }
 
     /// [`memory_bytes`](Self::memory_bytes) per live proxy (0 when empty).
-    /// About 2 nodes of 32 bytes plus a slot-map entry and a generation per proxy.
+    /// About 2 nodes of 32 bytes plus a slot-map entry and a generation per
+    /// proxy, and about 60 bytes more once [`rebuild`](Self::rebuild) has run
+    /// (its buffers are kept).
     pub fn bytes_per_proxy(&self) -> f64 {
         match self.leaves.len() {
             0 => 0.0,

@@ -8,12 +8,33 @@ use proxima_narrowphase::Aabb;
 const BINS: usize = 16;
 
 /// A leaf being placed by the build.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 struct Item {
     aabb: Aabb,
     /// Twice the centre (min + max), in `f64` so 1e38-sized boxes stay finite.
     centre2: [f64; 3],
     key: u32,
+}
+
+/// A task of the build: a range of items to place in `slot` under `parent`.
+type Task = (usize, usize, u32, u32);
+
+/// The build's buffers, kept by the tree between rebuilds.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Scratch {
+    items: Vec<Item>,
+    tasks: Vec<Task>,
+    /// Internal slots in creation order (parents before children).
+    internal: Vec<u32>,
+}
+
+impl Scratch {
+    /// Heap bytes of the buffers.
+    pub(crate) fn heap_bytes(&self) -> usize {
+        self.items.capacity() * core::mem::size_of::<Item>()
+            + self.tasks.capacity() * core::mem::size_of::<Task>()
+            + self.internal.capacity() * core::mem::size_of::<u32>()
+    }
 }
 
 impl<T> DynamicTree<T> {
@@ -26,18 +47,25 @@ impl<T> DynamicTree<T> {
     ///
     /// Fat boxes and ids are kept. Use it after loading many proxies at once,
     /// or when many moves have worn the tree (its SAH cost, reported by
-    /// [`validate`](crate::BroadPhase::validate), has grown). O(n log n).
+    /// [`validate`](crate::BroadPhase::validate) and [`refit`](Self::refit),
+    /// has grown). O(n log n); the buffers are kept, so a rebuild of a tree
+    /// that has not grown allocates nothing.
     pub fn rebuild(&mut self) {
-        let mut items: Vec<Item> = self
-            .leaves
-            .iter()
-            .map(|(id, leaf)| {
-                let aabb = self.node(leaf.node).aabb;
-                let (lo, hi) = (aabb.min(), aabb.max());
-                let centre2 = [lo.x as f64 + hi.x as f64, lo.y as f64 + hi.y as f64, lo.z as f64 + hi.z as f64];
-                Item { aabb, centre2, key: id.index() }
-            })
-            .collect();
+        let Scratch { mut items, mut tasks, mut internal } = core::mem::take(&mut self.scratch);
+        items.clear();
+        items.extend(self.leaves.iter().map(|(id, leaf)| {
+            let aabb = self.node(leaf.node).aabb;
+            let (lo, hi) = (aabb.min(), aabb.max());
+            let centre2 = [lo.x as f64 + hi.x as f64, lo.y as f64 + hi.y as f64, lo.z as f64 + hi.z as f64];
+            Item { aabb, centre2, key: id.index() }
+        }));
+        self.build(&mut items, &mut tasks, &mut internal);
+        self.scratch = Scratch { items, tasks, internal };
+    }
+
+    /// The build proper over `items`, with the task and internal-slot buffers.
+    fn build(&mut self, items: &mut [Item], tasks: &mut Vec<Task>, internal: &mut Vec<u32>) {
+        self.loose = false;
         self.nodes.clear();
         self.free_pair = NULL;
         self.free_pairs = 0;
@@ -51,8 +79,9 @@ impl<T> DynamicTree<T> {
         self.has_root = true;
         // Tasks: (range of items, slot, parent). Internal slots are recorded in
         // creation order; their boxes are filled in reverse order afterwards.
-        let mut tasks: Vec<(usize, usize, u32, u32)> = vec![(0, items.len(), ROOT, NULL)];
-        let mut internal: Vec<u32> = Vec::with_capacity(items.len());
+        tasks.clear();
+        tasks.push((0, items.len(), ROOT, NULL));
+        internal.clear();
         while let Some((start, end, slot, parent)) = tasks.pop() {
             if end - start == 1 {
                 let item = items[start];

@@ -9,7 +9,9 @@ impl<T> DynamicTree<T> {
     ///
     /// - the root's parent is `NULL`; every child's parent link names its parent;
     /// - every internal box is exactly the union of its children's (the tree
-    ///   refits with exact min/max, so containment is checked as equality);
+    ///   refits with exact min/max, so containment is checked as equality),
+    ///   or, while the tree is loose (after `enlarge_proxy`, before `refit`),
+    ///   contains them;
     /// - every leaf's slot-map entry names the leaf's node slot, and every proxy has a leaf;
     /// - `2 * leaves - 1` nodes are reachable and no slot is reached twice;
     /// - free pairs (marked free) + live nodes + padding = capacity.
@@ -67,7 +69,11 @@ impl<T> DynamicTree<T> {
                 }
                 stack.push((child, depth + 1));
             }
-            if self.children_union(slot) != node.aabb {
+            let union = self.children_union(slot);
+            if self.loose && !node.aabb.contains_aabb(&union) {
+                return err(format!("slot {slot}: box does not contain its children"));
+            }
+            if !self.loose && union != node.aabb {
                 return err(format!("slot {slot}: box is not the union of its children"));
             }
         }
