@@ -7,15 +7,26 @@ use proxima_broadphase::{BroadPhase, DynamicTree, ProxyId, RayControl, TreeStats
 use proxima_narrowphase::{Aabb, Ray, Real, Vector};
 
 /// Share of the tree above which [`DynamicSet::tidy`] refits the whole tree
-/// instead of the enlarged leaves' paths: a path is about `2 log2 n` boxes, a
-/// whole refit `2n`, so past `n / 8` leaves (at depth 16, a quarter of the
-/// whole tree's work) one pass over every node is the cheaper and simpler walk.
+/// instead of the enlarged leaves' paths: past `n / 8` leaves, their paths
+/// (each as long as the tree is deep, about `log2 n` and more) hold about as
+/// many boxes as the whole tree's `2n`, which one pass visits in order.
 const FULL_REFIT_SHARE: usize = 8;
+
+/// A whole refit waits until enlargements numbering `n / 2` have gathered,
+/// over as many frames as that takes: when most bodies leave their fat boxes
+/// each frame (a pile falling or scattering), tightening every frame costs
+/// more than the looser boxes cost the queries of that frame, if any.
+const FULL_REFIT_WAIT_SHARE: usize = 2;
 
 /// SAH-cost growth over the cost after the last rebuild past which
 /// [`DynamicSet::tidy`] rebuilds the tree: refits keep the grouping, which
 /// grows looser as bodies scatter (a pile collapsing, bodies wandering).
 const REBUILD_GROWTH: f64 = 1.5;
+
+/// Whole refits between two measures of the SAH cost: the measure (an area
+/// per node, in `f64`) costs about twice the refit, and a tree wears over
+/// many frames, not one.
+const COST_CHECK_PERIOD: u32 = 8;
 
 /// The dynamic colliders: a dynamic AABB tree whose proxies carry the
 /// collider's slot index.
@@ -23,8 +34,8 @@ const REBUILD_GROWTH: f64 = 1.5;
 /// A move that leaves its fat box only grows the tree in place
 /// ([`DynamicTree::enlarge_proxy`], a few box unions); [`tidy`](Self::tidy),
 /// run by `Scene::prepare` (each contact-pipeline update), makes the grown
-/// boxes tight again and rebuilds the tree when its SAH cost has grown by
-/// half. Queries between the two are exact, as the tree's boxes always
+/// boxes tight again (at once when few moved, once half the tree has when
+/// many did) and rebuilds the tree when its SAH cost has grown by half. Queries between the two are exact, as the tree's boxes always
 /// contain the fat boxes below them.
 #[derive(Clone, Debug, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -36,9 +47,15 @@ pub(crate) struct DynamicSet {
     enlarged: Vec<ProxyId>,
     #[cfg_attr(feature = "serde", serde(default))]
     refit_all: bool,
-    /// The SAH cost after the last rebuild (or the first whole refit).
+    /// Enlargements since the boxes were last made tight.
+    #[cfg_attr(feature = "serde", serde(default))]
+    enlargements: usize,
+    /// The SAH cost after the last rebuild (or the first measure).
     #[cfg_attr(feature = "serde", serde(default))]
     rebuilt_cost: Option<f64>,
+    /// Whole refits since the cost was last measured.
+    #[cfg_attr(feature = "serde", serde(default))]
+    refits_unmeasured: u32,
 }
 
 impl DynamicSet {
@@ -74,6 +91,7 @@ impl DynamicSet {
         let displacement = if displacement.iter().all(|d| d.is_finite()) { displacement } else { Vector::zeros() };
         let moved = self.tree.enlarge_proxy(id, aabb, displacement);
         debug_assert!(moved.is_ok(), "scene and tree disagree on {id:?}");
+        self.enlargements += 1;
         if self.refit_all {
             return;
         }
@@ -86,19 +104,32 @@ impl DynamicSet {
     }
 
     /// Makes the boxes grown since the last tidy tight again: the enlarged
-    /// leaves' paths, or the whole tree when many were enlarged; a whole
-    /// refit also measures the tree's SAH cost and rebuilds the tree once it
-    /// has grown past `REBUILD_GROWTH` times its cost after the last rebuild.
+    /// leaves' paths, or, when many were enlarged, the whole tree once
+    /// `n / FULL_REFIT_WAIT_SHARE` enlargements have gathered; every
+    /// `COST_CHECK_PERIOD`-th whole refit also measures the tree's SAH cost
+    /// and rebuilds the tree once it has grown past `REBUILD_GROWTH` times
+    /// its cost after the last rebuild.
     pub(crate) fn tidy(&mut self) {
         if self.refit_all {
+            if self.enlargements * FULL_REFIT_WAIT_SHARE < self.tree.len() {
+                return;
+            }
             self.refit_all = false;
-            let cost = self.tree.refit();
+            self.enlargements = 0;
+            self.tree.refit();
+            self.refits_unmeasured += 1;
+            if self.refits_unmeasured < COST_CHECK_PERIOD && self.rebuilt_cost.is_some() {
+                return;
+            }
+            self.refits_unmeasured = 0;
+            let cost = self.tree.sah_cost();
             match self.rebuilt_cost {
                 Some(rebuilt) if cost > rebuilt * REBUILD_GROWTH => self.rebuild(),
                 Some(_) => {}
                 None => self.rebuilt_cost = Some(cost),
             }
         } else {
+            self.enlargements = 0;
             for id in self.enlarged.drain(..) {
                 // A proxy removed since it was enlarged is skipped: its old
                 // ancestors still contain their children, and the next
@@ -138,9 +169,11 @@ impl DynamicSet {
     /// Rebuilds the tree (binned SAH) and records its cost.
     pub(crate) fn rebuild(&mut self) {
         self.tree.rebuild();
-        self.rebuilt_cost = Some(self.tree.refit());
+        self.rebuilt_cost = Some(self.tree.sah_cost());
+        self.refits_unmeasured = 0;
         self.enlarged.clear();
         self.refit_all = false;
+        self.enlargements = 0;
     }
 }
 
@@ -153,8 +186,8 @@ mod tests {
         Aabb::new(Point::from(p), Point::from(p + Vector::repeat(1.0)))
     }
 
-    /// A few moves tighten only their paths; many moves refit everything,
-    /// and once the bodies have scattered (the refit tree's cost grown past
+    /// A few moves tighten only their paths; many moves refit everything once
+    /// half the tree has moved, and once the bodies have scattered (the refit tree's cost grown past
     /// `REBUILD_GROWTH` times the last rebuild's) the set rebuilds.
     #[test]
     fn tidy_refits_paths_then_everything_then_rebuilds_once_the_tree_wore_out() {
@@ -176,6 +209,15 @@ mod tests {
         assert_eq!(set.enlarged.len(), 3);
         set.tidy();
         assert!(set.enlarged.is_empty() && !set.refit_all);
+        // A hundred moves: past the paths' share, short of the wait's.
+        for (id, b) in boxes.iter_mut().take(100) {
+            let moved = unit_at(b.min().coords + Vector::new(0.0, 3.0, 0.0));
+            set.update(*id, moved, b);
+            *b = moved;
+        }
+        assert!(set.refit_all);
+        set.tidy();
+        assert!(set.refit_all && set.enlargements == 100, "the whole refit waits");
         // Each box scatters along its own direction: the grouping goes stale.
         let mut state = 7u64;
         for (id, b) in boxes.iter_mut() {
@@ -187,8 +229,11 @@ mod tests {
         }
         assert!(set.refit_all && set.enlarged.is_empty());
         let mut refit_only = set.clone();
-        let worn = refit_only.tree.refit();
+        refit_only.tree.refit();
+        let worn = refit_only.tree.sah_cost();
         assert!(worn > rebuilt * REBUILD_GROWTH, "the scatter must wear the tree: {worn} vs {rebuilt}");
+        // The cost is measured on every `COST_CHECK_PERIOD`-th whole refit.
+        set.refits_unmeasured = COST_CHECK_PERIOD - 1;
         set.tidy();
         let now = set.tree.validate().unwrap().sah_cost;
         assert!(now < worn, "a rebuild: {now} vs {worn}");
