@@ -40,7 +40,7 @@ pub use edge_flags::{EdgeFlags, EdgeMode};
 pub(crate) use manifold::{mesh_mesh_manifolds, Convex, MeshScratch};
 pub(crate) use mesh_mesh::contact_mesh_mesh;
 use ray::BlockTree;
-use ray_block::LANES;
+use ray_block::{TriangleBlock, LANES};
 
 /// Where a ray crossed a mesh's triangle: the triangle, and the hit point's
 /// barycentric coordinates, `point = a + u (b - a) + v (c - a)` with
@@ -287,20 +287,33 @@ impl TriMesh {
                 // The mesh's vertices, checked by `TriMesh::new`.
                 visitor(ids[l], &Triangle::new_unchecked(a, b, c))?;
             }
-            let mut degenerate = lanes.nan_mask();
-            while degenerate != 0 {
-                let l = degenerate.trailing_zeros() as usize;
-                degenerate &= degenerate - 1;
-                if ids[l] == u32::MAX {
-                    break; // unused lanes come last
-                }
-                let t = self.triangle(ids[l]);
-                if intersects_aabb_aabb(&t.aabb(), aabb) {
-                    visitor(ids[l], &t)?;
-                }
-            }
-            ControlFlow::Continue(())
+            self.visit_degenerate(lanes, ids, aabb, &mut visitor)
         })
+    }
+
+    /// The degenerate triangles of a block (its NaN lanes) whose box
+    /// overlaps `aabb`, gathered from the mesh and handed over one by one.
+    #[inline]
+    fn visit_degenerate(
+        &self,
+        lanes: &TriangleBlock,
+        ids: &[u32; LANES],
+        aabb: &Aabb,
+        mut visitor: impl FnMut(u32, &Triangle) -> ControlFlow<()>,
+    ) -> ControlFlow<()> {
+        let mut degenerate = lanes.nan_mask();
+        while degenerate != 0 {
+            let l = degenerate.trailing_zeros() as usize;
+            degenerate &= degenerate - 1;
+            if ids[l] == u32::MAX {
+                break; // unused lanes come last
+            }
+            let t = self.triangle(ids[l]);
+            if intersects_aabb_aabb(&t.aabb(), aabb) {
+                visitor(ids[l], &t)?;
+            }
+        }
+        ControlFlow::Continue(())
     }
 
     /// [`TriMesh::visit_candidates`] a block at a time, for a caller that
@@ -326,19 +339,10 @@ impl TriMesh {
             if hits != 0 {
                 block(state, ids, lanes.rows(), hits);
             }
-            let mut degenerate = lanes.nan_mask();
-            while degenerate != 0 {
-                let l = degenerate.trailing_zeros() as usize;
-                degenerate &= degenerate - 1;
-                if ids[l] == u32::MAX {
-                    break; // unused lanes come last
-                }
-                let t = self.triangle(ids[l]);
-                if intersects_aabb_aabb(&t.aabb(), aabb) {
-                    single(state, ids[l], &t);
-                }
-            }
-            ControlFlow::<()>::Continue(())
+            self.visit_degenerate(lanes, ids, aabb, |t, triangle| {
+                single(state, t, triangle);
+                ControlFlow::Continue(())
+            })
         });
     }
 
