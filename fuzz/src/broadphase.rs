@@ -215,6 +215,11 @@ impl World {
                 if b.chance(64) {
                     self.tree.rebuild();
                     self.tracker.rebuild();
+                } else if b.chance(64) {
+                    self.tree.refit();
+                } else if !self.live.is_empty() {
+                    let id = self.live[b.byte() as usize % self.live.len()].0;
+                    self.tree.refit_path(id).expect("live");
                 }
             }
             13 => self.box_query(b, wild),
@@ -276,12 +281,18 @@ impl World {
         if !d.iter().all(|x| x.is_finite()) {
             let before = self.snapshot();
             assert_eq!(self.tree.move_proxy(id, aabb, d), Err(BroadPhaseError::InvalidDisplacement));
+            assert_eq!(self.tree.enlarge_proxy(id, aabb, d), Err(BroadPhaseError::InvalidDisplacement));
             assert_eq!(self.tracker.move_proxy(id, aabb, d), Err(BroadPhaseError::InvalidDisplacement));
             assert_eq!(self.snapshot(), before, "a rejected move changed the state");
             return;
         }
         let old_fat = self.tree.fat_aabb(id).expect("live");
-        let moved = self.tree.move_proxy(id, aabb, d).expect("valid move");
+        // Re-inserted, or grown in place (the same fat box, the tree loose).
+        let moved = if b.chance(96) {
+            self.tree.enlarge_proxy(id, aabb, d).expect("valid move")
+        } else {
+            self.tree.move_proxy(id, aabb, d).expect("valid move")
+        };
         // Ok(false) exactly when the new box was inside the old fat box.
         assert_eq!(moved, !old_fat.contains_aabb(&aabb), "move_proxy's verdict");
         if !moved {
@@ -314,6 +325,8 @@ impl World {
         assert_eq!(self.bf.move_proxy(id, aabb, Vector::zeros()), stale.map(|_: ()| true));
         assert_eq!(self.tree.remove(id), stale.map(|_: ()| 0));
         assert_eq!(self.tree.move_proxy(id, aabb, Vector::zeros()), stale.map(|_: ()| false));
+        assert_eq!(self.tree.enlarge_proxy(id, aabb, Vector::zeros()), stale.map(|_: ()| false));
+        assert_eq!(self.tree.refit_path(id), stale);
         for s in &mut self.sap {
             let dirty = s.is_dirty();
             assert_eq!(s.remove(id), stale.map(|_: ()| 0));
@@ -497,6 +510,9 @@ impl World {
             self.tree.options(),
             self.tree.root_aabb()
         );
+        // The one-pass measure sums the same areas in another order.
+        let cost = self.tree.sah_cost();
+        assert!((cost - stats.sah_cost).abs() <= 1e-9 * stats.sah_cost, "sah_cost {cost} vs {}", stats.sah_cost);
         self.bf.validate().unwrap_or_else(|e| panic!("brute force: {e}"));
         for s in &self.sap {
             s.validate().unwrap_or_else(|e| panic!("sweep and prune: {e}"));
