@@ -8,6 +8,7 @@
 mod capsule_capsule;
 mod capsule_obb;
 mod capsule_triangle;
+mod edge_bound;
 mod obb_obb;
 mod obb_triangle;
 mod sphere_capsule;
