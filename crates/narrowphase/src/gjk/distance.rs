@@ -28,9 +28,10 @@ const EPS: f64 = Real::EPSILON as f64;
 /// Where GJK starts.
 #[derive(Clone, Copy, Debug)]
 pub(super) enum Start {
-    /// At the difference of the cores' centres (distance, intersection).
+    /// At the support point along the centres' offset from A to B
+    /// (distance, intersection).
     Centers,
-    /// At a support point (EPA's input).
+    /// At the support point along `+x` (EPA's input).
     Support,
 }
 
@@ -97,16 +98,19 @@ pub(super) fn gjk<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(a: &A, b: &B, 
     gjk_from(a, b, stop_beyond, Simplex::new(start_vertex(a, b, start)), None, None)
 }
 
-/// The vertex GJK starts from. Any point of the cores' difference starts
-/// the search; the centres' difference points roughly towards the closest
-/// one. EPA needs every vertex on the boundary of the difference (support
-/// points): it starts from one.
+/// The vertex GJK starts from: a support point of the cores' difference
+/// (EPA needs every vertex on its boundary). The centres' offset `c_B - c_A`
+/// points roughly from the difference `A - B` towards the origin, so the
+/// support point along it is usually near the closest one (a vertex of a
+/// face or edge that faces the origin): fewer iterations than a start from
+/// the centres' difference itself, an interior point that the next
+/// support point merely replaces.
 #[inline]
 pub(super) fn start_vertex<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(a: &A, b: &B, start: Start) -> Vertex {
     match start {
         Start::Centers => {
             let (ca, cb) = (a.core_center(), b.core_center());
-            Vertex { w: ca.coords.cast::<f64>() - cb.coords.cast::<f64>(), a: ca, b: cb }
+            support_vertex(a, b, &(cb - ca))
         }
         Start::Support => support_vertex(a, b, &Vector::x()),
     }
@@ -158,7 +162,10 @@ pub(super) fn gjk_from<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
     }
     let mut v = simplex.point;
     let mut dist2 = v.norm_squared();
-    let mut lower = 0.0f64;
+    // The best support plane so far as `(v . w, |v|^2)`: its offset
+    // `v . w / |v|` is taken once, at the end (planes compared as
+    // `vw1^2 |v2|^2 > vw2^2 |v1|^2`, both offsets positive).
+    let (mut best_vw, mut best_d2) = (0.0f64, 1.0f64);
     let ending = loop {
         if dist2 <= touch2(scale2) {
             break Ending::Overlap;
@@ -174,10 +181,12 @@ pub(super) fn gjk_from<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
         let vw = v.dot(&w.w);
         scale2 = scale2.max(w.w.norm_squared());
         if vw > 0.0 {
-            let len = dist2.sqrt();
-            let plane = vw / len;
-            lower = lower.max(plane);
+            if vw * vw * best_d2 > best_vw * best_vw * dist2 {
+                (best_vw, best_d2) = (vw, dist2);
+            }
             if let Some(m) = miss {
+                let len = dist2.sqrt();
+                let plane = vw / len;
                 let gap = plane - m.radius - TOUCH * EPS * scale2.sqrt();
                 let approach = -m.motion.dot(&v) / len;
                 if gap > 0.0 && gap > approach {
@@ -217,7 +226,7 @@ pub(super) fn gjk_from<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
         }
         (v, dist2) = (next, next2);
     };
-    let lower = if ending == Ending::Overlap { 0.0 } else { lower.min(v.norm()) };
+    let lower = if ending == Ending::Overlap { 0.0 } else { (best_vw / best_d2.sqrt()).min(v.norm()) };
     Gjk { simplex, v, ending, iterations, scale: scale2.sqrt(), lower }
 }
 

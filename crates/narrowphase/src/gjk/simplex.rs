@@ -282,8 +282,9 @@ impl Points<'_> {
             return self.closest_edge(&edges, [true; 3]);
         }
         let q = -w[i];
-        let lj = n.dot(&q.cross(&e2)) / nn;
-        let lk = n.dot(&e1.cross(&q)) / nn;
+        let inv = 1.0 / nn;
+        let lj = n.dot(&q.cross(&e2)) * inv;
+        let lk = n.dot(&e1.cross(&q)) * inv;
         let l = [1.0 - lj - lk, lj, lk];
         if l[0] >= 0.0 && lj >= 0.0 && lk >= 0.0 {
             let p = w[i] + e1 * lj + e2 * lk;
@@ -327,9 +328,10 @@ impl Points<'_> {
             return (self.closest_face(&faces, [true; 4]), false);
         }
         let q = -w[v[0]];
-        let l1 = q.dot(&e23) / det;
-        let l2 = e1.dot(&q.cross(&e3)) / det;
-        let l3 = e1.dot(&e2.cross(&q)) / det;
+        let inv = 1.0 / det;
+        let l1 = q.dot(&e23) * inv;
+        let l2 = e1.dot(&q.cross(&e3)) * inv;
+        let l3 = e1.dot(&e2.cross(&q)) * inv;
         let l = [1.0 - l1 - l2 - l3, l1, l2, l3];
         if l.iter().all(|&x| x >= 0.0) {
             let idx = v.map(|x| x as u8);
