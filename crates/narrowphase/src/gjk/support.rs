@@ -61,15 +61,13 @@ pub trait SupportMap {
     }
 }
 
-/// `+1` for `d > 0`, else `-1`: the vertex choice of a box along `d` (ties
-/// go to the negative side; both are farthest).
+/// `h` for `d > 0`, else `-h` (`h >= 0`): a box's half extent on the side
+/// of `d` (ties go to the negative side; both are farthest). Set by the sign
+/// bit, without a branch: the side of a random direction is a coin toss.
 #[inline]
-fn side(d: Real) -> Real {
-    if d > 0.0 {
-        1.0
-    } else {
-        -1.0
-    }
+fn side(d: Real, h: Real) -> Real {
+    let negative = u32::from(d.is_nan() || d <= 0.0);
+    Real::from_bits(h.to_bits() ^ (negative << 31))
 }
 
 /// A point: its own support point; also the core of a sphere.
@@ -128,7 +126,7 @@ impl SupportMap for Obb {
         // and `R s = sum s_i u_i`.
         let (r, h) = (self.axes(), self.half_extents());
         let (u0, u1, u2) = (r.column(0), r.column(1), r.column(2));
-        let s = |u: &nalgebra::VectorView3<'_, Real>, h: Real| side(u.dot(dir)) * h;
+        let s = |u: &nalgebra::VectorView3<'_, Real>, h: Real| side(u.dot(dir), h);
         let (s0, s1, s2) = (s(&u0, h.x), s(&u1, h.y), s(&u2, h.z));
         self.center() + (u0 * s0 + u1 * s1 + u2 * s2)
     }
