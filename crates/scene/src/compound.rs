@@ -8,8 +8,8 @@ use core::ops::ControlFlow;
 use std::sync::Arc;
 
 use proxima_broadphase::StaticBvh;
-use proxima_narrowphase::kernels::{cast_ray_aabb_x8, AabbX8, PrecomputedRay};
-use proxima_narrowphase::{cast_ray_aabb, intersects_aabb_aabb, Aabb, Isometry, Point, Ray, Real, ShapeError, Vector};
+use proxima_narrowphase::kernels::{cast_ray_aabb_x8, ray_aabb_interval, AabbX8, PrecomputedRay};
+use proxima_narrowphase::{intersects_aabb_aabb, Aabb, Isometry, Point, Ray, Real, ShapeError, Vector};
 
 use crate::error::PoseError;
 use crate::shape::{validated_pose, ColliderShape, WorldShape};
@@ -318,13 +318,17 @@ impl Compound {
         };
         let margin = box_margin(pose, &local_origin.coords);
         let mut max_toi = ray.max_toi();
+        // The local ray's inverse direction, taken once for every box test.
+        let pre = PrecomputedRay::new(&local);
         match &self.bvh {
             Some(bvh) => {
                 use proxima_broadphase::RayControl;
                 let ids = bvh.leaf_ids();
                 let mut enter = |i: usize, max_toi: &mut Real| -> bool {
                     let b = self.boxes[i].loosened(margin + margin * self.boxes[i].half_extents().amax());
-                    if cast_ray_aabb(&local.with_max_toi(*max_toi), &b).is_none() {
+                    // The slab test of `cast_ray_aabb` (the same planes,
+                    // products and selects), up to the current `max_toi`.
+                    if ray_aabb_interval(&PrecomputedRay { max_toi: *max_toi, ..pre }, &b).is_none() {
                         return true;
                     }
                     match f(i, Some(&local)) {
@@ -350,7 +354,6 @@ impl Compound {
                 // visited until the best hit so far comes before the next
                 // entry. Each block of eight boxes, loosened by their
                 // allowances, takes one wide slab test.
-                let pre = PrecomputedRay::new(&local);
                 let mut order = [(0.0 as Real, 0usize); LINEAR_CHILDREN];
                 let mut entered = 0;
                 for (block, (lanes, extents)) in self.lanes.iter().zip(&self.lane_extents).enumerate() {

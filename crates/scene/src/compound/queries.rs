@@ -51,27 +51,29 @@ pub(crate) fn ray_hit_compound(
     ray: &Ray,
     any: bool,
 ) -> Option<(ShapeRayHit, u32)> {
-    let mut best: Option<(ShapeRayHit, u32)> = None;
+    // The best hit, the child, and whether its normal is in the compound's
+    // frame (turned to the world's once, at the end).
+    let mut best: Option<(ShapeRayHit, u32, bool)> = None;
     compound.visit_ray(pose, ray, |i, local| {
         let found = match local {
-            Some(local) => compound
-                .local_child(i)
-                .ray_hit(local, any)
-                .map(|h| ShapeRayHit { hit: RayHit { toi: h.hit.toi, normal: pose.rotation * h.hit.normal }, ..h }),
-            None => compound.child_world(i, pose).and_then(|child| child.ray_hit(ray, any)),
+            Some(local) => compound.local_child(i).ray_hit(local, any).map(|h| (h, true)),
+            None => compound.child_world(i, pose).and_then(|child| child.ray_hit(ray, any)).map(|h| (h, false)),
         };
-        let Some(hit) = found else {
+        let Some((hit, in_local)) = found else {
             return Some(best.map_or(ray.max_toi(), |b| b.0.hit.toi));
         };
         if best.is_none_or(|b| hit.hit.toi < b.0.hit.toi) {
-            best = Some((hit, i as u32));
+            best = Some((hit, i as u32, in_local));
         }
         if any {
             return None;
         }
         best.map(|b| b.0.hit.toi)
     });
-    best
+    best.map(|(h, child, in_local)| {
+        let normal = if in_local { pose.rotation * h.hit.normal } else { h.hit.normal };
+        (ShapeRayHit { hit: RayHit { toi: h.hit.toi, normal }, ..h }, child)
+    })
 }
 
 /// The first hit of `sphere` moving by `motion` on the compound placed by
