@@ -26,6 +26,13 @@ pub(crate) use queries::{
 /// node, and only wins once it skips most of the children.
 const LINEAR_CHILDREN: usize = 16;
 
+/// Children up to this count are culled for a ray by their boxes eight at a
+/// time (one wide slab test per block), the tree past it. A ray keeps its
+/// inverse direction across the blocks and sorts the few boxes it enters,
+/// where a tree walk pays a stack and a scalar test per child of each leaf
+/// it enters.
+const LINEAR_RAY_CHILDREN: usize = 32;
+
 /// A manifold point's id against a compound carries the child's index in its
 /// top 12 bits (see [`Compound::child_of_point_id`]).
 const CHILD_ID_SHIFT: u32 = 20;
@@ -136,7 +143,7 @@ pub struct Compound {
     local_aabb: Aabb,
     /// A tree over `boxes` past [`LINEAR_CHILDREN`] children.
     bvh: Option<StaticBvh>,
-    /// Up to [`LINEAR_CHILDREN`] children: `boxes` eight to a block,
+    /// Up to [`LINEAR_RAY_CHILDREN`] children: `boxes` eight to a block,
     /// structure-of-arrays, for the ray's one wide slab test per block.
     lanes: Vec<AabbX8>,
     /// Beside each block of `lanes`: each box's largest half-extent (0 in
@@ -180,7 +187,7 @@ impl Compound {
                 boxes.iter().map(|b| b.loosened(margin + margin * b.half_extents().amax())).collect();
             StaticBvh::build(&loose)
         });
-        let linear = if bvh.is_none() { boxes.as_slice() } else { &[] };
+        let linear = if boxes.len() <= LINEAR_RAY_CHILDREN { boxes.as_slice() } else { &[] };
         let lanes = linear.chunks(8).map(AabbX8::from_boxes).collect();
         let lane_extents = linear
             .chunks(8)
@@ -299,7 +306,7 @@ impl Compound {
     /// Calls `f(child, local)` with each child whose local box the ray
     /// (world frame) enters no later than the current `max_toi`, and the
     /// ray brought into the compound's frame; `f` returns the new `max_toi`
-    /// (clipping the rest), or `None` to stop. Up to [`LINEAR_CHILDREN`]
+    /// (clipping the rest), or `None` to stop. Up to [`LINEAR_RAY_CHILDREN`]
     /// children they come in the order the ray enters their boxes, beyond
     /// in the tree's order. Every child is visited, with no local ray, when
     /// the ray cannot be brought into the compound's frame (a direction
@@ -318,10 +325,13 @@ impl Compound {
         };
         let margin = box_margin(pose, &local_origin.coords);
         let mut max_toi = ray.max_toi();
-        // The local ray's inverse direction, taken once for every box test.
-        let pre = PrecomputedRay::new(&local);
-        match &self.bvh {
-            Some(bvh) => {
+        // The local ray's inverse direction, taken once for every box test
+        // (`PrecomputedRay::new(&local)`, from the values at hand).
+        let inv_dir = local_dir.map(|d| 1.0 / d);
+        let sign = [0, 1, 2].map(|i| usize::from(inv_dir[i].is_sign_negative()));
+        let pre = PrecomputedRay { origin: local_origin, inv_dir, sign, max_toi: local.max_toi() };
+        match (&self.bvh, self.lanes.is_empty()) {
+            (Some(bvh), true) => {
                 use proxima_broadphase::RayControl;
                 let ids = bvh.leaf_ids();
                 let mut enter = |i: usize, max_toi: &mut Real| -> bool {
@@ -348,13 +358,13 @@ impl Compound {
                     RayControl::Clip(max_toi)
                 });
             }
-            None => {
+            _ => {
                 // Front to back: the children whose box the ray enters,
                 // sorted by the entry parameter (index order on a tie), each
                 // visited until the best hit so far comes before the next
                 // entry. Each block of eight boxes, loosened by their
                 // allowances, takes one wide slab test.
-                let mut order = [(0.0 as Real, 0usize); LINEAR_CHILDREN];
+                let mut order = [(0.0 as Real, 0u32); LINEAR_RAY_CHILDREN];
                 let mut entered = 0;
                 for (block, (lanes, extents)) in self.lanes.iter().zip(&self.lane_extents).enumerate() {
                     let by: [Real; 8] = core::array::from_fn(|lane| margin + margin * extents[lane]);
@@ -370,7 +380,7 @@ impl Compound {
                             order[k] = order[k - 1];
                             k -= 1;
                         }
-                        order[k] = (toi_enter, 8 * block + lane);
+                        order[k] = (toi_enter, (8 * block + lane) as u32);
                         entered += 1;
                     }
                 }
@@ -378,7 +388,7 @@ impl Compound {
                     if toi_enter > max_toi {
                         return;
                     }
-                    match f(i, Some(&local)) {
+                    match f(i as usize, Some(&local)) {
                         Some(t) => max_toi = max_toi.min(t),
                         None => return,
                     }

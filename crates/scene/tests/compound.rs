@@ -29,11 +29,12 @@ use proxima_scene::*;
 use proxima_test_support::gen::{self, uniform};
 use proxima_test_support::Rng;
 
-/// A random compound of `1..=24` children within about 1.5 of its origin;
-/// now and then a child keeps the identity pose (a box child then placed
-/// axis-aligned under an unrotated compound).
+/// A random compound of `1..=40` children within about 1.5 of its origin
+/// (up to 16 culled by a scan, up to 32 by a scan for rays and a tree for the
+/// rest, past that by a tree); now and then a child keeps the identity pose
+/// (a box child then placed axis-aligned under an unrotated compound).
 fn compound(rng: &mut impl Rng) -> Arc<Compound> {
-    let n = if rng.random_bool(0.5) { rng.random_range(1..=4) } else { rng.random_range(5..=24) };
+    let n = if rng.random_bool(0.5) { rng.random_range(1..=4) } else { rng.random_range(5..=40) };
     let children = (0..n)
         .map(|_| {
             let local = if rng.random_bool(0.1) { Isometry::identity() } else { pose_near_origin(rng, 1.5) };

@@ -38,6 +38,7 @@ pub struct Ray {
 impl Ray {
     /// A ray; rejects a non-finite origin or direction, a zero direction and a
     /// negative or NaN `max_toi` (`+inf` is kept as `f32::MAX`).
+    #[inline]
     pub fn try_new(origin: Point, dir: Vector, max_toi: Real) -> Result<Self, ShapeError> {
         if !is_finite_point(&origin) || !is_finite_vec(&dir) {
             return Err(ShapeError::NonFinite("ray origin or direction"));
