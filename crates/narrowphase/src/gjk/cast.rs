@@ -163,7 +163,7 @@ pub fn cast_shape_convex<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
         // (which costs a bisection); within `2 margin` the last advance
         // goes the whole way. Both are conservative: the distance is convex
         // in `toi` with slope `-speed` here, so the contact is no earlier.
-        let gap = (g.lower - r).max(0.0);
+        let gap = (g.lower() - r).max(0.0);
         let last = gap <= 2.0 * margin;
         let advance = if last { gap } else { gap - margin } / speed;
         toi += advance;

@@ -64,17 +64,34 @@ pub(super) struct Gjk {
     pub iterations: u32,
     /// The largest norm of a Minkowski vertex seen: the scale of the rounding.
     pub scale: f64,
+    /// The best support plane as `(v . w, |v|^2)` (see [`Gjk::lower`]);
+    /// `(0, 1)` when none was positive or the cores overlap.
+    plane: (f64, f64),
+}
+
+impl Gjk {
     /// A lower bound on the cores' distance, `<= |v|`: the best support
     /// plane's, `max v . w / |v|` over the iterations (every point `x` of
     /// the difference has `v . x >= v . w`, the support point minimising
     /// it), 0 when they overlap. Where GJK stopped on its relative
     /// tolerance, `|v|` may exceed the distance by that much; this never
     /// does (to the support points' rounding).
-    pub lower: f64,
+    ///
+    /// Computed from the best plane when asked: the distance query does not
+    /// need it.
+    #[inline]
+    pub fn lower(&self) -> f64 {
+        if self.ending == Ending::Overlap {
+            return 0.0;
+        }
+        let (vw, d2) = self.plane;
+        (vw / d2.sqrt()).min(self.v.norm())
+    }
 }
 
 /// The support point of the cores' difference along `d`: `s_A(d) - s_B(-d)`.
-#[inline]
+/// Inlined into the loop, so that `w` stays in registers.
+#[inline(always)]
 pub(super) fn support_vertex<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(a: &A, b: &B, d: &Vector) -> Vertex {
     let pa = a.core_support(d);
     let pb = b.core_support(&-d);
@@ -158,7 +175,14 @@ pub(super) fn gjk_from<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
     let mut scale2 = (0..simplex.len).fold(0.0f64, |m, i| m.max(simplex.vertex(i).w.norm_squared()));
     let mut iterations = 1;
     if simplex.reduce() {
-        return Gjk { simplex, v: V64::zeros(), ending: Ending::Overlap, iterations, scale: scale2.sqrt(), lower: 0.0 };
+        return Gjk {
+            simplex,
+            v: V64::zeros(),
+            ending: Ending::Overlap,
+            iterations,
+            scale: scale2.sqrt(),
+            plane: (0.0, 1.0),
+        };
     }
     let mut v = simplex.point;
     let mut dist2 = v.norm_squared();
@@ -226,8 +250,7 @@ pub(super) fn gjk_from<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
         }
         (v, dist2) = (next, next2);
     };
-    let lower = if ending == Ending::Overlap { 0.0 } else { (best_vw / best_d2.sqrt()).min(v.norm()) };
-    Gjk { simplex, v, ending, iterations, scale: scale2.sqrt(), lower }
+    Gjk { simplex, v, ending, iterations, scale: scale2.sqrt(), plane: (best_vw, best_d2) }
 }
 
 /// `(TOUCH eps scale)^2`.
