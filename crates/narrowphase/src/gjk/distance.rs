@@ -324,6 +324,7 @@ pub fn distance_convex<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(a: &A, b:
 }
 
 /// The [`ShapeDistance`] of a GJK run on the cores, with radii `ra`, `rb`.
+#[inline]
 pub(super) fn from_gjk(g: &Gjk, ra: Real, rb: Real) -> ShapeDistance {
     let (pa, pb) = g.simplex.witnesses();
     if g.ending == Ending::Overlap {
