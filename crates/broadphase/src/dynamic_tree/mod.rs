@@ -261,15 +261,9 @@ impl<T> DynamicTree<T> {
     /// (if stretching would overflow to infinity, the margin alone is used).
     /// A stale id or a NaN/infinite displacement is rejected and nothing changes.
     pub fn move_proxy(&mut self, id: ProxyId, aabb: Aabb, displacement: Vector) -> Result<bool, BroadPhaseError> {
-        let leaf = self.leaves.try_get(id)?;
-        if !displacement.iter().all(|d| d.is_finite()) {
-            return Err(BroadPhaseError::InvalidDisplacement);
-        }
-        if leaf.fat.contains_aabb(&aabb) {
+        let Some((slot, fat)) = self.refattened(id, &aabb, &displacement)? else {
             return Ok(false);
-        }
-        let fat = fat_box(&self.options, &aabb, &displacement);
-        let slot = leaf.node;
+        };
         let key = id.index() as usize;
         if slot != tree::ROOT && self.node(self.node(slot).parent).aabb.contains_aabb(&fat) {
             // Still inside its parent's box: keeping its sibling grows no
@@ -284,6 +278,25 @@ impl<T> DynamicTree<T> {
             None => self.insert_leaf(key, fat),
         }
         Ok(true)
+    }
+
+    /// The checks of a move and its new fat box: a stale id or a NaN/infinite
+    /// displacement is an error, `None` means `aabb` is still inside the fat
+    /// box; otherwise the leaf's slot and the fat box it gets.
+    fn refattened(
+        &self,
+        id: ProxyId,
+        aabb: &Aabb,
+        displacement: &Vector,
+    ) -> Result<Option<(u32, Aabb)>, BroadPhaseError> {
+        let leaf = self.leaves.try_get(id)?;
+        if !displacement.iter().all(|d| d.is_finite()) {
+            return Err(BroadPhaseError::InvalidDisplacement);
+        }
+        if leaf.fat.contains_aabb(aabb) {
+            return Ok(None);
+        }
+        Ok(Some((leaf.node, fat_box(&self.options, aabb, displacement))))
     }
 
     /// A proxy's user data; `None` for a stale id.

@@ -10,7 +10,7 @@
 //! [`rebuild`](DynamicTree::rebuild).
 
 use super::tree::{area, FREE, NULL, ROOT};
-use super::{fat_box, DynamicTree};
+use super::DynamicTree;
 use crate::{BroadPhaseError, ProxyId};
 use proxima_narrowphase::{Aabb, Vector};
 
@@ -49,15 +49,9 @@ impl<T> DynamicTree<T> {
     /// assert!((stats.sah_cost - tree.sah_cost()).abs() <= 1e-12 * stats.sah_cost);
     /// ```
     pub fn enlarge_proxy(&mut self, id: ProxyId, aabb: Aabb, displacement: Vector) -> Result<bool, BroadPhaseError> {
-        let leaf = self.leaves.try_get(id)?;
-        if !displacement.iter().all(|d| d.is_finite()) {
-            return Err(BroadPhaseError::InvalidDisplacement);
-        }
-        if leaf.fat.contains_aabb(&aabb) {
+        let Some((slot, fat)) = self.refattened(id, &aabb, &displacement)? else {
             return Ok(false);
-        }
-        let fat = fat_box(&self.options, &aabb, &displacement);
-        let slot = leaf.node;
+        };
         self.leaves.by_key_mut(id.index() as usize).fat = fat;
         self.node_mut(slot).aabb = fat;
         let mut up = self.node(slot).parent;
