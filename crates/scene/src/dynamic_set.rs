@@ -18,6 +18,10 @@ const FULL_REFIT_SHARE: usize = 8;
 /// more than the looser boxes cost the queries of that frame, if any.
 const FULL_REFIT_WAIT_SHARE: usize = 2;
 
+/// The most tidies a whole refit waits (for bodies that stopped before half
+/// the tree had moved, which would otherwise leave it loose for good).
+const FULL_REFIT_MAX_WAIT: u32 = 8;
+
 /// SAH-cost growth over the cost after the last rebuild past which
 /// [`DynamicSet::tidy`] rebuilds the tree: refits keep the grouping, which
 /// grows looser as bodies scatter (a pile collapsing, bodies wandering).
@@ -50,6 +54,9 @@ pub(crate) struct DynamicSet {
     /// Enlargements since the boxes were last made tight.
     #[cfg_attr(feature = "serde", serde(default))]
     enlargements: usize,
+    /// Tidies that found `refit_all` set and waited.
+    #[cfg_attr(feature = "serde", serde(default))]
+    waited: u32,
     /// The SAH cost after the last rebuild (or the first measure).
     #[cfg_attr(feature = "serde", serde(default))]
     rebuilt_cost: Option<f64>,
@@ -105,17 +112,20 @@ impl DynamicSet {
 
     /// Makes the boxes grown since the last tidy tight again: the enlarged
     /// leaves' paths, or, when many were enlarged, the whole tree once
-    /// `n / FULL_REFIT_WAIT_SHARE` enlargements have gathered; every
+    /// `n / FULL_REFIT_WAIT_SHARE` enlargements have gathered or it has waited
+    /// `FULL_REFIT_MAX_WAIT` tidies; every
     /// `COST_CHECK_PERIOD`-th whole refit also measures the tree's SAH cost
     /// and rebuilds the tree once it has grown past `REBUILD_GROWTH` times
     /// its cost after the last rebuild.
     pub(crate) fn tidy(&mut self) {
         if self.refit_all {
-            if self.enlargements * FULL_REFIT_WAIT_SHARE < self.tree.len() {
+            if self.enlargements * FULL_REFIT_WAIT_SHARE < self.tree.len() && self.waited < FULL_REFIT_MAX_WAIT {
+                self.waited += 1;
                 return;
             }
             self.refit_all = false;
             self.enlargements = 0;
+            self.waited = 0;
             self.tree.refit();
             self.refits_unmeasured += 1;
             if self.refits_unmeasured < COST_CHECK_PERIOD && self.rebuilt_cost.is_some() {
@@ -174,6 +184,7 @@ impl DynamicSet {
         self.enlarged.clear();
         self.refit_all = false;
         self.enlargements = 0;
+        self.waited = 0;
     }
 }
 
@@ -218,6 +229,17 @@ mod tests {
         assert!(set.refit_all);
         set.tidy();
         assert!(set.refit_all && set.enlargements == 100, "the whole refit waits");
+        // The bodies stop: the refit comes after the longest wait all the same.
+        for _ in 1..FULL_REFIT_MAX_WAIT {
+            set.tidy();
+        }
+        assert!(set.refit_all, "still waiting");
+        set.tidy();
+        assert!(!set.refit_all && set.enlargements == 0);
+        // Tight: a second refit changes no box (validation sums the same areas).
+        let mut again = set.clone();
+        again.tree.refit();
+        assert_eq!(set.tree.validate().unwrap().sah_cost, again.tree.validate().unwrap().sah_cost);
         // Each box scatters along its own direction: the grouping goes stale.
         let mut state = 7u64;
         for (id, b) in boxes.iter_mut() {
