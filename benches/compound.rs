@@ -15,76 +15,24 @@
 //! number of hits (or touching pairs).
 
 use std::hint::black_box;
-use std::sync::Arc;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use parry3d::math::Pose;
 use parry3d::query::{self, Ray as PRay, RayCast};
-use parry3d::shape::{Compound as PCompound, Cuboid, SharedShape};
+use parry3d::shape::Cuboid;
 use proxima::nalgebra::Translation3;
 use proxima::narrowphase::*;
-use proxima::scene::{contact, ColliderShape, Compound, WorldShape};
+use proxima::scene::{contact, ColliderShape, WorldShape};
 use proxima_test_support::convert as cv;
 use proxima_test_support::gen::{self, uniform};
 use proxima_test_support::Rng;
 
-const RAYS: usize = 4_096;
 const BOXES: usize = 2_048;
 
-fn parry_pose(pose: &Isometry) -> Pose {
-    Pose::from_parts(cv::vec(&pose.translation.vector), cv::rot(&pose.rotation))
-}
-
-fn random_pose(rng: &mut impl Rng, spread: Real) -> Isometry {
-    let t = Vector::from_fn(|_, _| uniform(rng, -spread, spread));
-    Isometry::from_parts(Translation3::from(t), gen::rotation(rng))
-}
-
-/// A box, sphere or capsule of size 0.1 to 0.7 and its parry twin.
-fn child(rng: &mut impl Rng) -> (ColliderShape, SharedShape) {
-    let s = |rng: &mut _| uniform(rng, 0.1, 0.7);
-    match rng.random_range(0..3) {
-        0 => {
-            let h = Vector::new(s(rng), s(rng), s(rng));
-            (ColliderShape::Cuboid { half_extents: h }, SharedShape::cuboid(h.x, h.y, h.z))
-        }
-        1 => {
-            let r = s(rng);
-            (ColliderShape::Sphere { radius: r }, SharedShape::ball(r))
-        }
-        _ => {
-            let (h, r) = (s(rng), 0.5 * s(rng));
-            (ColliderShape::Capsule { half_height: h, radius: r }, SharedShape::capsule_y(h, r))
-        }
-    }
-}
-
-/// A compound of `n` children placed at a random pose: proxima's placed
-/// compound, parry's compound and pose, and each child's centre (world
-/// frame) to aim at.
-struct Both {
-    world: WorldShape,
-    parry: PCompound,
-    pose: Pose,
-    centres: Vec<Point>,
-}
-
-fn compound(rng: &mut impl Rng, n: usize) -> Both {
-    let spread = if n > 8 { 2.4 } else { 1.5 };
-    let (mut ours, mut theirs) = (Vec::with_capacity(n), Vec::with_capacity(n));
-    for _ in 0..n {
-        let local = random_pose(rng, spread);
-        let (shape, twin) = child(rng);
-        ours.push((local, shape));
-        theirs.push((parry_pose(&local), twin));
-    }
-    let at = random_pose(rng, 5.0);
-    let centres = ours.iter().map(|(l, _)| at * Point::from(l.translation.vector)).collect();
-    let world = ColliderShape::Compound(Arc::new(Compound::try_new(ours).expect("a valid compound")))
-        .placed(&at)
-        .expect("placed");
-    Both { world, parry: PCompound::new(theirs), pose: parry_pose(&at), centres }
-}
+#[allow(dead_code)]
+#[path = "common/inputs.rs"]
+mod inputs;
+use inputs::{aimed_rays, compound, parry_pose, RAYS};
 
 /// Both libraries answer the same workload: their hit counts agree to 1%
 /// (grazing rays and touching boxes may differ), and 20% to 90% hit.
@@ -97,14 +45,7 @@ fn rays(c: &mut Criterion) {
     let mut rng = proxima_test_support::rng(0xC0_B001);
     for n in [8, 32] {
         let both = compound(&mut rng, n);
-        let rays: Vec<Ray> = (0..RAYS)
-            .map(|_| {
-                let target =
-                    both.centres[rng.random_range(0..n)] + gen::unit_vector(&mut rng) * uniform(&mut rng, 0.0, 0.8);
-                let origin = target + gen::unit_vector(&mut rng) * uniform(&mut rng, 3.0, 10.0);
-                Ray::new(origin, (target - origin).normalize(), 100.0)
-            })
-            .collect();
+        let rays = aimed_rays(&mut rng, &both.centres);
         let prays: Vec<PRay> = rays.iter().map(|r| PRay::new(cv::pt(r.origin()), cv::vec(r.dir()))).collect();
         let ours = rays.iter().filter(|r| both.world.cast_ray(r).is_some()).count();
         let theirs = prays.iter().filter(|r| both.parry.cast_ray_and_get_normal(&both.pose, r, 100.0, true).is_some());

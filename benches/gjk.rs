@@ -21,28 +21,16 @@ use parry3d::shape::Shape;
 use proxima::narrowphase::*;
 use proxima_test_support::convert as cv;
 use proxima_test_support::gen::{self, Placement};
-use proxima_test_support::SmallRng;
 use std::hint::black_box;
 
-/// Cases per batch (one criterion iteration).
-const CASES: usize = 2048;
+#[allow(dead_code)]
+#[path = "common/inputs.rs"]
+mod inputs;
+use inputs::cases;
 
 /// Shapes of sizes 0.05..1.5 with centres in `[-spread, spread]^3`.
 fn near(spread: Real) -> Placement {
     Placement::new(spread, 0.05, 1.5)
-}
-
-/// `CASES` seeded pairs accepted by `keep`.
-fn cases<T>(seed: u64, mut f: impl FnMut(&mut SmallRng) -> T, keep: impl Fn(&T) -> bool) -> Vec<T> {
-    let mut rng = proxima_test_support::rng(seed);
-    let mut out = Vec::with_capacity(CASES);
-    while out.len() < CASES {
-        let c = f(&mut rng);
-        if keep(&c) {
-            out.push(c);
-        }
-    }
-    out
 }
 
 /// A shape as parry sees it.

@@ -10,84 +10,19 @@
 //! query function's inclusive count by `passes * cases`). The checksum
 //! printed beside each time must agree closely between the two libraries.
 
-use std::sync::Arc;
 use std::time::Instant;
 
 use parry3d::math::Pose;
 use parry3d::query::{self, Ray as PRay, RayCast};
-use parry3d::shape::{Compound as PCompound, SharedShape};
-use proxima::nalgebra::Translation3;
+use parry3d::shape::SharedShape;
 use proxima::narrowphase::*;
-use proxima::scene::{ColliderShape, Compound, WorldShape};
 use proxima_test_support::convert as cv;
-use proxima_test_support::gen::{self, uniform, Placement};
-use proxima_test_support::{Rng, SmallRng};
+use proxima_test_support::gen::{self, Placement};
 
-/// Cases per pass, as in the benches.
-const CASES: usize = 2048;
-const RAYS: usize = 4096;
-
-/// `CASES` seeded pairs accepted by `keep` (`benches/gjk.rs`'s `cases`).
-fn cases<T>(seed: u64, mut f: impl FnMut(&mut SmallRng) -> T, keep: impl Fn(&T) -> bool) -> Vec<T> {
-    let mut rng = proxima_test_support::rng(seed);
-    let mut out = Vec::with_capacity(CASES);
-    while out.len() < CASES {
-        let c = f(&mut rng);
-        if keep(&c) {
-            out.push(c);
-        }
-    }
-    out
-}
-
-fn parry_pose(pose: &Isometry) -> Pose {
-    Pose::from_parts(cv::vec(&pose.translation.vector), cv::rot(&pose.rotation))
-}
-
-fn random_pose(rng: &mut impl Rng, spread: Real) -> Isometry {
-    let t = Vector::from_fn(|_, _| uniform(rng, -spread, spread));
-    Isometry::from_parts(Translation3::from(t), gen::rotation(rng))
-}
-
-/// `benches/compound.rs`'s compound of `n` children, its parry twin, and
-/// its rays.
-fn compound_rays(rng: &mut SmallRng, n: usize) -> (WorldShape, PCompound, Pose, Vec<Ray>) {
-    let spread = if n > 8 { 2.4 } else { 1.5 };
-    let (mut ours, mut theirs) = (Vec::new(), Vec::new());
-    for _ in 0..n {
-        let local = random_pose(rng, spread);
-        let s = |rng: &mut SmallRng| uniform(rng, 0.1, 0.7);
-        let (shape, twin) = match rng.random_range(0..3) {
-            0 => {
-                let h = Vector::new(s(rng), s(rng), s(rng));
-                (ColliderShape::Cuboid { half_extents: h }, SharedShape::cuboid(h.x, h.y, h.z))
-            }
-            1 => {
-                let r = s(rng);
-                (ColliderShape::Sphere { radius: r }, SharedShape::ball(r))
-            }
-            _ => {
-                let (h, r) = (s(rng), 0.5 * s(rng));
-                (ColliderShape::Capsule { half_height: h, radius: r }, SharedShape::capsule_y(h, r))
-            }
-        };
-        ours.push((local, shape));
-        theirs.push((parry_pose(&local), twin));
-    }
-    let at = random_pose(rng, 5.0);
-    let centres: Vec<Point> = ours.iter().map(|(l, _)| at * Point::from(l.translation.vector)).collect();
-    let world = ColliderShape::Compound(Arc::new(Compound::try_new(ours).expect("a valid compound")))
-        .placed(&at)
-        .expect("placed");
-    let rays = (0..RAYS)
-        .map(|_| {
-            let target = centres[rng.random_range(0..n)] + gen::unit_vector(rng) * uniform(rng, 0.0, 0.8);
-            let origin = target + gen::unit_vector(rng) * uniform(rng, 3.0, 10.0);
-            Ray::new(origin, (target - origin).normalize(), 100.0)
-        })
-        .collect();
-    (world, PCompound::new(theirs), parry_pose(&at), rays)
-}
+#[allow(dead_code)]
+#[path = "../benches/common/inputs.rs"]
+mod inputs;
+use inputs::{aimed_rays, cases, compound, CASES, RAYS};
 
 /// One side's pass: the checksum of its answers.
 type Pass = Box<dyn FnMut() -> u64>;
@@ -157,11 +92,14 @@ fn main() {
         }
         "ray8" | "ray32" => {
             let mut rng = proxima_test_support::rng(0xC0_B001);
-            let mut c = compound_rays(&mut rng, 8);
+            // The bench's order: the 8-child compound and its rays, then the 32-child one's.
+            let mut c = compound(&mut rng, 8);
+            let mut rays = aimed_rays(&mut rng, &c.centres);
             if q == "ray32" {
-                c = compound_rays(&mut rng, 32);
+                c = compound(&mut rng, 32);
+                rays = aimed_rays(&mut rng, &c.centres);
             }
-            let (world, parry, pose, rays) = c;
+            let inputs::Both { world, parry, pose, .. } = c;
             let prays: Vec<PRay> = rays.iter().map(|r| PRay::new(cv::pt(r.origin()), cv::vec(r.dir()))).collect();
             (
                 Box::new(move || rays.iter().filter(|r| world.cast_ray(r).is_some()).count() as u64),
