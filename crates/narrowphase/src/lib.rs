@@ -59,7 +59,7 @@ pub use closest::{
     distance_point_sphere, distance_point_triangle, distance_squared_point_aabb, ClosestPoints,
 };
 pub use contact::{
-    contact_capsule_capsule, contact_capsule_hull, contact_capsule_obb, contact_capsule_triangle,
+    contact_capsule_capsule, contact_capsule_hull, contact_capsule_obb, contact_capsule_triangle, contact_hull_obb,
     contact_manifold_capsule_capsule, contact_manifold_capsule_hull, contact_manifold_capsule_obb,
     contact_manifold_capsule_triangle, contact_manifold_obb_obb, contact_manifold_obb_triangle,
     contact_manifold_sphere_capsule, contact_manifold_sphere_hull, contact_manifold_sphere_obb,

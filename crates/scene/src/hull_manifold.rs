@@ -4,7 +4,9 @@
 //! a box does (Ericson, Real-Time Collision Detection, 8.3.4; Box3D's
 //! `convex_manifold.c` does the same after its SAT).
 
-use proxima_narrowphase::{contact_convex, ContactManifold, ManifoldPoint, Obb, Point, Real, UnitVector, Vector};
+use proxima_narrowphase::{
+    contact_convex, contact_hull_obb, ContactManifold, ManifoldPoint, Obb, Point, Real, UnitVector, Vector,
+};
 use smallvec::SmallVec;
 
 use crate::hull::{ConvexRef, PosedHull};
@@ -102,7 +104,13 @@ impl Polytope<'_> {
 /// keeps no point, EPA's one point. Ids: the reference and incident faces
 /// and the point's place in the clipped polygon.
 pub(crate) fn manifold_polytopes(a: &Polytope<'_>, b: &Polytope<'_>, prediction: Real) -> Option<ContactManifold> {
-    let c = contact_convex(&a.as_convex(), &b.as_convex(), prediction)?;
+    // A hull against a box: the separating-axis test (exact; GJK/EPA where
+    // it defers). Otherwise GJK/EPA on the support maps.
+    let c = match (a, b) {
+        (Polytope::Hull(h), Polytope::Box(o)) => contact_hull_obb(h.hull, h.pose, o, prediction),
+        (Polytope::Box(o), Polytope::Hull(h)) => contact_hull_obb(h.hull, h.pose, o, prediction).map(|c| c.flipped()),
+        _ => contact_convex(&a.as_convex(), &b.as_convex(), prediction),
+    }?;
     let single = || {
         let point = ManifoldPoint { point_a: c.point_a, point_b: c.point_b, depth: c.depth, id: 0 };
         ContactManifold::new(c.normal, &[point])

@@ -10,6 +10,8 @@ pub use capsule_obb::contact_capsule_obb;
 pub use capsule_triangle::contact_capsule_triangle;
 mod clip;
 mod feature;
+mod hull_obb;
+mod hull_obb_faces;
 mod manifold;
 mod manifold_face;
 mod manifold_obb_obb;
@@ -25,6 +27,7 @@ mod sphere_obb;
 mod sphere_sphere;
 mod sphere_triangle;
 mod triangle_triangle;
+pub use hull_obb::contact_hull_obb;
 pub use manifold::{ContactManifold, ManifoldPoint};
 pub use manifold_face::{
     contact_manifold_capsule_obb, contact_manifold_capsule_triangle, contact_manifold_obb_triangle,

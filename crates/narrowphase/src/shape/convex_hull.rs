@@ -10,6 +10,8 @@ pub use placed::PlacedHull;
 
 use super::Aabb;
 use crate::error::ShapeError;
+use smallvec::SmallVec;
+
 use crate::math::{is_finite_point, is_within_bound, Point, Real, UnitVector, Vector};
 use build::V3;
 
@@ -68,6 +70,10 @@ pub struct ConvexHull {
     /// copies of vertex 0), so that the support scan takes four dot
     /// products at once; empty for larger hulls.
     lanes: Vec<[[Real; 4]; 3]>,
+    /// The face planes in blocks of four, `[nxs, nys, nzs, offsets]`, the
+    /// last padded with planes `0 . x = +inf` (no point is beyond them), so
+    /// that a scan over the faces takes four at once.
+    face_lanes: Vec<[[Real; 4]; 4]>,
     aabb: Aabb,
     tolerance: Real,
 }
@@ -223,7 +229,20 @@ impl ConvexHull {
         }
         let aabb = Aabb::from_points(&vertices).expect("a hull has vertices");
         let lanes = if vertices.len() <= LINEAR_SUPPORT_MAX_VERTICES { lanes_of(&vertices) } else { Vec::new() };
-        Self { vertices, faces, face_vertices, edges, neighbor_start, neighbors, extremes, lanes, aabb, tolerance }
+        let face_lanes = face_lanes_of(&faces);
+        Self {
+            vertices,
+            faces,
+            face_vertices,
+            edges,
+            neighbor_start,
+            neighbors,
+            extremes,
+            lanes,
+            face_lanes,
+            aabb,
+            tolerance,
+        }
     }
 
     /// The vertices (local frame), a subset of the input points.
@@ -285,6 +304,45 @@ impl ConvexHull {
     #[must_use]
     pub fn support_point(&self, dir: &Vector) -> Point {
         self.vertices[self.support_index(dir)]
+    }
+
+    /// The face planes four at a time, `[nxs, nys, nzs, offsets]` (face
+    /// `k` in lane `k % 4` of block `k / 4`; the last block padded with
+    /// planes `0 . x = +inf`).
+    #[inline]
+    pub(crate) fn face_lanes(&self) -> &[[[Real; 4]; 4]] {
+        &self.face_lanes
+    }
+
+    /// The least and greatest `v . dir` over the vertices `v`: the hull's
+    /// extent along `dir` (in units of `|dir|`).
+    #[must_use]
+    pub fn extent_along(&self, dir: &Vector) -> (Real, Real) {
+        if !self.lanes.is_empty() {
+            return scan::extent(&self.lanes, dir, None);
+        }
+        self.vertices.iter().fold((Real::INFINITY, Real::NEG_INFINITY), |(lo, hi), v| {
+            let d = v.coords.dot(dir);
+            (lo.min(d), hi.max(d))
+        })
+    }
+
+    /// [`extent_along`](Self::extent_along), with every vertex's `v . dir`
+    /// written to `out` (vertex `v` at `out[v]`; resized to the vertex count
+    /// rounded up to four).
+    #[inline]
+    pub(crate) fn project(&self, dir: &Vector, out: &mut SmallVec<[Real; 32]>) -> (Real, Real) {
+        out.clear();
+        out.resize(self.vertices.len().next_multiple_of(4), 0.0);
+        if !self.lanes.is_empty() {
+            return scan::extent(&self.lanes, dir, Some(out));
+        }
+        let (mut lo, mut hi) = (Real::INFINITY, Real::NEG_INFINITY);
+        for (p, v) in out.iter_mut().zip(&self.vertices) {
+            *p = v.coords.dot(dir);
+            (lo, hi) = (lo.min(*p), hi.max(*p));
+        }
+        (lo, hi)
     }
 
     /// The index of the vertex [`ConvexHull::support_point`] returns.
@@ -451,6 +509,24 @@ impl TryFrom<HullFields> for ConvexHull {
     fn try_from(f: HullFields) -> Result<Self, ShapeError> {
         ConvexHull::try_new(&f.vertices)
     }
+}
+
+/// The face planes in blocks of four, `[nxs, nys, nzs, offsets]`, the last
+/// block padded with `0 . x = +inf`.
+fn face_lanes_of(faces: &[HullFace]) -> Vec<[[Real; 4]; 4]> {
+    faces
+        .chunks(4)
+        .map(|block| {
+            core::array::from_fn(|row| {
+                core::array::from_fn(|l| match (block.get(l), row) {
+                    (Some(f), 3) => f.offset,
+                    (Some(f), _) => f.normal[row],
+                    (None, 3) => Real::INFINITY,
+                    (None, _) => 0.0,
+                })
+            })
+        })
+        .collect()
 }
 
 /// `vertices` in blocks of four, `[xs, ys, zs]`, the last block padded

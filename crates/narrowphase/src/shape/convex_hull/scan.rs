@@ -19,6 +19,59 @@ pub(super) fn support_index(lanes: &[[[Real; 4]; 3]], dir: &Vector) -> usize {
     first_of_greatest(lanes, dir)
 }
 
+/// The least and greatest `v . dir` over `lanes` (the padding copies of
+/// vertex 0 change neither), each product in the scalar order
+/// (`x dx + y dy + z dz`), as [`support_index`]'s; with `out` (at least four
+/// per block), the products themselves, vertex `v` at `out[v]`.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+pub(super) fn extent(lanes: &[[[Real; 4]; 3]], dir: &Vector, mut out: Option<&mut [Real]>) -> (Real, Real) {
+    use core::arch::x86_64::*;
+    if let Some(out) = &out {
+        assert!(out.len() >= 4 * lanes.len());
+    }
+    // SAFETY: SSE2 is enabled on every x86_64 target. The loads read one
+    // `[f32; 4]` row each (unaligned loads); the stores write four floats at
+    // `out[4 k..4 k + 4]`, in bounds by the assertion above, or into the
+    // local arrays.
+    unsafe {
+        let (dx, dy, dz) = (_mm_set1_ps(dir.x), _mm_set1_ps(dir.y), _mm_set1_ps(dir.z));
+        let (mut lo, mut hi) = (_mm_set1_ps(Real::INFINITY), _mm_set1_ps(Real::NEG_INFINITY));
+        for (k, [xs, ys, zs]) in lanes.iter().enumerate() {
+            let x = _mm_mul_ps(_mm_loadu_ps(xs.as_ptr()), dx);
+            let y = _mm_mul_ps(_mm_loadu_ps(ys.as_ptr()), dy);
+            let z = _mm_mul_ps(_mm_loadu_ps(zs.as_ptr()), dz);
+            let d = _mm_add_ps(_mm_add_ps(x, y), z);
+            if let Some(out) = out.as_deref_mut() {
+                _mm_storeu_ps(out.as_mut_ptr().add(4 * k), d);
+            }
+            lo = _mm_min_ps(lo, d);
+            hi = _mm_max_ps(hi, d);
+        }
+        let (mut l, mut h) = ([0.0; 4], [0.0; 4]);
+        _mm_storeu_ps(l.as_mut_ptr(), lo);
+        _mm_storeu_ps(h.as_mut_ptr(), hi);
+        (l[0].min(l[1]).min(l[2].min(l[3])), h[0].max(h[1]).max(h[2].max(h[3])))
+    }
+}
+
+/// The scalar meaning of the lanes' extent.
+#[cfg(not(target_arch = "x86_64"))]
+#[inline]
+pub(super) fn extent(lanes: &[[[Real; 4]; 3]], dir: &Vector, mut out: Option<&mut [Real]>) -> (Real, Real) {
+    let (mut lo, mut hi) = (Real::INFINITY, Real::NEG_INFINITY);
+    for (k, [xs, ys, zs]) in lanes.iter().enumerate() {
+        for l in 0..4 {
+            let d = xs[l] * dir.x + ys[l] * dir.y + zs[l] * dir.z;
+            if let Some(out) = out.as_deref_mut() {
+                out[4 * k + l] = d;
+            }
+            (lo, hi) = (lo.min(d), hi.max(d));
+        }
+    }
+    (lo, hi)
+}
+
 /// Blocks a hull scanned here has at most (32 vertices).
 pub(super) const MAX_BLOCKS: usize = 8;
 
@@ -113,6 +166,31 @@ mod tests {
                     .collect();
                 let dir = Vector::new(next(), next(), next());
                 assert_eq!(support_index(&lanes, &dir), scalar(&points, &dir), "{points:?} {dir:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_lanes_extent_is_the_scalar_least_and_greatest() {
+        let mut seed = 5u32;
+        let mut next = || {
+            seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            ((seed >> 20) % 97) as Real * 0.03 - 1.4
+        };
+        for n in 1..=32 {
+            let points: Vec<[Real; 3]> = (0..n).map(|_| [next(), next(), next()]).collect();
+            let lanes: Vec<[[Real; 4]; 3]> = points
+                .chunks(4)
+                .map(|b| core::array::from_fn(|a| core::array::from_fn(|l| b.get(l).unwrap_or(&points[0])[a])))
+                .collect();
+            let dir = Vector::new(next(), next(), next());
+            let dots = points.iter().map(|v| v[0] * dir.x + v[1] * dir.y + v[2] * dir.z);
+            let want = dots.fold((Real::INFINITY, Real::NEG_INFINITY), |(lo, hi), d| (lo.min(d), hi.max(d)));
+            assert_eq!(extent(&lanes, &dir, None), want, "{points:?} {dir:?}");
+            let mut out = vec![Real::NAN; 4 * lanes.len()];
+            assert_eq!(extent(&lanes, &dir, Some(&mut out)), want);
+            for (v, p) in points.iter().enumerate() {
+                assert_eq!(out[v].to_bits(), (p[0] * dir.x + p[1] * dir.y + p[2] * dir.z).to_bits());
             }
         }
     }
