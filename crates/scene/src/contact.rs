@@ -34,9 +34,11 @@ pub fn contact(a: &WorldShape, b: &WorldShape) -> Option<Contact> {
         (S::Sphere(s), S::ConvexHull(hull, pose)) => contact_sphere_hull(s, hull, pose),
         (S::Capsule(c), S::ConvexHull(hull, pose)) => contact_capsule_hull(c, hull, pose),
         (S::ConvexHull(..), S::Sphere(_) | S::Capsule(_)) => contact(b, a).map(|c| c.flipped()),
-        (S::ConvexHull(..), _) | (_, S::ConvexHull(..)) => {
-            proxima_narrowphase::contact_convex(&as_convex(a)?, &as_convex(b)?, 0.0)
+        (S::ConvexHull(hull, pose), S::Aabb(_) | S::Obb(_)) => {
+            proxima_narrowphase::contact_hull_obb(hull, pose, &as_obb(b)?, 0.0)
         }
+        (S::Aabb(_) | S::Obb(_), S::ConvexHull(..)) => contact(b, a).map(|c| c.flipped()),
+        (S::ConvexHull(..), _) => proxima_narrowphase::contact_convex(&as_convex(a)?, &as_convex(b)?, 0.0),
         (S::Sphere(s), S::Sphere(t)) => contact_sphere_sphere(s, t),
         (S::Sphere(s), S::Aabb(t)) => contact_sphere_aabb(s, t),
         (S::Sphere(s), S::Obb(t)) => contact_sphere_obb(s, t),
