@@ -16,10 +16,11 @@ use crate::collider::ColliderHandle;
 /// every collider instead.
 #[derive(Debug)]
 pub(crate) struct ChangeLog {
-    /// The changed slots, in order of first change.
-    slots: Vec<u32>,
-    /// Per slot, one bit: the slot is in `slots`.
+    /// Per slot, one bit: the slot changed since the last take.
     logged: Vec<u64>,
+    /// The indices of the words of `logged` that are not zero, each once,
+    /// in order of their first bit.
+    words: Vec<u32>,
     /// The colliders removed, with their last user data, in order.
     removed: Vec<RemovedCollider>,
     /// This scene's id (unique in the process) and the number of takes.
@@ -46,8 +47,8 @@ static NEXT_SCENE: AtomicU64 = AtomicU64::new(1);
 impl Default for ChangeLog {
     fn default() -> Self {
         Self {
-            slots: Vec::new(),
             logged: Vec::new(),
+            words: Vec::new(),
             removed: Vec::new(),
             scene: NEXT_SCENE.fetch_add(1, Ordering::Relaxed),
             takes: 0,
@@ -60,8 +61,8 @@ impl Default for ChangeLog {
 impl Clone for ChangeLog {
     fn clone(&self) -> Self {
         Self {
-            slots: self.slots.clone(),
             logged: self.logged.clone(),
+            words: self.words.clone(),
             removed: self.removed.clone(),
             ..Self::default()
         }
@@ -69,17 +70,26 @@ impl Clone for ChangeLog {
 }
 
 impl ChangeLog {
-    /// Records a change of the collider in `slot`.
+    /// Records a change of the collider in `slot`: sets its bit, and lists
+    /// its word when the word was zero.
     #[inline]
     pub(crate) fn log(&mut self, slot: u32) {
         let (word, bit) = (slot as usize / 64, 1u64 << (slot % 64));
-        if self.logged.len() <= word {
-            self.logged.resize(word + 1, 0);
+        let Some(logged) = self.logged.get_mut(word) else {
+            return self.log_past_end(slot);
+        };
+        if *logged == 0 {
+            self.words.push(word as u32);
         }
-        if self.logged[word] & bit == 0 {
-            self.logged[word] |= bit;
-            self.slots.push(slot);
-        }
+        *logged |= bit;
+    }
+
+    /// [`log`](Self::log) of a slot past the bits held so far.
+    #[cold]
+    #[inline(never)]
+    fn log_past_end(&mut self, slot: u32) {
+        self.logged.resize(slot as usize / 64 + 1, 0);
+        self.log(slot);
     }
 
     /// Records the removal of a collider (its slot is logged too). Kept
@@ -103,13 +113,18 @@ impl ChangeLog {
         removed.extend_from_slice(&self.removed);
         removed.sort_unstable_by_key(|r| r.handle);
         self.removed.clear();
+        // The listed words in ascending order, each word's bits from the
+        // lowest: the changed slots sorted, each once.
         out.clear();
-        out.extend_from_slice(&self.slots);
-        out.sort_unstable();
-        for &slot in &self.slots {
-            self.logged[slot as usize / 64] = 0;
+        self.words.sort_unstable();
+        for &word in &self.words {
+            let mut bits = core::mem::take(&mut self.logged[word as usize]);
+            while bits != 0 {
+                out.push(word * 64 + bits.trailing_zeros());
+                bits &= bits - 1;
+            }
         }
-        self.slots.clear();
+        self.words.clear();
         self.takes += 1;
         self.stamp()
     }

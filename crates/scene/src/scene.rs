@@ -53,10 +53,13 @@ pub struct Scene {
     /// restored scene starts empty: its first pipeline update reads all).
     #[cfg_attr(feature = "serde", serde(skip))]
     pub(crate) changes: ChangeLog,
-    /// [`set_poses`](Scene::set_poses)'s validated placements, kept between
-    /// calls so that a steady frame allocates nothing; empty between calls.
+    /// [`set_poses`](Scene::set_poses)'s validated poses, and the shapes
+    /// its check placed, kept between calls so that a steady frame
+    /// allocates nothing; empty between calls.
     #[cfg_attr(feature = "serde", serde(skip))]
-    pub(crate) placements: Vec<(Isometry, WorldShape)>,
+    pub(crate) checked_poses: Vec<Isometry>,
+    #[cfg_attr(feature = "serde", serde(skip))]
+    pub(crate) checked_shapes: Vec<(WorldShape, Aabb)>,
 }
 
 /// A [`Scene`] as a payload holds it, before validation: accepted only if
@@ -85,7 +88,8 @@ impl TryFrom<StoredScene> for Scene {
             inserted_since_rebuild: s.inserted_since_rebuild,
             dynamic_at_rebuild: s.dynamic_at_rebuild,
             changes: ChangeLog::default(),
-            placements: Vec::new(),
+            checked_poses: Vec::new(),
+            checked_shapes: Vec::new(),
         };
         scene.validate().map_err(|e| format!("invalid scene: {}", e.0))?;
         Ok(scene)
@@ -206,24 +210,14 @@ impl Scene {
     /// assert_eq!(scene.cast_ray_closest(&ray, &QueryFilter::default()).unwrap().toi, 4.0);
     /// ```
     pub fn set_pose(&mut self, handle: ColliderHandle, pose: Isometry) -> Result<(), SceneError> {
-        let (pose, world) = self.placement(handle, &pose)?;
-        self.install(handle.index, world, Some(pose));
+        let collider = self.colliders.get_mut(handle).ok_or(SceneError::StaleHandle)?;
+        let pose = validated_pose(&pose).map_err(|error| SceneError::InvalidPose { handle: Some(handle), error })?;
+        // Nothing has changed yet: a shape that fails to place (a capsule
+        // whose end leaves the bounds) leaves the collider as it was.
+        let aabb = collider.desc.shape.place_validated(&pose, &mut collider.world)?;
+        let (key, previous) = moved_to(collider, pose, aabb);
+        self.moved(handle.index, key, aabb, &previous);
         Ok(())
-    }
-
-    /// The validated `pose` of a live collider and its shape placed there:
-    /// what [`set_pose`](Self::set_pose) installs, checked without changing
-    /// anything.
-    #[inline(always)]
-    pub(crate) fn placement(
-        &self,
-        handle: ColliderHandle,
-        pose: &Isometry,
-    ) -> Result<(Isometry, WorldShape), SceneError> {
-        let collider = self.colliders.get(handle).ok_or(SceneError::StaleHandle)?;
-        let pose = validated_pose(pose).map_err(|error| SceneError::InvalidPose { handle: Some(handle), error })?;
-        let world = collider.desc.shape.placed(&pose)?;
-        Ok((pose, world))
     }
 
     /// Moves a collider without a CCD sweep: the previous pose becomes the new
@@ -272,8 +266,9 @@ impl Scene {
             return Err(SceneError::ShapeNotConvex);
         }
         let world = shape.placed(&collider.desc.pose)?;
+        let aabb = world.aabb();
         self.colliders[handle.index].desc.shape = shape;
-        self.install(handle.index, world, None);
+        self.install(handle.index, world, aabb);
         Ok(())
     }
 
@@ -320,22 +315,24 @@ impl Scene {
         Ok(())
     }
 
-    /// Installs validated new geometry in the live collider of `slot` (and,
-    /// with `pose`, its new pose, the old one becoming its sweep start), logs
-    /// the change and moves its box in its tree.
-    #[inline(always)]
-    pub(crate) fn install(&mut self, slot: u32, world: WorldShape, pose: Option<Isometry>) {
-        self.changes.log(slot);
+    /// Installs validated new geometry (`world`, with its box `aabb`) in the
+    /// live collider of `slot`, logs the change and moves its box in its tree.
+    fn install(&mut self, slot: u32, world: WorldShape, aabb: Aabb) {
         let collider = &mut self.colliders[slot];
-        let aabb = world.aabb();
         let previous = core::mem::replace(&mut collider.aabb, aabb);
         collider.world = world;
-        if let Some(pose) = pose {
-            collider.previous_pose = core::mem::replace(&mut collider.desc.pose, pose);
-        }
-        match collider.key {
+        let key = collider.key;
+        self.moved(slot, key, aabb, &previous);
+    }
+
+    /// Logs the change of the collider in `slot`, whose box went from
+    /// `previous` to `aabb`, and moves its box in the tree `key` names.
+    #[inline(always)]
+    pub(crate) fn moved(&mut self, slot: u32, key: TreeKey, aabb: Aabb, previous: &Aabb) {
+        self.changes.log(slot);
+        match key {
             TreeKey::Static(pos) => self.static_set.update(pos, aabb),
-            TreeKey::Dynamic(proxy) => self.dynamic_set.update(proxy, aabb, &previous),
+            TreeKey::Dynamic(proxy) => self.dynamic_set.update(proxy, aabb, previous),
         }
     }
 
@@ -447,6 +444,15 @@ impl Scene {
     pub fn tree_sizes(&self) -> TreeSizes {
         TreeSizes { statics: self.static_set.len(), dynamics: self.dynamic_set.len() }
     }
+}
+
+/// Gives `collider`, whose shape was just placed at `pose` with box `aabb`,
+/// its new pose (the old one becoming its sweep start) and box; returns its
+/// tree key and its previous box.
+#[inline(always)]
+pub(crate) fn moved_to(collider: &mut Collider, pose: Isometry, aabb: Aabb) -> (TreeKey, Aabb) {
+    collider.previous_pose = core::mem::replace(&mut collider.desc.pose, pose);
+    (collider.key, core::mem::replace(&mut collider.aabb, aabb))
 }
 
 /// The stats of a scene's two trees (see [`Scene::validate`]).

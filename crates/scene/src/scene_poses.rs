@@ -5,7 +5,8 @@ use proxima_narrowphase::Isometry;
 
 use crate::collider::ColliderHandle;
 use crate::error::SceneError;
-use crate::scene::Scene;
+use crate::scene::{moved_to, Scene};
+use crate::shape::validated_pose;
 
 impl Scene {
     /// Moves many colliders, as [`set_pose`](Self::set_pose) on each pair
@@ -14,9 +15,11 @@ impl Scene {
     /// pose is checked first, and the first stale handle or invalid pose is
     /// the error of a call that leaves the scene unchanged.
     ///
-    /// Each pose is validated and its collider placed once; the placements
-    /// wait in a buffer the scene keeps, so a steady frame allocates
-    /// nothing. This is the call a physics engine makes once per step with
+    /// Each pose is validated and its collider placed once: a sphere, box or
+    /// capsule in place once every pose is checked (its check works out
+    /// only whether it places), any other shape by the check, its placement
+    /// waiting in a buffer the scene keeps, as the poses do, so a steady
+    /// frame allocates nothing. This is the call a physics engine makes once per step with
     /// its bodies' new poses.
     ///
     /// ```
@@ -38,21 +41,45 @@ impl Scene {
     /// assert_eq!(scene.get(a).unwrap().pose().translation.x, 1.0);
     /// ```
     pub fn set_poses(&mut self, poses: &[(ColliderHandle, Isometry)]) -> Result<(), SceneError> {
-        let mut placements = core::mem::take(&mut self.placements);
-        placements.clear();
-        let checked = poses.iter().try_for_each(|(handle, pose)| {
-            placements.push(self.placement(*handle, pose)?);
+        let mut checked = core::mem::take(&mut self.checked_poses);
+        let mut shapes = core::mem::take(&mut self.checked_shapes);
+        checked.clear();
+        shapes.clear();
+        let result = poses.iter().try_for_each(|(handle, pose)| {
+            let collider = self.colliders.get(*handle).ok_or(SceneError::StaleHandle)?;
+            let pose =
+                validated_pose(pose).map_err(|error| SceneError::InvalidPose { handle: Some(*handle), error })?;
+            if let Some(placed) = collider.desc.shape.check_validated(&pose)? {
+                shapes.push(placed);
+            }
+            checked.push(pose);
             Ok(())
         });
-        if checked.is_ok() {
-            for ((handle, _), (pose, world)) in poses.iter().zip(placements.drain(..)) {
-                self.install(handle.index, world, Some(pose));
+        if result.is_ok() {
+            let mut shapes = shapes.drain(..);
+            for ((handle, _), pose) in poses.iter().zip(checked.drain(..)) {
+                let collider = &mut self.colliders[handle.index];
+                let aabb = if collider.desc.shape.is_primitive() {
+                    // Checked above: a primitive that passed its check places.
+                    let placed = collider.desc.shape.place_validated(&pose, &mut collider.world);
+                    debug_assert!(placed.is_ok(), "set_poses' check and placement disagree");
+                    let Ok(aabb) = placed else { continue };
+                    aabb
+                } else {
+                    let Some((world, aabb)) = shapes.next() else { continue };
+                    collider.world = world;
+                    aabb
+                };
+                let (key, previous) = moved_to(collider, pose, aabb);
+                self.moved(handle.index, key, aabb, &previous);
             }
         }
-        // Drops the placements of a rejected call (shared meshes and hulls
-        // hold a reference count), keeping the buffer's capacity.
-        placements.clear();
-        self.placements = placements;
-        checked
+        // Drops the placed shapes of a rejected call (shared meshes and
+        // hulls hold a reference count), keeping the buffers' capacity.
+        checked.clear();
+        shapes.clear();
+        self.checked_poses = checked;
+        self.checked_shapes = shapes;
+        result
     }
 }

@@ -162,6 +162,101 @@ impl ColliderShape {
     }
 }
 
+impl ColliderShape {
+    /// [`placed`](Self::placed) under a pose that passed [`validated_pose`],
+    /// written over `world`, and the placed shape's [`WorldShape::aabb`]:
+    /// the same values, bit for bit, without the checks that such a pose
+    /// and the shape of a collider pass. On an error `world` is unchanged.
+    ///
+    /// A validated pose has a translation within `MAX_COORDINATE` and a
+    /// rotation renormalised from `||q|^2 - 1| <= 1e-2`, so `|q|^2` is 1 to
+    /// a few rounding units: `unit_rotation` gives
+    /// `Ok(renormalized_rotation(q))` for it, and the translation checks of
+    /// the shapes placed by their pose pass. A collider's shape was placed
+    /// when it was inserted, reshaped or restored, so its sizes are valid (a
+    /// capsule's half-height finite and `>= 0`). A sphere, box or capsule
+    /// is built as `placed` builds it, and its box is its own `aabb`, as
+    /// `WorldShape::aabb` computes it.
+    #[inline(always)]
+    pub(crate) fn place_validated(&self, pose: &Isometry, world: &mut WorldShape) -> Result<Aabb, ShapeError> {
+        let center = Point::from(pose.translation.vector);
+        match self {
+            Self::Sphere { radius } => {
+                let sphere = Sphere::try_new(center, *radius)?;
+                match world {
+                    WorldShape::Sphere(placed) => *placed = sphere,
+                    _ => *world = WorldShape::Sphere(sphere),
+                }
+                Ok(sphere.aabb())
+            }
+            Self::Cuboid { half_extents } if !is_identity(&pose.rotation) => {
+                let obb = Obb::try_new(center, pose.rotation, *half_extents)?;
+                match world {
+                    WorldShape::Obb(placed) => *placed = obb,
+                    _ => *world = WorldShape::Obb(obb),
+                }
+                Ok(obb.aabb())
+            }
+            Self::Capsule { half_height, radius } => {
+                let capsule = placed_capsule(center, &pose.rotation, *half_height, *radius)?;
+                match world {
+                    WorldShape::Capsule(placed) => *placed = capsule,
+                    _ => *world = WorldShape::Capsule(capsule),
+                }
+                Ok(capsule.aabb())
+            }
+            _ => {
+                let (placed, aabb) = self.placed_with_aabb(pose)?;
+                *world = placed;
+                Ok(aabb)
+            }
+        }
+    }
+
+    /// True for the shapes that [`place_validated`](Self::place_validated)
+    /// builds itself: a sphere, a box and a capsule.
+    #[inline(always)]
+    pub(crate) fn is_primitive(&self) -> bool {
+        matches!(self, Self::Sphere { .. } | Self::Cuboid { .. } | Self::Capsule { .. })
+    }
+
+    /// The error [`place_validated`](Self::place_validated) would give under
+    /// `pose`, worked out without placing a primitive; any other shape is
+    /// placed here, with its box. A sphere or a box of a collider under a
+    /// validated pose always places (a centre within the bounds, a unit
+    /// rotation, sizes checked at insertion); a capsule fails when an end
+    /// of its segment leaves the bounds.
+    #[inline(always)]
+    pub(crate) fn check_validated(&self, pose: &Isometry) -> Result<Option<(WorldShape, Aabb)>, ShapeError> {
+        match self {
+            Self::Sphere { .. } | Self::Cuboid { .. } => Ok(None),
+            Self::Capsule { half_height, radius } => {
+                let center = Point::from(pose.translation.vector);
+                placed_capsule(center, &pose.rotation, *half_height, *radius).map(|_| None)
+            }
+            _ => self.placed_with_aabb(pose).map(Some),
+        }
+    }
+
+    /// [`placed`](Self::placed) and the placed shape's box.
+    #[inline(never)]
+    pub(crate) fn placed_with_aabb(&self, pose: &Isometry) -> Result<(WorldShape, Aabb), ShapeError> {
+        let world = self.placed(pose)?;
+        let aabb = world.aabb();
+        Ok((world, aabb))
+    }
+}
+
+/// A collider's capsule placed by a validated pose (see
+/// [`ColliderShape::place_validated`]): the segment `center ± R (0,
+/// half_height, 0)`, with `R` the rotation renormalised as `placed` does.
+#[inline(always)]
+fn placed_capsule(center: Point, rotation: &Rotation, half_height: Real, radius: Real) -> Result<Capsule, ShapeError> {
+    debug_assert!(half_height.is_finite() && half_height >= 0.0, "a collider's capsule was checked when placed");
+    let axis = proxima_narrowphase::renormalized_rotation(rotation) * Vector::y() * half_height;
+    Capsule::try_new(center - axis, center + axis, radius)
+}
+
 /// A mesh placed by `pose`, once the pose is checked.
 fn placed_mesh(mesh: &Arc<TriMesh>, pose: &Isometry) -> Result<WorldShape, ShapeError> {
     let center = &pose.translation.vector;

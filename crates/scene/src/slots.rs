@@ -100,6 +100,16 @@ impl<T> Slots<T> {
         }
     }
 
+    /// The value of a live handle, mutably; `None` for a stale or unknown one.
+    #[inline]
+    pub(crate) fn get_mut(&mut self, handle: ColliderHandle) -> Option<&mut T> {
+        if self.ours(handle) {
+            self.map.get_mut(handle)
+        } else {
+            None
+        }
+    }
+
     /// Removes a live handle's value; `None` for a stale handle.
     pub(crate) fn remove(&mut self, handle: ColliderHandle) -> Option<T> {
         if self.ours(handle) {

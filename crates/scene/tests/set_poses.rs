@@ -3,23 +3,37 @@
 //! rejected (stale handle, invalid pose, a placement out of bounds), wherever
 //! the bad pair sits in the list.
 
+use std::sync::Arc;
+
 use nalgebra::Translation3;
-use proxima_narrowphase::{Isometry, Point, Real, Rotation, Sphere, Vector, MAX_COORDINATE};
+use proxima_narrowphase::{ConvexHull, Isometry, Point, Real, Rotation, Sphere, Vector, MAX_COORDINATE};
 use proxima_scene::{
-    ColliderDesc, ColliderHandle, ColliderShape, ContactEvent, ContactPipeline, QueryFilter, Scene, SceneError,
+    ColliderDesc, ColliderHandle, ColliderShape, Compound, ContactEvent, ContactPipeline, QueryFilter, Scene,
+    SceneError,
 };
 use proxima_test_support::gen::uniform;
 use rand::Rng;
 
-/// A scene of `n` mixed colliders (every third one fixed) and their handles.
+/// A scene of `n` mixed colliders (every third one fixed) and their handles:
+/// spheres, boxes and capsules, which `set_poses` places once its checks
+/// pass, and hulls and compounds, which its checks place.
 fn scene(n: usize, rng: &mut impl Rng) -> (Scene, Vec<ColliderHandle>) {
     let mut scene = Scene::new();
+    let corners: Vec<Point> =
+        (0..8).map(|i| Point::new((i & 1) as Real, (i >> 1 & 1) as Real, (i >> 2) as Real)).collect();
+    let hull = Arc::new(ConvexHull::try_new(&corners).expect("a unit cube"));
+    let ball = ColliderShape::Sphere { radius: 0.3 };
+    let pair =
+        vec![(Isometry::translation(0.5, 0.0, 0.0), ball.clone()), (Isometry::translation(-0.5, 0.0, 0.0), ball)];
+    let compound = Arc::new(Compound::try_new(pair).expect("valid compound"));
     let handles = (0..n)
         .map(|i| {
-            let shape = match i % 4 {
+            let shape = match i % 6 {
                 0 => ColliderShape::Sphere { radius: uniform(rng, 0.2, 1.0) },
                 1 => ColliderShape::Cuboid { half_extents: Vector::new(0.5, 0.3, 0.8) },
                 2 => ColliderShape::Capsule { half_height: 0.6, radius: 0.3 },
+                3 => ColliderShape::ConvexHull(Arc::clone(&hull)),
+                4 => ColliderShape::Compound(Arc::clone(&compound)),
                 _ => ColliderShape::Cuboid { half_extents: Vector::repeat(0.4) },
             };
             let desc = ColliderDesc::new(shape, random_pose(rng, 10.0));

@@ -22,7 +22,7 @@ pub struct Capsule {
 impl Capsule {
     /// A capsule around the segment `[a, b]`; rejects non-finite values, a
     /// negative radius, and a coordinate or radius beyond [`MAX_COORDINATE`] (`1e18`).
-    #[inline]
+    #[inline(always)]
     pub fn try_new(a: Point, b: Point, radius: Real) -> Result<Self, ShapeError> {
         // Every rule in one test (`<=` is false for NaN and infinity).
         if within_bound(&a.coords) & within_bound(&b.coords) & (0.0..=MAX_COORDINATE).contains(&radius) {
@@ -73,7 +73,7 @@ impl Capsule {
     }
 
     /// The tight bounding box: the segment's box grown by the radius.
-    #[inline]
+    #[inline(always)]
     pub fn aabb(&self) -> Aabb {
         let r = Vector::repeat(self.radius);
         Aabb::new_saturating(self.a.inf(&self.b) - r, self.a.sup(&self.b) + r)

@@ -43,7 +43,7 @@ impl Obb {
     /// let obb = Obb::try_new(Point::origin(), rot, Vector::new(1.0, 1.0, 1.0)).unwrap();
     /// assert!((obb.aabb().max().x - 2f32.sqrt()).abs() < 1e-6);
     /// ```
-    #[inline]
+    #[inline(always)]
     pub fn try_new(center: Point, rotation: Rotation, half_extents: Vector) -> Result<Self, ShapeError> {
         // The valid case in one test, without branches: `|x| <= MAX_COORDINATE`
         // is false for NaN and infinity, and `||q|^2 - 1| <= 1e-3` for a
@@ -158,7 +158,7 @@ impl Obb {
     }
 
     /// The tight bounding box: half-extents `|R| h` around the centre.
-    #[inline]
+    #[inline(always)]
     pub fn aabb(&self) -> Aabb {
         let e = self.axes.abs() * self.half_extents;
         Aabb::new_saturating(self.center - e, self.center + e)

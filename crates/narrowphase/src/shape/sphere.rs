@@ -28,7 +28,7 @@ impl Sphere {
     /// assert!(Sphere::try_new(Point::origin(), 1.0).is_ok());
     /// assert_eq!(Sphere::try_new(Point::origin(), -1.0), Err(ShapeError::NegativeRadius));
     /// ```
-    #[inline]
+    #[inline(always)]
     pub fn try_new(center: Point, radius: Real) -> Result<Self, ShapeError> {
         // Every rule in one test (`<=` is false for NaN and infinity).
         if within_bound(&center.coords) & (0.0..=MAX_COORDINATE).contains(&radius) {
@@ -78,7 +78,7 @@ impl Sphere {
     }
 
     /// The tight bounding box, `center ± radius`.
-    #[inline]
+    #[inline(always)]
     pub fn aabb(&self) -> Aabb {
         let r = Vector::repeat(self.radius);
         Aabb::new_saturating(self.center - r, self.center + r)
