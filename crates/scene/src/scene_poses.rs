@@ -19,8 +19,8 @@ impl Scene {
     /// capsule in place once every pose is checked (its check works out
     /// only whether it places), any other shape by the check, its placement
     /// waiting in a buffer the scene keeps, as the poses do, so a steady
-    /// frame allocates nothing. This is the call a physics engine makes once per step with
-    /// its bodies' new poses.
+    /// frame allocates nothing. This is the call a physics engine makes
+    /// once per step with its bodies' new poses.
     ///
     /// ```
     /// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; pub(crate) use ::proxima_scene as scene; }

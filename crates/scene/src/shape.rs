@@ -185,7 +185,7 @@ impl ColliderShape {
                 let sphere = Sphere::try_new(center, *radius)?;
                 match world {
                     WorldShape::Sphere(placed) => *placed = sphere,
-                    _ => *world = WorldShape::Sphere(sphere),
+                    _ => replace_world(world, WorldShape::Sphere(sphere)),
                 }
                 Ok(sphere.aabb())
             }
@@ -193,7 +193,7 @@ impl ColliderShape {
                 let obb = Obb::try_new(center, pose.rotation, *half_extents)?;
                 match world {
                     WorldShape::Obb(placed) => *placed = obb,
-                    _ => *world = WorldShape::Obb(obb),
+                    _ => replace_world(world, WorldShape::Obb(obb)),
                 }
                 Ok(obb.aabb())
             }
@@ -201,16 +201,21 @@ impl ColliderShape {
                 let capsule = placed_capsule(center, &pose.rotation, *half_height, *radius)?;
                 match world {
                     WorldShape::Capsule(placed) => *placed = capsule,
-                    _ => *world = WorldShape::Capsule(capsule),
+                    _ => replace_world(world, WorldShape::Capsule(capsule)),
                 }
                 Ok(capsule.aabb())
             }
-            _ => {
-                let (placed, aabb) = self.placed_with_aabb(pose)?;
-                *world = placed;
-                Ok(aabb)
-            }
+            _ => self.place_posed(pose, world),
         }
+    }
+
+    /// [`place_validated`](Self::place_validated) of the shapes placed by
+    /// their pose (and of a box under the identity), kept out of line.
+    #[inline(never)]
+    fn place_posed(&self, pose: &Isometry, world: &mut WorldShape) -> Result<Aabb, ShapeError> {
+        let (placed, aabb) = self.placed_with_aabb(pose)?;
+        *world = placed;
+        Ok(aabb)
     }
 
     /// True for the shapes that [`place_validated`](Self::place_validated)
@@ -245,6 +250,15 @@ impl ColliderShape {
         let aabb = world.aabb();
         Ok((world, aabb))
     }
+}
+
+/// Puts `placed` in `world`, which holds a shape of another kind (a box
+/// that turned, or one that stopped turning): kept out of line, as a shape
+/// keeps its kind from move to move.
+#[cold]
+#[inline(never)]
+fn replace_world(world: &mut WorldShape, placed: WorldShape) {
+    *world = placed;
 }
 
 /// A collider's capsule placed by a validated pose (see
