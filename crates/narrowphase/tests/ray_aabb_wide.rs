@@ -4,8 +4,8 @@
 //! both evaluate the same IEEE operations in the same order.
 
 use proxima_narrowphase::kernels::{
-    cast_ray_aabb_lanes_scalar, cast_ray_aabb_x4, cast_ray_aabb_x8, ray_aabb_interval, AabbLanes, AabbX4, AabbX8,
-    PrecomputedRay, RayLaneHits, SimdLevel,
+    cast_ray_aabb_lanes_scalar, cast_ray_aabb_x4, cast_ray_aabb_x8, cast_ray_aabb_x8_loosened, ray_aabb_interval,
+    AabbLanes, AabbX4, AabbX8, PrecomputedRay, RayLaneHits, SimdLevel,
 };
 use proxima_narrowphase::{intersects_aabb_aabb, Aabb, Point, Ray, Real, Vector};
 use proxima_test_support::gen::uniform;
@@ -266,6 +266,52 @@ fn loosened_lanes_equal_the_loosened_boxes() {
             assert_eq!(loose.get(lane), boxes.get(lane).map(|b| b.loosened(*by)), "lane {lane}");
         }
     }
+}
+
+/// `cast_ray_aabb_x8_loosened` (dispatched, and its AVX kernel where the
+/// CPU has it) against the scalar kernel on the grown copy, bit for bit:
+/// random rays and boxes as above (zero direction components, origins and
+/// bounds on a shared grid, so a grown bound often lands on an origin),
+/// allowances of 0, tiny (`2^-16` scale) and large, padded lanes.
+#[test]
+fn loosened_kernel_equals_the_kernel_on_the_grown_boxes() {
+    let mut rng = rng(0x1005_E002);
+    let (mut hits, mut lanes_total) = (0usize, 0usize);
+    for pack in 0..50_000 {
+        let ray = random_ray(&mut rng);
+        let max_toi = random_max_toi(&mut rng);
+        let mut boxes = AabbX8::EMPTY;
+        for lane in 0..8 {
+            if !rng.random_bool(0.05) {
+                boxes.set(lane, &random_box(&mut rng, &ray));
+            }
+        }
+        let by: [Real; 8] = core::array::from_fn(|_| match rng.random_range(0..4) {
+            0 => 0.0,
+            1 => uniform(&mut rng, 0.0, 4.0) * (1.0 / 65536.0),
+            2 => 0.5,
+            _ => uniform(&mut rng, 0.0, 1.0),
+        });
+        let expected = cast_ray_aabb_lanes_scalar(&ray, &boxes.loosened(&by), max_toi);
+        let mut got = vec![("dispatch", cast_ray_aabb_x8_loosened(&ray, &boxes, &by, max_toi))];
+        #[cfg(target_arch = "x86_64")]
+        if SimdLevel::Avx.is_available() {
+            // SAFETY: this CPU has AVX (checked just above).
+            let avx =
+                unsafe { proxima_narrowphase::kernels::cast_ray_aabb_x8_loosened_avx(&ray, &boxes, &by, max_toi) };
+            got.push(("avx", avx));
+        }
+        for (name, hits) in got {
+            assert_eq!(hits.mask, expected.mask, "{name}: pack {pack}, by {by:?}");
+            for lane in (0..8).filter(|l| expected.mask >> l & 1 == 1) {
+                assert_eq!(hits.toi[lane].to_bits(), expected.toi[lane].to_bits(), "{name}: pack {pack} lane {lane}");
+            }
+        }
+        hits += expected.mask.count_ones() as usize;
+        lanes_total += 8;
+    }
+    let rate = hits as f64 / lanes_total as f64;
+    assert!((0.3..=0.8).contains(&rate), "hit rate {rate}");
 }
 
 #[test]

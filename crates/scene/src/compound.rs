@@ -8,7 +8,7 @@ use core::ops::ControlFlow;
 use std::sync::Arc;
 
 use proxima_broadphase::StaticBvh;
-use proxima_narrowphase::kernels::{cast_ray_aabb_x8, ray_aabb_interval, AabbX8, PrecomputedRay};
+use proxima_narrowphase::kernels::{cast_ray_aabb_x8_loosened, ray_aabb_interval, AabbX8, PrecomputedRay, RayLaneHits};
 use proxima_narrowphase::{intersects_aabb_aabb, Aabb, Isometry, Point, Ray, Real, ShapeError, Vector};
 
 use crate::error::PoseError;
@@ -358,42 +358,79 @@ impl Compound {
                     RayControl::Clip(max_toi)
                 });
             }
-            _ => {
-                // Front to back: the children whose box the ray enters,
-                // sorted by the entry parameter (index order on a tie), each
-                // visited until the best hit so far comes before the next
-                // entry. Each block of eight boxes, loosened by their
-                // allowances, takes one wide slab test.
-                let mut order = [(0.0 as Real, 0u32); LINEAR_RAY_CHILDREN];
-                let mut entered = 0;
-                for (block, (lanes, extents)) in self.lanes.iter().zip(&self.lane_extents).enumerate() {
-                    let by: [Real; 8] = core::array::from_fn(|lane| margin + margin * extents[lane]);
-                    let hits = cast_ray_aabb_x8(&pre, &lanes.loosened(&by), local.max_toi());
-                    let mut mask = hits.mask;
-                    while mask != 0 {
-                        let lane = mask.trailing_zeros() as usize;
-                        mask &= mask - 1;
-                        let toi_enter = hits.toi[lane];
-                        // Insertion: the later entries move up one place.
-                        let mut k = entered;
-                        while k > 0 && order[k - 1].0 > toi_enter {
-                            order[k] = order[k - 1];
-                            k -= 1;
-                        }
-                        order[k] = (toi_enter, (8 * block + lane) as u32);
-                        entered += 1;
-                    }
-                }
-                for &(toi_enter, i) in &order[..entered] {
-                    if toi_enter > max_toi {
-                        return;
-                    }
-                    match f(i as usize, Some(&local)) {
-                        Some(t) => max_toi = max_toi.min(t),
-                        None => return,
-                    }
-                }
+            _ => self.visit_ray_linear(&pre, &local, margin, f),
+        }
+    }
+
+    /// [`visit_ray`](Self::visit_ray) up to [`LINEAR_RAY_CHILDREN`]
+    /// children, front to back: the children whose box, loosened by its
+    /// allowance `margin + margin * extent`, the ray enters, by entry
+    /// parameter (index order on a tie), each visited until the best hit so
+    /// far comes before the next entry. Each block of eight boxes takes one
+    /// wide slab test (one block: its lanes are the children).
+    fn visit_ray_linear(
+        &self,
+        pre: &PrecomputedRay,
+        local: &Ray,
+        margin: Real,
+        f: impl FnMut(usize, Option<&Ray>) -> Option<Real>,
+    ) {
+        const _: () = assert!(LINEAR_RAY_CHILDREN <= u32::BITS as usize);
+        if let [lanes] = self.lanes.as_slice() {
+            let hits = block_hits(pre, lanes, &self.lane_extents[0], margin, local.max_toi());
+            return visit_entered(&hits.toi, hits.mask, local, f);
+        }
+        let mut toi = [0.0 as Real; LINEAR_RAY_CHILDREN];
+        let mut entered = 0u32;
+        for (block, (lanes, extents)) in self.lanes.iter().zip(&self.lane_extents).enumerate() {
+            let hits = block_hits(pre, lanes, extents, margin, local.max_toi());
+            toi[8 * block..8 * block + 8].copy_from_slice(&hits.toi);
+            entered |= hits.mask << (8 * block);
+        }
+        visit_entered(&toi, entered, local, f);
+    }
+}
+
+/// The ray's entries into one block of boxes, each loosened by its
+/// allowance `margin + margin * extents[lane]`.
+#[inline(always)]
+fn block_hits(
+    pre: &PrecomputedRay,
+    lanes: &AabbX8,
+    extents: &[Real; 8],
+    margin: Real,
+    max_toi: Real,
+) -> RayLaneHits<8> {
+    let by: [Real; 8] = core::array::from_fn(|lane| margin + margin * extents[lane]);
+    cast_ray_aabb_x8_loosened(pre, lanes, &by, max_toi)
+}
+
+/// Calls `f(i, Some(local))` with each child `i` whose bit is set in
+/// `entered`, by its entry `toi[i]`, the lowest index on a tie, until the
+/// next entry comes after the current `max_toi` (the local ray's, clipped
+/// by each `Some` that `f` returns) or `f` returns `None`. Each step takes
+/// the smallest entry left: the order of a stable sort of the entries,
+/// without sorting the ones never reached.
+#[inline(always)]
+fn visit_entered(toi: &[Real], mut entered: u32, local: &Ray, mut f: impl FnMut(usize, Option<&Ray>) -> Option<Real>) {
+    let mut max_toi = local.max_toi();
+    while entered != 0 {
+        let mut next = entered.trailing_zeros() as usize;
+        let mut rest = entered & (entered - 1);
+        while rest != 0 {
+            let i = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            if toi[i] < toi[next] {
+                next = i;
             }
+        }
+        if toi[next] > max_toi {
+            return;
+        }
+        entered &= !(1 << next);
+        match f(next, Some(local)) {
+            Some(t) => max_toi = max_toi.min(t),
+            None => return,
         }
     }
 }
@@ -401,8 +438,20 @@ impl Compound {
 /// The rounding allowance of a box moved between frames: `2^-16` of the
 /// coordinates involved. The culls only skip children, so a loose box costs
 /// an exact test, never an answer.
+///
+/// `amax` is the largest `|component|` (nalgebra's `amax`, as selects: the
+/// same value for the finite vectors given here).
 fn box_margin(pose: &Isometry, local: &Vector) -> Real {
-    let scale = 1.0 + pose.translation.vector.amax() + local.amax();
+    let amax = |v: &Vector| {
+        let (x, y, z) = (v.x.abs(), v.y.abs(), v.z.abs());
+        let xy = if y > x { y } else { x };
+        if z > xy {
+            z
+        } else {
+            xy
+        }
+    };
+    let scale = 1.0 + amax(&pose.translation.vector) + amax(local);
     scale * (1.0 / 65536.0)
 }
 

@@ -420,23 +420,34 @@ impl WorldShape {
     /// the triangle hit, for a compound the child hit.
     #[inline(always)]
     pub(crate) fn ray_hit(&self, ray: &Ray, any: bool) -> Option<ShapeRayHit> {
+        match self {
+            Self::TriMesh(mesh, pose) => {
+                let h = mesh.ray_posed(ray, pose, any)?;
+                Some(ShapeRayHit { hit: h.hit, triangle: Some(h.triangle), child: None })
+            }
+            Self::Compound(compound, pose) => {
+                let (hit, child) = ray_hit_compound(compound, pose, ray, any)?;
+                Some(ShapeRayHit { hit, triangle: None, child: Some(child) })
+            }
+            _ => self.convex_ray_hit(ray).map(|hit| ShapeRayHit { hit, triangle: None, child: None }),
+        }
+    }
+
+    /// The first hit of `ray` on a solid convex shape (a sphere, box,
+    /// capsule or hull: one candidate, so `any` changes nothing); `None`
+    /// for a mesh or a compound, which [`ray_hit`](Self::ray_hit) casts.
+    /// A compound's children are all convex ([`Compound::try_new`]).
+    #[inline(always)]
+    pub(crate) fn convex_ray_hit(&self, ray: &Ray) -> Option<RayHit> {
         use proxima_narrowphase::{cast_ray_aabb, cast_ray_capsule, cast_ray_obb, cast_ray_sphere};
-        let hit = match self {
+        match self {
             Self::Sphere(s) => cast_ray_sphere(ray, s),
             Self::Aabb(a) => cast_ray_aabb(ray, a),
             Self::Obb(o) => cast_ray_obb(ray, o),
             Self::Capsule(c) => cast_ray_capsule(ray, c),
             Self::ConvexHull(hull, pose) => cast_ray_hull(ray, hull, pose),
-            Self::TriMesh(mesh, pose) => {
-                let h = mesh.ray_posed(ray, pose, any)?;
-                return Some(ShapeRayHit { hit: h.hit, triangle: Some(h.triangle), child: None });
-            }
-            Self::Compound(compound, pose) => {
-                let (h, child) = ray_hit_compound(compound, pose, ray, any)?;
-                return Some(ShapeRayHit { child: Some(child), ..h });
-            }
-        };
-        hit.map(|hit| ShapeRayHit { hit, triangle: None, child: None })
+            Self::TriMesh(..) | Self::Compound(..) => None,
+        }
     }
 
     /// The first hit of a sphere moving by `motion` on this shape.

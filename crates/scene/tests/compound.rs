@@ -283,6 +283,55 @@ fn ray_hits_the_closest_child() {
     assert!(grazing * 2_000 <= n * 8, "{grazing} of {} rays differ from the children in the world", n * 8);
 }
 
+/// Up to 32 children the ray visits them by box entry, index order on a
+/// tie, so an exact tie between children names the lowest index: each child
+/// here is followed by a copy of itself (the same pose and shape), so every
+/// hit ties with the copy's, and a ray starting inside several children hits
+/// all of them at `toi = 0`.
+#[test]
+fn ray_ties_name_the_lowest_child() {
+    let mut rng = proxima_test_support::rng(0xC0_4006);
+    let (mut hits, mut inside_several) = (0, 0);
+    let n = cases(3000);
+    for case in 0..n {
+        let mut children = Vec::new();
+        for _ in 0..rng.random_range(1..=16) {
+            let child = (pose_near_origin(&mut rng, 1.0), convex_shape(&mut rng, 0.6));
+            children.push(child.clone());
+            children.push(child);
+        }
+        let c = Arc::new(Compound::try_new(children).expect("valid compound"));
+        let at = pose_near_origin(&mut rng, 1.5);
+        let (a, placed_children) = placed(&c, &at);
+        let WorldShape::Compound(_, stored) = &a else { unreachable!() };
+        let local_children: Vec<WorldShape> =
+            c.children().iter().map(|(l, s)| s.placed(l).expect("placed child")).collect();
+        let mut scene = Scene::new();
+        scene.insert(ColliderDesc::new(ColliderShape::Compound(Arc::clone(&c)), at)).unwrap();
+        for _ in 0..8 {
+            let mut r = ray(&mut rng, &placed_children);
+            if rng.random_bool(0.3) {
+                // From inside a child, often inside its neighbours too.
+                r = Ray::new(near_child(&mut rng, &placed_children, 0.2), *r.dir(), r.max_toi());
+            }
+            let Some(hit) = scene.cast_ray_closest(&r, &QueryFilter::default()) else { continue };
+            let child = hit.child.expect("a compound hit names its child") as usize;
+            assert_eq!(child % 2, 0, "case {case}: the copy {child} named, not child {}", child - 1);
+            if hit.toi == 0.0 {
+                let lr = local_ray(stored, &r);
+                let inside: Vec<usize> = (0..local_children.len())
+                    .filter(|&i| local_children[i].cast_ray(&lr).is_some_and(|h| h.toi == 0.0))
+                    .collect();
+                assert_eq!(Some(&child), inside.first(), "case {case}: inside children {inside:?}");
+                inside_several += usize::from(inside.len() > 2);
+            }
+            hits += 1;
+        }
+    }
+    assert!(hits > n * 8 * 3 / 10, "{hits} hits of {}", n * 8);
+    assert!(inside_several > n / 50, "{inside_several} rays start inside two children or more");
+}
+
 #[test]
 fn swept_sphere_hits_the_first_child() {
     let mut rng = proxima_test_support::rng(0xC0_4004);

@@ -25,11 +25,14 @@ pub use offset::offset_ray_origin;
 pub use ray::{PrecomputedRay, Ray, RayHit};
 pub use ray_aabb::{cast_ray_aabb, ray_aabb_interval, RayInterval};
 pub use ray_aabb_wide::{
-    cast_ray_aabb_lanes_scalar, cast_ray_aabb_x4, cast_ray_aabb_x4_scalar, cast_ray_aabb_x8, cast_ray_aabb_x8_scalar,
-    AabbLanes, AabbX4, AabbX8, RayLaneHits, SimdLevel,
+    cast_ray_aabb_lanes_scalar, cast_ray_aabb_x4, cast_ray_aabb_x4_scalar, cast_ray_aabb_x8, cast_ray_aabb_x8_loosened,
+    cast_ray_aabb_x8_scalar, AabbLanes, AabbX4, AabbX8, RayLaneHits, SimdLevel,
 };
 #[cfg(target_arch = "x86_64")]
-pub use ray_aabb_wide::{cast_ray_aabb_x4_sse2, cast_ray_aabb_x8_avx, cast_ray_aabb_x8_sse2, overlap_mask_x8_avx};
+pub use ray_aabb_wide::{
+    cast_ray_aabb_x4_sse2, cast_ray_aabb_x8_avx, cast_ray_aabb_x8_loosened_avx, cast_ray_aabb_x8_sse2,
+    overlap_mask_x8_avx,
+};
 pub use ray_capsule::cast_ray_capsule;
 pub use ray_obb::cast_ray_obb;
 pub use ray_plane::cast_ray_plane;

@@ -229,6 +229,58 @@ pub unsafe fn cast_ray_aabb_x8_avx(ray: &PrecomputedRay, boxes: &AabbX8, max_toi
     RayLaneHits { mask, toi }
 }
 
+/// The AVX kernel of [`cast_ray_aabb_x8_loosened`]: the loosening and the
+/// slab test in registers, with no grown copy of the boxes.
+///
+/// # Safety
+/// The CPU must support AVX: check [`SimdLevel::Avx.is_available()`](SimdLevel::is_available).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+#[inline]
+#[must_use]
+pub unsafe fn cast_ray_aabb_x8_loosened_avx(
+    ray: &PrecomputedRay,
+    boxes: &AabbX8,
+    by: &[Real; 8],
+    max_toi: Real,
+) -> RayLaneHits<8> {
+    use core::arch::x86_64::*;
+    let mut toi = [0.0; 8];
+    // Scalar meaning, per lane: `lane_scalar` above on the box of
+    // `AabbLanes::loosened`, each bound grown first:
+    //     lo = min - by, hi = max + by
+    //     near = inv_dir >= +0 ? lo : hi, far = the other
+    // Both `(lo - o) * inv` and `(hi - o) * inv` are computed and the near
+    // one is picked by the sign bit of `inv_dir` (`blendv` reads the sign
+    // bit), which is `ray.sign[axis]`: the same operations on the same
+    // operands as the kernel on the grown copy.
+    // SAFETY: AVX is enabled for this function and the caller guarantees the
+    // CPU has it. Each load reads one `[f32; 8]` (`by`, or a row of
+    // `boxes.bounds`, unaligned loads); the store writes 8 floats into the
+    // local `[f32; 8]`.
+    let mask = unsafe {
+        let by = _mm256_loadu_ps(by.as_ptr());
+        let mut t_enter = _mm256_setzero_ps();
+        let mut t_exit = _mm256_set1_ps(max_toi);
+        for axis in 0..3 {
+            let o = _mm256_set1_ps(ray.origin[axis]);
+            let inv = _mm256_set1_ps(ray.inv_dir[axis]);
+            let lo = _mm256_sub_ps(_mm256_loadu_ps(boxes.bounds[axis][0].as_ptr()), by);
+            let hi = _mm256_add_ps(_mm256_loadu_ps(boxes.bounds[axis][1].as_ptr()), by);
+            let t_lo = _mm256_mul_ps(_mm256_sub_ps(lo, o), inv);
+            let t_hi = _mm256_mul_ps(_mm256_sub_ps(hi, o), inv);
+            let near = _mm256_blendv_ps(t_lo, t_hi, inv);
+            let far = _mm256_blendv_ps(t_hi, t_lo, inv);
+            // Running value second: a NaN slab time is ignored (see `lane_scalar`).
+            t_enter = _mm256_max_ps(near, t_enter);
+            t_exit = _mm256_min_ps(far, t_exit);
+        }
+        _mm256_storeu_ps(toi.as_mut_ptr(), t_enter);
+        _mm256_movemask_ps(_mm256_cmp_ps::<_CMP_LE_OQ>(t_enter, t_exit)) as u32
+    };
+    RayLaneHits { mask, toi }
+}
+
 /// One prepared ray against 4 boxes: per lane, the slab test of
 /// [`ray_aabb_interval`](crate::kernels::ray_aabb_interval) with `max_toi` in place of
 /// `ray.max_toi` (which is ignored), so a traversal can pass its clipped value.
@@ -285,4 +337,40 @@ pub fn cast_ray_aabb_x8(ray: &PrecomputedRay, boxes: &AabbX8, max_toi: Real) -> 
         SimdLevel::Sse2 => cast_ray_aabb_x8_sse2(ray, boxes, max_toi),
         _ => cast_ray_aabb_x8_scalar(ray, boxes, max_toi),
     }
+}
+
+/// One prepared ray against 8 boxes, each grown by `by[lane]` on every side
+/// (`by` finite and `>= 0`): the mask and entry `toi`s of
+/// `cast_ray_aabb_x8(ray, &boxes.loosened(by), max_toi)`, bit for bit, for
+/// a caller whose boxes carry a rounding allowance known only at the query.
+///
+/// With AVX (cached detection, [`SimdLevel::detect`]) the bounds are grown
+/// in registers ([`cast_ray_aabb_x8_loosened_avx`]); otherwise the grown
+/// copy is tested by [`cast_ray_aabb_x8`], out of line.
+#[inline]
+#[must_use]
+pub fn cast_ray_aabb_x8_loosened(
+    ray: &PrecomputedRay,
+    boxes: &AabbX8,
+    by: &[Real; 8],
+    max_toi: Real,
+) -> RayLaneHits<8> {
+    #[cfg(target_arch = "x86_64")]
+    if SimdLevel::detect() == SimdLevel::Avx {
+        // SAFETY: `detect` reported AVX on this CPU.
+        return unsafe { cast_ray_aabb_x8_loosened_avx(ray, boxes, by, max_toi) };
+    }
+    cast_ray_aabb_x8_loosened_copy(ray, boxes, by, max_toi)
+}
+
+/// [`cast_ray_aabb_x8_loosened`] without AVX: the grown copy, tested by
+/// [`cast_ray_aabb_x8`].
+#[inline(never)]
+fn cast_ray_aabb_x8_loosened_copy(
+    ray: &PrecomputedRay,
+    boxes: &AabbX8,
+    by: &[Real; 8],
+    max_toi: Real,
+) -> RayLaneHits<8> {
+    cast_ray_aabb_x8(ray, &boxes.loosened(by), max_toi)
 }

@@ -9,7 +9,7 @@ use proxima_narrowphase::{Aabb, Contact, Isometry, Point, Ray, RayHit, Real, Sph
 use super::Compound;
 use crate::contact::contact;
 use crate::local_convex::swept_aabb;
-use crate::shape::{ShapeRayHit, WorldShape};
+use crate::shape::WorldShape;
 
 /// The deepest contact of the compound placed by `pose` and `other`: the
 /// deepest of its children's contacts with `other`, the first found on a
@@ -45,35 +45,38 @@ pub(crate) fn contact_compound(
 /// child placed by its local pose, the normal turned back to the world. The
 /// answer is the child's as a collider of its own to the rounding of that
 /// change of frame (a few `f32` ulps of the coordinates), not bit for bit.
-pub(crate) fn ray_hit_compound(
-    compound: &Compound,
-    pose: &Isometry,
-    ray: &Ray,
-    any: bool,
-) -> Option<(ShapeRayHit, u32)> {
+pub(crate) fn ray_hit_compound(compound: &Compound, pose: &Isometry, ray: &Ray, any: bool) -> Option<(RayHit, u32)> {
     // The best hit, the child, and whether its normal is in the compound's
     // frame (turned to the world's once, at the end).
-    let mut best: Option<(ShapeRayHit, u32, bool)> = None;
+    let mut best: Option<(RayHit, u32, bool)> = None;
     compound.visit_ray(pose, ray, |i, local| {
         let found = match local {
-            Some(local) => compound.local_child(i).ray_hit(local, any).map(|h| (h, true)),
-            None => compound.child_world(i, pose).and_then(|child| child.ray_hit(ray, any)).map(|h| (h, false)),
+            Some(local) => compound.local_child(i).convex_ray_hit(local).map(|h| (h, true)),
+            None => world_child_ray_hit(compound, pose, i, ray).map(|h| (h, false)),
         };
         let Some((hit, in_local)) = found else {
-            return Some(best.map_or(ray.max_toi(), |b| b.0.hit.toi));
+            return Some(best.map_or(ray.max_toi(), |b| b.0.toi));
         };
-        if best.is_none_or(|b| hit.hit.toi < b.0.hit.toi) {
+        if best.is_none_or(|b| hit.toi < b.0.toi) {
             best = Some((hit, i as u32, in_local));
         }
         if any {
             return None;
         }
-        best.map(|b| b.0.hit.toi)
+        best.map(|b| b.0.toi)
     });
-    best.map(|(h, child, in_local)| {
-        let normal = if in_local { pose.rotation * h.hit.normal } else { h.hit.normal };
-        (ShapeRayHit { hit: RayHit { toi: h.hit.toi, normal }, ..h }, child)
+    best.map(|(hit, child, in_local)| {
+        let normal = if in_local { pose.rotation * hit.normal } else { hit.normal };
+        (RayHit { toi: hit.toi, normal }, child)
     })
+}
+
+/// Child `i`'s hit by `ray`, the child placed in the world: the cast of a
+/// ray that the compound's frame cannot take (see [`Compound::visit_ray`]).
+#[cold]
+#[inline(never)]
+fn world_child_ray_hit(compound: &Compound, pose: &Isometry, i: usize, ray: &Ray) -> Option<RayHit> {
+    compound.child_world(i, pose)?.convex_ray_hit(ray)
 }
 
 /// The first hit of `sphere` moving by `motion` on the compound placed by
