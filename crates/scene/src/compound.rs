@@ -8,13 +8,14 @@ use core::ops::ControlFlow;
 use std::sync::Arc;
 
 use proxima_broadphase::StaticBvh;
-use proxima_narrowphase::kernels::{cast_ray_aabb_x8_loosened, ray_aabb_interval, AabbX8, PrecomputedRay, RayLaneHits};
-use proxima_narrowphase::{intersects_aabb_aabb, Aabb, Isometry, Point, Ray, Real, ShapeError, Vector};
+use proxima_narrowphase::kernels::AabbX8;
+use proxima_narrowphase::{intersects_aabb_aabb, Aabb, Isometry, Point, Real, ShapeError, Vector};
 
 use crate::error::PoseError;
 use crate::shape::{validated_pose, ColliderShape, WorldShape};
 
 mod queries;
+mod ray;
 
 pub(crate) use queries::{
     cast_sphere_compound, closest_point_compound, contact_compound, contains_point_compound, ray_hit_compound,
@@ -301,137 +302,6 @@ impl Compound {
     /// The child `i` placed by its local pose (in the compound's frame).
     pub(crate) fn local_child(&self, i: usize) -> &WorldShape {
         &self.local_children[i]
-    }
-
-    /// Calls `f(child, local)` with each child whose local box the ray
-    /// (world frame) enters no later than the current `max_toi`, and the
-    /// ray brought into the compound's frame; `f` returns the new `max_toi`
-    /// (clipping the rest), or `None` to stop. Up to [`LINEAR_RAY_CHILDREN`]
-    /// children they come in the order the ray enters their boxes, beyond
-    /// in the tree's order. Every child is visited, with no local ray, when
-    /// the ray cannot be brought into the compound's frame (a direction
-    /// whose rotated components all round to subnormals).
-    pub(crate) fn visit_ray(&self, pose: &Isometry, ray: &Ray, mut f: impl FnMut(usize, Option<&Ray>) -> Option<Real>) {
-        // A rotation keeps lengths: the local ray's toi is the world one.
-        let local_origin = pose.inverse_transform_point(ray.origin());
-        let local_dir = pose.inverse_transform_vector(ray.dir());
-        let Ok(local) = Ray::try_new(local_origin, local_dir, ray.max_toi()) else {
-            for i in 0..self.children.len() {
-                if f(i, None).is_none() {
-                    return;
-                }
-            }
-            return;
-        };
-        let margin = box_margin(pose, &local_origin.coords);
-        let mut max_toi = ray.max_toi();
-        // The local ray's inverse direction, taken once for every box test
-        // (`PrecomputedRay::new(&local)`, from the values at hand).
-        let inv_dir = local_dir.map(|d| 1.0 / d);
-        let sign = [0, 1, 2].map(|i| usize::from(inv_dir[i].is_sign_negative()));
-        let pre = PrecomputedRay { origin: local_origin, inv_dir, sign, max_toi: local.max_toi() };
-        match (&self.bvh, self.lanes.is_empty()) {
-            (Some(bvh), true) => {
-                use proxima_broadphase::RayControl;
-                let ids = bvh.leaf_ids();
-                let mut enter = |i: usize, max_toi: &mut Real| -> bool {
-                    let b = self.boxes[i].loosened(margin + margin * self.boxes[i].half_extents().amax());
-                    // The slab test of `cast_ray_aabb` (the same planes,
-                    // products and selects), up to the current `max_toi`.
-                    if ray_aabb_interval(&PrecomputedRay { max_toi: *max_toi, ..pre }, &b).is_none() {
-                        return true;
-                    }
-                    match f(i, Some(&local)) {
-                        Some(t) => {
-                            *max_toi = max_toi.min(t);
-                            true
-                        }
-                        None => false,
-                    }
-                };
-                bvh.visit_ray_leaves(&local, |slots, _| {
-                    for slot in slots {
-                        if !enter(ids[slot as usize] as usize, &mut max_toi) {
-                            return RayControl::Stop;
-                        }
-                    }
-                    RayControl::Clip(max_toi)
-                });
-            }
-            _ => self.visit_ray_linear(&pre, &local, margin, f),
-        }
-    }
-
-    /// [`visit_ray`](Self::visit_ray) up to [`LINEAR_RAY_CHILDREN`]
-    /// children, front to back: the children whose box, loosened by its
-    /// allowance `margin + margin * extent`, the ray enters, by entry
-    /// parameter (index order on a tie), each visited until the best hit so
-    /// far comes before the next entry. Each block of eight boxes takes one
-    /// wide slab test (one block: its lanes are the children).
-    fn visit_ray_linear(
-        &self,
-        pre: &PrecomputedRay,
-        local: &Ray,
-        margin: Real,
-        f: impl FnMut(usize, Option<&Ray>) -> Option<Real>,
-    ) {
-        const _: () = assert!(LINEAR_RAY_CHILDREN <= u32::BITS as usize);
-        if let [lanes] = self.lanes.as_slice() {
-            let hits = block_hits(pre, lanes, &self.lane_extents[0], margin, local.max_toi());
-            return visit_entered(&hits.toi, hits.mask, local, f);
-        }
-        let mut toi = [0.0 as Real; LINEAR_RAY_CHILDREN];
-        let mut entered = 0u32;
-        for (block, (lanes, extents)) in self.lanes.iter().zip(&self.lane_extents).enumerate() {
-            let hits = block_hits(pre, lanes, extents, margin, local.max_toi());
-            toi[8 * block..8 * block + 8].copy_from_slice(&hits.toi);
-            entered |= hits.mask << (8 * block);
-        }
-        visit_entered(&toi, entered, local, f);
-    }
-}
-
-/// The ray's entries into one block of boxes, each loosened by its
-/// allowance `margin + margin * extents[lane]`.
-#[inline(always)]
-fn block_hits(
-    pre: &PrecomputedRay,
-    lanes: &AabbX8,
-    extents: &[Real; 8],
-    margin: Real,
-    max_toi: Real,
-) -> RayLaneHits<8> {
-    let by: [Real; 8] = core::array::from_fn(|lane| margin + margin * extents[lane]);
-    cast_ray_aabb_x8_loosened(pre, lanes, &by, max_toi)
-}
-
-/// Calls `f(i, Some(local))` with each child `i` whose bit is set in
-/// `entered`, by its entry `toi[i]`, the lowest index on a tie, until the
-/// next entry comes after the current `max_toi` (the local ray's, clipped
-/// by each `Some` that `f` returns) or `f` returns `None`. Each step takes
-/// the smallest entry left: the order of a stable sort of the entries,
-/// without sorting the ones never reached.
-#[inline(always)]
-fn visit_entered(toi: &[Real], mut entered: u32, local: &Ray, mut f: impl FnMut(usize, Option<&Ray>) -> Option<Real>) {
-    let mut max_toi = local.max_toi();
-    while entered != 0 {
-        let mut next = entered.trailing_zeros() as usize;
-        let mut rest = entered & (entered - 1);
-        while rest != 0 {
-            let i = rest.trailing_zeros() as usize;
-            rest &= rest - 1;
-            if toi[i] < toi[next] {
-                next = i;
-            }
-        }
-        if toi[next] > max_toi {
-            return;
-        }
-        entered &= !(1 << next);
-        match f(next, Some(local)) {
-            Some(t) => max_toi = max_toi.min(t),
-            None => return,
-        }
     }
 }
 

@@ -332,6 +332,42 @@ fn ray_ties_name_the_lowest_child() {
     assert!(inside_several > n / 50, "{inside_several} rays start inside two children or more");
 }
 
+/// A direction of tiny components (valid in the world, `amax >= 2^-126`)
+/// that the compound's rotation turns into all-subnormal components: the
+/// ray cannot be brought into the compound's frame, and every child placed
+/// in the world is cast instead, so the answer is brute force's bit for
+/// bit, normal included.
+#[test]
+fn ray_the_frame_cannot_take_hits_the_children_in_the_world() {
+    let mut rng = proxima_test_support::rng(0xC0_4007);
+    let eighth = Rotation::from_axis_angle(&Vector::z_axis(), std::f32::consts::FRAC_PI_4);
+    let mut hits = 0;
+    for case in 0..cases(400) {
+        let c = compound(&mut rng);
+        let at = Isometry::from_parts(pose_near_origin(&mut rng, 1.5).translation, eighth);
+        let (a, children) = placed(&c, &at);
+        let mut scene = Scene::new();
+        scene.insert(ColliderDesc::new(ColliderShape::Compound(Arc::clone(&c)), at)).unwrap();
+        let target = near_child(&mut rng, &children, 0.5);
+        let origin = target - Vector::new(uniform(&mut rng, 0.0, 4.0), 0.0, 0.0);
+        let r = Ray::new(origin, Vector::new(1.5e-38, 0.0, 0.0), Real::MAX);
+        let local_dir = at.inverse_transform_vector(r.dir());
+        assert!(local_dir.amax() < Real::MIN_POSITIVE, "{local_dir:?}");
+        let brute = children.iter().filter_map(|ch| ch.cast_ray(&r)).min_by(|p, q| p.toi.total_cmp(&q.toi));
+        // Bits: the normal of a ray starting inside a child is `-dir / |dir|`,
+        // which some kernels do not keep finite for so tiny a direction.
+        let bits = |h: RayHit| (h.toi.to_bits(), h.normal.map(Real::to_bits));
+        assert_eq!(a.cast_ray(&r).map(bits), brute.map(bits), "case {case}");
+        assert_eq!(a.intersects_ray(&r), brute.is_some(), "case {case}");
+        if let Some(hit) = scene.cast_ray_closest(&r, &QueryFilter::default()) {
+            let child = hit.child.expect("a compound hit names its child") as usize;
+            assert_eq!(children[child].cast_ray(&r).map(|h| h.toi), Some(hit.toi), "case {case}: child {child}");
+            hits += 1;
+        }
+    }
+    assert!(hits > cases(400) / 5, "{hits} hits");
+}
+
 #[test]
 fn swept_sphere_hits_the_first_child() {
     let mut rng = proxima_test_support::rng(0xC0_4004);

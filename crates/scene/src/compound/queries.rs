@@ -38,41 +38,60 @@ pub(crate) fn contact_compound(
 
 /// The first hit of `ray` on the compound placed by `pose` (with `any`,
 /// some hit), and the child hit: the smallest child `toi`, the first found
-/// on a tie. A solid child containing the origin is hit at `toi = 0`.
+/// on a tie (up to 32 children the children are taken by box entry, the
+/// lowest index on a tie). A solid child containing the origin is hit at
+/// `toi = 0`.
 ///
 /// Each child is cast in the compound's frame: the ray brought into it
 /// (rotations keep lengths, so its `toi` is the world one) against the
 /// child placed by its local pose, the normal turned back to the world. The
 /// answer is the child's as a collider of its own to the rounding of that
 /// change of frame (a few `f32` ulps of the coordinates), not bit for bit.
+/// A ray the compound's frame cannot take is cast against every child
+/// placed in the world.
 pub(crate) fn ray_hit_compound(compound: &Compound, pose: &Isometry, ray: &Ray, any: bool) -> Option<(RayHit, u32)> {
-    // The best hit, the child, and whether its normal is in the compound's
-    // frame (turned to the world's once, at the end).
-    let mut best: Option<(RayHit, u32, bool)> = None;
-    compound.visit_ray(pose, ray, |i, local| {
-        let found = match local {
-            Some(local) => compound.local_child(i).convex_ray_hit(local).map(|h| (h, true)),
-            None => world_child_ray_hit(compound, pose, i, ray).map(|h| (h, false)),
-        };
-        let Some((hit, in_local)) = found else {
+    let mut best: Option<(RayHit, u32)> = None;
+    // Keeps child `i`'s hit if it is the first so far; the new `max_toi`
+    // of the cull, or `None` to stop.
+    let mut keep = |i: usize, found: Option<RayHit>| {
+        let Some(hit) = found else {
             return Some(best.map_or(ray.max_toi(), |b| b.0.toi));
         };
         if best.is_none_or(|b| hit.toi < b.0.toi) {
-            best = Some((hit, i as u32, in_local));
+            best = Some((hit, i as u32));
         }
         if any {
             return None;
         }
         best.map(|b| b.0.toi)
-    });
-    best.map(|(hit, child, in_local)| {
-        let normal = if in_local { pose.rotation * hit.normal } else { hit.normal };
-        (RayHit { toi: hit.toi, normal }, child)
-    })
+    };
+    let Some(in_frame) = compound.ray_in_frame(pose, ray) else {
+        for i in 0..compound.len() {
+            if keep(i, world_child_ray_hit(compound, pose, i, ray)).is_none() {
+                break;
+            }
+        }
+        return best;
+    };
+    let local = &in_frame.local;
+    match &mut compound.ray_entries(&in_frame) {
+        Some(entries) => {
+            let mut max_toi = local.max_toi();
+            while let Some(i) = entries.next_before(max_toi) {
+                match keep(i, compound.local_child(i).convex_ray_hit(local)) {
+                    Some(t) => max_toi = max_toi.min(t),
+                    None => break,
+                }
+            }
+        }
+        None => compound.visit_ray_tree(&in_frame, |i| keep(i, compound.local_child(i).convex_ray_hit(local))),
+    }
+    // The normal turned from the compound's frame to the world's.
+    best.map(|(hit, child)| (RayHit { toi: hit.toi, normal: pose.rotation * hit.normal }, child))
 }
 
 /// Child `i`'s hit by `ray`, the child placed in the world: the cast of a
-/// ray that the compound's frame cannot take (see [`Compound::visit_ray`]).
+/// ray that the compound's frame cannot take (see [`Compound::ray_in_frame`]).
 #[cold]
 #[inline(never)]
 fn world_child_ray_hit(compound: &Compound, pose: &Isometry, i: usize, ray: &Ray) -> Option<RayHit> {
