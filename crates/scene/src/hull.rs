@@ -89,7 +89,7 @@ pub(crate) fn cast_ray_hull(ray: &Ray, hull: &ConvexHull, pose: &Isometry) -> Op
     }
     let normal = match normal {
         Some(n) => UnitVector::new_unchecked(pose.rotation * n.into_inner()),
-        None => UnitVector::new_normalize(-ray.dir()),
+        None => ray.back_normal(),
     };
     Some(RayHit { toi: enter, normal })
 }

@@ -477,6 +477,23 @@ fn rays_through_the_scene_hit_hulls() {
     assert!((sweep.hit.toi * 8.0 - 3.75).abs() < 1e-5, "{}", sweep.hit.toi);
 }
 
+/// A ray that starts inside a hull gets `toi = 0` and the unit normal
+/// `-dir / |dir|`, however short its direction: a direction of `1.5e-38`
+/// (whose square underflows) once normalised to `(-inf, NaN, NaN)`.
+#[test]
+fn a_ray_from_inside_a_hull_gets_a_unit_back_normal_for_a_tiny_direction() {
+    let cube: Vec<Point> = (0..8).map(|i| Point::new((i & 1) as f32, ((i >> 1) & 1) as f32, (i >> 2) as f32)).collect();
+    let shape = ColliderShape::ConvexHull(Arc::new(ConvexHull::try_new(&cube).unwrap()));
+    let placed = shape.placed(&Isometry::identity()).unwrap();
+    for dir in [Vector::new(1.5e-38, 0.0, 0.0), Vector::new(2e-38, -3e-38, 0.0), Vector::new(0.0, 2.0, 0.0)] {
+        let ray = Ray::try_new(Point::new(0.5, 0.5, 0.5), dir, 1.0).unwrap();
+        let hit = placed.cast_ray(&ray).expect("inside");
+        let want = -dir.cast::<f64>().normalize();
+        let n = hit.normal.into_inner().cast::<f64>();
+        assert!(hit.toi == 0.0 && (n - want).norm() < 1e-6, "{dir:?}: {hit:?}");
+    }
+}
+
 #[cfg(feature = "serde")]
 #[test]
 fn hull_colliders_survive_a_snapshot() {

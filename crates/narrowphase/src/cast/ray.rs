@@ -109,7 +109,8 @@ impl Ray {
     /// small enough for the compiler to keep them unrolled and branch-free.
     #[cold]
     #[inline(never)]
-    pub(crate) fn back_normal(&self) -> UnitVector {
+    #[must_use]
+    pub fn back_normal(&self) -> UnitVector {
         normalize_any(&-self.dir).unwrap_or(UnitVector::new_unchecked(-Vector::z()))
     }
 }
