@@ -76,7 +76,7 @@ enum Axis {
 ///   on the hull face, the hull's deepest vertex and its projection on the
 ///   box face, or the closest points of the two edges.
 /// - Apart by at most `prediction`, and where an edge pair is too near
-///   parallel for its axis to be trusted in f32 (see [`EDGE_MIN_SINE`]):
+///   parallel for its axis to be trusted in f32 (a sine below `1e-2`):
 ///   [`contact_convex`] on the placed hull and the box (GJK's exact
 ///   distance and closest points, EPA).
 /// - A face separating them by more than `prediction` ends the test early.
