@@ -34,8 +34,13 @@ const ARC_END: Real = 1e-6;
 /// the deepest are tied (an edge or a face parallel to the contact face).
 const TIE: Real = 1e-5;
 
-/// A feature's polygon being clipped.
-type Loop = SmallVec<[Point; 16]>;
+/// The largest hull the test runs on (larger ones go to GJK/EPA).
+const MAX_VERTICES: usize = 32;
+
+/// A feature's polygon being clipped: a hull face (at most `MAX_VERTICES`
+/// points) clipped by four planes, or a box face by a hull face's sides
+/// (each plane adds at most one point).
+type Loop = SmallVec<[Point; MAX_VERTICES + 4]>;
 
 /// The axis of least penetration (greatest separation) found so far.
 #[derive(Clone, Copy, Debug)]
@@ -102,6 +107,12 @@ enum Axis {
 pub fn contact_hull_obb(hull: &ConvexHull, pose: &Isometry, obb: &Obb, prediction: Real) -> Option<Contact> {
     let reach = if prediction > 0.0 { prediction } else { 0.0 };
     let generic = || contact_convex(&PlacedHull::new(hull, pose), obb, prediction);
+    // The test's buffers hold a hull of up to `MAX_VERTICES` vertices on the
+    // stack (at most `2 V - 4` faces); a larger one goes to GJK/EPA, whose
+    // cost grows with the hull's size far more slowly than the edge pairs'.
+    if hull.vertices().len() > MAX_VERTICES {
+        return generic();
+    }
     // The box in the hull's frame: centre `c`, unit axes `u`, half extents `h`.
     let rotation = &pose.rotation;
     let c = pose.inverse_transform_point(obb.center());
@@ -131,7 +142,7 @@ pub fn contact_hull_obb(hull: &ConvexHull, pose: &Isometry, obb: &Obb, predictio
     // are kept for the edge pairs.
     let faces = hull.faces();
     let local = LocalBox { center: c, axes: u, half: *h };
-    let mut blocks: SmallVec<[FaceBlock; 16]> = SmallVec::with_capacity(hull.face_lanes().len());
+    let mut blocks: SmallVec<[FaceBlock; MAX_VERTICES / 2]> = SmallVec::with_capacity(hull.face_lanes().len());
     let (mut best, mut best_sep) = (Axis::HullFace(0), Real::NEG_INFINITY);
     for (k, planes) in hull.face_lanes().iter().enumerate() {
         let block = face_block(planes, &local, ARC_END);
