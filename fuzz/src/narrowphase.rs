@@ -883,6 +883,7 @@ fn obb_obb(g: &mut Gen) {
         // slack (the face-over-edge preference can pick different axes).
         assert!((x.depth - y.depth).abs() as f64 <= slack, "contact_obb_obb depth not symmetric: {x:?} {y:?}");
     }
+    hull_box(&a, &b, gap, tol);
     if let (Some(m), Some(x)) = (manifold, cab) {
         assert!(!m.is_empty() && m.len() <= 4);
         assert_unit(&m.normal, "contact_manifold_obb_obb");
@@ -892,6 +893,31 @@ fn obb_obb(g: &mut Gen) {
             let gap = p64(&p.point_a) - p64(&p.point_b) - v64(&m.normal) * p.depth as f64;
             assert!(gap.norm() <= tol, "contact_manifold_obb_obb: {p:?} is not depth * normal apart");
         }
+    }
+}
+
+/// `contact_hull_obb` with box `a` as a hull of its eight corners against
+/// box `b`: the same verdict as the f64 15-axis SAT (`gap`), and, overlapping,
+/// the least overlap as its depth (the hull-box SAT is exact: no skipped or
+/// preferred axis beyond its sliver limit and the hull's planar tolerance),
+/// with a well-formed contact. Boxes too thin for a hull are skipped.
+fn hull_box(a: &Obb, b: &Obb, gap: f64, tol: f64) {
+    let h = a.half_extents();
+    let corners: Vec<Point> = (0..8)
+        .map(|i| {
+            let s = |bit: usize| if i & (1 << bit) == 0 { -1.0 } else { 1.0 };
+            Point::new(s(0) * h.x, s(1) * h.y, s(2) * h.z)
+        })
+        .collect();
+    let Ok(hull) = ConvexHull::try_new(&corners) else { return };
+    let c = contact_hull_obb(&hull, &a.isometry(), b, 0.0);
+    let size = v64(a.half_extents()).sum() + v64(b.half_extents()).sum();
+    let band = tol + 3.0 * hull.tolerance() as f64 + 1e-5 * size;
+    check_verdict(c.is_some(), gap, band, &format!("contact_hull_obb({a:?} as a hull, {b:?})"));
+    if let Some(x) = c {
+        check_contact(&x, band, &format!("contact_hull_obb({a:?} as a hull, {b:?})"));
+        let d = x.depth as f64 + gap.min(0.0);
+        assert!(d.abs() <= band, "contact_hull_obb({a:?} as a hull, {b:?}) depth {} vs oracle {}", x.depth, -gap);
     }
 }
 
