@@ -29,7 +29,7 @@
 mod common_hull;
 mod common_np;
 
-use common_hull::{cloud, Placed, Posed, V64};
+use common_hull::{cloud, unit_cube, Placed, Posed, V64};
 use parry3d::query;
 use parry3d::shape::Capsule as PCapsule;
 use proxima_narrowphase::{
@@ -312,9 +312,7 @@ fn random_capsules_at_1e3_and_1e5_match_the_oracle_and_gjk() {
 
 #[test]
 fn degenerate_capsules() {
-    let corners: Vec<Point> =
-        (0..8).map(|i| Point::new((i & 1) as f32, ((i >> 1) & 1) as f32, (i >> 2) as f32)).collect();
-    let hull = ConvexHull::new(&corners);
+    let hull = unit_cube();
     let id = Isometry::identity();
     // A zero-length core is a sphere: depth 0.5 - 0.25 over the top face.
     let dot = Capsule::new(Point::new(0.5, 0.5, 1.25), Point::new(0.5, 0.5, 1.25), 0.5);

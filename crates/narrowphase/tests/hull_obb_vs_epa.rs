@@ -24,7 +24,7 @@
 mod common_hull;
 mod common_np;
 
-use common_hull::{cloud, Placed, Posed};
+use common_hull::{cloud, unit_cube, Placed, Posed};
 use parry3d::query;
 use proxima_narrowphase::{
     contact_convex, contact_hull_obb, distance_convex, Contact, ConvexHull, Isometry, Obb, Point, Real, Rotation,
@@ -181,12 +181,6 @@ fn random_boxes_at_the_origin_match_gjk_epa_and_parry() {
 #[test]
 fn random_boxes_at_1e3_match_gjk_epa() {
     run(0x0b6_0002, 1e3, CASES / 5, false);
-}
-
-fn unit_cube() -> ConvexHull {
-    let corners: Vec<Point> =
-        (0..8).map(|i| Point::new((i & 1) as Real, ((i >> 1) & 1) as Real, (i >> 2) as Real)).collect();
-    ConvexHull::new(&corners)
 }
 
 #[test]

@@ -116,3 +116,10 @@ pub fn cloud(rng: &mut SmallRng) -> Vec<Point> {
         })
         .collect()
 }
+
+/// The unit cube `[0, 1]^3` as a hull of its corners.
+pub fn unit_cube() -> ConvexHull {
+    let corners: Vec<Point> =
+        (0..8).map(|i| Point::new((i & 1) as Real, ((i >> 1) & 1) as Real, (i >> 2) as Real)).collect();
+    ConvexHull::new(&corners)
+}

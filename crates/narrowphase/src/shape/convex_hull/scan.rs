@@ -137,6 +137,15 @@ fn first_of_greatest(lanes: &[[[Real; 4]; 3]], dir: &Vector) -> usize {
 mod tests {
     use super::*;
 
+    /// `points` in blocks of four, `[xs, ys, zs]`, the last padded with
+    /// copies of point 0 (the hull's layout).
+    fn lanes_of(points: &[[Real; 3]]) -> Vec<[[Real; 4]; 3]> {
+        points
+            .chunks(4)
+            .map(|b| core::array::from_fn(|a| core::array::from_fn(|l| b.get(l).unwrap_or(&points[0])[a])))
+            .collect()
+    }
+
     /// The scan in order that the lanes must match.
     fn scalar(points: &[[Real; 3]], dir: &Vector) -> usize {
         let (mut best, mut best_dot) = (0, Real::MIN);
@@ -160,10 +169,7 @@ mod tests {
         for n in 1..=32 {
             for _ in 0..200 {
                 let points: Vec<[Real; 3]> = (0..n).map(|_| [next(), next(), next()]).collect();
-                let lanes: Vec<[[Real; 4]; 3]> = points
-                    .chunks(4)
-                    .map(|b| core::array::from_fn(|a| core::array::from_fn(|l| b.get(l).unwrap_or(&points[0])[a])))
-                    .collect();
+                let lanes = lanes_of(&points);
                 let dir = Vector::new(next(), next(), next());
                 assert_eq!(support_index(&lanes, &dir), scalar(&points, &dir), "{points:?} {dir:?}");
             }
@@ -179,10 +185,7 @@ mod tests {
         };
         for n in 1..=32 {
             let points: Vec<[Real; 3]> = (0..n).map(|_| [next(), next(), next()]).collect();
-            let lanes: Vec<[[Real; 4]; 3]> = points
-                .chunks(4)
-                .map(|b| core::array::from_fn(|a| core::array::from_fn(|l| b.get(l).unwrap_or(&points[0])[a])))
-                .collect();
+            let lanes = lanes_of(&points);
             let dir = Vector::new(next(), next(), next());
             let dots = points.iter().map(|v| v[0] * dir.x + v[1] * dir.y + v[2] * dir.z);
             let want = dots.fold((Real::INFINITY, Real::NEG_INFINITY), |(lo, hi), d| (lo.min(d), hi.max(d)));
@@ -202,10 +205,7 @@ mod tests {
         let big = Real::MAX;
         let points: Vec<[Real; 3]> =
             vec![[1.0, 0.0, 0.0], [-big, 0.0, 0.0], [0.0, 2.0, 0.0], [big, -big, 0.0], [-1.0, 0.0, 3.0]];
-        let lanes: Vec<[[Real; 4]; 3]> = points
-            .chunks(4)
-            .map(|b| core::array::from_fn(|a| core::array::from_fn(|l| b.get(l).unwrap_or(&points[0])[a])))
-            .collect();
+        let lanes = lanes_of(&points);
         let dirs = [
             Vector::new(Real::NAN, 1.0, 0.0),
             Vector::new(2.0, 0.0, 0.0),
