@@ -29,15 +29,14 @@
 mod common_hull;
 mod common_np;
 
-use common_hull::{cloud, unit_cube, Placed, Posed, V64};
+use common_hull::{parry_keeps_every_vertex, random_placed, unit_cube, Placed, Posed, V64};
 use parry3d::query;
 use parry3d::shape::Capsule as PCapsule;
 use proxima_narrowphase::{
-    contact_capsule_hull, contact_convex, contact_manifold_capsule_hull, Capsule, ConvexHull, Isometry, Point, Real,
-    Vector,
+    contact_capsule_hull, contact_convex, contact_manifold_capsule_hull, Capsule, Isometry, Point, Real, Vector,
 };
 use proxima_test_support::convert::{convex_hull, from_vec, pt};
-use proxima_test_support::gen::{rotation, uniform, unit_vector};
+use proxima_test_support::gen::{uniform, unit_vector};
 use proxima_test_support::minimize::convex_min;
 use proxima_test_support::SmallRng;
 
@@ -273,13 +272,8 @@ fn run(seed: u64, offset: Real, cases: usize, with_parry: bool) -> Worst {
     let mut w = Worst::default();
     let mut fail = Vec::new();
     while w.cases < cases {
-        let Ok(hull) = ConvexHull::try_new(&cloud(&mut rng)) else { continue };
-        let pose =
-            Isometry::from_parts(nalgebra::Translation3::from(unit_vector(&mut rng) * offset), rotation(&mut rng));
-        let placed = Placed::new(hull, pose);
-        // parry's hull must keep every vertex (see sphere_hull_vs_parry.rs).
-        let parry =
-            with_parry && convex_hull(&placed.hull, &placed.pose).1.points().len() == placed.hull.vertices().len();
+        let Some(placed) = random_placed(&mut rng, offset) else { continue };
+        let parry = with_parry && parry_keeps_every_vertex(&placed);
         for _ in 0..PER_HULL {
             let c = capsule_near(&mut rng, &placed);
             let before = fail.len();

@@ -24,11 +24,10 @@
 mod common_hull;
 mod common_np;
 
-use common_hull::{cloud, unit_cube, Placed, Posed};
+use common_hull::{parry_keeps_every_vertex, random_placed, unit_cube, Placed, Posed};
 use parry3d::query;
 use proxima_narrowphase::{
-    contact_convex, contact_hull_obb, distance_convex, Contact, ConvexHull, Isometry, Obb, Point, Real, Rotation,
-    Vector,
+    contact_convex, contact_hull_obb, distance_convex, Contact, Isometry, Obb, Point, Real, Rotation, Vector,
 };
 use proxima_test_support::convert::{convex_hull, cuboid};
 use proxima_test_support::gen::{rotation, uniform};
@@ -147,14 +146,8 @@ fn run(seed: u64, offset: Real, cases: usize, with_parry: bool) -> Worst {
     let mut w = Worst::default();
     let mut fail = Vec::new();
     while w.cases < cases {
-        let Ok(hull) = ConvexHull::try_new(&cloud(&mut rng)) else { continue };
-        let shift =
-            Vector::new(uniform(&mut rng, -1.0, 1.0), uniform(&mut rng, -1.0, 1.0), uniform(&mut rng, -1.0, 1.0));
-        let pose = Isometry::from_parts((shift * offset).into(), rotation(&mut rng));
-        let placed = Placed::new(hull, pose);
-        // parry's hull must keep every vertex (see sphere_hull_vs_parry.rs).
-        let parry =
-            with_parry && convex_hull(&placed.hull, &placed.pose).1.points().len() == placed.hull.vertices().len();
+        let Some(placed) = random_placed(&mut rng, offset) else { continue };
+        let parry = with_parry && parry_keeps_every_vertex(&placed);
         for n in 0..PER_HULL {
             let o = box_near(&mut rng, &placed);
             let prediction = if n % 2 == 0 { 0.0 } else { PREDICTION * placed.l };

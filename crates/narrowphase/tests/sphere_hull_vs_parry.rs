@@ -40,14 +40,13 @@ use parry3d::math::Pose;
 use parry3d::query;
 use parry3d::shape::{Ball, ConvexPolyhedron};
 use proxima_narrowphase::{
-    contact_convex, contact_manifold_sphere_hull, contact_sphere_hull, Contact, ConvexHull, Isometry, Point, Real,
-    Sphere, Vector,
+    contact_convex, contact_manifold_sphere_hull, contact_sphere_hull, Contact, Point, Real, Sphere, Vector,
 };
 use proxima_test_support::convert::{convex_hull, from_vec, pose_at};
-use proxima_test_support::gen::{rotation, uniform, unit_vector};
+use proxima_test_support::gen::uniform;
 use proxima_test_support::SmallRng;
 
-use common_hull::{cloud, Placed, Posed, V64};
+use common_hull::{random_placed, Placed, Posed, V64};
 
 /// Random cases per offset in release builds (a twentieth in debug).
 const CASES: usize = if cfg!(debug_assertions) { 6_000 } else { 120_000 };
@@ -253,10 +252,7 @@ fn run(seed: u64, offset: Real, parry: bool) -> Worst {
     let mut w = Worst::default();
     let mut fail = Vec::new();
     while w.cases < CASES {
-        let Ok(hull) = ConvexHull::try_new(&cloud(&mut rng)) else { continue };
-        let at = unit_vector(&mut rng) * offset;
-        let pose = Isometry::from_parts(nalgebra::Translation3::from(at), rotation(&mut rng));
-        let mut placed = Placed::new(hull, pose);
+        let Some(mut placed) = random_placed(&mut rng, offset) else { continue };
         if parry {
             placed.parry = parry_hull(&placed);
         }

@@ -8,7 +8,8 @@ use crate::common_np::closest_on_triangle_f64;
 use parry3d::math::Pose;
 use parry3d::shape::ConvexPolyhedron;
 use proxima_narrowphase::{ConvexHull, Isometry, Point, Real, SupportMap, Vector};
-use proxima_test_support::gen::{uniform, unit_vector};
+use proxima_test_support::convert::convex_hull;
+use proxima_test_support::gen::{rotation, uniform, unit_vector};
 use proxima_test_support::{Rng, SmallRng};
 
 /// f64 vectors of the oracle.
@@ -122,4 +123,20 @@ pub fn unit_cube() -> ConvexHull {
     let corners: Vec<Point> =
         (0..8).map(|i| Point::new((i & 1) as Real, ((i >> 1) & 1) as Real, (i >> 2) as Real)).collect();
     ConvexHull::new(&corners)
+}
+
+/// A random hull (`cloud`) placed at `offset` from the origin in a random
+/// direction, turned at random; `None` when the builder refuses the cloud.
+pub fn random_placed(rng: &mut SmallRng, offset: Real) -> Option<Placed> {
+    let hull = ConvexHull::try_new(&cloud(rng)).ok()?;
+    let at = unit_vector(rng) * offset;
+    let pose = Isometry::from_parts(nalgebra::Translation3::from(at), rotation(rng));
+    Some(Placed::new(hull, pose))
+}
+
+/// Whether parry's polyhedron of the hull's vertices keeps every one (its
+/// hull builder may drop near-coplanar ones; the comparisons need the same
+/// shape, see `sphere_hull_vs_parry.rs`).
+pub fn parry_keeps_every_vertex(p: &Placed) -> bool {
+    convex_hull(&p.hull, &p.pose).1.points().len() == p.hull.vertices().len()
 }
