@@ -3,7 +3,7 @@
 
 use super::Contact;
 use crate::closest::{closest_points_segment_segment, ClosestPoints};
-use crate::intersect::intersects_obb_obb;
+use crate::intersect::{intersects_obb_obb, SAT_ABS_EPSILON};
 use crate::math::{Matrix, Point, Real, UnitVector, Vector};
 use crate::shape::Obb;
 
@@ -136,18 +136,28 @@ pub(super) fn sat_boxes_within(a: &Obb, b: &Obb, prediction: Real) -> Option<Sat
     // bound of the distance, so the boxes are farther apart than the
     // prediction; the full test below would find a least overlap below
     // `-prediction` too (the same face term, rounded alike) and return `None`.
-    if separated_on_a_face(ha, hb, &r, &t, prediction + FACE_SEPARATION_BAND * (size + t.abs().sum())) {
+    let faces = FaceTerms::new(ha, hb, &r, &t);
+    if faces.separated(prediction + FACE_SEPARATION_BAND * (size + t.abs().sum())) {
         return None;
     }
-    let MinOverlap { axis, n, depth, least_len } = min_overlap_axis(ha, hb, &r, &t);
+    let MinOverlap { axis, n, depth, least_len } = min_overlap_axis(ha, hb, &r, &t, &faces);
     // The least overlap over the tested axes exceeds the true one by at most
     // ~1e-3 of the size (skipped near-parallel edge axes), so above
     // `SURE_OVERLAP` times the size the boxes intersect for sure. So do they
     // when every axis, near-parallel edges included, overlaps by more than
     // the overlaps' rounding (`PROVEN_OVERLAP`): no axis separates. Otherwise
     // the exact test decides (and stays the one definition of touching).
-    let proven = least_len > PROVEN_OVERLAP * Real::EPSILON * (t.abs().sum() + size);
-    let touching = depth > SURE_OVERLAP * size || proven || intersects_obb_obb(a, b);
+    let noise = PROVEN_OVERLAP * Real::EPSILON * (t.abs().sum() + size);
+    let proven = least_len > noise;
+    // An axis overlapping by less than minus that rounding and the widening
+    // of `intersects_obb_obb`'s first pass (`SAT_ABS_EPSILON` on every `|R|`
+    // entry, at most that times the sum of half-extents on any axis before
+    // the division by `|L|`) separates the boxes in that pass too, and its
+    // `f64` test then finds them apart (they are): the exact test would
+    // answer `false`, so it is not run. Pairs within the prediction but
+    // apart, the speculative contacts of a pile, end here.
+    let apart = least_len < -(noise + SAT_ABS_EPSILON * size);
+    let touching = depth > SURE_OVERLAP * size || proven || (!apart && intersects_obb_obb(a, b));
     if !touching && !predicting {
         return None;
     }
@@ -184,22 +194,39 @@ const SURE_OVERLAP: Real = 1e-2;
 /// edge test separates only boxes truly apart) agrees on such boxes.
 const PROVEN_OVERLAP: Real = 64.0;
 
-/// True when one of the six face axes shows the boxes apart by more than
-/// `band` (`|t_i| > r_a + r_b + band`): the first half of the SAT, cheap.
-#[inline]
-fn separated_on_a_face(ha: &Vector, hb: &Vector, r: &Matrix, t: &Vector, band: Real) -> bool {
-    let abs_r = r.abs();
-    for i in 0..3 {
-        if t[i].abs() > ha[i] + hb.dot(&abs_r.row(i).transpose()) + band {
-            return true;
+/// The six face axes' terms, shared by the early-out and the least-overlap
+/// search: on A's face `i`, `reach = ha_i + sum_j hb_j |R_ij|` and
+/// `offset = t_i`; on B's face `j`, `reach = sum_i ha_i |R_ij| + hb_j` and
+/// `offset = t . R_j`. The overlap is `reach - |offset|`.
+struct FaceTerms {
+    reach: [Real; 6],
+    offset: [Real; 6],
+}
+
+impl FaceTerms {
+    #[inline]
+    fn new(ha: &Vector, hb: &Vector, r: &Matrix, t: &Vector) -> Self {
+        let abs_r = r.abs();
+        let mut terms = Self { reach: [0.0; 6], offset: [0.0; 6] };
+        for k in 0..3 {
+            terms.reach[k] = ha[k] + hb.dot(&abs_r.row(k).transpose());
+            terms.offset[k] = t[k];
+            terms.reach[3 + k] = ha.dot(&abs_r.column(k)) + hb[k];
+            terms.offset[3 + k] = t.dot(&r.column(k));
         }
+        terms
     }
-    for j in 0..3 {
-        if t.dot(&r.column(j)).abs() > ha.dot(&abs_r.column(j)) + hb[j] + band {
-            return true;
-        }
+
+    /// True when one of the six face axes shows the boxes apart by more
+    /// than `band` (`|offset| > reach + band`): the first half of the SAT,
+    /// cheap.
+    #[inline]
+    fn separated(&self, band: Real) -> bool {
+        self.reach
+            .iter()
+            .zip(&self.offset)
+            .fold(false, |apart, (&reach, &offset)| apart | (offset.abs() > reach + band))
     }
-    false
 }
 
 /// The single-contact witness points `(point_a, point_b)` in A's frame.
@@ -262,27 +289,22 @@ struct MinOverlap {
 
 /// The SAT axis of least overlap (with the face preference), as the axis, the
 /// unit normal from A to B in A's frame, and the overlap.
-fn min_overlap_axis(ha: &Vector, hb: &Vector, r: &Matrix, t: &Vector) -> MinOverlap {
+fn min_overlap_axis(ha: &Vector, hb: &Vector, r: &Matrix, t: &Vector, faces: &FaceTerms) -> MinOverlap {
     let abs_r = r.abs();
     let mut best = (Axis::FaceA(0), Vector::x(), Real::INFINITY);
 
-    // A's faces: r_a = ha_i, r_b = sum_j hb_j |R_ij|, offset t_i.
-    for i in 0..3 {
-        let rb = hb.dot(&abs_r.row(i).transpose());
-        let overlap = ha[i] + rb - t[i].abs();
+    // A's faces (`e_i`), then B's (`R_j`).
+    for k in 0..6 {
+        let (reach, offset) = (faces.reach[k], faces.offset[k]);
+        let overlap = reach - offset.abs();
         if overlap < best.2 {
-            let mut n = Vector::zeros();
-            n[i] = sign(t[i]);
-            best = (Axis::FaceA(i), n, overlap);
-        }
-    }
-    // B's faces: r_a = sum_i ha_i |R_ij|, r_b = hb_j, offset t . R_j.
-    for j in 0..3 {
-        let ra = ha.dot(&abs_r.column(j));
-        let tj = t.dot(&r.column(j));
-        let overlap = ra + hb[j] - tj.abs();
-        if overlap < best.2 {
-            best = (Axis::FaceB(j), r.column(j) * sign(tj), overlap);
+            best = if k < 3 {
+                let mut n = Vector::zeros();
+                n[k] = sign(offset);
+                (Axis::FaceA(k), n, overlap)
+            } else {
+                (Axis::FaceB(k - 3), r.column(k - 3) * sign(offset), overlap)
+            };
         }
     }
     // Edges: L = e_i x R_j, |L|^2 = R_i1j^2 + R_i2j^2 (no cancellation),

@@ -15,6 +15,7 @@ pub use aabb_aabb::intersects_aabb_aabb;
 pub use aabb_triangle::intersects_aabb_triangle;
 pub use capsule_capsule::intersects_capsule_capsule;
 pub use capsule_obb::{intersects_capsule_aabb, intersects_capsule_obb};
+pub(crate) use obb_obb::SAT_ABS_EPSILON;
 pub use obb_obb::{intersects_aabb_obb, intersects_obb_obb};
 pub use sphere_aabb::intersects_sphere_aabb;
 pub use sphere_capsule::intersects_sphere_capsule;
