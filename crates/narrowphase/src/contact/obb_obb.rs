@@ -318,49 +318,56 @@ fn min_overlap_axis(ha: &Vector, hb: &Vector, r: &Matrix, t: &Vector, faces: &Fa
     // `noise / |L|`, or near-zero depths (touching boxes) pick an edge axis
     // over a face on rounding alone (B16).
     let noise = 4.0 * Real::EPSILON * (t.abs().sum() + ha.sum() + hb.sum());
-    let mut edge_best: Option<(Axis, Vector, Real)> = None;
-    for i in 0..3 {
+    // The nine axes' terms first, branch-free (the loop unrolls, and every
+    // index is then a constant), then the choice among them.
+    let (mut len2, mut offset, mut overlap_len) = ([0.0; 9], [0.0; 9], [0.0; 9]);
+    for k in 0..9 {
+        let (i, j) = (k / 3, k % 3);
         let (i1, i2) = ((i + 1) % 3, (i + 2) % 3);
-        for j in 0..3 {
-            let (j1, j2) = ((j + 1) % 3, (j + 2) % 3);
-            let len2 = r[(i1, j)] * r[(i1, j)] + r[(i2, j)] * r[(i2, j)];
-            if len2 < PARALLEL_SIN2 {
-                continue;
+        let (j1, j2) = ((j + 1) % 3, (j + 2) % 3);
+        len2[k] = r[(i1, j)] * r[(i1, j)] + r[(i2, j)] * r[(i2, j)];
+        let ra = ha[i1] * abs_r[(i2, j)] + ha[i2] * abs_r[(i1, j)];
+        let rb = hb[j1] * abs_r[(i, j2)] + hb[j2] * abs_r[(i, j1)];
+        // `t . L` with `L_i = 0`, `L_i1 = -R_i2j`, `L_i2 = R_i1j`, in
+        // scalars: `L` itself is built only for an axis that wins
+        // (building it in memory first stalled on store forwarding).
+        offset[k] = t[i2] * r[(i1, j)] - t[i1] * r[(i2, j)];
+        // The overlap is `overlap_len / len`; compared multiplied by `len`,
+        // it is divided only when taken. Touching boxes (every overlap
+        // >= 0) compare the squares, so `len = sqrt(len2)` is taken only
+        // for the axes that win.
+        overlap_len[k] = ra + rb - offset[k].abs();
+    }
+    let mut edge_best: Option<(Axis, Vector, Real)> = None;
+    for k in 0..9 {
+        let (len2, offset, overlap_len) = (len2[k], offset[k], overlap_len[k]);
+        if len2 < PARALLEL_SIN2 {
+            continue;
+        }
+        least_len = least_len.min(overlap_len);
+        if len2 < OBB_EDGE_AXIS_MIN_SINE * OBB_EDGE_AXIS_MIN_SINE {
+            continue;
+        }
+        let below = |x: Real, y: Real| {
+            if x >= 0.0 && y >= 0.0 {
+                x * x < y * y * len2
+            } else {
+                x < y * len2.sqrt()
             }
-            let ra = ha[i1] * abs_r[(i2, j)] + ha[i2] * abs_r[(i1, j)];
-            let rb = hb[j1] * abs_r[(i, j2)] + hb[j2] * abs_r[(i, j1)];
-            // `t . L` with `L_i = 0`, `L_i1 = -R_i2j`, `L_i2 = R_i1j`, in
-            // scalars: `L` itself is built only for an axis that wins
-            // (building it in memory first stalled on store forwarding).
-            let offset = t[i2] * r[(i1, j)] - t[i1] * r[(i2, j)];
-            // The overlap is `overlap_len / len`; compared multiplied by
-            // `len`, it is divided only when taken. Touching boxes (every
-            // overlap >= 0) compare the squares, so `len = sqrt(len2)` is
-            // taken only for the axes that win.
-            let overlap_len = ra + rb - offset.abs();
-            least_len = least_len.min(overlap_len);
-            if len2 < OBB_EDGE_AXIS_MIN_SINE * OBB_EDGE_AXIS_MIN_SINE {
-                continue;
-            }
-            let below = |x: Real, y: Real| {
-                if x >= 0.0 && y >= 0.0 {
-                    x * x < y * y * len2
-                } else {
-                    x < y * len2.sqrt()
-                }
-            };
-            let beats_face = below(overlap_len + noise, face_limit);
-            let beats_edge = edge_best.as_ref().is_none_or(|e| below(overlap_len, e.2));
-            if !(beats_face && beats_edge) {
-                continue;
-            }
-            let len = len2.sqrt();
-            let mut l = Vector::zeros();
-            l[i1] = -r[(i2, j)];
-            l[i2] = r[(i1, j)];
-            if !edge_axis_is_face_axis(r, &l, len, i, j) {
-                edge_best = Some((Axis::Edge(i, j), l * (sign(offset) / len), overlap_len / len));
-            }
+        };
+        let beats_face = below(overlap_len + noise, face_limit);
+        let beats_edge = edge_best.as_ref().is_none_or(|e| below(overlap_len, e.2));
+        if !(beats_face && beats_edge) {
+            continue;
+        }
+        let (i, j) = (k / 3, k % 3);
+        let (i1, i2) = ((i + 1) % 3, (i + 2) % 3);
+        let len = len2.sqrt();
+        let mut l = Vector::zeros();
+        l[i1] = -r[(i2, j)];
+        l[i2] = r[(i1, j)];
+        if !edge_axis_is_face_axis(r, &l, len, i, j) {
+            edge_best = Some((Axis::Edge(i, j), l * (sign(offset) / len), overlap_len / len));
         }
     }
     let (axis, n, depth) = edge_best.unwrap_or(best);
