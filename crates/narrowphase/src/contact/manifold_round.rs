@@ -90,8 +90,29 @@ pub fn contact_manifold_sphere_sphere(a: &Sphere, b: &Sphere, prediction: Real) 
 /// point, as [`contact_manifold_sphere_sphere`].
 #[must_use]
 pub fn contact_manifold_sphere_obb(a: &Sphere, b: &Obb, prediction: Real) -> Option<ContactManifold> {
+    if sphere_obb_beyond(a, b, prediction.max(0.0)) {
+        return None;
+    }
     let normal = |d: &ShapeDistance| core_normal(a.center(), a.center(), &d.point_b);
     one_point(contact_within(contact_sphere_obb(a, b), prediction, || distance_sphere_obb(a, b), normal))
+}
+
+/// True when the sphere's centre lies farther than `r + prediction` from
+/// the box by more than `tol = 1e-5` of the coordinates' and sizes'
+/// magnitudes: the pair has no contact and no speculative point, and the
+/// contact test and the distance (which would both run and find it apart)
+/// are spared. The distance here is taken in the box frame (the centre
+/// clamped to the box), the one of [`distance_sphere_obb`] in the world
+/// frame; the two differ by the rounding of the frame changes, a few `eps`
+/// of those magnitudes, far inside `tol`.
+#[inline]
+fn sphere_obb_beyond(a: &Sphere, b: &Obb, prediction: Real) -> bool {
+    let h = b.half_extents();
+    let x = b.to_local(a.center());
+    let gap = x.zip_map(h, |x, h| x.clamp(-h, h)) - x;
+    let tol = 1e-5 * (x.abs().sum() + h.sum() + b.center().coords.abs().sum() + a.radius());
+    let reach = a.radius() + prediction + tol;
+    gap.norm_squared() > reach * reach
 }
 
 /// The manifold of a sphere and a capsule within `prediction`: one point, as
