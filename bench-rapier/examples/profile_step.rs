@@ -1,5 +1,5 @@
 //! Replays a recorded rapier scene through one contender for callgrind:
-//! `valgrind --tool=callgrind --instr-atstart=no target/release/examples/profile_step -- [tall|wide] [from=F] [to=T] [contender=proxima|grid|tracker|parry3d]`,
+//! `valgrind --tool=callgrind --instr-atstart=no target/release/examples/profile_step -- [tall|wide] [from=F] [to=T] [bodies=N] [steps=N] [capsules=F] [floor=box|mesh] [contender=proxima|grid|tracker|parry3d]`,
 //! then `callgrind_control -i on` once it prints `ready` (it waits 3 s):
 //! the steps from frame `F` to frame `T` are then the ones counted. The
 //! recording and the steps before `F` run uninstrumented.
@@ -19,6 +19,8 @@ fn main() {
             "to" => to = value.parse().expect("a frame"),
             "bodies" => scene.bodies = value.parse().expect("a count"),
             "steps" => scene.steps = value.parse().expect("a count"),
+            "capsules" => scene.capsules = value.parse().expect("a fraction"),
+            "floor" => scene.floor = value.parse().expect("box or mesh"),
             "contender" => contender = value.to_string(),
             _ => panic!("unknown argument {arg}"),
         }

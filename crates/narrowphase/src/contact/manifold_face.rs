@@ -484,8 +484,8 @@ pub(super) fn separated_beyond(h: &Vector, v: &[Vector; 3], prediction: Real) ->
     dot3(&n, &v[0]).abs() > reach + prediction * len
 }
 
-/// True when the world axes or the triangle's normal separate capsule A and
-/// triangle B by more than `prediction`: the rejection of
+/// True when the world axes, the triangle's normal or the normals of its
+/// side planes separate capsule A and triangle B by more than `prediction`: the rejection of
 /// [`separated_beyond`] for a capsule (on an axis the capsule spans its
 /// core segment's projection widened by `r`). Relative to the segment's
 /// first endpoint, so the rounding is relative to the shapes' size; a pair
@@ -511,7 +511,19 @@ fn capsule_separated_beyond(a: &Capsule, b: &Triangle, prediction: Real) -> bool
         return false;
     }
     let (hp, hq) = (-n.dot(&v[0]), n.dot(&(q - v[0])));
-    hp.min(hq) > reach * len || hp.max(hq) < -reach * len
+    if hp.min(hq) > reach * len || hp.max(hq) < -reach * len {
+        return true;
+    }
+    // The side planes: `s = e_i x n` is edge `i`'s outward normal in the
+    // triangle's plane (`|s| = |e_i| |n|`), and the triangle lies behind
+    // the plane `s . x = s . v_i`; both endpoints beyond it by more than
+    // the radius plus the prediction separate the shapes along `s` (a
+    // capsule beside the triangle, over the next triangles of a floor).
+    (0..3).any(|i| {
+        let side = (v[(i + 1) % 3] - v[i]).cross(&n);
+        let (sp, sq) = (-side.dot(&v[i]), side.dot(&(q - v[i])));
+        sp.min(sq) > reach * side.norm()
+    })
 }
 
 /// The triangle's unit normal on the side facing A (`f . normal < 0`, the
