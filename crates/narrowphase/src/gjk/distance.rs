@@ -65,7 +65,8 @@ pub(super) struct Gjk {
     /// The largest norm of a Minkowski vertex seen: the scale of the rounding.
     pub scale: f64,
     /// The best support plane as `(v . w, |v|^2)` (see [`Gjk::lower`]);
-    /// `(0, 1)` when none was positive or the cores overlap.
+    /// `(0, 1)` when none was positive, the cores overlap, or the run was
+    /// not a cast's (tracked only with a [`Miss`] test).
     plane: (f64, f64),
 }
 
@@ -77,8 +78,9 @@ impl Gjk {
     /// tolerance, `|v|` may exceed the distance by that much; this never
     /// does (to the support points' rounding).
     ///
-    /// Computed from the best plane when asked: the distance query does not
-    /// need it.
+    /// Computed from the best plane when asked, and only for a run with a
+    /// [`Miss`] test (a cast's step, its one reader): the other queries do
+    /// not track the plane, and get 0 here.
     #[inline]
     pub fn lower(&self) -> f64 {
         if self.ending == Ending::Overlap {
@@ -186,9 +188,9 @@ pub(super) fn gjk_from<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
     }
     let mut v = simplex.point;
     let mut dist2 = v.norm_squared();
-    // The best support plane so far as `(v . w, |v|^2)`: its offset
-    // `v . w / |v|` is taken once, at the end (planes compared as
-    // `vw1^2 |v2|^2 > vw2^2 |v1|^2`, both offsets positive).
+    // The best support plane so far as `(v . w, |v|^2)`, for a cast (with
+    // `miss`): its offset `v . w / |v|` is taken once, at the end (planes
+    // compared as `vw1^2 |v2|^2 > vw2^2 |v1|^2`, both offsets positive).
     let (mut best_vw, mut best_d2) = (0.0f64, 1.0f64);
     let ending = loop {
         if dist2 <= touch2(scale2) {
@@ -205,10 +207,10 @@ pub(super) fn gjk_from<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
         let vw = v.dot(&w.w);
         scale2 = scale2.max(w.w.norm_squared());
         if vw > 0.0 {
-            if vw * vw * best_d2 > best_vw * best_vw * dist2 {
-                (best_vw, best_d2) = (vw, dist2);
-            }
             if let Some(m) = miss {
+                if vw * vw * best_d2 > best_vw * best_vw * dist2 {
+                    (best_vw, best_d2) = (vw, dist2);
+                }
                 let len = dist2.sqrt();
                 let plane = vw / len;
                 let gap = plane - m.radius - TOUCH * EPS * scale2.sqrt();
