@@ -192,7 +192,8 @@ impl Simplex {
         };
         // The kept vertices keep their relative order: their slots sorted
         // (with their coordinates), each then moved down to its rank, never
-        // over a slot still to be read (slot `idx[k] >= k`).
+        // over a slot still to be read (slot `idx[k] >= k`). The
+        // coordinates past `n` are zeros in every `Bary`, and stay there.
         let n = usize::from(bary.n);
         let (mut idx, mut l) = (bary.idx, bary.l);
         for k in 1..n {
@@ -203,15 +204,14 @@ impl Simplex {
                 j -= 1;
             }
         }
-        for k in 0..n {
-            let from = usize::from(idx[k]);
+        for (k, &slot) in idx.iter().enumerate().take(n) {
+            let from = usize::from(slot);
             if from != k {
                 (self.w[k], self.n2[k], self.a[k], self.b[k]) =
                     (self.w[from], self.n2[from], self.a[from], self.b[from]);
             }
-            self.lambdas[k] = l[k];
         }
-        self.lambdas[n..].fill(0.0);
+        self.lambdas = l;
         self.len = n;
         self.point = bary.p;
         inside
