@@ -117,6 +117,16 @@ pub(super) fn gjk<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(a: &A, b: &B, 
     gjk_from(a, b, stop_beyond, Simplex::new(start_vertex(a, b, start)), None, None)
 }
 
+/// How a GJK run ended, apart from its simplex: [`Gjk`]'s other fields.
+#[derive(Clone, Copy, Debug)]
+struct Run {
+    v: V64,
+    ending: Ending,
+    iterations: u32,
+    scale: f64,
+    plane: (f64, f64),
+}
+
 /// The vertex GJK starts from: a support point of the cores' difference
 /// (EPA needs every vertex on its boundary). The centres' offset `c_B - c_A`
 /// points roughly from the difference `A - B` towards the origin, so the
@@ -174,17 +184,26 @@ pub(super) fn gjk_from<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
     shift: Option<&V64>,
     miss: Option<&Miss>,
 ) -> Gjk {
+    let Run { v, ending, iterations, scale, plane } = gjk_run(a, b, stop_beyond, &mut simplex, shift, miss);
+    Gjk { simplex, v, ending, iterations, scale, plane }
+}
+
+/// [`gjk_from`] on a simplex held by the caller, reduced and grown where it
+/// lies: a query that reads the final simplex in place (the distance's)
+/// does not copy it into a [`Gjk`].
+#[inline(always)]
+fn gjk_run<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
+    a: &A,
+    b: &B,
+    stop_beyond: f64,
+    simplex: &mut Simplex,
+    shift: Option<&V64>,
+    miss: Option<&Miss>,
+) -> Run {
     let mut scale2 = (0..simplex.len).fold(0.0f64, |m, i| m.max(simplex.vertex(i).w.norm_squared()));
     let mut iterations = 1;
     if simplex.reduce() {
-        return Gjk {
-            simplex,
-            v: V64::zeros(),
-            ending: Ending::Overlap,
-            iterations,
-            scale: scale2.sqrt(),
-            plane: (0.0, 1.0),
-        };
+        return Run { v: V64::zeros(), ending: Ending::Overlap, iterations, scale: scale2.sqrt(), plane: (0.0, 1.0) };
     }
     let mut v = simplex.point;
     let mut dist2 = v.norm_squared();
@@ -252,7 +271,7 @@ pub(super) fn gjk_from<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
         }
         (v, dist2) = (next, next2);
     };
-    Gjk { simplex, v, ending, iterations, scale: scale2.sqrt(), plane: (best_vw, best_d2) }
+    Run { v, ending, iterations, scale: scale2.sqrt(), plane: (best_vw, best_d2) }
 }
 
 /// `(TOUCH eps scale)^2`.
@@ -321,14 +340,16 @@ pub(super) fn direction(d: &V64) -> Vector {
 /// ```
 #[must_use]
 pub fn distance_convex<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(a: &A, b: &B) -> ShapeDistance {
-    let g = gjk(a, b, f64::INFINITY, Start::Centers);
-    from_gjk(&g, a.core_radius(), b.core_radius())
+    let mut simplex = Simplex::new(start_vertex(a, b, Start::Centers));
+    let run = gjk_run(a, b, f64::INFINITY, &mut simplex, None, None);
+    from_run(&simplex, &run, a.core_radius(), b.core_radius())
 }
 
-/// The [`ShapeDistance`] of a GJK run on the cores, with radii `ra`, `rb`.
+/// The [`ShapeDistance`] of a GJK run on the cores that ended with
+/// `simplex`, with radii `ra`, `rb`.
 #[inline]
-pub(super) fn from_gjk(g: &Gjk, ra: Real, rb: Real) -> ShapeDistance {
-    let (pa, pb) = g.simplex.witnesses();
+fn from_run(simplex: &Simplex, g: &Run, ra: Real, rb: Real) -> ShapeDistance {
+    let (pa, pb) = simplex.witnesses();
     if g.ending == Ending::Overlap {
         let common = nalgebra::center(&pa, &pb);
         return ShapeDistance { distance: 0.0, point_a: common, point_b: common };
