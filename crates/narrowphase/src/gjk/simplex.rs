@@ -325,7 +325,7 @@ impl Points<'_> {
         let faces = [[v[1], v[2], v[3]], [v[0], v[2], v[3]], [v[0], v[1], v[3]], [v[0], v[1], v[2]]];
         let scale2 = e1.norm_squared() * e2.norm_squared() * e3.norm_squared();
         if det * det <= FLAT_VOLUME * FLAT_VOLUME * scale2 || det.is_nan() {
-            return (self.closest_face(&faces, [true; 4]), false);
+            return (self.closest_face(&faces, [true; 4], false), false);
         }
         let q = -w[v[0]];
         let inv = 1.0 / det;
@@ -337,13 +337,22 @@ impl Points<'_> {
             let idx = v.map(|x| x as u8);
             return (Bary { idx, l, n: 4, p: V64::zeros(), dist2: 0.0 }, true);
         }
-        (self.closest_face(&faces, l.map(|x| x < 0.0)), false)
+        (self.closest_face(&faces, l.map(|x| x < 0.0), true), false)
     }
 
     /// The closest of the faces whose flag is set (at least one).
-    fn closest_face(&self, faces: &[[usize; 3]; 4], try_face: [bool; 4]) -> Bary {
+    ///
+    /// `beyond`: the origin lies beyond each flagged face's plane (the signs
+    /// of a tetrahedron that is not flat). A face whose closest point is
+    /// then inside it (not on its boundary) holds the tetrahedron's closest
+    /// point: that plane separates the origin from the tetrahedron, and the
+    /// point is the plane's closest. The other faces are not tried.
+    fn closest_face(&self, faces: &[[usize; 3]; 4], try_face: [bool; 4], beyond: bool) -> Bary {
         let first = try_face.iter().position(|&b| b).unwrap_or(0);
         let mut best = self.triangle(faces[first]);
+        if beyond && best.n == 3 {
+            return best;
+        }
         for m in first + 1..4 {
             if try_face[m] {
                 best.keep_closer(self.triangle(faces[m]));
