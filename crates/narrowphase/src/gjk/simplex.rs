@@ -279,7 +279,7 @@ impl Points<'_> {
         let nn = n.norm_squared();
         let edges = [(j, k), (i, k), (i, j)];
         if nn <= FLAT_AREA * e1.norm_squared() * e2.norm_squared() || nn.is_nan() {
-            return self.closest_edge(&edges, [true; 3]);
+            return self.closest_edge(&edges, [true; 3], false);
         }
         let q = -w[i];
         let inv = 1.0 / nn;
@@ -291,14 +291,22 @@ impl Points<'_> {
             let idx = [i as u8, j as u8, k as u8, 0];
             return Bary { idx, l: [l[0], lj, lk, 0.0], n: 3, p, dist2: p.norm_squared() };
         }
-        self.closest_edge(&edges, l.map(|x| x < 0.0))
+        self.closest_edge(&edges, l.map(|x| x < 0.0), true)
     }
 
     /// The closest of the edges whose flag is set (at least one).
+    ///
+    /// `beyond`: the origin's projection on the triangle's plane lies beyond
+    /// each flagged edge's line (the signs of a triangle that is not flat).
+    /// An edge whose closest point is then inside it (not an end) holds the
+    /// triangle's closest point, as for [`Points::closest_face`].
     #[inline]
-    fn closest_edge(&self, edges: &[(usize, usize); 3], try_edge: [bool; 3]) -> Bary {
+    fn closest_edge(&self, edges: &[(usize, usize); 3], try_edge: [bool; 3], beyond: bool) -> Bary {
         let first = try_edge.iter().position(|&b| b).unwrap_or(0);
         let mut best = self.segment(edges[first].0, edges[first].1);
+        if beyond && best.n == 2 {
+            return best;
+        }
         for m in first + 1..3 {
             if try_edge[m] {
                 best.keep_closer(self.segment(edges[m].0, edges[m].1));
