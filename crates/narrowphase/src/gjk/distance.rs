@@ -218,7 +218,7 @@ fn gjk_run<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
         if iterations >= MAX_GJK_ITERATIONS {
             break Ending::Apart;
         }
-        let mut w = support_vertex(a, b, &direction(&-v));
+        let mut w = support_vertex(a, b, &direction_from(&-v, dist2));
         if let Some(shift) = shift {
             w.w += shift;
         }
@@ -288,6 +288,25 @@ pub(super) fn touch_band(g: &Gjk, radii: f64) -> f64 {
     TOUCH * EPS * (g.scale + radii)
 }
 
+/// The largest component of a direction that [`direction`] casts as it is.
+const HIGH: f64 = (1u64 << 60) as f64;
+/// The least such.
+const LOW: f64 = 1.0 / HIGH;
+
+/// [`direction`] of `d` given `d2 = |d|^2` (as computed from `d`): the
+/// largest component `m` has `|d| / sqrt 3 <= m <= |d|`, so that
+/// `4 LOW^2 <= d2 <= HIGH^2 / 4` puts it within `[LOW, HIGH]` (with room
+/// for the rounding of `d2`), and `d` casts as it is without a look at its
+/// components.
+#[inline]
+fn direction_from(d: &V64, d2: f64) -> Vector {
+    if (4.0 * LOW * LOW..=0.25 * HIGH * HIGH).contains(&d2) {
+        d.cast::<Real>()
+    } else {
+        direction(d)
+    }
+}
+
 /// An f32 direction along `d`. A `d` whose largest component lies within
 /// `[2^-60, 2^60]` casts as it is (its components keep f32 precision
 /// relative to the largest down to `2^-66`, far below what a support
@@ -295,8 +314,6 @@ pub(super) fn touch_band(g: &Gjk, radii: f64) -> f64 {
 /// component, so that it rounds to neither zero nor infinity.
 #[inline]
 pub(super) fn direction(d: &V64) -> Vector {
-    const LOW: f64 = 1.0 / (1u64 << 60) as f64;
-    const HIGH: f64 = (1u64 << 60) as f64;
     let m = d.amax();
     if (LOW..=HIGH).contains(&m) {
         d.cast::<Real>()
