@@ -64,6 +64,7 @@ pub trait SupportMap {
 /// `h` for `d > 0`, else `-h` (`h >= 0`): a box's half extent on the side
 /// of `d` (ties go to the negative side; both are farthest). Set by the sign
 /// bit, without a branch: the side of a random direction is a coin toss.
+#[cfg(not(target_arch = "x86_64"))]
 #[inline]
 fn side(d: Real, h: Real) -> Real {
     let negative = u32::from(d.is_nan() || d <= 0.0);
@@ -122,18 +123,63 @@ impl SupportMap for Aabb {
 impl SupportMap for Obb {
     #[inline]
     fn support(&self, dir: &Vector) -> Point {
-        // `(R^T dir)_i = u_i . dir` for the box's axes `u_i` (R's columns),
-        // and `R s = sum s_i u_i`.
-        let (r, h) = (self.axes(), self.half_extents());
-        let (u0, u1, u2) = (r.column(0), r.column(1), r.column(2));
-        let s = |u: &nalgebra::VectorView3<'_, Real>, h: Real| side(u.dot(dir), h);
-        let (s0, s1, s2) = (s(&u0, h.x), s(&u1, h.y), s(&u2, h.z));
-        self.center() + (u0 * s0 + u1 * s1 + u2 * s2)
+        obb_support(self, dir)
     }
     #[inline]
     fn core_center(&self) -> Point {
         *self.center()
     }
+}
+
+/// [`Obb`]'s support point: `(R^T dir)_i = u_i . dir` for the box's axes
+/// `u_i` (R's columns), and `R s = sum s_i u_i`.
+#[cfg(not(target_arch = "x86_64"))]
+#[inline]
+fn obb_support(obb: &Obb, dir: &Vector) -> Point {
+    let (r, h) = (obb.axes(), obb.half_extents());
+    let (u0, u1, u2) = (r.column(0), r.column(1), r.column(2));
+    let s = |u: &nalgebra::VectorView3<'_, Real>, h: Real| side(u.dot(dir), h);
+    let (s0, s1, s2) = (s(&u0, h.x), s(&u1, h.y), s(&u2, h.z));
+    obb.center() + (u0 * s0 + u1 * s1 + u2 * s2)
+}
+
+/// SSE2 (part of the x86_64 baseline): the scalar meaning above, the three
+/// axes in three lanes. The products are summed in the scalar order
+/// (`u_i . dir` as `x dx + y dy + z dz`, then `u_0 s_0 + u_1 s_1 + u_2 s_2`
+/// added to the centre), so the point is the scalar one, bit for bit.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+fn obb_support(obb: &Obb, dir: &Vector) -> Point {
+    use core::arch::x86_64::*;
+    // Column-major: `m[3 i + k]` is component `k` of the axis `u_i`.
+    let m = obb.axes().as_slice();
+    let (c, h) = (obb.center(), obb.half_extents());
+    let mut out = [0.0 as Real; 4];
+    // SAFETY: SSE2 is enabled on every x86_64 target; the one store writes
+    // the local array of four floats.
+    unsafe {
+        // Lane `i` of row `k`: component `k` of `u_i`.
+        let row = |k: usize| _mm_setr_ps(m[k], m[3 + k], m[6 + k], 0.0);
+        let d = _mm_add_ps(
+            _mm_add_ps(_mm_mul_ps(row(0), _mm_set1_ps(dir.x)), _mm_mul_ps(row(1), _mm_set1_ps(dir.y))),
+            _mm_mul_ps(row(2), _mm_set1_ps(dir.z)),
+        );
+        // `side`: the sign bit set where `!(u_i . dir > 0)` (NaN included).
+        let negative = _mm_and_ps(_mm_cmpngt_ps(d, _mm_setzero_ps()), _mm_set1_ps(-0.0));
+        let s = _mm_xor_ps(_mm_setr_ps(h.x, h.y, h.z, 0.0), negative);
+        let axis = |i: usize| _mm_setr_ps(m[3 * i], m[3 * i + 1], m[3 * i + 2], 0.0);
+        let lane = |i: i32| match i {
+            0 => _mm_shuffle_ps::<0b00_00_00_00>(s, s),
+            1 => _mm_shuffle_ps::<0b01_01_01_01>(s, s),
+            _ => _mm_shuffle_ps::<0b10_10_10_10>(s, s),
+        };
+        let rs = _mm_add_ps(
+            _mm_add_ps(_mm_mul_ps(axis(0), lane(0)), _mm_mul_ps(axis(1), lane(1))),
+            _mm_mul_ps(axis(2), lane(2)),
+        );
+        _mm_storeu_ps(out.as_mut_ptr(), _mm_add_ps(_mm_setr_ps(c.x, c.y, c.z, 0.0), rs));
+    }
+    Point::new(out[0], out[1], out[2])
 }
 
 /// The segment's farther end grown by the radius; the core is the segment.
