@@ -228,6 +228,7 @@ impl Points<'_> {
     /// The closest point of the segment `[w_i, w_j]` to the origin: with `i`
     /// the end nearer the origin, `w_i + t e` for `e = w_j - w_i` and
     /// `t = -w_i . e / |e|^2` clamped to `[0, 1]`.
+    #[inline]
     fn segment(&self, i: usize, j: usize) -> Bary {
         let (i, j) = if self.n2[j] < self.n2[i] { (j, i) } else { (i, j) };
         let w = self.w;
@@ -271,6 +272,7 @@ impl Points<'_> {
     /// areas over the whole), and `l_i = 1 - l_j - l_k`. All three `>= 0`:
     /// the projection is inside. Else the closest point lies on an edge
     /// opposite a negative coordinate.
+    #[inline]
     fn triangle(&self, t: [usize; 3]) -> Bary {
         let [i, j, k] = self.nearest_first(t);
         let w = self.w;
