@@ -1,6 +1,7 @@
 //! Closest points between a segment and a triangle.
 
-use super::{closest_point_triangle, closest_points_segment_segment, ClosestPoints};
+use super::triangle::closest_point_triangle_region;
+use super::{closest_points_segment_segment, ClosestPoints};
 use crate::cast::{Ray, WatertightRay};
 use crate::math::Point;
 use crate::shape::Triangle;
@@ -18,7 +19,9 @@ use crate::shape::Triangle;
 ///   sliding along it keeps the distance until an endpoint or a triangle edge
 ///   is reached. The candidates are the segment's endpoints against the
 ///   triangle and the segment against each triangle edge
-///   ([`closest_points_segment_segment`]); the least of the five is returned.
+///   ([`closest_points_segment_segment`]); the least of the five is returned
+///   (of the two endpoint pairs when both endpoints lie over the face: the
+///   segment's height over the plane is then linear and no edge is closer).
 /// - Degenerate cases: a zero-length segment is its point; a degenerate
 ///   triangle (its crossing test misses) is the segment or point it collapses
 ///   to, which its edges cover; a segment lying in the triangle's plane (its
@@ -39,11 +42,13 @@ pub fn closest_points_segment_triangle(a: &Point, b: &Point, tri: &Triangle) -> 
 /// boundary features, exact for a segment that does not cross the triangle:
 /// the better of the endpoints projected onto the triangle and the segment
 /// against each edge (the minimum of the convex distance lies on one of
-/// them). A crossing segment gets a pair on an edge or endpoint instead of
-/// the crossing.
+/// them; only the endpoints when both lie over the face). A crossing
+/// segment gets a pair on an edge or endpoint instead of the crossing.
 #[must_use]
 pub(crate) fn closest_points_segment_triangle_boundary(p: &Point, q: &Point, tri: &Triangle) -> ClosestPoints {
-    let mut best = ClosestPoints { point_a: *p, point_b: closest_point_triangle(p, tri) };
+    let (on_p, p_face) = closest_point_triangle_region(p, tri);
+    let (on_q, q_face) = closest_point_triangle_region(q, tri);
+    let mut best = ClosestPoints { point_a: *p, point_b: on_p };
     let mut best_d = (best.point_b - best.point_a).norm_squared();
     let mut take = |c: ClosestPoints| {
         let d = (c.point_b - c.point_a).norm_squared();
@@ -52,7 +57,14 @@ pub(crate) fn closest_points_segment_triangle_boundary(p: &Point, q: &Point, tri
             best = c;
         }
     };
-    take(ClosestPoints { point_a: *q, point_b: closest_point_triangle(q, tri) });
+    take(ClosestPoints { point_a: *q, point_b: on_q });
+    // Both endpoints over the face: the whole segment projects into the
+    // triangle (convex), its height over the plane is linear along it, and
+    // a segment that does not cross is closest at an endpoint; no edge can
+    // be closer.
+    if p_face && q_face {
+        return best;
+    }
     let [a, b, c] = tri.vertices();
     for (e0, e1) in [(a, b), (b, c), (c, a)] {
         take(closest_points_segment_segment(p, q, &e0, &e1));
