@@ -20,8 +20,9 @@ use crate::shape::Triangle;
 ///   is reached. The candidates are the segment's endpoints against the
 ///   triangle and the segment against each triangle edge
 ///   ([`closest_points_segment_segment`]); the least of the five is returned
-///   (of the two endpoint pairs when both endpoints lie over the face: the
-///   segment's height over the plane is then linear and no edge is closer).
+///   (of the two endpoint pairs when both endpoints lie over the face on one
+///   side of its plane: the segment's height over the plane is then linear
+///   and no edge is closer).
 /// - Degenerate cases: a zero-length segment is its point; a degenerate
 ///   triangle (its crossing test misses) is the segment or point it collapses
 ///   to, which its edges cover; a segment lying in the triangle's plane (its
@@ -42,12 +43,13 @@ pub fn closest_points_segment_triangle(a: &Point, b: &Point, tri: &Triangle) -> 
 /// boundary features, exact for a segment that does not cross the triangle:
 /// the better of the endpoints projected onto the triangle and the segment
 /// against each edge (the minimum of the convex distance lies on one of
-/// them; only the endpoints when both lie over the face). A crossing
+/// them; only the endpoints when both lie over the face, on one side of
+/// its plane). A crossing
 /// segment gets a pair on an edge or endpoint instead of the crossing.
 #[must_use]
 pub(crate) fn closest_points_segment_triangle_boundary(p: &Point, q: &Point, tri: &Triangle) -> ClosestPoints {
-    let (on_p, p_face) = closest_point_triangle_region(p, tri);
-    let (on_q, q_face) = closest_point_triangle_region(q, tri);
+    let (on_p, p_height) = closest_point_triangle_region(p, tri);
+    let (on_q, q_height) = closest_point_triangle_region(q, tri);
     let mut best = ClosestPoints { point_a: *p, point_b: on_p };
     let mut best_d = (best.point_b - best.point_a).norm_squared();
     let mut take = |c: ClosestPoints| {
@@ -58,12 +60,16 @@ pub(crate) fn closest_points_segment_triangle_boundary(p: &Point, q: &Point, tri
         }
     };
     take(ClosestPoints { point_a: *q, point_b: on_q });
-    // Both endpoints over the face: the whole segment projects into the
-    // triangle (convex), its height over the plane is linear along it, and
-    // a segment that does not cross is closest at an endpoint; no edge can
-    // be closer.
-    if p_face && q_face {
-        return best;
+    // Both endpoints over the face, strictly on one side of the plane: the
+    // whole segment projects into the triangle (convex) and its height over
+    // the plane is linear along it and never 0, so an endpoint is closest
+    // and no edge can be closer. (Heights of opposite signs, or a 0, leave
+    // a segment that may cross near an edge, where this function's callers'
+    // crossing test and these region tests round apart: the edges decide.)
+    if let (Some(hp), Some(hq)) = (p_height, q_height) {
+        if (hp > 0.0 && hq > 0.0) || (hp < 0.0 && hq < 0.0) {
+            return best;
+        }
     }
     let [a, b, c] = tri.vertices();
     for (e0, e1) in [(a, b), (b, c), (c, a)] {

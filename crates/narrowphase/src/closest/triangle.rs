@@ -49,12 +49,13 @@ pub fn closest_point_triangle(p: &Point, tri: &Triangle) -> Point {
     closest_point_triangle_region(p, tri).0
 }
 
-/// [`closest_point_triangle`], and whether `p` lies in the face region (its
+/// [`closest_point_triangle`], and when `p` lies in the face region (its
 /// projection onto the plane falls inside the triangle, the closest point
-/// being that projection); `false` on the vertex and edge regions and on
-/// degenerate triangles.
+/// being that projection) its signed height `n . (p - o)` over the plane
+/// along the unnormalised normal `n` of [`face_normal`]; `None` on the
+/// vertex and edge regions, on degenerate triangles and on slivers.
 #[inline(always)]
-pub(crate) fn closest_point_triangle_region(p: &Point, tri: &Triangle) -> (Point, bool) {
+pub(crate) fn closest_point_triangle_region(p: &Point, tri: &Triangle) -> (Point, Option<Real>) {
     let (a, b, c) = (tri.a, tri.b, tri.c);
     let ab = b - a;
     let ac = c - a;
@@ -62,53 +63,54 @@ pub(crate) fn closest_point_triangle_region(p: &Point, tri: &Triangle) -> (Point
     // rounding of the cross product) is the segment(s) it collapses to; the
     // region tests below would divide 0 by 0 on it.
     let Some((n, o, uv2)) = face_normal(tri) else {
-        return (closest_on_edges(p, tri), false);
+        return (closest_on_edges(p, tri), None);
     };
     let n2 = n.norm_squared();
     if n2 <= SLIVER_SIN2 * uv2 {
-        return (closest_point_sliver(p, tri), false);
+        return (closest_point_sliver(p, tri), None);
     }
     let ap = p - a;
     let d1 = ab.dot(&ap);
     let d2 = ac.dot(&ap);
     if d1 <= 0.0 && d2 <= 0.0 {
-        return (a, false); // vertex region A
+        return (a, None); // vertex region A
     }
     let bp = p - b;
     let d3 = ab.dot(&bp);
     let d4 = ac.dot(&bp);
     if d3 >= 0.0 && d4 <= d3 {
-        return (b, false); // vertex region B
+        return (b, None); // vertex region B
     }
     let vc = n.dot(&ab.cross(&ap));
     if vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0 {
         let v = d1 / (d1 - d3);
-        return (a + ab * v, false); // edge region AB
+        return (a + ab * v, None); // edge region AB
     }
     let cp = p - c;
     let d5 = ab.dot(&cp);
     let d6 = ac.dot(&cp);
     if d6 >= 0.0 && d5 <= d6 {
-        return (c, false); // vertex region C
+        return (c, None); // vertex region C
     }
     let vb = n.dot(&(a - c).cross(&cp));
     if vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0 {
         let w = d2 / (d2 - d6);
-        return (a + ac * w, false); // edge region AC
+        return (a + ac * w, None); // edge region AC
     }
     let va = n.dot(&(c - b).cross(&bp));
     if va <= 0.0 && (d4 - d3) >= 0.0 && (d5 - d6) >= 0.0 {
         let w = (d4 - d3) / ((d4 - d3) + (d5 - d6));
-        return (b + (c - b) * w, false); // edge region BC
+        return (b + (c - b) * w, None); // edge region BC
     }
     // Face region.
     let denom = va + vb + vc;
     if denom.is_nan() || denom <= 0.0 {
         // Degenerate triangle that slipped past the region tests (rounding):
         // fall back to the closest of the three edges.
-        return (closest_on_edges(p, tri), false);
+        return (closest_on_edges(p, tri), None);
     }
-    (p - n * (n.dot(&(p - o)) / n2), true)
+    let height = n.dot(&(p - o));
+    (p - n * (height / n2), Some(height))
 }
 
 /// [`closest_point_triangle`] for a sliver (`sin^2 < 1e-2` even at its best

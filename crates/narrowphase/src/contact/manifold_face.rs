@@ -485,9 +485,9 @@ pub(super) fn separated_beyond(h: &Vector, v: &[Vector; 3], prediction: Real) ->
 }
 
 /// True when the world axes, the triangle's normal or the normals of its
-/// side planes separate capsule A and triangle B by more than `prediction`: the rejection of
-/// [`separated_beyond`] for a capsule (on an axis the capsule spans its
-/// core segment's projection widened by `r`). Relative to the segment's
+/// side planes separate capsule A and triangle B by more than `prediction`:
+/// the rejection of [`separated_beyond`] for a capsule (on an axis the
+/// capsule spans its core segment's projection widened by `r`). Relative to the segment's
 /// first endpoint, so the rounding is relative to the shapes' size; a pair
 /// within `1e-5` of that size beyond `prediction` goes on to the exact test.
 fn capsule_separated_beyond(a: &Capsule, b: &Triangle, prediction: Real) -> bool {

@@ -112,7 +112,10 @@ fn sphere_obb_beyond(a: &Sphere, b: &Obb, prediction: Real) -> bool {
     let gap = x.zip_map(h, |x, h| x.clamp(-h, h)) - x;
     let tol = 1e-5 * (x.abs().sum() + h.sum() + b.center().coords.abs().sum() + a.radius());
     let reach = a.radius() + prediction + tol;
-    gap.norm_squared() > reach * reach
+    // A square below `f32::MIN_POSITIVE` may round up past a subnormal
+    // `reach^2` (the contact test takes such gaps in f64): not rejected here.
+    let gap2 = gap.norm_squared();
+    gap2 >= Real::MIN_POSITIVE && gap2 > reach * reach
 }
 
 /// The manifold of a sphere and a capsule within `prediction`: one point, as

@@ -300,8 +300,9 @@ impl Points<'_> {
     ///
     /// `beyond`: the origin's projection on the triangle's plane lies beyond
     /// each flagged edge's line (the signs of a triangle that is not flat).
-    /// An edge whose closest point is then inside it (not an end) holds the
-    /// triangle's closest point, as for [`Points::closest_face`].
+    /// An edge whose closest point is then in it (`n == 2`) holds the
+    /// triangle's closest point, as for [`Points::closest_face`] (and, as
+    /// there, up to the rounding of the candidates' distances).
     #[inline]
     fn closest_edge(&self, edges: &[(usize, usize); 3], try_edge: [bool; 3], beyond: bool) -> Bary {
         let first = try_edge.iter().position(|&b| b).unwrap_or(0);
@@ -354,9 +355,13 @@ impl Points<'_> {
     ///
     /// `beyond`: the origin lies beyond each flagged face's plane (the signs
     /// of a tetrahedron that is not flat). A face whose closest point is
-    /// then inside it (not on its boundary) holds the tetrahedron's closest
-    /// point: that plane separates the origin from the tetrahedron, and the
-    /// point is the plane's closest. The other faces are not tried.
+    /// then in it (`n == 3`: its barycentric coordinates none negative)
+    /// holds the tetrahedron's closest point: that plane separates the
+    /// origin from the tetrahedron, and the point is the plane's closest.
+    /// The other faces are not tried. The full search would find the same
+    /// point up to the rounding of the candidates' distances (near a shared
+    /// edge a neighbour computed another way could win by an ulp and leave
+    /// a smaller sub-simplex); the answer is the same within that rounding.
     fn closest_face(&self, faces: &[[usize; 3]; 4], try_face: [bool; 4], beyond: bool) -> Bary {
         let first = try_face.iter().position(|&b| b).unwrap_or(0);
         let mut best = self.triangle(faces[first]);

@@ -64,7 +64,7 @@ pub trait SupportMap {
 /// `h` for `d > 0`, else `-h` (`h >= 0`): a box's half extent on the side
 /// of `d` (ties go to the negative side; both are farthest). Set by the sign
 /// bit, without a branch: the side of a random direction is a coin toss.
-#[cfg(not(target_arch = "x86_64"))]
+#[cfg(any(test, not(target_arch = "x86_64")))]
 #[inline]
 fn side(d: Real, h: Real) -> Real {
     let negative = u32::from(d.is_nan() || d <= 0.0);
@@ -131,11 +131,18 @@ impl SupportMap for Obb {
     }
 }
 
-/// [`Obb`]'s support point: `(R^T dir)_i = u_i . dir` for the box's axes
-/// `u_i` (R's columns), and `R s = sum s_i u_i`.
+/// [`Obb`]'s support point (the scalar form, the one used off x86_64).
 #[cfg(not(target_arch = "x86_64"))]
 #[inline]
 fn obb_support(obb: &Obb, dir: &Vector) -> Point {
+    obb_support_scalar(obb, dir)
+}
+
+/// [`Obb`]'s support point: `(R^T dir)_i = u_i . dir` for the box's axes
+/// `u_i` (R's columns), and `R s = sum s_i u_i`.
+#[cfg(any(test, not(target_arch = "x86_64")))]
+#[inline]
+fn obb_support_scalar(obb: &Obb, dir: &Vector) -> Point {
     let (r, h) = (obb.axes(), obb.half_extents());
     let (u0, u1, u2) = (r.column(0), r.column(1), r.column(2));
     let s = |u: &nalgebra::VectorView3<'_, Real>, h: Real| side(u.dot(dir), h);
@@ -249,5 +256,33 @@ impl<T: SupportMap + ?Sized> SupportMap for &T {
     #[inline]
     fn core_center(&self) -> Point {
         (**self).core_center()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::math::Rotation;
+    use proxima_test_support::{gen, rng, Rng};
+
+    /// The SSE2 support point is the scalar one bit for bit, on random boxes
+    /// and directions, with components of zero, minus zero and NaN.
+    #[test]
+    fn box_support_matches_the_scalar_form() {
+        let mut r = rng(0xB0C5);
+        let specials = [0.0, -0.0, Real::NAN, 1e-30, -1e-30];
+        for i in 0..20_000 {
+            let rotation: Rotation = gen::rotation(&mut r);
+            let centre = Point::new(r.random_range(-1e3..1e3), r.random_range(-1e3..1e3), r.random_range(-1e3..1e3));
+            let half = Vector::new(r.random_range(0.0..5.0), r.random_range(0.0..5.0), r.random_range(0.0..5.0));
+            let obb = Obb::new(centre, rotation, half);
+            let mut dir = gen::unit_vector(&mut r) * r.random_range(1e-3..1e3);
+            if i % 4 == 0 {
+                dir[i % 3] = specials[(i / 4) % specials.len()];
+            }
+            let (fast, scalar) = (obb_support(&obb, &dir), obb_support_scalar(&obb, &dir));
+            let bits = |p: &Point| p.coords.map(Real::to_bits);
+            assert_eq!(bits(&fast), bits(&scalar), "box {obb:?} direction {dir:?}");
+        }
     }
 }
