@@ -85,20 +85,58 @@ static PACKED: [[u32; LANES]; 1 << LANES] = {
 /// One box's bounds: min x, y, z, max x, y, z.
 type Bounds = [Real; 6];
 
-/// The lanes `j..j + LANES` of the bound arrays whose box overlaps `q`
-/// (closed boxes), as a mask; a NaN lane never does.
-trait Kernel: Fn(&[&[Real]; 6], usize, &Bounds) -> u32 {}
-impl<K: Fn(&[&[Real]; 6], usize, &Bounds) -> u32> Kernel for K {}
+/// `LANES` consecutive entries of each bound array (min x, y, z, max x, y,
+/// z): one test's candidates.
+type Lanes<'a> = [&'a [Real; LANES]; 6];
 
-/// The bound arrays' lanes `j..j + LANES`, without a closure: closures
-/// inside the AVX kernel (`core::array::from_fn`'s, a `load` helper) kept
-/// its intrinsics out of line, since a closure inside a `target_feature`
-/// function is compiled without the feature (docs/decisions/0010-grid-pair-search.md);
-/// the closures that only call the kernel inline.
-#[inline(always)]
-fn lanes<'a>(b: &[&'a [Real]; 6], j: usize) -> [&'a [Real]; 6] {
-    let end = j + LANES;
-    [&b[0][j..end], &b[1][j..end], &b[2][j..end], &b[3][j..end], &b[4][j..end], &b[5][j..end]]
+/// The lanes of a test whose box overlaps `q` (closed boxes), as a mask; a
+/// NaN lane never does. The lanes come as arrays, read from [`Columns`]
+/// without bounds checks; closures inside the AVX kernel would be compiled
+/// without its feature (docs/decisions/0010-grid-pair-search.md), the
+/// closures that only call the kernel inline.
+trait Kernel: Fn(&Lanes<'_>, &Bounds) -> u32 {}
+impl<K: Fn(&Lanes<'_>, &Bounds) -> u32> Kernel for K {}
+
+/// The six bound arrays and the ids, read a test (`LANES` positions) at a
+/// time without a bounds check: slice indexing checked each of the seven
+/// ranges of every test, about a third of a test's instructions. Built from
+/// the slices, it keeps their common length, and [`run`] clamps every run
+/// to it, so each read is in bounds whatever positions it is handed.
+#[derive(Clone, Copy)]
+struct Columns<'a> {
+    bounds: [&'a [Real]; 6],
+    ids: &'a [u32],
+    /// The first position from which a test would read past an array:
+    /// `min(lengths) + 1 - LANES` (0 when an array is shorter than `LANES`).
+    tests_end: usize,
+}
+
+impl<'a> Columns<'a> {
+    #[inline(always)]
+    fn new(bounds: [&'a [Real]; 6], ids: &'a [u32]) -> Self {
+        let len = bounds.iter().map(|b| b.len()).fold(ids.len(), usize::min);
+        Self { bounds, ids, tests_end: (len + 1).saturating_sub(LANES) }
+    }
+
+    /// The lanes and ids of the test at positions `at..at + LANES`.
+    ///
+    /// # Safety
+    /// `at < self.tests_end`, so that `at + LANES` is at most every array's
+    /// length.
+    #[inline(always)]
+    unsafe fn test(&self, at: usize) -> (Lanes<'a>, &'a [u32; LANES]) {
+        // SAFETY: `at + LANES <= len` for each array (the caller's
+        // contract, and `tests_end`'s definition), so each cast reads
+        // `LANES` initialised elements inside the slice, for its lifetime.
+        unsafe {
+            let lanes = |b: &'a [Real]| &*b.as_ptr().add(at).cast::<[Real; LANES]>();
+            let b = &self.bounds;
+            (
+                [lanes(b[0]), lanes(b[1]), lanes(b[2]), lanes(b[3]), lanes(b[4]), lanes(b[5])],
+                &*self.ids.as_ptr().add(at).cast::<[u32; LANES]>(),
+            )
+        }
+    }
 }
 
 /// One box's bounds from the bound arrays, at position `k`.
@@ -110,8 +148,7 @@ fn bounds_at(b: &[&[Real]; 6], k: usize) -> Bounds {
 /// The portable kernel: per lane `q.min <= max && min <= q.max` on each
 /// axis, branch-free (vectorised by the compiler).
 #[inline(always)]
-fn portable(b: &[&[Real]; 6], j: usize, q: &Bounds) -> u32 {
-    let lane = lanes(b, j);
+fn portable(lane: &Lanes<'_>, q: &Bounds) -> u32 {
     let mut mask = 0;
     #[allow(clippy::needless_range_loop)] // six arrays indexed alike
     for l in 0..LANES {
@@ -134,10 +171,9 @@ fn portable(b: &[&[Real]; 6], j: usize, q: &Bounds) -> u32 {
 #[cfg(target_arch = "x86_64")]
 #[inline]
 #[target_feature(enable = "avx")]
-unsafe fn avx(b: &[&[Real]; 6], j: usize, q: &Bounds) -> u32 {
+unsafe fn avx(lane: &Lanes<'_>, q: &Bounds) -> u32 {
     use core::arch::x86_64::*;
-    let lane = lanes(b, j);
-    // SAFETY: each slice holds LANES floats; AVX is enabled on this function.
+    // SAFETY: each array holds LANES floats; AVX is enabled on this function.
     unsafe {
         let (min_x, min_y, min_z) =
             (_mm256_loadu_ps(lane[0].as_ptr()), _mm256_loadu_ps(lane[1].as_ptr()), _mm256_loadu_ps(lane[2].as_ptr()));
@@ -191,7 +227,7 @@ pub(super) fn grid_pairs(grid: &GridPairs, simd: SimdLevel, positions: Range<usi
 unsafe fn grid_pairs_avx2(avx2: cpu::Avx2, grid: &GridPairs, positions: Range<usize>, out: &mut Vec<(u32, u32)>) {
     // SAFETY: `avx2` exists, so this CPU has AVX2, and with it AVX
     // (`Avx2::detect` checks both).
-    grid_pairs_with(grid, |b, j, q| unsafe { avx(b, j, q) }, avx2, positions, out);
+    grid_pairs_with(grid, |lane, q| unsafe { avx(lane, q) }, avx2, positions, out);
 }
 
 /// [`grid_pairs_with`] compiled for AVX, with the AVX kernel inlined.
@@ -202,7 +238,7 @@ unsafe fn grid_pairs_avx2(avx2: cpu::Avx2, grid: &GridPairs, positions: Range<us
 #[target_feature(enable = "avx")]
 unsafe fn grid_pairs_avx(_avx: cpu::Avx, grid: &GridPairs, positions: Range<usize>, out: &mut Vec<(u32, u32)>) {
     // SAFETY: `_avx` exists, so this CPU has AVX (`Avx::detect`).
-    grid_pairs_with(grid, |b, j, q| unsafe { avx(b, j, q) }, EachLane, positions, out);
+    grid_pairs_with(grid, |lane, q| unsafe { avx(lane, q) }, EachLane, positions, out);
 }
 
 /// For each binned box, its runs: its own cell from the next position on and
@@ -220,6 +256,7 @@ fn grid_pairs_with<K: Kernel, S: Store>(
     let rows = [nx - 1, nx * ny - nx - 1, nx * ny - 1, nx * ny + nx - 1];
     let b = grid.bound_slices();
     let (first, ids) = (grid.first.as_slice(), grid.ids.as_slice());
+    let columns = Columns::new(b, ids);
     for k in positions {
         let c = grid.cells[k] as usize;
         let runs = [
@@ -233,7 +270,7 @@ fn grid_pairs_with<K: Kernel, S: Store>(
         let lanes = runs.iter().map(|&(start, end)| chunks(start, end)).sum();
         Pairs::into(out, lanes, |pairs| {
             for (start, end) in runs {
-                run(&kernel, store, &b, &q, id, ids, start, end, pairs);
+                run(&kernel, store, &columns, &q, id, start, end, pairs);
             }
         });
     }
@@ -248,7 +285,7 @@ fn chunks(start: usize, end: usize) -> usize {
 /// The way a test's kept pairs are written into [`Pairs`].
 trait Store: Copy {
     /// The pairs of box `id` with the lanes of `others` set in `mask`.
-    fn keep(self, pairs: &mut Pairs<'_>, id: u32, others: &[u32], mask: u32);
+    fn keep(self, pairs: &mut Pairs<'_>, id: u32, others: &[u32; LANES], mask: u32);
 }
 
 /// [`Pairs::keep`]: one store per lane (any CPU).
@@ -257,7 +294,7 @@ struct EachLane;
 
 impl Store for EachLane {
     #[inline(always)]
-    fn keep(self, pairs: &mut Pairs<'_>, id: u32, others: &[u32], mask: u32) {
+    fn keep(self, pairs: &mut Pairs<'_>, id: u32, others: &[u32; LANES], mask: u32) {
         pairs.keep(id, others, mask);
     }
 }
@@ -267,7 +304,7 @@ impl Store for EachLane {
 #[cfg(target_arch = "x86_64")]
 impl Store for cpu::Avx2 {
     #[inline(always)]
-    fn keep(self, pairs: &mut Pairs<'_>, id: u32, others: &[u32], mask: u32) {
+    fn keep(self, pairs: &mut Pairs<'_>, id: u32, others: &[u32; LANES], mask: u32) {
         // SAFETY: `self` exists, so this CPU has AVX2 (`Avx2::detect`).
         unsafe { pairs.keep_packed(id, others, mask) };
     }
@@ -325,12 +362,12 @@ mod pairs {
         #[cfg(target_arch = "x86_64")]
         #[inline]
         #[target_feature(enable = "avx2")]
-        pub(super) unsafe fn keep_packed(&mut self, id: u32, others: &[u32], mask: u32) {
+        pub(super) unsafe fn keep_packed(&mut self, id: u32, others: &[u32; LANES], mask: u32) {
             use core::arch::x86_64::*;
             // The two 256-bit stores below write 8 pairs from 8 lanes.
             const { assert!(LANES == 8) };
             let mask = mask & LANE_BITS;
-            let (others, room) = (&others[..LANES], &mut self.spare[self.len..self.len + LANES]);
+            let room = &mut self.spare[self.len..self.len + LANES];
             // SAFETY: AVX2 is enabled here (the caller's contract); `others`
             // holds 8 u32s (32 bytes), `room` 8 pairs of u32s (64 bytes), as
             // the bounds-checked slicing above ensures; `PACKED[mask]` is in
@@ -356,8 +393,8 @@ mod pairs {
         /// The pairs of box `id` with the lanes of `others` set in `mask`
         /// (its low `LANES` bits).
         #[inline(always)]
-        pub(super) fn keep(&mut self, id: u32, others: &[u32], mask: u32) {
-            for (lane, &other) in others[..LANES].iter().enumerate() {
+        pub(super) fn keep(&mut self, id: u32, others: &[u32; LANES], mask: u32) {
+            for (lane, &other) in others.iter().enumerate() {
                 self.spare[self.len].write((id.min(other), id.max(other)));
                 self.len += ((mask >> lane) & 1) as usize;
             }
@@ -367,26 +404,29 @@ mod pairs {
 use pairs::Pairs;
 
 /// Tests box `id` (bounds `q`) against positions `start..end` and keeps the
-/// overlapping pairs (room for them was reserved by [`chunks`]).
+/// overlapping pairs (room for them was reserved by [`chunks`]). The grid's
+/// runs end at most at the binned count, `LANES` short of the padded
+/// arrays' length, so the clamp to `tests_end` never cuts one.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn run<K: Kernel, S: Store>(
     kernel: &K,
     store: S,
-    b: &[&[Real]; 6],
+    columns: &Columns<'_>,
     q: &Bounds,
     id: u32,
-    ids: &[u32],
     start: usize,
     end: usize,
     pairs: &mut Pairs<'_>,
 ) {
     let mut j = start;
-    while j < end {
+    let tests_end = end.min(columns.tests_end);
+    while j < tests_end {
         // The lanes past `end` hold other cells' boxes (or padding).
         let inside = if end - j >= LANES { u32::MAX } else { (1 << (end - j)) - 1 };
-        let mask = kernel(b, j, q) & inside;
-        store.keep(pairs, id, &ids[j..], mask);
+        // SAFETY: `j < tests_end <= columns.tests_end`.
+        let (lanes, others) = unsafe { columns.test(j) };
+        store.keep(pairs, id, others, kernel(&lanes, q) & inside);
         j += LANES;
     }
 }
@@ -414,7 +454,10 @@ pub(super) fn large_pairs(grid: &GridPairs, boxes: &[Aabb], simd: SimdLevel, out
             #[cfg(target_arch = "x86_64")]
             // SAFETY: `avx` exists, so this CPU has AVX (`Avx::detect`).
             Some(avx) => unsafe { large_run_avx(avx, &b, &q, l, &grid.ids, n, out) },
-            _ => Pairs::into(out, chunks(0, n), |pairs| run(&portable, EachLane, &b, &q, l, &grid.ids, 0, n, pairs)),
+            _ => {
+                let columns = Columns::new(b, &grid.ids);
+                Pairs::into(out, chunks(0, n), |pairs| run(&portable, EachLane, &columns, &q, l, 0, n, pairs));
+            }
         }
         for &m in &grid.large[k + 1..] {
             if overlap(boxes, l, m) {
@@ -440,8 +483,9 @@ unsafe fn large_run_avx(
     out: &mut Vec<(u32, u32)>,
 ) {
     // SAFETY: `_avx` exists, so this CPU has AVX (`Avx::detect`).
-    let kernel = |b: &[&[Real]; 6], j, q: &Bounds| unsafe { avx(b, j, q) };
-    Pairs::into(out, chunks(0, n), |pairs| run(&kernel, EachLane, b, q, id, ids, 0, n, pairs));
+    let kernel = |lane: &Lanes<'_>, q: &Bounds| unsafe { avx(lane, q) };
+    let columns = Columns::new(*b, ids);
+    Pairs::into(out, chunks(0, n), |pairs| run(&kernel, EachLane, &columns, q, id, 0, n, pairs));
 }
 
 #[cfg(test)]

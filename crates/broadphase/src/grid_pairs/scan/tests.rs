@@ -47,7 +47,8 @@ fn run_into<K: Kernel, S: Store>(
     end: usize,
 ) -> Vec<(u32, u32)> {
     let mut out = vec![(u32::MAX, u32::MAX)];
-    Pairs::into(&mut out, chunks(start, end), |pairs| run(&kernel, store, b, q, id, ids, start, end, pairs));
+    let columns = Columns::new(*b, ids);
+    Pairs::into(&mut out, chunks(start, end), |pairs| run(&kernel, store, &columns, q, id, start, end, pairs));
     assert_eq!(out[0], (u32::MAX, u32::MAX), "the earlier pair is kept");
     out.split_off(1)
 }
@@ -77,7 +78,7 @@ fn runs_of_every_length_match_a_loop() {
                 #[cfg(target_arch = "x86_64")]
                 if cpu::Avx::detect().is_some() {
                     // SAFETY: `Avx::detect` found AVX on this CPU just above.
-                    let kernel = |b: &[&[Real]; 6], j, q: &Bounds| unsafe { avx(b, j, q) };
+                    let kernel = |lane: &Lanes<'_>, q: &Bounds| unsafe { avx(lane, q) };
                     assert_eq!(run_into(kernel, EachLane, &b, &q, id, &ids, start, n), expected, "{context}, AVX");
                     if let Some(avx2) = cpu::Avx2::detect() {
                         let got = run_into(kernel, avx2, &b, &q, id, &ids, start, n);
@@ -93,7 +94,7 @@ fn runs_of_every_length_match_a_loop() {
 /// above them neither add pairs nor advance the length.
 #[test]
 fn only_the_lane_bits_of_a_mask_keep_pairs() {
-    let ids: Vec<u32> = (0..LANES as u32).map(|l| l * 5).collect();
+    let ids: [u32; LANES] = core::array::from_fn(|l| l as u32 * 5);
     let id = 11;
     for mask in 0..1u32 << LANES {
         let expected: Vec<(u32, u32)> =
