@@ -151,3 +151,25 @@ fn every_requested_level_gives_the_double_loops_pairs() {
         }
     }
 }
+
+/// A run handed positions past the arrays is clamped to the tests that fit
+/// (`tests_end = min length + 1 - LANES`): it keeps the in-bounds pairs of
+/// the loop over the positions it can test, and arrays shorter than a test
+/// give none.
+#[test]
+fn runs_past_the_arrays_are_clamped() {
+    let mut r = rng(0xC1A4);
+    for n in [0, 1, 9, 40] {
+        let (arrays, ids) = bound_arrays(&mut r, n);
+        let b: [&[Real]; 6] = core::array::from_fn(|i| arrays[i].as_slice());
+        let columns = Columns::new(b, &ids);
+        assert_eq!(columns.tests_end, n + 1, "n {n}: arrays of n + LANES entries");
+        // A box overlapping every box, and an end far past the arrays: the
+        // tests stop at position n, and the lanes past `n` are NaN padding.
+        let q: Bounds = [-10.0, -10.0, -10.0, 10.0, 10.0, 10.0];
+        let got = run_into(portable, EachLane, &b, &q, 7, &ids, 0, n + 1000);
+        assert_eq!(got, brute(&b, &q, 7, &ids, 0, n), "n {n}");
+    }
+    let short: [&[Real]; 6] = [&[0.0; LANES - 1]; 6];
+    assert_eq!(Columns::new(short, &[0; LANES]).tests_end, 0);
+}
