@@ -1,10 +1,10 @@
 //! Times self-pairs of 100k boxes (the `self_pairs_100k_*` bench's scenes)
 //! for proxima's `StaticBvh` (`static`: built with `BuildOptions::PAIRS`;
-//! `greedy`: the default build) and parry3d's `Bvh`, one thread each,
+//! `greedy`: the default build), its `GridPairs` (`grid`: binning included) and parry3d's `Bvh`, one thread each,
 //! fastest of many passes: a quick A/B loop for tuning on other seeds
 //! (`perf record` friendly).
 //!
-//! `cargo run --release --example profile_pairs -- [sparse|dense] [static|greedy|parry|build-greedy|build-pairs|tracker-build] [seed]`
+//! `cargo run --release --example profile_pairs -- [sparse|dense] [static|greedy|grid|parry|build-greedy|build-pairs|tracker-build] [seed]`
 
 use parry3d::partitioning::{Bvh, BvhBuildStrategy, BvhWorkspace};
 use proxima::broadphase::{BroadPhase, BuildOptions, StaticBvh};
@@ -40,6 +40,17 @@ fn main() {
             best = best.min(t.elapsed().as_secs_f64());
             count = bvh.len();
         }
+    } else if which == "grid" {
+        // `GridPairs`, its binning included, one thread.
+        let mut grid = proxima::broadphase::GridPairs::new();
+        let mut out = Vec::new();
+        for _ in 0..passes {
+            let t = Instant::now();
+            grid.pairs_unsorted_into(&boxes, &mut out);
+            best = best.min(t.elapsed().as_secs_f64());
+        }
+        println!("grid {:?}", grid.shape());
+        count = out.len();
     } else if which == "parry" {
         let leaves: Vec<_> = boxes.iter().map(convert::aabb).collect();
         let bvh = Bvh::from_leaves(BvhBuildStrategy::Binned, &leaves);
