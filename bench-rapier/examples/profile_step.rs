@@ -30,6 +30,7 @@ fn main() {
         "proxima" => Box::new(ProximaStep::new(PairSearch::Auto)),
         "grid" => Box::new(ProximaStep::new(PairSearch::Grid)),
         "tracker" => Box::new(ProximaStep::new(PairSearch::Tracker)),
+        "reuse" => Box::new(ProximaStep::reusing()),
         "parry3d" => Box::new(ParryStep::default()),
         other => panic!("unknown contender {other}"),
     };

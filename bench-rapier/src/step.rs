@@ -95,6 +95,7 @@ pub fn all_steps() -> Vec<Box<dyn StepReplay>> {
         Box::new(ProximaStep::new(PairSearch::Tracker)),
         Box::new(ProximaStep::new(PairSearch::Grid)),
         Box::new(ProximaStep::parallel(2)),
+        Box::new(ProximaStep::reusing()),
     ]
 }
 

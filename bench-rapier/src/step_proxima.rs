@@ -5,7 +5,9 @@
 use crate::step::{PairDepth, StepCounts, StepPhases, StepReplay, PREDICTION};
 use crate::{Frame, RecordedShape, Recording};
 use proxima::narrowphase::{Point, Vector};
-use proxima::scene::{ColliderDesc, ColliderHandle, ColliderShape, ContactPipeline, PairSearch, Scene, TriMesh};
+use proxima::scene::{
+    ColliderDesc, ColliderHandle, ColliderShape, ContactPipeline, ManifoldReuse, PairSearch, Scene, TriMesh,
+};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -36,6 +38,8 @@ pub struct ProximaStep {
     /// With a pool: `update_parallel` on it (a row of its own, never the
     /// one-thread comparison).
     pool: Option<rayon::ThreadPool>,
+    /// With manifold reuse (an opt-in, not exact: a row of its own).
+    reuse: Option<ManifoldReuse>,
     scene: Scene,
     pipeline: ContactPipeline,
     handles: Vec<ColliderHandle>,
@@ -48,6 +52,7 @@ impl ProximaStep {
         Self {
             search,
             pool: None,
+            reuse: None,
             scene: Scene::new(),
             pipeline: ContactPipeline::new(),
             handles: Vec::new(),
@@ -72,6 +77,13 @@ impl ProximaStep {
         Self { pool: Some(pool), ..Self::new(PairSearch::Auto) }
     }
 
+    /// The default pipeline with manifold reuse at Jolt's default tolerance
+    /// (1 mm, 2 degrees): its own row, as it is not exact.
+    pub fn reusing() -> Self {
+        let reuse = ManifoldReuse::new(1e-3, 2f32.to_radians()).expect("a valid tolerance");
+        Self { reuse: Some(reuse), ..Self::new(PairSearch::Auto) }
+    }
+
     /// The pipeline, for its manifolds and statistics.
     pub fn pipeline(&self) -> &ContactPipeline {
         &self.pipeline
@@ -86,6 +98,9 @@ impl StepReplay for ProximaStep {
                 4 => "proxima_4_threads",
                 _ => "proxima_n_threads",
             };
+        }
+        if self.reuse.is_some() {
+            return "proxima_reuse";
         }
         match self.search {
             PairSearch::Auto => "proxima",
@@ -114,6 +129,9 @@ impl StepReplay for ProximaStep {
             .with_manifolds(PREDICTION)
             .expect("a valid prediction")
             .with_pair_search(self.search);
+        if let Some(reuse) = self.reuse {
+            self.pipeline = core::mem::take(&mut self.pipeline).with_manifold_reuse(reuse);
+        }
         self.pipeline.update(&mut self.scene);
     }
 

@@ -26,6 +26,9 @@ pub(crate) struct ChangeLog {
     /// This scene's id (unique in the process) and the number of takes.
     scene: u64,
     takes: u64,
+    /// Shape changes so far (`Scene::set_shape`): a pipeline that keeps
+    /// manifolds drops them when this moved.
+    reshapes: u64,
 }
 
 /// A collider removed from the scene since the contact pipeline's previous
@@ -52,6 +55,7 @@ impl Default for ChangeLog {
             removed: Vec::new(),
             scene: NEXT_SCENE.fetch_add(1, Ordering::Relaxed),
             takes: 0,
+            reshapes: 0,
         }
     }
 }
@@ -100,6 +104,17 @@ impl ChangeLog {
     }
 
     /// The stamp a reader that took the log last holds: `(scene id, takes)`.
+    /// Counts a shape change (the collider is logged by its move).
+    pub(crate) fn log_reshape(&mut self) {
+        self.reshapes += 1;
+    }
+
+    /// The shape changes so far.
+    #[inline]
+    pub(crate) fn reshapes(&self) -> u64 {
+        self.reshapes
+    }
+
     #[inline]
     pub(crate) fn stamp(&self) -> (u64, u64) {
         (self.scene, self.takes)

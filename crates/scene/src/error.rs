@@ -182,6 +182,9 @@ pub enum SceneError {
     CcdNeedsSphere,
     /// A prediction distance must be finite and `>= 0`.
     InvalidPrediction,
+    /// A manifold reuse tolerance must be finite and `>= 0`, its rotation
+    /// at most pi ([`ManifoldReuse::new`](crate::ManifoldReuse::new)).
+    InvalidReuseTolerance,
     /// The pose is invalid, whatever the shape (see [`PoseError`]); `handle`
     /// names the collider it was meant for (`None` on insertion).
     InvalidPose {
@@ -240,6 +243,9 @@ impl fmt::Display for SceneError {
             #[allow(deprecated)]
             Self::CcdNeedsSphere => f.write_str("continuous collision is supported for spheres only"),
             Self::InvalidPrediction => f.write_str("the prediction distance must be finite and non-negative"),
+            Self::InvalidReuseTolerance => {
+                f.write_str("a manifold reuse tolerance must be finite and non-negative, its rotation at most pi")
+            }
             Self::InvalidPose { handle: Some(h), error } => {
                 write!(f, "invalid pose for collider {}: {error}", h.index())
             }

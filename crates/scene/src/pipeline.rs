@@ -2,8 +2,9 @@
 //!
 //! `frame.rs` runs a frame: `mirror.rs` keeps the pair search in step with
 //! the scene and finds the candidates (`chooser.rs` picks the search under
-//! `PairSearch::Auto`), `narrow.rs` runs their exact tests, `ccd.rs` sweeps
-//! the CCD colliders; `output.rs` holds what a frame reports.
+//! `PairSearch::Auto`), `narrow.rs` runs their exact tests (`reuse.rs`
+//! keeps manifolds across frames when asked to), `ccd.rs` sweeps the CCD
+//! colliders; `output.rs` holds what a frame reports.
 
 mod ccd;
 mod chooser;
@@ -11,9 +12,11 @@ mod frame;
 mod mirror;
 mod narrow;
 mod output;
+mod reuse;
 mod stamp;
 
 pub use output::{CcdImpact, ContactEvent, ContactPair, FrameStats, ManifoldPair};
+pub use reuse::ManifoldReuse;
 
 use chooser::SearchChooser;
 use narrow::candidate_keys;
@@ -93,6 +96,21 @@ pub struct ContactPipeline {
     prediction: Option<Real>,
     manifolds: Vec<ManifoldPair>,
     manifold_scratch: Vec<ContactManifold>,
+    /// The tolerance within which a pair's manifold is reused (`None`: every
+    /// manifold is computed each frame).
+    #[cfg_attr(feature = "serde", serde(default))]
+    reuse: Option<ManifoldReuse>,
+    /// The manifolds kept for reuse, by pair key, and the list the next
+    /// frame fills; emptied whenever the pipeline reads every collider or a
+    /// collider's shape changed.
+    #[cfg_attr(feature = "serde", serde(skip))]
+    kept: Vec<reuse::Kept>,
+    #[cfg_attr(feature = "serde", serde(skip))]
+    kept_next: Vec<reuse::Kept>,
+    /// The scene (its change log's id) and its count of shape changes when
+    /// the kept list was made.
+    #[cfg_attr(feature = "serde", serde(skip))]
+    kept_for: (u64, u64),
     /// The mesh manifolds' working lists, kept across frames.
     #[cfg_attr(feature = "serde", serde(skip))]
     mesh_scratch: MeshScratch,
@@ -167,6 +185,10 @@ impl ContactPipeline {
             prediction: None,
             manifolds: Vec::new(),
             manifold_scratch: Vec::new(),
+            reuse: None,
+            kept: Vec::new(),
+            kept_next: Vec::new(),
+            kept_for: (0, 0),
             mesh_scratch: MeshScratch::default(),
             #[cfg(feature = "parallel")]
             narrow_slices: Vec::new(),
@@ -222,6 +244,44 @@ impl ContactPipeline {
             return Err(SceneError::InvalidPrediction);
         }
         Ok(Self { prediction: Some(prediction), ..self })
+    }
+
+    /// The pipeline reusing a pair's manifold from an earlier frame while
+    /// the pair's relative pose stays within `reuse` of the pose it was
+    /// computed at (not exact: see [`ManifoldReuse`] for what changes and
+    /// by how much), as Jolt does by default. A resting pile then computes
+    /// few manifolds a frame. Only with manifolds
+    /// ([`with_manifolds`](Self::with_manifolds)); the contacts and events
+    /// follow the manifolds handed out. Off by default.
+    ///
+    /// ```
+    /// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; pub(crate) use ::proxima_scene as scene; }
+    /// use proxima::scene::*;
+    /// use proxima::narrowphase::{Isometry, Vector};
+    /// let mut scene = Scene::new();
+    /// let floor = ColliderShape::Cuboid { half_extents: Vector::new(5.0, 0.5, 5.0) };
+    /// scene.insert(ColliderDesc::new(floor, Isometry::identity()).fixed()).unwrap();
+    /// let cube = ColliderShape::Cuboid { half_extents: Vector::repeat(0.5) };
+    /// let h = scene.insert(ColliderDesc::new(cube, Isometry::translation(0.0, 0.99, 0.0))).unwrap();
+    /// let reuse = ManifoldReuse::new(1e-3, 2f32.to_radians()).unwrap();
+    /// let mut pipeline = ContactPipeline::new().with_manifolds(0.02).unwrap().with_manifold_reuse(reuse);
+    /// pipeline.update(&mut scene);
+    /// // 0.1 mm lower: the kept manifold, its depths measured again.
+    /// scene.set_pose(h, Isometry::translation(0.0, 0.9899, 0.0)).unwrap();
+    /// pipeline.update(&mut scene);
+    /// let [pair] = pipeline.manifolds() else { panic!("one manifold") };
+    /// assert!(pair.manifold.points().iter().all(|p| (p.depth - 0.0101).abs() < 1e-5));
+    /// ```
+    pub fn with_manifold_reuse(mut self, reuse: ManifoldReuse) -> Self {
+        self.reuse = Some(reuse);
+        self.kept.clear();
+        self
+    }
+
+    /// The manifold reuse tolerance, if any (see
+    /// [`with_manifold_reuse`](Self::with_manifold_reuse)).
+    pub fn manifold_reuse(&self) -> Option<ManifoldReuse> {
+        self.reuse
     }
 
     /// The pipeline with its candidate pairs found by `search` (see

@@ -269,6 +269,7 @@ impl Scene {
         let aabb = world.aabb();
         self.colliders[handle.index].desc.shape = shape;
         self.install(handle.index, world, aabb);
+        self.changes.log_reshape();
         Ok(())
     }
 

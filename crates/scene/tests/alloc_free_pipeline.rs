@@ -3,8 +3,8 @@
 //! poses (moves inside their fat boxes) and bodies sliding far enough to
 //! leave them, on a finely tessellated mesh floor where a large box touches
 //! far more triangles than any inline buffer holds, next to sphere, capsule
-//! and box contacts, with the tracker's and the grid's pair search. Warm-up
-//! frames size the buffers first.
+//! and box contacts, with the tracker's and the grid's pair search, and with
+//! manifolds kept across frames. Warm-up frames size the buffers first.
 
 mod common;
 
@@ -81,4 +81,11 @@ fn pipeline_frames_allocate_nothing() {
     assert_eq!(contacts, 5 * 200);
     assert!(manifolds >= 5 * 200, "{manifolds} manifolds in 200 frames");
     assert_eq!(allocations, 0, "allocations in 200 steady frames with manifolds and the grid search");
+    // Manifolds kept across frames: the kept lists swap, sized by warm-up.
+    let reuse = ManifoldReuse::new(1e-3, 2f32.to_radians()).unwrap();
+    let kept = ContactPipeline::new().with_manifolds(0.05).unwrap().with_manifold_reuse(reuse);
+    let (manifolds, contacts, allocations) = run(kept);
+    assert_eq!(contacts, 5 * 200);
+    assert!(manifolds >= 5 * 200, "{manifolds} manifolds in 200 frames");
+    assert_eq!(allocations, 0, "allocations in 200 steady frames with manifold reuse");
 }

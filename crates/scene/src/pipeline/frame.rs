@@ -42,15 +42,19 @@ impl ContactPipeline {
         self.find_candidates(scene);
         let t1 = Stamp::now();
         self.start_frame();
+        self.kept_next.clear();
         let out = NarrowOut {
             contacts: &mut self.contacts,
             manifolds: &mut self.manifolds,
             sensors: &mut self.sensor_pairs,
             manifold_scratch: &mut self.manifold_scratch,
+            kept: &mut self.kept_next,
             mesh_scratch: &mut self.mesh_scratch,
         };
-        let rules = Rules { prediction: self.prediction, touch: self.touch, hooks };
+        let reuse = self.reuse.filter(|_| self.prediction.is_some()).map(|r| (r.check(), self.kept.as_slice()));
+        let rules = Rules { prediction: self.prediction, touch: self.touch, hooks, reuse };
         narrow(scene, candidate_keys(self.running, &self.tracker, self.renamed, &self.candidates), &rules, out);
+        core::mem::swap(&mut self.kept, &mut self.kept_next);
         self.close(scene, t0, t1)
     }
 
@@ -113,7 +117,8 @@ impl ContactPipeline {
         // cleared: their old elements are only copied over.
         self.keep_previous();
         let shared: &Scene = scene;
-        let rules = Rules { prediction: self.prediction, touch: self.touch, hooks };
+        let reuse = self.reuse.filter(|_| self.prediction.is_some()).map(|r| (r.check(), self.kept.as_slice()));
+        let rules = Rules { prediction: self.prediction, touch: self.touch, hooks, reuse };
         let candidates = candidate_keys(self.running, &self.tracker, self.renamed, &self.candidates);
         let slices = candidates.len().div_ceil(NARROW_SLICE);
         if self.narrow_slices.len() < slices {
@@ -128,11 +133,13 @@ impl ContactPipeline {
                 slice.contacts.clear();
                 slice.manifolds.clear();
                 slice.sensors.clear();
+                slice.kept.clear();
                 let out = NarrowOut {
                     contacts: &mut slice.contacts,
                     manifolds: &mut slice.manifolds,
                     sensors: &mut slice.sensors,
                     manifold_scratch: &mut slice.manifold_scratch,
+                    kept: &mut slice.kept,
                     mesh_scratch: &mut slice.mesh_scratch,
                 };
                 narrow(shared, candidates, &rules, out);
@@ -143,6 +150,9 @@ impl ContactPipeline {
         gather(&mut self.manifolds, done, |slice| &slice.manifolds);
         for slice in done {
             self.sensor_pairs.extend_from_slice(&slice.sensors);
+        }
+        if self.reuse.is_some() {
+            gather(&mut self.kept, done, |slice| &slice.kept);
         }
         // Slices are given back only past twice the frame's need, so a count
         // that swings across a slice boundary does not free and regrow one.

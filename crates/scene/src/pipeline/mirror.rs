@@ -41,6 +41,14 @@ impl ContactPipeline {
         if self.search == PairSearch::Auto {
             self.chooser.record(search, Stamp::now().since(start), !incremental);
         }
+        // Kept manifolds name colliders by slot and handle: in another scene
+        // (a clone, a restored one: each has its own log) or after a shape
+        // change they may describe other shapes.
+        let seen = (scene.changes.stamp().0, scene.changes.reshapes());
+        if seen != self.kept_for {
+            self.kept.clear();
+            self.kept_for = seen;
+        }
     }
 
     /// The candidates by `search` (tracker or grid); returns whether the

@@ -5,6 +5,7 @@
 use proxima_broadphase::PairTracker;
 use proxima_narrowphase::{Contact, ContactManifold, Real};
 
+use super::reuse::{reusable, Check, Kept, Reuse};
 use super::{ContactPair, ManifoldPair};
 use crate::collider::ColliderHandle;
 use crate::contact::contact;
@@ -33,6 +34,7 @@ pub(super) struct NarrowSlice {
     pub(super) manifolds: Vec<ManifoldPair>,
     pub(super) sensors: Vec<(ColliderHandle, ColliderHandle)>,
     pub(super) manifold_scratch: Vec<ContactManifold>,
+    pub(super) kept: Vec<Kept>,
     pub(super) mesh_scratch: MeshScratch,
 }
 
@@ -73,6 +75,8 @@ pub(super) struct NarrowOut<'a> {
     pub(super) manifolds: &'a mut Vec<ManifoldPair>,
     pub(super) sensors: &'a mut Vec<(ColliderHandle, ColliderHandle)>,
     pub(super) manifold_scratch: &'a mut Vec<ContactManifold>,
+    /// With manifold reuse, the manifolds kept this frame (appended).
+    pub(super) kept: &'a mut Vec<Kept>,
     pub(super) mesh_scratch: &'a mut MeshScratch,
 }
 
@@ -100,6 +104,8 @@ pub(super) struct Rules<'h, H> {
     pub(super) prediction: Option<Real>,
     pub(super) touch: TouchRule,
     pub(super) hooks: &'h H,
+    /// With manifold reuse: its test and the manifolds kept last frame.
+    pub(super) reuse: Option<(Check, &'h [Kept])>,
 }
 
 /// The exact tests of `candidates` (pair keys of collider slots,
@@ -112,7 +118,9 @@ pub(super) struct Rules<'h, H> {
 /// kept by the hooks), and the contact is the deepest point of the pair's
 /// manifolds (any depth with [`TouchRule::Manifold`], `>= 0` otherwise).
 pub(super) fn narrow<H: PairHooks>(scene: &Scene, candidates: &[u64], rules: &Rules<'_, H>, out: NarrowOut<'_>) {
-    let NarrowOut { contacts, manifolds, sensors, manifold_scratch, mesh_scratch } = out;
+    let NarrowOut { contacts, manifolds, sensors, manifold_scratch, kept, mesh_scratch } = out;
+    let first = candidates.first().copied().unwrap_or(0);
+    let mut reuse = rules.reuse.map(|(check, previous)| Reuse::new(check, previous, first, kept));
     for &key in candidates {
         let (sa, sb) = ((key >> 32) as u32, key as u32);
         let (ca, cb) = (&scene.colliders[sa], &scene.colliders[sb]);
@@ -138,7 +146,12 @@ pub(super) fn narrow<H: PairHooks>(scene: &Scene, candidates: &[u64], rules: &Ru
         // A convex pair's one manifold comes back by value and is moved to
         // `manifolds` once; a mesh pair's go through the scratch list.
         manifold_scratch.clear();
-        let mut single = manifolds_split(&ca.world, &cb.world, prediction, mesh_scratch, manifold_scratch);
+        let mut single = match &mut reuse {
+            Some(reuse) if reusable(&ca.world, &cb.world) => reuse.manifold(key, (a, ca), (b, cb), || {
+                manifolds_split(&ca.world, &cb.world, prediction, mesh_scratch, manifold_scratch)
+            }),
+            _ => manifolds_split(&ca.world, &cb.world, prediction, mesh_scratch, manifold_scratch),
+        };
         let min_depth = if rules.touch == TouchRule::Manifold { Real::NEG_INFINITY } else { 0.0 };
         let mut deepest: Option<Contact> = None;
         for m in single.iter_mut().chain(manifold_scratch.iter_mut()) {
