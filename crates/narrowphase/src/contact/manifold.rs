@@ -154,6 +154,34 @@ impl ContactManifold {
         m
     }
 
+    /// The manifold with `normal` and each point replaced by `point(p)`, in
+    /// the same order (a manifold carried by its bodies to new poses, say).
+    ///
+    /// ```
+    /// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; }
+    /// use proxima::narrowphase::{ContactManifold, ManifoldPoint, Point, UnitVector, Vector};
+    /// let up = UnitVector::new_normalize(Vector::y());
+    /// let p = ManifoldPoint { point_a: Point::new(0.0, 0.0, 0.0), point_b: Point::new(0.0, -0.1, 0.0), depth: 0.1, id: 3 };
+    /// let m = ContactManifold::new(up, &[p]).unwrap();
+    /// // B 0.05 lower: the points ride with their shapes, the depth grows.
+    /// let lowered = m.with_points(up, |p| {
+    ///     let point_b = p.point_b - Vector::y() * 0.05;
+    ///     ManifoldPoint { point_b, depth: (p.point_a - point_b).dot(&up), ..*p }
+    /// });
+    /// assert!((lowered.points()[0].depth - 0.15).abs() < 1e-6);
+    /// assert_eq!(lowered.points()[0].id, 3);
+    /// ```
+    #[must_use]
+    #[inline]
+    pub fn with_points(&self, normal: UnitVector, mut point: impl FnMut(&ManifoldPoint) -> ManifoldPoint) -> Self {
+        let mut m = *self;
+        m.normal = normal;
+        for p in &mut m.points[..m.len] {
+            *p = point(p);
+        }
+        m
+    }
+
     /// The same manifold seen from B: the points' sides swapped and the
     /// normal negated; depths and ids unchanged.
     #[must_use]

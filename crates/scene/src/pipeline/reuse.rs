@@ -9,7 +9,7 @@
 //! the list of the pairs tested (a merge with the candidates, which are
 //! sorted the same way).
 
-use proxima_narrowphase::{ContactManifold, Isometry, ManifoldPoint, Point, Real, UnitVector};
+use proxima_narrowphase::{ContactManifold, Isometry, ManifoldPoint, Matrix, Point, Real, UnitVector};
 
 use crate::collider::{Collider, ColliderHandle};
 use crate::error::SceneError;
@@ -181,50 +181,52 @@ impl<'k> Reuse<'k> {
         if let Some(kept) = self.previous.get(self.at) {
             if kept.key == key && kept.a == a && kept.b == b && self.check.close(&kept.relative, &relative) {
                 self.next.push(*kept);
-                return kept.local.as_ref().and_then(|local| carried(local, pose_a, pose_b));
+                let local = kept.local.as_ref()?;
+                return Some(carried(local, (&rotation_of(ca), pose_a), (&rotation_of(cb), pose_b)));
             }
         }
         let manifold = fresh();
-        let local = manifold.as_ref().and_then(|m| in_frames(m, pose_a, pose_b));
+        let local = manifold.as_ref().map(|m| in_frames(m, (&rotation_of(ca), pose_a), (&rotation_of(cb), pose_b)));
         self.next.push(Kept { key, a, b, relative, local });
         manifold
     }
 }
 
 /// `m` (world frame) with its normal and `point_a` in A's frame and
-/// `point_b` in B's.
-fn in_frames(m: &ContactManifold, pose_a: &Isometry, pose_b: &Isometry) -> Option<ContactManifold> {
-    let (ra, rb) = (pose_a.rotation.to_rotation_matrix(), pose_b.rotation.to_rotation_matrix());
-    let (ta, tb) = (pose_a.translation.vector, pose_b.translation.vector);
-    let mut points = [NO_POINT; 4];
-    for (local, p) in points.iter_mut().zip(m.points()) {
-        let point_a = Point::from(ra.matrix().tr_mul(&(p.point_a.coords - ta)));
-        let point_b = Point::from(rb.matrix().tr_mul(&(p.point_b.coords - tb)));
-        *local = ManifoldPoint { point_a, point_b, depth: p.depth, id: p.id };
-    }
-    let normal = UnitVector::new_unchecked(ra.matrix().tr_mul(&m.normal));
-    ContactManifold::new(normal, &points[..m.len()])
+/// `point_b` in B's (rotations `ra`, `rb` from [`rotation_of`]).
+fn in_frames(m: &ContactManifold, (ra, ta): (&Matrix, &Isometry), (rb, tb): (&Matrix, &Isometry)) -> ContactManifold {
+    let (ta, tb) = (ta.translation.vector, tb.translation.vector);
+    let normal = UnitVector::new_unchecked(ra.tr_mul(&m.normal));
+    m.with_points(normal, |p| ManifoldPoint {
+        point_a: Point::from(ra.tr_mul(&(p.point_a.coords - ta))),
+        point_b: Point::from(rb.tr_mul(&(p.point_b.coords - tb))),
+        ..*p
+    })
 }
 
 /// A kept manifold placed by the current poses, each point's depth measured
 /// along the placed normal (`point_a - point_b = depth normal` for points
-/// on the normal's line). The rotations as matrices: two quaternion
-/// products a point cost more than building them.
-fn carried(local: &ContactManifold, pose_a: &Isometry, pose_b: &Isometry) -> Option<ContactManifold> {
-    let (ra, rb) = (pose_a.rotation.to_rotation_matrix(), pose_b.rotation.to_rotation_matrix());
-    let (ta, tb) = (pose_a.translation.vector, pose_b.translation.vector);
+/// on the normal's line).
+fn carried(local: &ContactManifold, (ra, ta): (&Matrix, &Isometry), (rb, tb): (&Matrix, &Isometry)) -> ContactManifold {
+    let (ta, tb) = (ta.translation.vector, tb.translation.vector);
     // A rotation keeps the unit length up to rounding, which does not add
     // up: the kept normal is placed afresh each frame.
     let normal = UnitVector::new_unchecked(ra * local.normal.into_inner());
-    let mut points = [NO_POINT; 4];
-    for (placed, p) in points.iter_mut().zip(local.points()) {
-        let point_a = Point::from(ra * p.point_a.coords + ta);
-        let point_b = Point::from(rb * p.point_b.coords + tb);
-        *placed = ManifoldPoint { point_a, point_b, depth: (point_a - point_b).dot(&normal), id: p.id };
-    }
-    ContactManifold::new(normal, &points[..local.len()])
+    local.with_points(normal, |p| {
+        let (point_a, point_b) = (Point::from(ra * p.point_a.coords + ta), Point::from(rb * p.point_b.coords + tb));
+        ManifoldPoint { point_a, point_b, depth: (point_a - point_b).dot(&normal), id: p.id }
+    })
 }
 
-/// A filler of the point arrays.
-const NO_POINT: ManifoldPoint =
-    ManifoldPoint { point_a: Point::new(0.0, 0.0, 0.0), point_b: Point::new(0.0, 0.0, 0.0), depth: 0.0, id: 0 };
+/// A collider's rotation as a matrix: a box's axes as placed (no
+/// conversion), the quaternion's matrix otherwise. Kept and carried
+/// manifolds use the same one, so a pose that did not move carries them
+/// back to within rounding.
+#[inline]
+fn rotation_of(c: &Collider) -> Matrix {
+    match &c.world {
+        WorldShape::Obb(o) => *o.axes(),
+        WorldShape::Aabb(_) => Matrix::identity(),
+        _ => *c.pose().rotation.to_rotation_matrix().matrix(),
+    }
+}
