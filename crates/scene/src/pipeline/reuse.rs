@@ -1,15 +1,15 @@
 //! Opt-in reuse of a pair's manifold from an earlier frame while the pair's
 //! relative pose stays within a tolerance of the pose it was computed at
 //! (Jolt's body-pair cache): the manifold's points ride on their bodies
-//! (each witness point fixed in its own body's frame, the normal in the
-//! first body's), and each point's depth is measured again along the
+//! (each witness point moved by its own body's motion since, the normal by
+//! the first body's), and each point's depth is measured again along the
 //! carried normal.
 //!
 //! The kept manifolds form a list sorted by pair key, replaced each frame by
 //! the list of the pairs tested (a merge with the candidates, which are
 //! sorted the same way).
 
-use proxima_narrowphase::{ContactManifold, Isometry, ManifoldPoint, Matrix, Point, Real, UnitVector};
+use proxima_narrowphase::{ContactManifold, Isometry, ManifoldPoint, Real};
 
 use crate::collider::{Collider, ColliderHandle};
 use crate::error::SceneError;
@@ -32,7 +32,7 @@ use crate::shape::WorldShape;
 /// manifold's (`d` since the computation, `d` for the exact one), and a
 /// pair with or without a manifold when computed keeps it or its absence
 /// while its exact deepest point may have crossed the prediction's edge by
-/// up to `2 d`. Pairs of two spheres are always computed (their manifold
+/// up to `2 d`. Pairs with a sphere are always computed (their manifold
 /// costs less than the reuse), and so are pairs with a mesh, a heightfield
 /// or a compound.
 ///
@@ -122,26 +122,27 @@ impl Check {
     }
 }
 
-/// A pair's manifold as computed at `relative`, in the bodies' frames:
-/// the normal and `point_a` in A's frame, `point_b` in B's (depths unused).
+/// A pair's manifold as computed, with the poses it was computed at.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Kept {
     key: u64,
     a: ColliderHandle,
     b: ColliderHandle,
-    /// B's pose in A's frame when the manifold was computed.
+    /// B's pose in A's frame then.
     relative: Isometry,
-    local: Option<ContactManifold>,
+    pose_a: Isometry,
+    pose_b: Isometry,
+    manifold: Option<ContactManifold>,
 }
 
-/// Whether a pair's manifold may be reused: two convex shapes, not two
-/// spheres.
+/// Whether a pair's manifold may be reused: two convex shapes, neither a
+/// sphere (a sphere's manifold, one point, costs less than keeping it, and
+/// a rolling ball's relative pose leaves any tolerance at once).
 #[inline]
 pub(super) fn reusable(a: &WorldShape, b: &WorldShape) -> bool {
     use WorldShape as S;
-    let convex =
-        |s: &WorldShape| matches!(s, S::Sphere(_) | S::Aabb(_) | S::Obb(_) | S::Capsule(_) | S::ConvexHull(..));
-    convex(a) && convex(b) && !matches!((a, b), (S::Sphere(_), S::Sphere(_)))
+    let kept = |s: &WorldShape| matches!(s, S::Aabb(_) | S::Obb(_) | S::Capsule(_) | S::ConvexHull(..));
+    kept(a) && kept(b)
 }
 
 /// The reuse of one run of candidates (sorted by key): the kept list of the
@@ -181,52 +182,25 @@ impl<'k> Reuse<'k> {
         if let Some(kept) = self.previous.get(self.at) {
             if kept.key == key && kept.a == a && kept.b == b && self.check.close(&kept.relative, &relative) {
                 self.next.push(*kept);
-                let local = kept.local.as_ref()?;
-                return Some(carried(local, (&rotation_of(ca), pose_a), (&rotation_of(cb), pose_b)));
+                let manifold = kept.manifold.as_ref()?;
+                return Some(carried(manifold, pose_a * kept.pose_a.inverse(), pose_b * kept.pose_b.inverse()));
             }
         }
         let manifold = fresh();
-        let local = manifold.as_ref().map(|m| in_frames(m, (&rotation_of(ca), pose_a), (&rotation_of(cb), pose_b)));
-        self.next.push(Kept { key, a, b, relative, local });
+        self.next.push(Kept { key, a, b, relative, pose_a: *pose_a, pose_b: *pose_b, manifold });
         manifold
     }
 }
 
-/// `m` (world frame) with its normal and `point_a` in A's frame and
-/// `point_b` in B's (rotations `ra`, `rb` from [`rotation_of`]).
-fn in_frames(m: &ContactManifold, (ra, ta): (&Matrix, &Isometry), (rb, tb): (&Matrix, &Isometry)) -> ContactManifold {
-    let (ta, tb) = (ta.translation.vector, tb.translation.vector);
-    let normal = UnitVector::new_unchecked(ra.tr_mul(&m.normal));
-    m.with_points(normal, |p| ManifoldPoint {
-        point_a: Point::from(ra.tr_mul(&(p.point_a.coords - ta))),
-        point_b: Point::from(rb.tr_mul(&(p.point_b.coords - tb))),
-        ..*p
-    })
-}
-
-/// A kept manifold placed by the current poses, each point's depth measured
-/// along the placed normal (`point_a - point_b = depth normal` for points
-/// on the normal's line).
-fn carried(local: &ContactManifold, (ra, ta): (&Matrix, &Isometry), (rb, tb): (&Matrix, &Isometry)) -> ContactManifold {
-    let (ta, tb) = (ta.translation.vector, tb.translation.vector);
-    // A rotation keeps the unit length up to rounding, which does not add
-    // up: the kept normal is placed afresh each frame.
-    let normal = UnitVector::new_unchecked(ra * local.normal.into_inner());
-    local.with_points(normal, |p| {
-        let (point_a, point_b) = (Point::from(ra * p.point_a.coords + ta), Point::from(rb * p.point_b.coords + tb));
+/// A kept manifold carried by its bodies' motions since (`move_a` takes A
+/// from its pose then to its pose now, `move_b` B), each point's depth
+/// measured again along the carried normal (`point_a - point_b = depth
+/// normal` for points on the normal's line). A manifold kept in world space
+/// costs nothing to keep; only a reused one is moved.
+fn carried(m: &ContactManifold, move_a: Isometry, move_b: Isometry) -> ContactManifold {
+    let normal = move_a.rotation * m.normal;
+    m.with_points(normal, |p| {
+        let (point_a, point_b) = (move_a * p.point_a, move_b * p.point_b);
         ManifoldPoint { point_a, point_b, depth: (point_a - point_b).dot(&normal), id: p.id }
     })
-}
-
-/// A collider's rotation as a matrix: a box's axes as placed (no
-/// conversion), the quaternion's matrix otherwise. Kept and carried
-/// manifolds use the same one, so a pose that did not move carries them
-/// back to within rounding.
-#[inline]
-fn rotation_of(c: &Collider) -> Matrix {
-    match &c.world {
-        WorldShape::Obb(o) => *o.axes(),
-        WorldShape::Aabb(_) => Matrix::identity(),
-        _ => *c.pose().rotation.to_rotation_matrix().matrix(),
-    }
 }
