@@ -104,9 +104,9 @@ pub struct ContactPipeline {
     /// frame fills; emptied whenever the pipeline reads every collider or a
     /// collider's shape changed.
     #[cfg_attr(feature = "serde", serde(skip))]
-    kept: Vec<reuse::Kept>,
+    kept: reuse::KeptLists,
     #[cfg_attr(feature = "serde", serde(skip))]
-    kept_next: Vec<reuse::Kept>,
+    kept_next: reuse::KeptLists,
     /// The scene (its change log's id) and its count of shape changes when
     /// the kept list was made.
     #[cfg_attr(feature = "serde", serde(skip))]
@@ -186,8 +186,8 @@ impl ContactPipeline {
             manifolds: Vec::new(),
             manifold_scratch: Vec::new(),
             reuse: None,
-            kept: Vec::new(),
-            kept_next: Vec::new(),
+            kept: reuse::KeptLists::default(),
+            kept_next: reuse::KeptLists::default(),
             kept_for: (0, 0),
             mesh_scratch: MeshScratch::default(),
             #[cfg(feature = "parallel")]

@@ -51,7 +51,7 @@ impl ContactPipeline {
             kept: &mut self.kept_next,
             mesh_scratch: &mut self.mesh_scratch,
         };
-        let reuse = self.reuse.filter(|_| self.prediction.is_some()).map(|r| (r.check(), self.kept.as_slice()));
+        let reuse = self.reuse.filter(|_| self.prediction.is_some()).map(|r| (r.check(), &self.kept));
         let rules = Rules { prediction: self.prediction, touch: self.touch, hooks, reuse };
         narrow(scene, candidate_keys(self.running, &self.tracker, self.renamed, &self.candidates), &rules, out);
         core::mem::swap(&mut self.kept, &mut self.kept_next);
@@ -117,7 +117,7 @@ impl ContactPipeline {
         // cleared: their old elements are only copied over.
         self.keep_previous();
         let shared: &Scene = scene;
-        let reuse = self.reuse.filter(|_| self.prediction.is_some()).map(|r| (r.check(), self.kept.as_slice()));
+        let reuse = self.reuse.filter(|_| self.prediction.is_some()).map(|r| (r.check(), &self.kept));
         let rules = Rules { prediction: self.prediction, touch: self.touch, hooks, reuse };
         let candidates = candidate_keys(self.running, &self.tracker, self.renamed, &self.candidates);
         let slices = candidates.len().div_ceil(NARROW_SLICE);
@@ -152,7 +152,8 @@ impl ContactPipeline {
             self.sensor_pairs.extend_from_slice(&slice.sensors);
         }
         if self.reuse.is_some() {
-            gather(&mut self.kept, done, |slice| &slice.kept);
+            self.kept.clear();
+            self.kept.extend(done.iter().map(|slice| &slice.kept));
         }
         // Slices are given back only past twice the frame's need, so a count
         // that swings across a slice boundary does not free and regrow one.

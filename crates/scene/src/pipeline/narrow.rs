@@ -5,7 +5,7 @@
 use proxima_broadphase::PairTracker;
 use proxima_narrowphase::{Contact, ContactManifold, Real};
 
-use super::reuse::{reusable, Check, Kept, Reuse};
+use super::reuse::{reusable, Check, KeptLists, Reuse};
 use super::{ContactPair, ManifoldPair};
 use crate::collider::ColliderHandle;
 use crate::contact::contact;
@@ -34,7 +34,7 @@ pub(super) struct NarrowSlice {
     pub(super) manifolds: Vec<ManifoldPair>,
     pub(super) sensors: Vec<(ColliderHandle, ColliderHandle)>,
     pub(super) manifold_scratch: Vec<ContactManifold>,
-    pub(super) kept: Vec<Kept>,
+    pub(super) kept: KeptLists,
     pub(super) mesh_scratch: MeshScratch,
 }
 
@@ -76,7 +76,7 @@ pub(super) struct NarrowOut<'a> {
     pub(super) sensors: &'a mut Vec<(ColliderHandle, ColliderHandle)>,
     pub(super) manifold_scratch: &'a mut Vec<ContactManifold>,
     /// With manifold reuse, the manifolds kept this frame (appended).
-    pub(super) kept: &'a mut Vec<Kept>,
+    pub(super) kept: &'a mut KeptLists,
     pub(super) mesh_scratch: &'a mut MeshScratch,
 }
 
@@ -105,7 +105,7 @@ pub(super) struct Rules<'h, H> {
     pub(super) touch: TouchRule,
     pub(super) hooks: &'h H,
     /// With manifold reuse: its test and the manifolds kept last frame.
-    pub(super) reuse: Option<(Check, &'h [Kept])>,
+    pub(super) reuse: Option<(Check, &'h KeptLists)>,
 }
 
 /// The exact tests of `candidates` (pair keys of collider slots,

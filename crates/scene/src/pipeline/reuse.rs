@@ -122,7 +122,8 @@ impl Check {
     }
 }
 
-/// A pair's manifold as computed, with the poses it was computed at.
+/// A pair's entry: its relative pose when its manifold was computed (or,
+/// for a pair that keeps none, last step), and its kept manifold.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Kept {
     key: u64,
@@ -130,9 +131,54 @@ pub(super) struct Kept {
     b: ColliderHandle,
     /// B's pose in A's frame then.
     relative: Isometry,
+    /// The index of its manifold in [`KeptLists::stored`], or [`NOT_STORED`].
+    stored: u32,
+}
+
+/// A kept manifold, with the poses it was computed at.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Stored {
     pose_a: Isometry,
     pose_b: Isometry,
     manifold: Option<ContactManifold>,
+}
+
+/// [`Kept::stored`] of a pair that moved past the tolerance in its last
+/// step: its manifold would not be reused next step, so none is kept.
+const NOT_STORED: u32 = u32::MAX;
+
+/// The pairs' entries, sorted by key, and the manifolds kept for those
+/// that came to rest.
+#[derive(Clone, Debug, Default)]
+pub(super) struct KeptLists {
+    pairs: Vec<Kept>,
+    stored: Vec<Stored>,
+}
+
+impl KeptLists {
+    pub(super) fn clear(&mut self) {
+        self.pairs.clear();
+        self.stored.clear();
+    }
+
+    /// Appends `lists` in order (the slices of a parallel frame).
+    pub(super) fn extend<'l>(&mut self, lists: impl IntoIterator<Item = &'l KeptLists>) {
+        for list in lists {
+            let offset = self.stored.len() as u32;
+            self.stored.extend_from_slice(&list.stored);
+            let moved =
+                |k: &Kept| Kept { stored: if k.stored == NOT_STORED { NOT_STORED } else { k.stored + offset }, ..*k };
+            self.pairs.extend(list.pairs.iter().map(moved));
+        }
+    }
+
+    fn push(&mut self, pair: Kept, stored: Option<Stored>) {
+        let stored = stored.map_or(NOT_STORED, |s| {
+            self.stored.push(s);
+            self.stored.len() as u32 - 1
+        });
+        self.pairs.push(Kept { stored, ..pair });
+    }
 }
 
 /// Whether a pair's manifold may be reused: two convex shapes, neither a
@@ -145,27 +191,29 @@ pub(super) fn reusable(a: &WorldShape, b: &WorldShape) -> bool {
     kept(a) && kept(b)
 }
 
-/// The reuse of one run of candidates (sorted by key): the kept list of the
-/// last frame, read from the first key on, and the list of this frame.
+/// The reuse of one run of candidates (sorted by key): the kept lists of
+/// the last frame, read from the first key on, and the lists of this frame.
 pub(super) struct Reuse<'k> {
     check: Check,
-    previous: &'k [Kept],
+    previous: &'k KeptLists,
     at: usize,
-    next: &'k mut Vec<Kept>,
+    next: &'k mut KeptLists,
 }
 
 impl<'k> Reuse<'k> {
     /// Reads `previous` from the first entry at or after `first_key`.
-    pub(super) fn new(check: Check, previous: &'k [Kept], first_key: u64, next: &'k mut Vec<Kept>) -> Self {
-        let at = previous.partition_point(|k| k.key < first_key);
+    pub(super) fn new(check: Check, previous: &'k KeptLists, first_key: u64, next: &'k mut KeptLists) -> Self {
+        let at = previous.pairs.partition_point(|k| k.key < first_key);
         Self { check, previous, at, next }
     }
 
     /// The manifold of candidate `key` (colliders `ca`, `cb` with handles
     /// `a`, `b`; keys come in increasing order): the kept one carried to
     /// the current poses when it was computed for these two colliders at a
-    /// relative pose within the tolerance of this one, else `fresh()`,
-    /// kept for the next frames.
+    /// relative pose within the tolerance of this one, else `fresh()`. A
+    /// fresh manifold is kept when the pair moved within the tolerance
+    /// since the last step (it is coming to rest); a pair that moved more
+    /// keeps only its relative pose, to be compared next step.
     #[inline]
     pub(super) fn manifold(
         &mut self,
@@ -174,20 +222,28 @@ impl<'k> Reuse<'k> {
         (b, cb): (ColliderHandle, &Collider),
         fresh: impl FnOnce() -> Option<ContactManifold>,
     ) -> Option<ContactManifold> {
-        while self.previous.get(self.at).is_some_and(|k| k.key < key) {
+        let pairs = &self.previous.pairs;
+        while pairs.get(self.at).is_some_and(|k| k.key < key) {
             self.at += 1;
         }
         let (pose_a, pose_b) = (ca.pose(), cb.pose());
         let relative = pose_a.inv_mul(pose_b);
-        if let Some(kept) = self.previous.get(self.at) {
-            if kept.key == key && kept.a == a && kept.b == b && self.check.close(&kept.relative, &relative) {
-                self.next.push(*kept);
-                let manifold = kept.manifold.as_ref()?;
-                return Some(carried(manifold, pose_a * kept.pose_a.inverse(), pose_b * kept.pose_b.inverse()));
-            }
+        let entry = Kept { key, a, b, relative, stored: NOT_STORED };
+        let Some(kept) = pairs.get(self.at).filter(|k| k.key == key && k.a == a && k.b == b) else {
+            self.next.push(entry, None);
+            return fresh();
+        };
+        if !self.check.close(&kept.relative, &relative) {
+            self.next.push(entry, None);
+            return fresh();
+        }
+        if let Some(stored) = self.previous.stored.get(kept.stored as usize) {
+            self.next.push(*kept, Some(*stored));
+            let m = stored.manifold.as_ref()?;
+            return Some(carried(m, pose_a * stored.pose_a.inverse(), pose_b * stored.pose_b.inverse()));
         }
         let manifold = fresh();
-        self.next.push(Kept { key, a, b, relative, pose_a: *pose_a, pose_b: *pose_b, manifold });
+        self.next.push(entry, Some(Stored { pose_a: *pose_a, pose_b: *pose_b, manifold }));
         manifold
     }
 }
