@@ -162,6 +162,7 @@ impl KeptLists {
     }
 
     /// Appends `lists` in order (the slices of a parallel frame).
+    #[cfg(feature = "parallel")]
     pub(super) fn extend<'l>(&mut self, lists: impl IntoIterator<Item = &'l KeptLists>) {
         for list in lists {
             let offset = self.stored.len() as u32;
