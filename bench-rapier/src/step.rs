@@ -81,6 +81,13 @@ pub trait StepReplay {
 
     /// Where the last step's time went.
     fn phases(&self) -> StepPhases;
+
+    /// `Some(bound)` for a contender whose manifolds are not exact (manifold
+    /// reuse): its deepest depths may differ from an exact contender's by up
+    /// to `bound` metres. `None` for an exact one.
+    fn approximate_within(&self) -> Option<f32> {
+        None
+    }
 }
 
 /// Every contender: parry3d's `Bvh` with `contact_manifolds` per pair,

@@ -40,6 +40,9 @@ pub struct ProximaStep {
     pool: Option<rayon::ThreadPool>,
     /// With manifold reuse (an opt-in, not exact: a row of its own).
     reuse: Option<ManifoldReuse>,
+    /// The largest bounding radius of the recording's shapes (the ground's
+    /// excepted: it is fixed, and first in every pair).
+    radius: f32,
     scene: Scene,
     pipeline: ContactPipeline,
     handles: Vec<ColliderHandle>,
@@ -53,6 +56,7 @@ impl ProximaStep {
             search,
             pool: None,
             reuse: None,
+            radius: 0.0,
             scene: Scene::new(),
             pipeline: ContactPipeline::new(),
             handles: Vec::new(),
@@ -110,6 +114,7 @@ impl StepReplay for ProximaStep {
     }
 
     fn start(&mut self, recording: &Recording) {
+        self.radius = recording.shapes.iter().skip(1).map(bounding_radius).fold(0.0, f32::max);
         let frame = &recording.frames[0];
         self.scene = Scene::new();
         self.handles = recording
@@ -183,5 +188,21 @@ impl StepReplay for ProximaStep {
 
     fn phases(&self) -> StepPhases {
         self.phases
+    }
+
+    /// `ManifoldReuse`'s bound: `2 (max_translation + max_rotation r)`.
+    fn approximate_within(&self) -> Option<f32> {
+        self.reuse.map(|r| 2.0 * (r.max_translation() + r.max_rotation() * self.radius))
+    }
+}
+
+/// The largest distance of a recorded body shape's points from its origin
+/// (0 for a mesh: the floor is fixed).
+fn bounding_radius(shape: &RecordedShape) -> f32 {
+    match shape {
+        &RecordedShape::Ball { radius } => radius,
+        &RecordedShape::Cuboid { half_extents: [x, y, z] } => (x * x + y * y + z * z).sqrt(),
+        &RecordedShape::Capsule { half_height, radius } => half_height + radius,
+        RecordedShape::TriMesh { .. } => 0.0,
     }
 }

@@ -9,6 +9,8 @@
 //! moves little, so their depth may be off by more than the band: a
 //! disagreement outside the band is tolerated, and counted apart, where
 //! parry3d's one-shot `query::contact` (nothing reused) sides with proxima.
+//! proxima's manifold reuse row is not exact: its disagreements are held to
+//! its documented bound instead.
 
 use proxima::scene::{ColliderDesc, Scene};
 use proxima_bench_rapier::*;
@@ -18,8 +20,9 @@ const BAND: f32 = 1e-4;
 
 /// What a replay of every contender found, compared with parry3d at every step.
 struct Replayed {
-    /// Per proxima contender (name, agreement with parry3d).
-    agreements: Vec<(&'static str, Agreement)>,
+    /// Per proxima contender (name, its bound when not exact, agreement with
+    /// parry3d).
+    agreements: Vec<(&'static str, Option<f32>, Agreement)>,
     /// Steps where the proxima contenders' deepest points differ.
     searches_differ: usize,
     /// parry3d's pairs with manifold points at the last step.
@@ -32,7 +35,8 @@ fn replay_all(recording: &Recording) -> Replayed {
     for contender in contenders.iter_mut() {
         contender.start(recording);
     }
-    let mut agreements: Vec<_> = contenders[1..].iter().map(|c| (c.name(), Agreement::default())).collect();
+    let mut agreements: Vec<_> =
+        contenders[1..].iter().map(|c| (c.name(), c.approximate_within(), Agreement::default())).collect();
     let (mut reference, mut first, mut other) = (Vec::new(), Vec::new(), Vec::new());
     let mut searches_differ = 0;
     for (k, frame) in recording.frames.iter().enumerate().skip(1) {
@@ -42,11 +46,13 @@ fn replay_all(recording: &Recording) -> Replayed {
         contenders[0].deepest_points(&mut reference);
         contenders[1].deepest_points(&mut first);
         let exact = |a, b| one_shot_depth(recording, frame, a, b);
-        compare_touching(k, &reference, &first, BAND, exact, &mut agreements[0].1);
-        for (contender, (_, agreement)) in contenders[2..].iter().zip(&mut agreements[1..]) {
+        compare_touching(k, &reference, &first, BAND, exact, &mut agreements[0].2);
+        for (contender, (_, _, agreement)) in contenders[2..].iter().zip(&mut agreements[1..]) {
             contender.deepest_points(&mut other);
             compare_touching(k, &reference, &other, BAND, exact, agreement);
-            searches_differ += usize::from(other != first);
+            if contender.approximate_within().is_none() {
+                searches_differ += usize::from(other != first);
+            }
         }
     }
     Replayed { agreements, searches_differ, last_parry: reference }
@@ -54,7 +60,7 @@ fn replay_all(recording: &Recording) -> Replayed {
 
 /// Checks every proxima contender against parry3d and prints the counts.
 fn check(scene: &str, replayed: &Replayed) {
-    for (name, a) in &replayed.agreements {
+    for (name, approximate, a) in &replayed.agreements {
         eprintln!(
             "{scene}, {name} vs parry3d over {} steps: {} touching pairs in both, {} in one only within the band, \
              {} outside it where parry3d's one-shot contact sides with proxima, {} other; {} pairs with points in \
@@ -67,7 +73,25 @@ fn check(scene: &str, replayed: &Replayed) {
             a.with_points_in_both,
             a.max_depth_difference
         );
-        assert!(a.outside_band.is_empty(), "{name}: touching pairs differ outside the band: {:?}", &a.outside_band);
+        match approximate {
+            None => {
+                assert!(
+                    a.outside_band.is_empty(),
+                    "{name}: touching pairs differ outside the band: {:?}",
+                    &a.outside_band
+                )
+            }
+            // Not exact: its depths within its bound of parry3d's (whose own
+            // kept manifolds differ from the exact depth by a few mm).
+            Some(bound) => {
+                let off = bound + 5e-3;
+                assert!(a.max_depth_difference <= off, "{name}: depths off by {} > {off}", a.max_depth_difference);
+                for d in &a.outside_band {
+                    let depth = d.reference.or(d.other).map_or(0.0, |p| p.depth);
+                    assert!(depth.abs() <= off, "{name}: touching pairs differ by more than its bound: {d:?}");
+                }
+            }
+        }
     }
     assert_eq!(replayed.searches_differ, 0, "the tracker and the grid give different manifolds");
 }
@@ -79,7 +103,7 @@ fn proxima_and_parry_touch_the_same_pairs_on_the_bench_scene() {
     let recording = record(&SceneOptions::default());
     let replayed = replay_all(&recording);
     check("bench scene", &replayed);
-    let a = &replayed.agreements[0].1;
+    let a = &replayed.agreements[0].2;
     assert_eq!(a.steps, 299);
     assert!(a.touching_in_both > 1_000_000, "too few contacts to test anything: {}", a.touching_in_both);
 }
