@@ -74,8 +74,8 @@ pub fn check(data: &[u8]) {
     };
     // The first byte's high bit: manifolds kept across frames (a tolerance
     // of 1 mm and 0.05 rad), whose contacts are not exact: then the
-    // properties checked are those of any contact list (legal pairs, sorted,
-    // events the change of the set, an update without motion a no-op).
+    // properties checked are those of any contact list (legal pairs, finite
+    // and touching contacts, sorted, events the change of the set).
     let exact = first & 0x80 == 0;
     let pipeline = if exact {
         pipeline

@@ -103,7 +103,6 @@ impl ChangeLog {
         self.removed.push(removed);
     }
 
-    /// The stamp a reader that took the log last holds: `(scene id, takes)`.
     /// Counts a shape change (the collider is logged by its move).
     pub(crate) fn log_reshape(&mut self) {
         self.reshapes += 1;
@@ -115,6 +114,7 @@ impl ChangeLog {
         self.reshapes
     }
 
+    /// The stamp a reader that took the log last holds: `(scene id, takes)`.
     #[inline]
     pub(crate) fn stamp(&self) -> (u64, u64) {
         (self.scene, self.takes)

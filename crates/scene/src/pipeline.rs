@@ -101,8 +101,8 @@ pub struct ContactPipeline {
     #[cfg_attr(feature = "serde", serde(default))]
     reuse: Option<ManifoldReuse>,
     /// The manifolds kept for reuse, by pair key, and the list the next
-    /// frame fills; emptied whenever the pipeline reads every collider or a
-    /// collider's shape changed.
+    /// frame fills; emptied in another scene, after a shape change, and when
+    /// the prediction or the tolerance is set.
     #[cfg_attr(feature = "serde", serde(skip))]
     kept: reuse::KeptLists,
     #[cfg_attr(feature = "serde", serde(skip))]
@@ -217,6 +217,9 @@ impl ContactPipeline {
     /// manifold point has `depth >= 0`, and its `Contact` is that point; a
     /// pair of convex shapes then touches exactly as [`contact`](crate::contact) says.
     ///
+    /// On a pipeline already updated, the next update reads every collider
+    /// again (the boxes it pairs carry half the prediction).
+    ///
     /// # Errors
     /// [`SceneError::InvalidPrediction`] for a negative, NaN or infinite
     /// `prediction`.
@@ -243,7 +246,13 @@ impl ContactPipeline {
         if !(prediction.is_finite() && prediction >= 0.0) {
             return Err(SceneError::InvalidPrediction);
         }
-        Ok(Self { prediction: Some(prediction), ..self })
+        let mut pipeline = Self { prediction: Some(prediction), ..self };
+        // The mirrored boxes carry half the old prediction as slack, and kept
+        // manifolds were computed with it: the next update reads every
+        // collider again and computes every manifold.
+        pipeline.log_stamp = None;
+        pipeline.kept.clear();
+        Ok(pipeline)
     }
 
     /// The pipeline reusing a pair's manifold from an earlier frame while

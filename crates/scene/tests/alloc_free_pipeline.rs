@@ -82,7 +82,9 @@ fn pipeline_frames_allocate_nothing() {
     assert!(manifolds >= 5 * 200, "{manifolds} manifolds in 200 frames");
     assert_eq!(allocations, 0, "allocations in 200 steady frames with manifolds and the grid search");
     // Manifolds kept across frames: the kept lists swap, sized by warm-up.
-    let reuse = ManifoldReuse::new(1e-3, 2f32.to_radians()).unwrap();
+    // A tolerance above the jitter (1e-3 a frame on each axis), so that the
+    // counted frames keep and reuse manifolds.
+    let reuse = ManifoldReuse::new(2e-2, 0.1).unwrap();
     let kept = ContactPipeline::new().with_manifolds(0.05).unwrap().with_manifold_reuse(reuse);
     let (manifolds, contacts, allocations) = run(kept);
     assert_eq!(contacts, 5 * 200);

@@ -60,9 +60,18 @@ fn only(pipeline: &ContactPipeline) -> ContactManifold {
 
 #[test]
 fn a_move_within_the_tolerance_carries_the_kept_manifold() {
+    // A rotation tolerance of 1e-4 rad too: `cos(1e-4 / 2)` rounds to 1 in
+    // f32, the chord test does not.
+    for max_rotation in [1e-2, 1e-4] {
+        carries_the_kept_manifold(max_rotation);
+    }
+}
+
+fn carries_the_kept_manifold(max_rotation: Real) {
     let (mut scene, floor, cube) = box_on_floor();
     let mut exact = ContactPipeline::new().with_manifolds(PREDICTION).unwrap();
-    let mut kept = ContactPipeline::new().with_manifolds(PREDICTION).unwrap().with_manifold_reuse(reuse(1e-3, 1e-2));
+    let mut kept =
+        ContactPipeline::new().with_manifolds(PREDICTION).unwrap().with_manifold_reuse(reuse(1e-3, max_rotation));
     // A pair keeps its manifold once it has moved within the tolerance for
     // a step: here, a step without motion.
     for _ in 0..2 {
@@ -141,6 +150,35 @@ fn past_the_tolerance_a_shape_change_or_a_new_collider_computes_again() {
         exact.update(&mut scene);
         kept.update(&mut scene);
         assert_eq!(by_pair(&kept), by_pair(&exact), "{what}: computed again");
+    }
+}
+
+#[test]
+fn a_new_prediction_drops_the_kept_manifolds() {
+    // A box 0.03 above the floor: no manifold within 0.02, kept as such
+    // while it rests; within 0.05 it has one at once, with and without
+    // reuse (the mirrored boxes' slack follows the prediction), with each
+    // pair search.
+    for search in [PairSearch::Tracker, PairSearch::Grid] {
+        for tolerance in [None, Some(reuse(1e-3, 1e-2))] {
+            let (mut scene, _, cube) = box_on_floor();
+            let pose = moved(scene.get(cube).unwrap().pose(), Vector::new(0.0, 0.04, 0.0), Vector::y(), 0.0);
+            scene.set_pose(cube, pose).unwrap();
+            let mut pipeline = ContactPipeline::new().with_manifolds(PREDICTION).unwrap().with_pair_search(search);
+            if let Some(tolerance) = tolerance {
+                pipeline = pipeline.with_manifold_reuse(tolerance);
+            }
+            for _ in 0..3 {
+                pipeline.update(&mut scene);
+                assert!(pipeline.manifolds().is_empty(), "0.03 apart: none within 0.02");
+            }
+            let mut pipeline = pipeline.with_manifolds(0.05).unwrap();
+            pipeline.update(&mut scene);
+            let mut exact = ContactPipeline::new().with_manifolds(0.05).unwrap();
+            exact.update(&mut scene);
+            assert!(!exact.manifolds().is_empty());
+            assert_eq!(by_pair(&pipeline), by_pair(&exact), "{search:?} {tolerance:?}: the new prediction's manifold");
+        }
     }
 }
 
@@ -240,8 +278,11 @@ fn two_threads_keep_and_compute_the_same_manifolds() {
     let tolerance = reuse(1e-3, 5e-3);
     let mut serial = ContactPipeline::new().with_manifolds(PREDICTION).unwrap().with_manifold_reuse(tolerance);
     let mut parallel = ContactPipeline::new().with_manifolds(PREDICTION).unwrap().with_manifold_reuse(tolerance);
+    let mut exact = ContactPipeline::new().with_manifolds(PREDICTION).unwrap();
+    let mut three = one.clone();
     let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
     let mut rng = proxima_test_support::rng(11);
+    let mut reused_frames = 0;
     for frame in 0..30 {
         let poses: Vec<_> = handles
             .iter()
@@ -253,12 +294,16 @@ fn two_threads_keep_and_compute_the_same_manifolds() {
             .collect();
         one.set_poses(&poses).unwrap();
         two.set_poses(&poses).unwrap();
+        three.set_poses(&poses).unwrap();
+        exact.update(&mut three);
         let events = serial.update(&mut one).to_vec();
         let parallel_events = pool.install(|| parallel.update_parallel(&mut two).to_vec());
         assert_eq!(events, parallel_events, "frame {frame}");
         assert_eq!(serial.manifolds(), parallel.manifolds(), "frame {frame}");
         assert_eq!(serial.contacts(), parallel.contacts(), "frame {frame}");
+        reused_frames += usize::from(serial.manifolds() != exact.manifolds());
     }
+    assert!(reused_frames > 10, "kept manifolds in {reused_frames} frames of 30");
 }
 
 #[test]

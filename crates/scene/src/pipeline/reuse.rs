@@ -32,7 +32,8 @@ use crate::shape::WorldShape;
 /// manifold's (`d` since the computation, `d` for the exact one), and a
 /// pair with or without a manifold when computed keeps it or its absence
 /// while its exact deepest point may have crossed the prediction's edge by
-/// up to `2 d`. Pairs with a sphere are always computed (their manifold
+/// up to `2 d` (plus the f32 rounding of carrying the points, a few
+/// ulps of their world coordinates). Pairs with a sphere are always computed (their manifold
 /// costs less than the reuse), and so are pairs with a mesh, a heightfield
 /// or a compound.
 ///
@@ -82,10 +83,8 @@ impl ManifoldReuse {
     /// The test of a relative pose against the one a manifold was computed
     /// at.
     pub(super) fn check(&self) -> Check {
-        Check {
-            max_translation2: self.max_translation * self.max_translation,
-            cos_half_rotation: (0.5 * self.max_rotation).cos(),
-        }
+        let chord = 2.0 * (0.25 * self.max_rotation).sin();
+        Check { max_translation2: self.max_translation * self.max_translation, max_chord2: chord * chord }
     }
 }
 
@@ -109,16 +108,21 @@ impl From<ManifoldReuse> for (Real, Real) {
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Check {
     max_translation2: Real,
-    /// Two unit quaternions are at most `max_rotation` apart exactly when
-    /// `|q1 . q2| >= cos(max_rotation / 2)`.
-    cos_half_rotation: Real,
+    /// Two unit quaternions `angle` apart (`q2 = q1 r`, `r` a turn by
+    /// `angle`) are `|q1 - s q2| = 2 sin(angle / 4)` apart, `s` the sign of
+    /// `q1 . q2` (both name the same rotation): the square of that for the
+    /// largest rotation. Differences of the components, unlike `q1 . q2`
+    /// against `cos(angle / 2)`, keep small angles apart from 0 in f32.
+    max_chord2: Real,
 }
 
 impl Check {
     #[inline]
     fn close(&self, then: &Isometry, now: &Isometry) -> bool {
+        let (q1, q2) = (then.rotation.coords, now.rotation.coords);
+        let chord2 = if q1.dot(&q2) >= 0.0 { (q1 - q2).norm_squared() } else { (q1 + q2).norm_squared() };
         (now.translation.vector - then.translation.vector).norm_squared() <= self.max_translation2
-            && then.rotation.coords.dot(&now.rotation.coords).abs() >= self.cos_half_rotation
+            && chord2 <= self.max_chord2
     }
 }
 
