@@ -19,6 +19,12 @@
 //! [`PROBE_BUDGET`] of the search's time: the dearer coming back is, the
 //! rarer the probes, from the first one on.
 //!
+//! The search in use is judged by its mean cost over the frames it ran since
+//! the last probe, not by a running average that favours recent frames: a
+//! tracker's cost comes in spikes (bodies that fall together leave their fat
+//! boxes together, every few frames), and a probe that happened to follow
+//! a few cheap frames would otherwise keep it where the grid costs less.
+//!
 //! A frame's cost is the pair search's time, mirror included. The first
 //! frame of a search after the other ran reads every collider (its mirror is
 //! stale); that frame is not a fair sample and is never recorded, which is
@@ -41,7 +47,7 @@ pub(super) const MAX_PERIOD: u32 = 512;
 /// of its own: frame times vary by a few percent, and a switch costs a frame
 /// that reads every collider.
 pub(super) const HYSTERESIS: f64 = 0.9;
-/// Weight of a new sample in the in-use search's running cost.
+/// Weight of a new full-read excess in its running estimate.
 const SMOOTHING: f64 = 0.25;
 /// The share of the pair search's time the probes' full reads may take,
 /// amortised over the period.
@@ -53,9 +59,12 @@ pub(super) const PROBE_BUDGET: f64 = 0.05;
 pub(super) struct SearchChooser {
     /// The search the frames run when not probing.
     current: PairSearch,
-    /// The running cost of `current`, in seconds per frame (`None` until a
-    /// fair sample).
-    current_cost: Option<f64>,
+    /// The fair samples of `current` since the last probe closed (or since
+    /// it became current): their sum in seconds, and their number.
+    window: (f64, u32),
+    /// The mean of the last window closed, for a window still empty (`None`
+    /// until a fair sample).
+    last_mean: Option<f64>,
     /// Frames until the next probe.
     until_probe: u32,
     /// Frames between probes now.
@@ -77,7 +86,8 @@ impl Default for SearchChooser {
     fn default() -> Self {
         Self {
             current: PairSearch::Tracker,
-            current_cost: None,
+            window: (0.0, 0),
+            last_mean: None,
             until_probe: BASE_PERIOD,
             period: BASE_PERIOD,
             probe_left: 0,
@@ -131,14 +141,15 @@ impl SearchChooser {
         }
         let seconds = cost.as_secs_f64();
         if full {
-            if let Some(current) = self.current_cost {
+            if let Some(current) = self.current_cost() {
                 let excess = (seconds - current).max(0.0);
                 self.full_excess += SMOOTHING * (excess - self.full_excess);
             }
         }
         if search == self.current {
             if !full {
-                self.current_cost = Some(self.current_cost.map_or(seconds, |c| c + SMOOTHING * (seconds - c)));
+                self.window.0 += seconds;
+                self.window.1 += 1;
             }
             return;
         }
@@ -150,10 +161,13 @@ impl SearchChooser {
             return;
         }
         // The probe's last frame: its sample against the running cost.
-        match self.current_cost {
+        let current = self.current_cost();
+        self.last_mean = current;
+        self.window = (0.0, 0);
+        match current {
             Some(current) if !full && seconds < HYSTERESIS * current => {
                 self.current = search;
-                self.current_cost = Some(seconds);
+                self.window = (seconds, 1);
                 self.period = BASE_PERIOD.max(self.amortising_period());
             }
             // No fair sample of the search in use yet: measure it first.
@@ -163,11 +177,23 @@ impl SearchChooser {
         self.until_probe = self.period;
     }
 
+    /// The cost of `current` in seconds per frame: the mean of its window,
+    /// or of the last one while the window is empty (`None` before any
+    /// fair sample).
+    fn current_cost(&self) -> Option<f64> {
+        let (sum, frames) = self.window;
+        if frames > 0 {
+            Some(sum / f64::from(frames))
+        } else {
+            self.last_mean
+        }
+    }
+
     /// The shortest period that keeps a probe's two full reads within
     /// [`PROBE_BUDGET`] of the search's time over the period, at most
     /// [`MAX_PERIOD`].
     fn amortising_period(&self) -> u32 {
-        let Some(current) = self.current_cost.filter(|&c| c > 0.0) else {
+        let Some(current) = self.current_cost().filter(|&c| c > 0.0) else {
             return BASE_PERIOD;
         };
         let frames = 2.0 * self.full_excess / (PROBE_BUDGET * current);
@@ -220,6 +246,25 @@ mod tests {
         // The world changes: now the tracker is cheaper; the next probe finds it.
         run(&mut chooser, 2 * (BASE_PERIOD + PROBE_FRAMES) as usize, 1.0, 2.0);
         assert_eq!(chooser.current(), PairSearch::Tracker);
+    }
+
+    #[test]
+    fn a_spiky_search_is_judged_by_its_mean() {
+        // The tracker costs 1 ms a frame with a 10 ms spike every sixth (a
+        // batch of fat boxes left at once): 2.1 ms a frame over the first
+        // period. The grid's steady 1.5 ms wins the first probe, although the
+        // frames just before it were the tracker's cheap ones.
+        let mut chooser = SearchChooser::default();
+        for frame in 0..BASE_PERIOD + PROBE_FRAMES {
+            let (search, switched) = chooser.next();
+            let ms = match search {
+                PairSearch::Grid => 1.5,
+                _ if frame % 6 == 2 => 10.0,
+                _ => 1.0,
+            };
+            chooser.record(search, Duration::from_secs_f64(ms * 1e-3), switched);
+        }
+        assert_eq!(chooser.current(), PairSearch::Grid);
     }
 
     #[test]

@@ -154,8 +154,17 @@ impl ContactPipeline {
                         self.proxy_of[index] = Some((generation, id, groups));
                     }
                     // The displacement that stretches the fat box is the move
-                    // of the tight box's centre.
-                    let _ = self.tracker.move_proxy_to(id, tight);
+                    // of the tight box's centre since the last frame. A full
+                    // read may follow many frames the tracker did not see
+                    // (the grid searched them): that move is no frame's, and
+                    // stretching by it would give fat boxes metres long, and
+                    // pairs by the million. Such a proxy gets an unstretched
+                    // fat box.
+                    if incremental {
+                        let _ = self.tracker.move_proxy_to(id, tight);
+                    } else {
+                        let _ = self.tracker.move_proxy(id, tight, Vector::zeros());
+                    }
                 }
                 None => {
                     let id = self.tracker.insert(tight, slot, options());
@@ -222,4 +231,46 @@ impl ContactPipeline {
 #[inline]
 fn with_slack(a: &Aabb, extra: Real) -> Aabb {
     a.loosened_per_axis(&((a.min().coords.abs() + a.max().coords.abs()) * 1e-5 + Vector::repeat(extra)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{ColliderDesc, ColliderShape};
+    use proxima_narrowphase::Isometry;
+
+    #[test]
+    fn a_full_read_after_grid_frames_gives_unstretched_fat_boxes() {
+        // A 6 x 6 x 6 lattice of balls 3 apart, all falling 0.1 a frame:
+        // the tracker runs 10 frames, the grid 10, then the tracker reads
+        // every collider again. Their centres moved 1.1 since the tracker's
+        // last frame; a fat box stretched by that move would reach the ball
+        // below (2 away) and pair with it. None may: the balls never come
+        // within 2 of one another.
+        let mut scene = Scene::new();
+        let mut handles = Vec::new();
+        for i in 0..216 {
+            let (x, y, z) = ((i % 6) as Real * 3.0, (i / 6 % 6) as Real * 3.0, (i / 36) as Real * 3.0);
+            let ball = ColliderDesc::new(ColliderShape::Sphere { radius: 0.5 }, Isometry::translation(x, y, z));
+            handles.push(scene.insert(ball).unwrap());
+        }
+        let mut pipeline = ContactPipeline::new().with_alternating_search(10);
+        for frame in 0..21 {
+            for &h in &handles {
+                let mut pose = *scene.get(h).unwrap().pose();
+                pose.translation.vector.y -= 0.1;
+                scene.set_pose(h, pose).unwrap();
+            }
+            pipeline.update(&mut scene);
+            let expect = if (frame / 10) % 2 == 0 { PairSearch::Tracker } else { PairSearch::Grid };
+            assert_eq!(pipeline.running_pair_search(), expect);
+        }
+        assert_eq!(pipeline.tracker.pairs().len(), 0, "fat boxes stretched across the lattice");
+        for &h in &handles {
+            let tight = scene.get(h).unwrap().aabb();
+            let id = pipeline.proxy_of[h.index() as usize].unwrap().1;
+            let fat = pipeline.tracker.fat_aabb(id).unwrap();
+            assert!(fat.extents().y - tight.extents().y < 1.0, "{fat:?} around {tight:?}");
+        }
+    }
 }
