@@ -55,7 +55,19 @@ const _: () = assert!(LINEAR_SUPPORT_MAX_VERTICES <= 4 * scan::MAX_BLOCKS);
     derive(serde::Serialize, serde::Deserialize),
     serde(try_from = "HullFields", into = "HullFields")
 )]
+// The fields a support query reads (the coordinate blocks' pointer and
+// length, the box whose centre starts GJK) come first, in one cache line of
+// an aligned struct: a query on a hull out of cache then misses that line
+// and the blocks, not three scattered lines besides.
+#[repr(C, align(64))]
 pub struct ConvexHull {
+    /// For hulls of up to [`LINEAR_SUPPORT_MAX_VERTICES`] vertices, their
+    /// coordinates in blocks of four, `[xs, ys, zs]` (the last padded with
+    /// copies of vertex 0), so that the support scan takes four dot
+    /// products at once; empty for larger hulls.
+    lanes: Vec<[[Real; 4]; 3]>,
+    aabb: Aabb,
+    tolerance: Real,
     vertices: Vec<Point>,
     faces: Vec<HullFace>,
     face_vertices: Vec<u32>,
@@ -65,17 +77,10 @@ pub struct ConvexHull {
     /// Index of the vertex of least and greatest coordinate along each axis:
     /// `[min x, max x, min y, max y, min z, max z]`, hill-climbing starts.
     extremes: [u32; 6],
-    /// For hulls of up to [`LINEAR_SUPPORT_MAX_VERTICES`] vertices, their
-    /// coordinates in blocks of four, `[xs, ys, zs]` (the last padded with
-    /// copies of vertex 0), so that the support scan takes four dot
-    /// products at once; empty for larger hulls.
-    lanes: Vec<[[Real; 4]; 3]>,
     /// The face planes in blocks of four, `[nxs, nys, nzs, offsets]`, the
     /// last padded with planes `0 . x = +inf` (no point is beyond them), so
     /// that a scan over the faces takes four at once.
     face_lanes: Vec<[[Real; 4]; 4]>,
-    aabb: Aabb,
-    tolerance: Real,
 }
 
 /// A polygon face of a [`ConvexHull`]: the plane `normal . x = offset` in
@@ -303,7 +308,14 @@ impl ConvexHull {
     /// tolerance). A zero `dir` gives some vertex.
     #[must_use]
     pub fn support_point(&self, dir: &Vector) -> Point {
-        self.vertices[self.support_index(dir)]
+        let i = self.support_index(dir);
+        // A small hull's vertex is read back from the blocks the scan just
+        // read (the same coordinates), not from `vertices`: one cache line
+        // fewer for a hull out of cache.
+        match self.lanes.get(i / 4) {
+            Some([xs, ys, zs]) => Point::new(xs[i % 4], ys[i % 4], zs[i % 4]),
+            None => self.vertices[i],
+        }
     }
 
     /// The face planes four at a time, `[nxs, nys, nzs, offsets]` (face

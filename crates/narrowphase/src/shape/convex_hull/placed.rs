@@ -172,4 +172,29 @@ mod tests {
         let n = Vector::new(0.2, -0.5, 0.9);
         assert!((placed.rotate(&n) - pose.rotation * n).norm() < 1e-6);
     }
+
+    #[test]
+    fn the_support_point_is_the_vertex_its_index_names() {
+        // Points on a sphere (every one a vertex): hulls of up to 32
+        // vertices read the point back from their coordinate blocks, larger
+        // ones from the vertices; both give the vertex the index names, bit
+        // for bit.
+        for n in [5usize, 17, 32, 33, 90] {
+            let golden = core::f64::consts::PI * (3.0 - 5f64.sqrt());
+            let pts: Vec<Point> = (0..n)
+                .map(|i| {
+                    let y = 1.0 - 2.0 * (i as f64 + 0.5) / n as f64;
+                    let (r, t) = ((1.0 - y * y).sqrt(), golden * i as f64);
+                    Point::new((r * t.cos()) as Real, y as Real, (r * t.sin()) as Real * 1.3)
+                })
+                .collect();
+            let hull = ConvexHull::new(&pts);
+            assert_eq!(hull.vertices().len(), n);
+            for k in 0..200 {
+                let a = k as Real * 0.61;
+                let d = Vector::new(a.sin(), (2.3 * a).cos(), (0.9 * a).sin() - 0.3);
+                assert_eq!(hull.support_point(&d), hull.vertices()[hull.support_index(&d)], "{n} vertices, {d:?}");
+            }
+        }
+    }
 }
