@@ -3,13 +3,19 @@
 //!
 //! The fat-box idea of the dynamic tree, turned around: instead of
 //! enlarging the stored boxes, the query is enlarged. A cache holds a fat
-//! box `F` (the query box grown by a margin) and the leaf slots of every
+//! box `F` (the query box grown by a margin) and every
 //! stored box overlapping `F`. While a later query box `Q` stays inside
 //! `F`, every stored box overlapping `Q` also overlaps `F` (`Q ⊆ F`), so it
-//! is among the cached slots: testing those slots against `Q` gives exactly
-//! the tree's answer, with no traversal. When `Q` leaves `F`, or the tree
+//! is among the cached boxes: testing those against `Q` gives exactly the
+//! tree's answer, with no traversal. When `Q` leaves `F`, or the tree
 //! has changed since (`refit`, `rebuild`: its stamp differs), the tree is
 //! traversed once with a new `F` around `Q`.
+//!
+//! The cache holds copies of the boxes and their ids, not leaf slots: a
+//! step then reads one contiguous list, where slots would cost two cache
+//! misses each (the box, the id) in a large tree's arrays. The copies stay
+//! exact while the tree's stamp is unchanged (its boxes change only by a
+//! refit or a rebuild, which change the stamp).
 
 use super::StaticBvh;
 use core::ops::ControlFlow;
@@ -62,8 +68,8 @@ pub struct OverlapCache {
     /// The fat box and the stamp of the tree it was taken from; `None` until
     /// the first query.
     fat: Option<(Aabb, u64)>,
-    /// Leaf slots of the boxes overlapping the fat box.
-    slots: Vec<u32>,
+    /// The boxes overlapping the fat box, with their ids.
+    entries: Vec<(Aabb, u32)>,
     /// Tree traversals so far (statistics).
     refills: u64,
 }
@@ -75,7 +81,7 @@ impl OverlapCache {
         if !margin.is_finite() || margin < 0.0 {
             return Err(InvalidMargin(margin));
         }
-        Ok(Self { margin, fat: None, slots: Vec::new(), refills: 0 })
+        Ok(Self { margin, fat: None, entries: Vec::new(), refills: 0 })
     }
 
     /// The margin.
@@ -86,17 +92,17 @@ impl OverlapCache {
     /// Forgets the neighbourhood: the next query traverses the tree.
     pub fn clear(&mut self) {
         self.fat = None;
-        self.slots.clear();
+        self.entries.clear();
     }
 
     /// How many stored boxes the cache holds now.
     pub fn len(&self) -> usize {
-        self.slots.len()
+        self.entries.len()
     }
 
     /// True when the cache holds no stored box.
     pub fn is_empty(&self) -> bool {
-        self.slots.is_empty()
+        self.entries.is_empty()
     }
 
     /// How many times the tree has been traversed through this cache.
@@ -121,24 +127,23 @@ impl StaticBvh {
         if !fresh {
             self.refill(cache, aabb);
         }
-        for &slot in &cache.slots {
-            let slot = slot as usize;
-            if intersects_aabb_aabb(&self.prim_boxes[slot], aabb) {
-                visitor(self.prim_ids[slot])?;
+        for (b, id) in &cache.entries {
+            if intersects_aabb_aabb(b, aabb) {
+                visitor(*id)?;
             }
         }
         ControlFlow::Continue(())
     }
 
-    /// Fills `cache` with the slots of the boxes overlapping `aabb` grown by
+    /// Fills `cache` with the boxes (and ids) overlapping `aabb` grown by
     /// the margin (saturating at `±f32::MAX`: still a superset of `aabb`).
     fn refill(&self, cache: &mut OverlapCache, aabb: &Aabb) {
         let fat = aabb.loosened(cache.margin);
-        cache.slots.clear();
+        cache.entries.clear();
         cache.refills += 1;
         cache.fat = Some((fat, self.stamp));
         let _ = self.visit_overlap_slots(&fat, |slot| {
-            cache.slots.push(slot);
+            cache.entries.push((self.prim_boxes[slot as usize], self.prim_ids[slot as usize]));
             ControlFlow::Continue(())
         });
     }
