@@ -47,6 +47,6 @@ pub use sweep_and_prune::{SapMode, SweepAndPrune};
 pub mod internal {
     pub use crate::grid_pairs::{GridShape, MAX_LARGE};
     pub use crate::pairs::sort_index_pairs;
-    pub use crate::prefetch::prefetch;
+    pub use crate::prefetch::{prefetch, prefetch_lines};
     pub use crate::slot_map::{SlotKey, SlotMap};
 }

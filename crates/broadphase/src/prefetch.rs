@@ -27,3 +27,31 @@ pub fn prefetch<R>(table: &[R], index: u32) {
     #[cfg(not(target_arch = "x86_64"))]
     let _ = (table, index);
 }
+
+/// [`prefetch`] of every cache line `table[index]` spans (an element larger
+/// than a line, whose fields the caller reads all over).
+///
+/// ```
+/// # mod proxima { pub(crate) use ::proxima_broadphase as broadphase; }
+/// let table = vec![[0u64; 40]; 1 << 12];
+/// proxima::broadphase::internal::prefetch_lines(&table, 4_000);
+/// proxima::broadphase::internal::prefetch_lines(&table, 5_000); // out of range: nothing
+/// assert_eq!(table[4_000][39], 0);
+/// ```
+#[inline(always)]
+pub fn prefetch_lines<R>(table: &[R], index: u32) {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(entry) = table.get(index as usize) {
+        use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        let start = (entry as *const R).cast::<i8>();
+        let mut offset = 0;
+        while offset < core::mem::size_of::<R>() {
+            // SAFETY: a prefetch is a hint without memory effects; the
+            // address lies inside the live element `table[index]`.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(start.add(offset)) };
+            offset += 64;
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (table, index);
+}

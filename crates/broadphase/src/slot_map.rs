@@ -181,6 +181,15 @@ impl<K: SlotKey, T> SlotMap<K, T> {
         K::from_parts(slot as u32, self.generations[slot])
     }
 
+    /// Starts loading slot `slot`'s value and generation (a hint: see
+    /// [`prefetch_lines`](crate::internal::prefetch_lines)); nothing for a
+    /// slot never used.
+    #[inline(always)]
+    pub fn prefetch_slot(&self, slot: u32) {
+        crate::prefetch::prefetch_lines(&self.entries, slot);
+        crate::prefetch::prefetch(&self.generations, slot);
+    }
+
     /// The generation of every slot, indexed by slot.
     #[inline]
     pub fn generations(&self) -> &[u32] {

@@ -134,6 +134,13 @@ impl<T> Slots<T> {
         proxima_broadphase::internal::prefetch(self.map.generations(), slot);
     }
 
+    /// Starts loading what [`Slots::get_slot`] and [`Slots::handle_of`]
+    /// read for `slot` (a hint).
+    #[inline(always)]
+    pub(crate) fn prefetch(&self, slot: u32) {
+        self.map.prefetch_slot(slot);
+    }
+
     /// The value in slot `slot` if it is occupied (whatever its generation).
     #[inline]
     pub(crate) fn get_slot(&self, slot: u32) -> Option<&T> {

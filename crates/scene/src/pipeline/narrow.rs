@@ -69,6 +69,10 @@ fn copy_halves<T: Copy + Send + Sync>(out: &mut [T], slices: &[NarrowSlice], lis
     }
 }
 
+/// How many candidates ahead [`narrow`] asks for a pair's second collider:
+/// about the misses a pair's tests take to hide one.
+const PREFETCH_AHEAD: usize = 8;
+
 /// Where [`narrow`] appends its results, and its scratch.
 pub(super) struct NarrowOut<'a> {
     pub(super) contacts: &'a mut Vec<ContactPair>,
@@ -121,7 +125,13 @@ pub(super) fn narrow<H: PairHooks>(scene: &Scene, candidates: &[u64], rules: &Ru
     let NarrowOut { contacts, manifolds, sensors, manifold_scratch, kept, mesh_scratch } = out;
     let first = candidates.first().copied().unwrap_or(0);
     let mut reuse = rules.reuse.map(|(check, previous)| Reuse::new(check, previous, first, kept));
-    for &key in candidates {
+    for (i, &key) in candidates.iter().enumerate() {
+        // The second colliders come in no order (the first ones in slot
+        // order, which the hardware prefetcher follows): each is a cache
+        // miss in a large scene unless asked for ahead.
+        if let Some(&ahead) = candidates.get(i + PREFETCH_AHEAD) {
+            scene.colliders.prefetch(ahead as u32);
+        }
         let (sa, sb) = ((key >> 32) as u32, key as u32);
         let (ca, cb) = (&scene.colliders[sa], &scene.colliders[sb]);
         if !ca.pairs_with(cb) {
