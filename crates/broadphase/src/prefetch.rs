@@ -44,12 +44,19 @@ pub fn prefetch_lines<R>(table: &[R], index: u32) {
     if let Some(entry) = table.get(index as usize) {
         use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
         let start = (entry as *const R).cast::<i8>();
+        let size = core::mem::size_of::<R>();
         let mut offset = 0;
-        while offset < core::mem::size_of::<R>() {
+        while offset < size {
             // SAFETY: a prefetch is a hint without memory effects; the
             // address lies inside the live element `table[index]`.
             unsafe { _mm_prefetch::<_MM_HINT_T0>(start.add(offset)) };
             offset += 64;
+        }
+        // An element that starts inside a line ends one line further than
+        // its size in lines: its last byte's line too.
+        if size > 0 {
+            // SAFETY: as above, `size - 1` is the element's last byte.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(start.add(size - 1)) };
         }
     }
     #[cfg(not(target_arch = "x86_64"))]

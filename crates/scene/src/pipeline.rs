@@ -141,6 +141,11 @@ pub struct ContactPipeline {
     /// (`None`: read every collider at the next update).
     #[cfg_attr(feature = "serde", serde(skip))]
     log_stamp: Option<(u64, u64)>,
+    /// Frames since the tracker last ran (0: it ran the last frame): a
+    /// full read after grid frames stretches each fat box by the box's mean
+    /// move per frame over them.
+    #[cfg_attr(feature = "serde", serde(skip))]
+    tracker_frames_away: u32,
     /// The collider slots this frame read: the logged ones, or all.
     #[cfg_attr(feature = "serde", serde(skip))]
     touched: Vec<u32>,
@@ -203,6 +208,7 @@ impl ContactPipeline {
             ccd: Vec::new(),
             stats: FrameStats::default(),
             log_stamp: None,
+            tracker_frames_away: 0,
             touched: Vec::new(),
             ccd_touched: Vec::new(),
         }

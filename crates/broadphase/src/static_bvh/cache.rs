@@ -3,13 +3,13 @@
 //!
 //! The fat-box idea of the dynamic tree, turned around: instead of
 //! enlarging the stored boxes, the query is enlarged. A cache holds a fat
-//! box `F` (the query box grown by a margin) and every
-//! stored box overlapping `F`. While a later query box `Q` stays inside
-//! `F`, every stored box overlapping `Q` also overlaps `F` (`Q ⊆ F`), so it
-//! is among the cached boxes: testing those against `Q` gives exactly the
-//! tree's answer, with no traversal. When `Q` leaves `F`, or the tree
-//! has changed since (`refit`, `rebuild`: its stamp differs), the tree is
-//! traversed once with a new `F` around `Q`.
+//! box `F` (the query box grown by a margin) and every stored box
+//! overlapping `F`. While a later query box `Q` stays inside `F`, every
+//! stored box overlapping `Q` also overlaps `F` (`Q ⊆ F`), so it is among
+//! the cached boxes: testing those against `Q` gives exactly the tree's
+//! answer, with no traversal. When `Q` leaves `F`, or the tree has changed
+//! since (`refit`, `rebuild`: its stamp differs), the tree is traversed once
+//! with a new `F` around `Q`.
 //!
 //! The cache holds copies of the boxes and their ids, not leaf slots: a
 //! step then reads one contiguous list, where slots would cost two cache
@@ -37,9 +37,9 @@ impl std::error::Error for InvalidMargin {}
 /// per moving object with [`StaticBvh::visit_overlaps_cached`].
 ///
 /// The margin trades the size of the cached neighbourhood (more boxes to
-/// test each step) against how often the tree is traversed again (each time
-/// the query box leaves the fat box). About the distance the object moves
-/// in a few steps is a good start.
+/// test each step, 28 bytes each in the cache) against how often the tree
+/// is traversed again (each time the query box leaves the fat box). About
+/// the distance the object moves in a few steps is a good start.
 ///
 /// ```
 /// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; pub(crate) use ::proxima_broadphase as broadphase; }

@@ -41,7 +41,9 @@ impl StaticBvh {
 
     /// The box in leaf slot `slot` (leaf order, see
     /// [`leaf_ids`](Self::leaf_ids)), to be changed before a
-    /// [`refit_in_place`](Self::refit_in_place).
+    /// [`refit_in_place`](Self::refit_in_place). The stamp changes only at
+    /// that refit: an `OverlapCache` must not query the tree in between
+    /// (only the pair tracker's own trees use this, never through a cache).
     #[inline]
     pub(crate) fn leaf_box_mut(&mut self, slot: u32) -> &mut Aabb {
         &mut self.prim_boxes[slot as usize]

@@ -20,10 +20,11 @@
 //! rarer the probes, from the first one on.
 //!
 //! The search in use is judged by its mean cost over the frames it ran since
-//! the last probe, not by a running average that favours recent frames: a
-//! tracker's cost comes in spikes (bodies that fall together leave their fat
-//! boxes together, every few frames), and a probe that happened to follow
-//! a few cheap frames would otherwise keep it where the grid costs less.
+//! the last probe (the last [`WINDOW`] or so of them), not by a running
+//! average that favours the latest few: a tracker's cost comes in spikes
+//! (bodies that fall together leave their fat boxes together, every few
+//! frames), and a probe that happened to follow a few cheap frames would
+//! otherwise keep it where the grid costs less.
 //!
 //! A frame's cost is the pair search's time, mirror included. The first
 //! frame of a search after the other ran reads every collider (its mirror is
@@ -49,6 +50,10 @@ pub(super) const MAX_PERIOD: u32 = 512;
 pub(super) const HYSTERESIS: f64 = 0.9;
 /// Weight of a new full-read excess in its running estimate.
 const SMOOTHING: f64 = 0.25;
+/// The window's length: at this many samples its sum and count are halved,
+/// so that a long period's mean follows a world that changed late in it,
+/// while every spike of a few frames' cycle is still averaged in.
+pub(super) const WINDOW: u32 = 64;
 /// The share of the pair search's time the probes' full reads may take,
 /// amortised over the period.
 pub(super) const PROBE_BUDGET: f64 = 0.05;
@@ -60,8 +65,9 @@ pub(super) struct SearchChooser {
     /// The search the frames run when not probing.
     current: PairSearch,
     /// The fair samples of `current` since the last probe closed (or since
-    /// it became current): their sum in seconds, and their number.
-    window: (f64, u32),
+    /// it became current; the older ones halved in weight each time
+    /// [`WINDOW`] is reached): their sum in seconds, and their number.
+    window: Window,
     /// The mean of the last window closed, for a window still empty (`None`
     /// until a fair sample).
     last_mean: Option<f64>,
@@ -86,7 +92,7 @@ impl Default for SearchChooser {
     fn default() -> Self {
         Self {
             current: PairSearch::Tracker,
-            window: (0.0, 0),
+            window: Window::default(),
             last_mean: None,
             until_probe: BASE_PERIOD,
             period: BASE_PERIOD,
@@ -136,7 +142,7 @@ impl SearchChooser {
     /// (`full`: it read every collider, so it is no sample), and closes a
     /// probe on its last frame.
     pub(super) fn record(&mut self, search: PairSearch, cost: Duration, full: bool) {
-        if self.alternate.is_some() {
+        if self.alternate.is_some() || !cfg!(feature = "timing") {
             return;
         }
         let seconds = cost.as_secs_f64();
@@ -148,8 +154,7 @@ impl SearchChooser {
         }
         if search == self.current {
             if !full {
-                self.window.0 += seconds;
-                self.window.1 += 1;
+                self.window.push(seconds);
             }
             return;
         }
@@ -160,14 +165,16 @@ impl SearchChooser {
         if self.probe_left > 0 {
             return;
         }
-        // The probe's last frame: its sample against the running cost.
+        // The probe's last frame: its sample against the mean of the search
+        // in use.
         let current = self.current_cost();
         self.last_mean = current;
-        self.window = (0.0, 0);
+        self.window = Window::default();
         match current {
             Some(current) if !full && seconds < HYSTERESIS * current => {
                 self.current = search;
-                self.window = (seconds, 1);
+                self.last_mean = Some(seconds);
+                self.window.push(seconds);
                 self.period = BASE_PERIOD.max(self.amortising_period());
             }
             // No fair sample of the search in use yet: measure it first.
@@ -181,12 +188,7 @@ impl SearchChooser {
     /// or of the last one while the window is empty (`None` before any
     /// fair sample).
     fn current_cost(&self) -> Option<f64> {
-        let (sum, frames) = self.window;
-        if frames > 0 {
-            Some(sum / f64::from(frames))
-        } else {
-            self.last_mean
-        }
+        self.window.mean().or(self.last_mean)
     }
 
     /// The shortest period that keeps a probe's two full reads within
@@ -208,6 +210,30 @@ impl SearchChooser {
     #[cfg(all(test, feature = "timing"))]
     pub(super) fn current(&self) -> PairSearch {
         self.current
+    }
+}
+
+/// Frame costs summed, the older halved in weight at every [`WINDOW`]
+/// samples.
+#[derive(Clone, Copy, Debug, Default)]
+struct Window {
+    sum: f64,
+    samples: u32,
+}
+
+impl Window {
+    fn push(&mut self, seconds: f64) {
+        self.sum += seconds;
+        self.samples += 1;
+        if self.samples >= WINDOW {
+            self.sum *= 0.5;
+            self.samples /= 2;
+        }
+    }
+
+    /// The weighted mean (`None`: no sample).
+    fn mean(&self) -> Option<f64> {
+        (self.samples > 0).then(|| self.sum / f64::from(self.samples))
     }
 }
 
@@ -265,6 +291,24 @@ mod tests {
             chooser.record(search, Duration::from_secs_f64(ms * 1e-3), switched);
         }
         assert_eq!(chooser.current(), PairSearch::Grid);
+    }
+
+    #[test]
+    fn the_window_follows_a_late_change() {
+        // 1,000 frames at 1 ms, then 100 at 3 ms: the plain mean (1.18 ms)
+        // would keep a cheaper-looking search for another period; the
+        // window's is near the new cost.
+        let mut window = Window::default();
+        (0..1000).for_each(|_| window.push(1.0));
+        assert_eq!(window.mean(), Some(1.0));
+        (0..100).for_each(|_| window.push(3.0));
+        let mean = window.mean().unwrap();
+        assert!(mean > 2.5 && mean <= 3.0, "{mean}");
+        // A spike every sixth frame still counts at about its share.
+        let mut window = Window::default();
+        (0..600).for_each(|i| window.push(if i % 6 == 0 { 10.0 } else { 1.0 }));
+        let mean = window.mean().unwrap();
+        assert!((mean - 2.5).abs() < 0.3, "{mean}");
     }
 
     #[test]
