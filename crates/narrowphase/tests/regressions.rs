@@ -800,3 +800,26 @@ fn deepest(m: &ContactManifold) -> Contact {
     let d = m.points().iter().max_by(|a, b| a.depth.total_cmp(&b.depth)).expect("a manifold has a point");
     Contact { point_a: d.point_a, point_b: d.point_b, normal: m.normal, depth: d.depth }
 }
+
+/// B40 (with `scene/regressions`: `b40_a_huge_box_and_a_hull_give_finite_manifolds`):
+/// segments 2e13 long gave NaN closest points, their products (`b f`,
+/// `c e`, up to the fourth power of the lengths) overflowing f32; such
+/// segments are now solved and placed in f64. A segment across the x axis
+/// 1 above a huge one along it, at x = 0.5: the closest points are
+/// `(0.5, 0, 0)` and `(0.5, 0, 1)`, to f64's rounding of the huge segment's
+/// length (`4 eps_f64 L`); in f32 it was NaN, and placed in f32 it would
+/// be off by up to `eps_f32 L` (1e6 at 1e13).
+#[test]
+fn b40_closest_points_of_huge_segments_are_finite_and_placed_exactly() {
+    for long in [1e9_f32, 1e13, 1e18] {
+        let tol = (4.0 * f64::EPSILON * 2.0 * f64::from(long)).max(1e-6) as f32;
+        let (p1, q1) = (Point::new(-long, 0.0, 0.0), Point::new(long, 0.0, 0.0));
+        let (p2, q2) = (Point::new(0.5, -1.0, 1.0), Point::new(0.5, 1.0, 1.0));
+        for (a, b, c, d, flip) in [(p1, q1, p2, q2, false), (p2, q2, p1, q1, true)] {
+            let pair = closest_points_segment_segment(&a, &b, &c, &d);
+            let (on_long, on_short) = if flip { (pair.point_b, pair.point_a) } else { (pair.point_a, pair.point_b) };
+            assert!((on_long - Point::new(0.5, 0.0, 0.0)).norm() <= tol, "{long:e}: {pair:?}");
+            assert!((on_short - Point::new(0.5, 0.0, 1.0)).norm() <= tol, "{long:e}: {pair:?}");
+        }
+    }
+}

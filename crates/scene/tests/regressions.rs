@@ -183,3 +183,57 @@ fn b38_a_pipeline_moved_to_another_scene_mirrors_the_kind() {
         assert!(pipeline.contacts().is_empty());
     }
 }
+
+/// B40, found by the `scene_ops` properties on another seed (with manifolds
+/// and their reuse on, where the properties ask for finite contacts): a box
+/// 1.8e13 tall (half-extents `(1.03, 8.8e12, 1.69)`, not turned) beside a
+/// turned hull gave a contact and a manifold point at NaN. The hull-box test
+/// took the closest points of a hull edge and the whole box edge, whose
+/// products overflowed f32 (`closest_points_segment_segment` now solves
+/// such lengths in f64), and placed the box's point only to the rounding of
+/// its edge's length (the box edge is now cut to the hull edge's projection
+/// first). The contact is the edge-edge one: its box point on the box's
+/// edge, and the points `depth` apart along the normal.
+#[test]
+fn b40_a_huge_box_and_a_hull_give_finite_manifolds() {
+    use proxima_narrowphase::{ConvexHull, Rotation};
+    let half = Vector::new(1.03125, 8_796_093_000_000.0, 1.6875);
+    let slab =
+        ColliderShape::Cuboid { half_extents: half }.placed(&Isometry::translation(11.5, 0.0, -0.7128906)).unwrap();
+    let mut points = Vec::new();
+    for x in [-2.53125, 2.53125] {
+        for y in [-0.03125, 0.03125] {
+            for z in [-0.6599121, 0.6599121] {
+                points.push(Point::new(x, y, z));
+            }
+        }
+    }
+    points.push(Point::new(3.796875, 0.0, 0.0));
+    let hull = std::sync::Arc::new(ConvexHull::new(&points));
+    let rotation =
+        Rotation::from_quaternion(nalgebra::Quaternion::new(0.070784375, -0.33268657, -0.50964755, -0.79029655));
+    let pose = Isometry::from_parts(nalgebra::Translation3::new(9.020508, 0.0, 1.9902344), rotation);
+    let rock = ColliderShape::ConvexHull(hull).placed(&pose).unwrap();
+    for (a, b) in [(&slab, &rock), (&rock, &slab)] {
+        let mut manifolds = Vec::new();
+        contact_manifolds(a, b, 0.02, &mut manifolds);
+        assert!(!manifolds.is_empty(), "the hull crosses the slab");
+        for m in &manifolds {
+            for p in m.points() {
+                let coords = p.point_a.iter().chain(p.point_b.iter()).chain(m.normal.iter());
+                assert!(coords.chain([&p.depth]).all(|x| x.is_finite()), "{m:?}");
+            }
+        }
+        let c = contact(a, b).expect("the hull crosses the slab");
+        let coords = c.point_a.iter().chain(c.point_b.iter()).chain(c.normal.iter());
+        assert!(coords.chain([&c.depth]).all(|x| x.is_finite()), "{c:?}");
+        let (on_slab, gap) = if std::ptr::eq(a, &slab) {
+            (c.point_a, c.point_b - c.point_a)
+        } else {
+            (c.point_b, c.point_a - c.point_b)
+        };
+        let local = on_slab - Vector::new(11.5, 0.0, -0.7128906);
+        assert!(local.x.abs() <= half.x + 1e-3 && local.z.abs() <= half.z + 1e-3, "{c:?}");
+        assert!((gap.norm() - c.depth).abs() < 1e-3 && c.depth > 0.5, "{c:?}");
+    }
+}

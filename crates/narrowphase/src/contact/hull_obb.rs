@@ -303,8 +303,13 @@ pub fn contact_hull_obb(hull: &ConvexHull, pose: &Isometry, obb: &Obb, predictio
         Axis::Edges { edge, axis, d, corner } => {
             let e = &hull.edges()[edge];
             let (v0, v1) = (vertices[e.vertices[0] as usize], vertices[e.vertices[1] as usize]);
-            let half = u[axis] * h[axis];
-            let pair = closest_points_segment_segment(&v0, &v1, &(corner - half), &(corner + half));
+            // The box edge cut to the hull edge's projection on it: the
+            // closest point to any point of the hull edge lies there, and
+            // a box edge far longer than the hull (a floor slab) would
+            // otherwise place its points only to its own length's rounding.
+            let (s0, s1) = ((v0 - corner).dot(&u[axis]), (v1 - corner).dot(&u[axis]));
+            let (lo, hi) = (s0.min(s1).clamp(-h[axis], h[axis]), s0.max(s1).clamp(-h[axis], h[axis]));
+            let pair = closest_points_segment_segment(&v0, &v1, &(corner + u[axis] * lo), &(corner + u[axis] * hi));
             (d, pair.point_a, pair.point_b)
         }
     };
