@@ -868,9 +868,17 @@ fn probe_obb(o: &Obb, shape: &WorldShape) -> bool {
             local.is_ok_and(|local| {
                 let h = *local.half_extents();
                 let bx = Aabb::new(Point::from(-h), Point::from(h));
+                // A triangle touches the box only if its box (mesh frame, exact)
+                // touches the box's: a necessary condition that holds at any
+                // scale, where the test in the box's frame does not (a vertex
+                // 4e9 from the mesh origin lands hundreds of units off once
+                // turned into that frame, and the test then sees a sliver
+                // reach a box its real box is 1.5 units clear of).
+                let near = local.aabb();
                 m.triangles().collect::<Vec<_>>().iter().any(|t| {
                     let [a, b, c] = t.vertices().map(|v| Point::from(local.to_local(&v)));
-                    Triangle::try_new(a, b, c).is_ok_and(|lt| intersects_aabb_triangle(&bx, &lt))
+                    intersects_aabb_aabb(&t.aabb(), &near)
+                        && Triangle::try_new(a, b, c).is_ok_and(|lt| intersects_aabb_triangle(&bx, &lt))
                 })
             })
         }
