@@ -374,7 +374,21 @@ fn parallel_merge_matches_sequential_at_every_thread_count() {
 /// the tight boxes' overlaps, and `update_parallel` (2 threads) identical.
 #[test]
 fn queries_and_marked_descent_match_brute_force() {
-    let mut rng = rng(91);
+    marked_descent_run(91, 0.2);
+}
+
+/// The same with a handful of static proxies (a ground and a few walls):
+/// the descent's frames then query the static tree in change order, not
+/// sorted by leaf.
+#[test]
+fn marked_descent_with_few_statics_matches_brute_force() {
+    marked_descent_run(92, 0.01);
+}
+
+/// [`queries_and_marked_descent_match_brute_force`] with `static_share` of
+/// the inserted proxies static.
+fn marked_descent_run(seed: u64, static_share: f64) {
+    let mut rng = rng(seed);
     let mut tracker: PairTracker<u32> = PairTracker::new();
     #[cfg(feature = "parallel")]
     let (pool, mut twin) =
@@ -408,7 +422,7 @@ fn queries_and_marked_descent_match_brute_force() {
             let roll: f64 = rng.random();
             if ids.len() < 1500 || roll < 0.4 {
                 let aabb = random_box(&mut rng, 25.0, 0.1, 1.2);
-                let options = random_options(&mut rng);
+                let options = ProxyOptions { is_static: rng.random_bool(static_share), ..random_options(&mut rng) };
                 let id = tracker.insert(aabb, next_data, options);
                 #[cfg(feature = "parallel")]
                 assert_eq!(twin.insert(aabb, next_data, options), id);
@@ -423,7 +437,8 @@ fn queries_and_marked_descent_match_brute_force() {
                 ids.swap_remove(i);
                 tight.swap_remove(i);
             } else {
-                let (i, options) = (rng.random_range(0..ids.len()), random_options(&mut rng));
+                let i = rng.random_range(0..ids.len());
+                let options = ProxyOptions { is_static: rng.random_bool(static_share), ..random_options(&mut rng) };
                 tracker.set_options(ids[i], options).unwrap();
                 #[cfg(feature = "parallel")]
                 twin.set_options(ids[i], options).unwrap();
@@ -458,4 +473,9 @@ fn queries_and_marked_descent_match_brute_force() {
         prev = cur;
     }
     assert!(descended >= 10 && queried >= 30, "descended {descended}, queried {queried} frames");
+    let statics = ids.iter().filter(|&&id| tracker.options(id).is_some_and(|o| o.is_static)).count();
+    assert!(statics > 0, "{statics} static proxies");
+    if static_share < 0.05 {
+        assert!(statics <= 64, "{statics} static proxies: too many for the unsorted queries");
+    }
 }
