@@ -180,8 +180,11 @@ impl Aabb {
     #[inline]
     #[must_use]
     pub fn loosened_per_axis(&self, margins: &Vector) -> Aabb {
-        // `m >= 0` is false for NaN: every kept margin is finite and non-negative.
-        let m = margins.map(|m| if m >= 0.0 && m.is_finite() { m } else { 0.0 });
+        // `0 <= m <= MAX` is false for NaN and infinities: every kept margin
+        // is finite and non-negative. (Two comparisons a lane, which compile
+        // to a select; `is_finite` through `map` did not.)
+        let keep = |m: Real| if (0.0..=Real::MAX).contains(&m) { m } else { 0.0 };
+        let m = Vector::new(keep(margins.x), keep(margins.y), keep(margins.z));
         Aabb::new_saturating(self.min - m, self.max + m)
     }
 
