@@ -82,7 +82,17 @@ fn split(
     out: &mut Vec<ContactManifold>,
 ) -> Option<ContactManifold> {
     use WorldShape as S;
+    let flipped = |mut m: ContactManifold| {
+        m.flip();
+        m
+    };
     match (a, b) {
+        // The pairs of a pile first, the boxes by reference: the arms are
+        // disjoint, and the hot ones at the top keep the dispatch short.
+        (S::Obb(x), S::Obb(y)) => contact_manifold_obb_obb(x, y, p),
+        (S::Sphere(s), S::Obb(t)) => contact_manifold_sphere_obb(s, t, p),
+        (S::Obb(t), S::Sphere(s)) => contact_manifold_sphere_obb(s, t, p).map(flipped),
+        (S::Sphere(s), S::Sphere(t)) => contact_manifold_sphere_sphere(s, t, p),
         (S::Compound(compound, pose), _) => {
             compound_manifolds(compound, pose, b, true, p, scratch, out);
             None
@@ -106,8 +116,7 @@ fn split(
         (S::ConvexHull(..), S::Sphere(_) | S::Capsule(_)) => flip_split(b, a, p, scratch, out),
         (S::ConvexHull(..), S::ConvexHull(..) | S::Aabb(_) | S::Obb(_))
         | (S::Aabb(_) | S::Obb(_), S::ConvexHull(..)) => manifold_polytopes(&as_polytope(a)?, &as_polytope(b)?, p),
-        (S::Sphere(s), S::Sphere(t)) => contact_manifold_sphere_sphere(s, t, p),
-        (S::Sphere(s), S::Aabb(_) | S::Obb(_)) => contact_manifold_sphere_obb(s, &as_obb(b)?, p),
+        (S::Sphere(s), S::Aabb(_)) => contact_manifold_sphere_obb(s, &as_obb(b)?, p),
         (S::Sphere(s), S::Capsule(c)) => contact_manifold_sphere_capsule(s, c, p),
         (S::Aabb(_) | S::Obb(_), S::Aabb(_) | S::Obb(_)) => contact_manifold_obb_obb(&as_obb(a)?, &as_obb(b)?, p),
         (S::Capsule(c), S::Capsule(d)) => contact_manifold_capsule_capsule(c, d, p),
@@ -129,7 +138,7 @@ fn split(
             None
         }
         // The mirrored pairs: computed the other way round, then flipped.
-        (S::Aabb(_) | S::Obb(_) | S::Capsule(_) | S::TriMesh(..), S::Sphere(_))
+        (S::Aabb(_) | S::Capsule(_) | S::TriMesh(..), S::Sphere(_))
         | (S::Aabb(_) | S::Obb(_), S::Capsule(_))
         | (S::TriMesh(..), S::Aabb(_) | S::Obb(_) | S::Capsule(_)) => flip_split(b, a, p, scratch, out),
     }
