@@ -21,11 +21,26 @@ use crate::trimesh::contact_mesh_mesh;
 /// (`contact_triangle_triangle`, over the pairs their BVHs leave). A
 /// compound gets the deepest of its children's contacts (children whose box
 /// overlaps the other shape's), with any shape, a compound or a mesh too.
+#[inline]
 pub fn contact(a: &WorldShape, b: &WorldShape) -> Option<Contact> {
     use WorldShape as S;
+    // The pairs of a pile (boxes and balls) here, the boxes by reference;
+    // the others in a function of their own, whose frame (it inlines the
+    // mesh, hull and compound paths) this one does not pay for.
     match (a, b) {
-        // The pairs of a pile first, the boxes by reference: the arms are
-        // disjoint, and the hot ones at the top keep the dispatch short.
+        (S::Obb(x), S::Obb(y)) => contact_obb_obb(x, y),
+        (S::Sphere(s), S::Obb(t)) => contact_sphere_obb(s, t),
+        (S::Obb(t), S::Sphere(s)) => contact_sphere_obb(s, t).map(|c| c.flipped()),
+        (S::Sphere(s), S::Sphere(t)) => contact_sphere_sphere(s, t),
+        _ => contact_other(a, b),
+    }
+}
+
+/// [`contact`] of the pairs it does not take itself.
+#[inline(never)]
+fn contact_other(a: &WorldShape, b: &WorldShape) -> Option<Contact> {
+    use WorldShape as S;
+    match (a, b) {
         (S::Obb(x), S::Obb(y)) => contact_obb_obb(x, y),
         (S::Sphere(s), S::Obb(t)) => contact_sphere_obb(s, t),
         (S::Obb(t), S::Sphere(s)) => contact_sphere_obb(s, t).map(|c| c.flipped()),

@@ -74,6 +74,7 @@ pub(crate) fn manifolds_split(
 /// [`manifolds_split`]; `None` (and nothing appended) too when a shape
 /// brought into a mesh's frame fails validation (a pose at the edge of the
 /// coordinate bound).
+#[inline]
 fn split(
     a: &WorldShape,
     b: &WorldShape,
@@ -82,13 +83,36 @@ fn split(
     out: &mut Vec<ContactManifold>,
 ) -> Option<ContactManifold> {
     use WorldShape as S;
-    let flipped = |mut m: ContactManifold| {
-        m.flip();
-        m
-    };
+    // The pairs of a pile (boxes and balls) here, the boxes by reference;
+    // the others in a function of their own, whose frame (it inlines the
+    // mesh, hull and compound paths) this one does not pay for.
     match (a, b) {
-        // The pairs of a pile first, the boxes by reference: the arms are
-        // disjoint, and the hot ones at the top keep the dispatch short.
+        (S::Obb(x), S::Obb(y)) => contact_manifold_obb_obb(x, y, p),
+        (S::Sphere(s), S::Obb(t)) => contact_manifold_sphere_obb(s, t, p),
+        (S::Obb(t), S::Sphere(s)) => contact_manifold_sphere_obb(s, t, p).map(flipped),
+        (S::Sphere(s), S::Sphere(t)) => contact_manifold_sphere_sphere(s, t, p),
+        _ => split_other(a, b, p, scratch, out),
+    }
+}
+
+/// The manifold flipped (A and B swapped).
+#[inline]
+fn flipped(mut m: ContactManifold) -> ContactManifold {
+    m.flip();
+    m
+}
+
+/// [`split`] of the pairs it does not take itself.
+#[inline(never)]
+fn split_other(
+    a: &WorldShape,
+    b: &WorldShape,
+    p: Real,
+    scratch: &mut MeshScratch,
+    out: &mut Vec<ContactManifold>,
+) -> Option<ContactManifold> {
+    use WorldShape as S;
+    match (a, b) {
         (S::Obb(x), S::Obb(y)) => contact_manifold_obb_obb(x, y, p),
         (S::Sphere(s), S::Obb(t)) => contact_manifold_sphere_obb(s, t, p),
         (S::Obb(t), S::Sphere(s)) => contact_manifold_sphere_obb(s, t, p).map(flipped),
