@@ -61,12 +61,12 @@ pub use closest::{
 pub use contact::{
     contact_capsule_capsule, contact_capsule_hull, contact_capsule_obb, contact_capsule_triangle, contact_hull_obb,
     contact_manifold_capsule_capsule, contact_manifold_capsule_hull, contact_manifold_capsule_obb,
-    contact_manifold_capsule_triangle, contact_manifold_obb_obb, contact_manifold_obb_triangle,
-    contact_manifold_sphere_capsule, contact_manifold_sphere_hull, contact_manifold_sphere_obb,
-    contact_manifold_sphere_sphere, contact_manifold_sphere_triangle, contact_obb_obb, contact_obb_triangle,
-    contact_sphere_aabb, contact_sphere_capsule, contact_sphere_hull, contact_sphere_obb, contact_sphere_sphere,
-    contact_sphere_triangle, contact_triangle_triangle, intersects_triangle_triangle, Contact, ContactManifold,
-    ManifoldPoint,
+    contact_manifold_capsule_triangle, contact_manifold_obb_obb, contact_manifold_obb_obb_noting,
+    contact_manifold_obb_triangle, contact_manifold_sphere_capsule, contact_manifold_sphere_hull,
+    contact_manifold_sphere_obb, contact_manifold_sphere_sphere, contact_manifold_sphere_triangle, contact_obb_obb,
+    contact_obb_obb_noting, contact_obb_triangle, contact_sphere_aabb, contact_sphere_capsule, contact_sphere_hull,
+    contact_sphere_obb, contact_sphere_sphere, contact_sphere_triangle, contact_triangle_triangle,
+    intersects_triangle_triangle, Contact, ContactManifold, ManifoldPoint, SeparatingAxis,
 };
 pub use distance::{
     distance_aabb_aabb, distance_aabb_obb, distance_aabb_triangle, distance_capsule_aabb, distance_capsule_capsule,

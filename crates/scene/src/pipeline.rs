@@ -11,6 +11,7 @@ mod chooser;
 mod frame;
 mod mirror;
 mod narrow;
+mod notes;
 mod output;
 mod reuse;
 mod stamp;
@@ -111,6 +112,12 @@ pub struct ContactPipeline {
     /// the kept list was made.
     #[cfg_attr(feature = "serde", serde(skip))]
     kept_for: (u64, u64),
+    /// The separating axes noted for box pairs by last frame's exact tests,
+    /// by pair key, and the list this frame fills (hints only: see `notes.rs`).
+    #[cfg_attr(feature = "serde", serde(skip))]
+    notes: Vec<notes::Note>,
+    #[cfg_attr(feature = "serde", serde(skip))]
+    notes_next: Vec<notes::Note>,
     /// The mesh manifolds' working lists, kept across frames.
     #[cfg_attr(feature = "serde", serde(skip))]
     mesh_scratch: MeshScratch,
@@ -194,6 +201,8 @@ impl ContactPipeline {
             kept: reuse::KeptLists::default(),
             kept_next: reuse::KeptLists::default(),
             kept_for: (0, 0),
+            notes: Vec::new(),
+            notes_next: Vec::new(),
             mesh_scratch: MeshScratch::default(),
             #[cfg(feature = "parallel")]
             narrow_slices: Vec::new(),

@@ -3,7 +3,7 @@
 
 use super::clip::Polygon;
 use super::manifold::{single, ContactManifold, Gathered, ManifoldPoint};
-use super::obb_obb::{sat_boxes_within, witness_points, Axis};
+use super::obb_obb::{sat_boxes_noting, sat_boxes_within, witness_points, Axis, SatBoxes, SeparatingAxis};
 use crate::math::{Matrix, Point, Real, UnitVector, Vector};
 use crate::shape::Obb;
 
@@ -64,7 +64,44 @@ const FACE_FALLBACK_ID: u32 = 1 << 14;
 #[must_use]
 pub fn contact_manifold_obb_obb(a: &Obb, b: &Obb, prediction: Real) -> Option<ContactManifold> {
     let prediction = prediction.max(0.0);
-    let sat = sat_boxes_within(a, b, prediction)?;
+    manifold_of_sat(a, b, prediction, &sat_boxes_within(a, b, prediction)?)
+}
+
+/// [`contact_manifold_obb_obb`] that tests the pair's noted separating face
+/// axis first and notes the one that separates the boxes now (see
+/// [`SeparatingAxis`]): the same answer, bit for bit, whatever `noted`
+/// holds.
+///
+/// ```
+/// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; }
+/// use proxima::narrowphase::{contact_manifold_obb_obb_noting, Obb, Point, Rotation, SeparatingAxis, Vector};
+/// let table = Obb::new(Point::origin(), Rotation::identity(), Vector::new(5.0, 5.0, 0.5));
+/// let crate_ = Obb::new(Point::new(0.0, 0.0, 1.2), Rotation::identity(), Vector::repeat(0.5));
+/// let mut noted = SeparatingAxis::NONE;
+/// assert!(contact_manifold_obb_obb_noting(&table, &crate_, 0.1, &mut noted).is_none());
+/// assert_eq!(noted.face(), Some(2));
+/// // Within the prediction now: speculative points, and no axis noted.
+/// let crate_ = Obb::new(Point::new(0.0, 0.0, 1.05), Rotation::identity(), Vector::repeat(0.5));
+/// assert_eq!(contact_manifold_obb_obb_noting(&table, &crate_, 0.1, &mut noted).unwrap().len(), 4);
+/// assert_eq!(noted, SeparatingAxis::NONE);
+/// ```
+#[must_use]
+pub fn contact_manifold_obb_obb_noting(
+    a: &Obb,
+    b: &Obb,
+    prediction: Real,
+    noted: &mut SeparatingAxis,
+) -> Option<ContactManifold> {
+    let prediction = prediction.max(0.0);
+    if noted.separates(a, b, prediction) {
+        return None;
+    }
+    manifold_of_sat(a, b, prediction, &sat_boxes_noting(a, b, prediction, Some(noted))?)
+}
+
+/// The manifold of two boxes whose SAT (within `prediction >= 0`) gave `sat`.
+#[inline]
+fn manifold_of_sat(a: &Obb, b: &Obb, prediction: Real, sat: &SatBoxes) -> Option<ContactManifold> {
     let normal = UnitVector::new_normalize(a.axes() * sat.n);
     let slack = TOUCH_SLACK * (a.half_extents().sum() + b.half_extents().sum());
     let limits = Limits { slack, prediction, touching: sat.depth >= 0.0 };
@@ -105,7 +142,7 @@ pub fn contact_manifold_obb_obb(a: &Obb, b: &Obb, prediction: Real) -> Option<Co
     // get the SAT's witness point too.
     let shallow = points.points().iter().all(|p| p.depth < 0.0);
     if points.points().is_empty() || (limits.touching && shallow) {
-        let (pa, pb) = witness_points(a, b, &sat);
+        let (pa, pb) = witness_points(a, b, sat);
         let id = if face & EDGE_EDGE_ID != 0 { face } else { FACE_FALLBACK_ID | face };
         let witness = ManifoldPoint { point_a: a.to_world(&pa), point_b: a.to_world(&pb), depth: sat.depth, id };
         if points.points().is_empty() {

@@ -32,12 +32,14 @@ pub use manifold::{ContactManifold, ManifoldPoint};
 pub use manifold_face::{
     contact_manifold_capsule_obb, contact_manifold_capsule_triangle, contact_manifold_obb_triangle,
 };
-pub use manifold_obb_obb::contact_manifold_obb_obb;
+pub use manifold_obb_obb::{contact_manifold_obb_obb, contact_manifold_obb_obb_noting};
 pub use manifold_round::{
     contact_manifold_capsule_capsule, contact_manifold_sphere_capsule, contact_manifold_sphere_obb,
     contact_manifold_sphere_sphere, contact_manifold_sphere_triangle,
 };
-pub use obb_obb::{contact_obb_obb, OBB_EDGE_AXIS_MIN_SINE, OBB_EDGE_AXIS_REL_TOL};
+pub use obb_obb::{
+    contact_obb_obb, contact_obb_obb_noting, SeparatingAxis, OBB_EDGE_AXIS_MIN_SINE, OBB_EDGE_AXIS_REL_TOL,
+};
 pub use obb_triangle::contact_obb_triangle;
 pub use obb_triangle_lanes::{contact_manifolds_obb_triangle_x8, TriangleLanes, TRIANGLE_LANES};
 pub use sphere_aabb::contact_sphere_aabb;

@@ -89,8 +89,13 @@ pub(super) enum Axis {
 /// ```
 #[must_use]
 pub fn contact_obb_obb(a: &Obb, b: &Obb) -> Option<Contact> {
-    let sat = sat_boxes(a, b)?;
-    let (pa, pb) = witness_points(a, b, &sat);
+    contact_of_sat(a, b, &sat_boxes(a, b)?)
+}
+
+/// The contact of two boxes whose SAT gave `sat`.
+#[inline]
+pub(super) fn contact_of_sat(a: &Obb, b: &Obb, sat: &SatBoxes) -> Option<Contact> {
+    let (pa, pb) = witness_points(a, b, sat);
     // Renormalised: the rotation matrix is orthonormal only up to rounding.
     let normal = UnitVector::new_normalize(a.axes() * sat.n);
     Some(Contact { point_a: a.to_world(&pa), point_b: a.to_world(&pb), normal, depth: sat.depth })
@@ -124,6 +129,19 @@ pub(super) fn sat_boxes(a: &Obb, b: &Obb) -> Option<SatBoxes> {
 /// separation; its separation is a lower bound of the boxes' distance
 /// (equal for face and edge-edge configurations).
 pub(super) fn sat_boxes_within(a: &Obb, b: &Obb, prediction: Real) -> Option<SatBoxes> {
+    sat_boxes_noting(a, b, prediction, None)
+}
+
+/// [`sat_boxes_within`], which with `noted` also writes there the face axis
+/// whose separation ended the test (the early-out below), or
+/// [`SeparatingAxis::NONE`] when no face axis did.
+#[inline]
+pub(super) fn sat_boxes_noting(
+    a: &Obb,
+    b: &Obb,
+    prediction: Real,
+    noted: Option<&mut SeparatingAxis>,
+) -> Option<SatBoxes> {
     let predicting = prediction > 0.0;
     let r = a.axes().tr_mul(b.axes());
     let t = a.axes().tr_mul(&(b.center() - a.center()));
@@ -137,8 +155,16 @@ pub(super) fn sat_boxes_within(a: &Obb, b: &Obb, prediction: Real) -> Option<Sat
     // prediction; the full test below would find a least overlap below
     // `-prediction` too (the same face term, rounded alike) and return `None`.
     let faces = FaceTerms::new(ha, hb, &r, &t);
-    if faces.separated(prediction + FACE_SEPARATION_BAND * (size + t.abs().sum())) {
-        return None;
+    let band = prediction + FACE_SEPARATION_BAND * (size + t.abs().sum());
+    match noted {
+        None if faces.separated(band) => return None,
+        None => {}
+        Some(noted) => {
+            *noted = faces.separating(band);
+            if *noted != SeparatingAxis::NONE {
+                return None;
+            }
+        }
     }
     let MinOverlap { axis, n, depth, least_len } = min_overlap_axis(ha, hb, &r, &t, &faces);
     // The least overlap over the tested axes exceeds the true one by at most
@@ -176,6 +202,102 @@ pub(super) fn sat_boxes_within(a: &Obb, b: &Obb, prediction: Real) -> Option<Sat
         return None;
     };
     Some(SatBoxes { r, t, axis, n, depth })
+}
+
+/// A separating face axis of a box pair, kept from one test of the pair to
+/// the next (a physics step's pairs are mostly the last step's, moved a
+/// little: a pair apart along a face axis is usually apart along the same
+/// one).
+///
+/// [`contact_obb_obb_noting`] and
+/// [`contact_manifold_obb_obb_noting`](crate::contact_manifold_obb_obb_noting)
+/// test the noted axis first (one axis, its offset one dot product, against
+/// the full test's rotation of B into A's frame and six axes), and note the
+/// face axis that separates the boxes this time, if one does.
+/// The answer never depends on the note: the noted axis decides only when
+/// it separates the boxes by twice the band by which the full test would
+/// stop at that axis, so the full test would have answered `None` too. A
+/// note from another pair, or from nowhere, only costs that first test.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct SeparatingAxis(u8);
+
+impl SeparatingAxis {
+    /// No axis noted.
+    pub const NONE: Self = Self(0);
+
+    /// The noted face axis: `0..3` for A's faces, `3..6` for B's.
+    #[inline]
+    #[must_use]
+    pub fn face(self) -> Option<usize> {
+        self.0.checked_sub(1).map(usize::from)
+    }
+
+    /// Face axis `k` (below 6).
+    #[inline]
+    fn of_face(k: usize) -> Self {
+        debug_assert!(k < 6);
+        Self(k as u8 + 1)
+    }
+
+    /// True when the noted face axis `L` separates the boxes by more than
+    /// `prediction` plus twice the band of the full test's early-out (see
+    /// [`SeparatingAxis`]): `|d . L| > r_a(L) + r_b(L) + band`, with
+    /// `d = c_b - c_a` and `r(L) = sum_k h_k |L . axis_k|`.
+    ///
+    /// The full test's band holds `|t|_1`, `t = A^T d`; this one holds
+    /// `1.8 |d|_1` in its place, never less (`|t|_1 <= sqrt 3 |t| = sqrt 3
+    /// |d| <= sqrt 3 |d|_1`), so that the offset takes one dot product, not
+    /// three.
+    #[inline(always)]
+    pub(super) fn separates(self, a: &Obb, b: &Obb, prediction: Real) -> bool {
+        let Some(k) = self.face() else { return false };
+        let d = b.center() - a.center();
+        let (ha, hb) = (a.half_extents(), b.half_extents());
+        let (ra, rb) = (a.axes(), b.axes());
+        // `L` is A's axis `k` or B's axis `k - 3`; the other box's reach sums
+        // its half-extents times `|L . axis|`, the own box's is its one
+        // half-extent.
+        let (l, own, other, other_h) =
+            if k < 3 { (ra.column(k), ha[k], rb, hb) } else { (rb.column(k - 3), hb[k - 3], ra, ha) };
+        let (lx, ly, lz) = (l[0], l[1], l[2]);
+        let along = |c: usize| (lx * other[(0, c)] + ly * other[(1, c)] + lz * other[(2, c)]).abs();
+        let reach = own + other_h[0] * along(0) + other_h[1] * along(1) + other_h[2] * along(2);
+        let offset = lx * d.x + ly * d.y + lz * d.z;
+        let size = ha.x + ha.y + ha.z + hb.x + hb.y + hb.z;
+        let band = prediction + NOTED_BAND * FACE_SEPARATION_BAND * (size + 1.8 * (d.x.abs() + d.y.abs() + d.z.abs()));
+        offset.abs() > reach + band
+    }
+}
+
+/// The noted axis's band over the full test's: twice it, far above the few
+/// `eps` of `|t|_1 + size` by which the two computations of one axis's
+/// overlap can differ.
+const NOTED_BAND: Real = 2.0;
+
+/// [`contact_obb_obb`] that tests the pair's noted separating face axis
+/// first and notes the one that separates the boxes now (see
+/// [`SeparatingAxis`]): the same answer, bit for bit, whatever `noted`
+/// holds.
+///
+/// ```
+/// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; }
+/// use proxima::narrowphase::{contact_obb_obb, contact_obb_obb_noting, Obb, Point, Rotation, SeparatingAxis, Vector};
+/// let a = Obb::new(Point::origin(), Rotation::identity(), Vector::repeat(1.0));
+/// let b = Obb::new(Point::new(0.0, 0.0, 2.5), Rotation::identity(), Vector::repeat(1.0));
+/// let mut noted = SeparatingAxis::NONE;
+/// assert!(contact_obb_obb_noting(&a, &b, &mut noted).is_none());
+/// assert_eq!(noted.face(), Some(2)); // A's z faces
+/// // Next frame, touching: the note no longer separates them.
+/// let b = Obb::new(Point::new(0.0, 0.0, 1.9), Rotation::identity(), Vector::repeat(1.0));
+/// assert_eq!(contact_obb_obb_noting(&a, &b, &mut noted), contact_obb_obb(&a, &b));
+/// assert_eq!(noted, SeparatingAxis::NONE);
+/// ```
+#[must_use]
+pub fn contact_obb_obb_noting(a: &Obb, b: &Obb, noted: &mut SeparatingAxis) -> Option<Contact> {
+    if noted.separates(a, b, 0.0) {
+        return None;
+    }
+    contact_of_sat(a, b, &sat_boxes_noting(a, b, 0.0, Some(noted))?)
 }
 
 /// A face axis's separation beyond which `intersects_obb_obb` reports the
@@ -231,6 +353,22 @@ impl FaceTerms {
             .iter()
             .zip(&self.offset)
             .fold(false, |apart, (&reach, &offset)| apart | (offset.abs() > reach + band))
+    }
+
+    /// The face axis that shows the boxes apart by the most beyond `band`,
+    /// the first of equals; [`SeparatingAxis::NONE`] when [`separated`](Self::separated) is false.
+    #[inline]
+    fn separating(&self, band: Real) -> SeparatingAxis {
+        // `x > y` exactly when `x - y > 0` for `x, y >= 0` (no overflow, and
+        // a subnormal difference is still positive).
+        let mut best = (SeparatingAxis::NONE, 0.0);
+        for k in 0..6 {
+            let excess = self.offset[k].abs() - (self.reach[k] + band);
+            if excess > best.1 {
+                best = (SeparatingAxis::of_face(k), excess);
+            }
+        }
+        best.0
     }
 }
 

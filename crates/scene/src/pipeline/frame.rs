@@ -43,18 +43,21 @@ impl ContactPipeline {
         let t1 = Stamp::now();
         self.start_frame();
         self.kept_next.clear();
+        self.notes_next.clear();
         let out = NarrowOut {
             contacts: &mut self.contacts,
             manifolds: &mut self.manifolds,
             sensors: &mut self.sensor_pairs,
             manifold_scratch: &mut self.manifold_scratch,
             kept: &mut self.kept_next,
+            notes: &mut self.notes_next,
             mesh_scratch: &mut self.mesh_scratch,
         };
         let reuse = self.reuse.filter(|_| self.prediction.is_some()).map(|r| (r.check(), &self.kept));
-        let rules = Rules { prediction: self.prediction, touch: self.touch, hooks, reuse };
+        let rules = Rules { prediction: self.prediction, touch: self.touch, hooks, reuse, notes: &self.notes };
         narrow(scene, candidate_keys(self.running, &self.tracker, self.renamed, &self.candidates), &rules, out);
         core::mem::swap(&mut self.kept, &mut self.kept_next);
+        core::mem::swap(&mut self.notes, &mut self.notes_next);
         self.close(scene, t0, t1)
     }
 
@@ -118,7 +121,7 @@ impl ContactPipeline {
         self.keep_previous();
         let shared: &Scene = scene;
         let reuse = self.reuse.filter(|_| self.prediction.is_some()).map(|r| (r.check(), &self.kept));
-        let rules = Rules { prediction: self.prediction, touch: self.touch, hooks, reuse };
+        let rules = Rules { prediction: self.prediction, touch: self.touch, hooks, reuse, notes: &self.notes };
         let candidates = candidate_keys(self.running, &self.tracker, self.renamed, &self.candidates);
         let slices = candidates.len().div_ceil(NARROW_SLICE);
         if self.narrow_slices.len() < slices {
@@ -134,12 +137,14 @@ impl ContactPipeline {
                 slice.manifolds.clear();
                 slice.sensors.clear();
                 slice.kept.clear();
+                slice.notes.clear();
                 let out = NarrowOut {
                     contacts: &mut slice.contacts,
                     manifolds: &mut slice.manifolds,
                     sensors: &mut slice.sensors,
                     manifold_scratch: &mut slice.manifold_scratch,
                     kept: &mut slice.kept,
+                    notes: &mut slice.notes,
                     mesh_scratch: &mut slice.mesh_scratch,
                 };
                 narrow(shared, candidates, &rules, out);
@@ -154,6 +159,11 @@ impl ContactPipeline {
         if self.reuse.is_some() {
             self.kept.clear();
             self.kept.extend(done.iter().map(|slice| &slice.kept));
+        }
+        // The slices' notes, in slice order: sorted by key as the slices are.
+        self.notes.clear();
+        for slice in done {
+            self.notes.extend_from_slice(&slice.notes);
         }
         // Slices are given back only past twice the frame's need, so a count
         // that swings across a slice boundary does not free and regrow one.

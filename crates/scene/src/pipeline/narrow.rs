@@ -3,8 +3,9 @@
 //! sensor overlaps, appended in candidate order.
 
 use proxima_broadphase::PairTracker;
-use proxima_narrowphase::{Contact, ContactManifold, Real};
+use proxima_narrowphase::{contact_manifold_obb_obb_noting, contact_obb_obb_noting, Contact, ContactManifold, Real};
 
+use super::notes::{Note, Notes};
 use super::reuse::{reusable, Check, KeptLists, Reuse};
 use super::{ContactPair, ManifoldPair};
 use crate::collider::ColliderHandle;
@@ -13,6 +14,7 @@ use crate::grid_search::PairSearch;
 use crate::manifold::manifolds_split;
 use crate::pair_rules::{PairHooks, TouchRule};
 use crate::scene::Scene;
+use crate::shape::WorldShape;
 use crate::trimesh::MeshScratch;
 
 /// Candidates per slice of the parallel exact tests: enough to amortise
@@ -35,6 +37,7 @@ pub(super) struct NarrowSlice {
     pub(super) sensors: Vec<(ColliderHandle, ColliderHandle)>,
     pub(super) manifold_scratch: Vec<ContactManifold>,
     pub(super) kept: KeptLists,
+    pub(super) notes: Vec<Note>,
     pub(super) mesh_scratch: MeshScratch,
 }
 
@@ -81,6 +84,8 @@ pub(super) struct NarrowOut<'a> {
     pub(super) manifold_scratch: &'a mut Vec<ContactManifold>,
     /// With manifold reuse, the manifolds kept this frame (appended).
     pub(super) kept: &'a mut KeptLists,
+    /// The box pairs' separating axes noted this frame (appended).
+    pub(super) notes: &'a mut Vec<Note>,
     pub(super) mesh_scratch: &'a mut MeshScratch,
 }
 
@@ -110,6 +115,8 @@ pub(super) struct Rules<'h, H> {
     pub(super) hooks: &'h H,
     /// With manifold reuse: its test and the manifolds kept last frame.
     pub(super) reuse: Option<(Check, &'h KeptLists)>,
+    /// The box pairs' separating axes noted last frame.
+    pub(super) notes: &'h [Note],
 }
 
 /// The exact tests of `candidates` (pair keys of collider slots,
@@ -122,9 +129,10 @@ pub(super) struct Rules<'h, H> {
 /// kept by the hooks), and the contact is the deepest point of the pair's
 /// manifolds (any depth with [`TouchRule::Manifold`], `>= 0` otherwise).
 pub(super) fn narrow<H: PairHooks>(scene: &Scene, candidates: &[u64], rules: &Rules<'_, H>, out: NarrowOut<'_>) {
-    let NarrowOut { contacts, manifolds, sensors, manifold_scratch, kept, mesh_scratch } = out;
+    let NarrowOut { contacts, manifolds, sensors, manifold_scratch, kept, notes, mesh_scratch } = out;
     let first = candidates.first().copied().unwrap_or(0);
     let mut reuse = rules.reuse.map(|(check, previous)| Reuse::new(check, previous, first, kept));
+    let mut notes = Notes::new(rules.notes, first, notes);
     for (i, &key) in candidates.iter().enumerate() {
         // The second colliders come in no order (the first ones in slot
         // order, which the hardware prefetcher follows): each is a cache
@@ -148,7 +156,16 @@ pub(super) fn narrow<H: PairHooks>(scene: &Scene, candidates: &[u64], rules: &Ru
             continue;
         }
         let Some(prediction) = rules.prediction else {
-            if let Some(c) = contact(&ca.world, &cb.world) {
+            // Two boxes test the axis that separated them last frame first.
+            let found = if let (WorldShape::Obb(x), WorldShape::Obb(y)) = (&ca.world, &cb.world) {
+                let mut axis = notes.take(key);
+                let found = contact_obb_obb_noting(x, y, &mut axis);
+                notes.keep(key, axis);
+                found
+            } else {
+                contact(&ca.world, &cb.world)
+            };
+            if let Some(c) = found {
                 contacts.push(ContactPair { a, b, contact: c });
             }
             continue;
@@ -156,11 +173,12 @@ pub(super) fn narrow<H: PairHooks>(scene: &Scene, candidates: &[u64], rules: &Ru
         // A convex pair's one manifold comes back by value and is moved to
         // `manifolds` once; a mesh pair's go through the scratch list.
         manifold_scratch.clear();
+        let (wa, wb) = (&ca.world, &cb.world);
         let mut single = match &mut reuse {
-            Some(reuse) if reusable(&ca.world, &cb.world) => reuse.manifold(key, (a, ca), (b, cb), || {
-                manifolds_split(&ca.world, &cb.world, prediction, mesh_scratch, manifold_scratch)
+            Some(reuse) if reusable(wa, wb) => reuse.manifold(key, (a, ca), (b, cb), || {
+                exact_manifolds(key, wa, wb, prediction, &mut notes, mesh_scratch, manifold_scratch)
             }),
-            _ => manifolds_split(&ca.world, &cb.world, prediction, mesh_scratch, manifold_scratch),
+            _ => exact_manifolds(key, wa, wb, prediction, &mut notes, mesh_scratch, manifold_scratch),
         };
         let min_depth = if rules.touch == TouchRule::Manifold { Real::NEG_INFINITY } else { 0.0 };
         let mut deepest: Option<Contact> = None;
@@ -178,4 +196,25 @@ pub(super) fn narrow<H: PairHooks>(scene: &Scene, candidates: &[u64], rules: &Ru
             contacts.push(ContactPair { a, b, contact });
         }
     }
+}
+
+/// The manifolds of pair `key` ([`manifolds_split`]), two boxes through
+/// their noted separating axis: the same manifolds.
+#[inline]
+fn exact_manifolds(
+    key: u64,
+    a: &WorldShape,
+    b: &WorldShape,
+    prediction: Real,
+    notes: &mut Notes<'_>,
+    mesh_scratch: &mut MeshScratch,
+    out: &mut Vec<ContactManifold>,
+) -> Option<ContactManifold> {
+    if let (WorldShape::Obb(x), WorldShape::Obb(y)) = (a, b) {
+        let mut axis = notes.take(key);
+        let found = contact_manifold_obb_obb_noting(x, y, prediction, &mut axis);
+        notes.keep(key, axis);
+        return found;
+    }
+    manifolds_split(a, b, prediction, mesh_scratch, out)
 }
