@@ -200,7 +200,7 @@ pub(super) fn narrow<H: PairHooks>(scene: &Scene, candidates: &[u64], rules: &Ru
 
 /// The manifolds of pair `key` ([`manifolds_split`]), two boxes through
 /// their noted separating axis: the same manifolds.
-#[inline]
+#[inline(always)]
 fn exact_manifolds(
     key: u64,
     a: &WorldShape,
