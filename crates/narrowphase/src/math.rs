@@ -129,23 +129,6 @@ pub(crate) fn rotation_matrix_f64(rotation: &Rotation) -> nalgebra::Matrix3<f64>
     )
 }
 
-/// Componentwise `a > b ? a : b`: the greater, and `b` when they tie or
-/// either is NaN. One `maxps` (`f32::max`, and so nalgebra's `sup`, adds
-/// NaN handling to it); with a bound as `b`, a NaN comes out as the bound.
-#[inline(always)]
-pub(crate) fn max_or(a: &Vector, b: &Vector) -> Vector {
-    let pick = |a: Real, b: Real| if a > b { a } else { b };
-    Vector::new(pick(a.x, b.x), pick(a.y, b.y), pick(a.z, b.z))
-}
-
-/// Componentwise `a < b ? a : b`: the lesser, and `b` when they tie or
-/// either is NaN (one `minps`; see [`max_or`]).
-#[inline(always)]
-pub(crate) fn min_or(a: &Vector, b: &Vector) -> Vector {
-    let pick = |a: Real, b: Real| if a < b { a } else { b };
-    Vector::new(pick(a.x, b.x), pick(a.y, b.y), pick(a.z, b.z))
-}
-
 /// `|d| <= r`: the touch test of every "closest points within the radius"
 /// overlap (sphere, capsule).
 ///

@@ -1,7 +1,7 @@
 //! Contact between a sphere and an axis-aligned box.
 
 use super::Contact;
-use crate::math::{max_or, min_or, within_distance, Real, UnitVector, Vector};
+use crate::math::{within_distance, Real, UnitVector, Vector};
 use crate::shape::{Aabb, Sphere};
 
 /// A sphere-box contact in the box's frame (world axes for an [`Aabb`], the
@@ -31,7 +31,7 @@ pub(crate) struct BoxContactLocal {
 ///   `-x, +x, -y, +y, -z, +z`.
 #[inline]
 pub(crate) fn sphere_box_local(c: &Vector, r: Real, min: &Vector, max: &Vector) -> Option<BoxContactLocal> {
-    let q = min_or(&max_or(c, min), max);
+    let q = c.sup(min).inf(max);
     let d = q - c;
     let dist2 = d.norm_squared();
     if !within_distance(&d, r) {
