@@ -842,6 +842,9 @@ fn obb_obb(g: &mut Gen) {
     let ca = intersects_aabb_obb(&c, &b);
     let ca_obb = intersects_obb_obb(&Obb::from_aabb(&c), &b);
     assert_eq!(cab.is_some(), manifold.is_some(), "contact_manifold_obb_obb is None exactly when contact_obb_obb is");
+    // The prediction is picked from the boxes, not from more input bytes (the
+    // kept inputs decode as they did).
+    noted(&a, &b, &cab, (a.half_extents().x.to_bits() ^ b.center().x.to_bits()) as u8);
     if !g.scale.checked {
         return;
     }
@@ -893,6 +896,30 @@ fn obb_obb(g: &mut Gen) {
             let gap = p64(&p.point_a) - p64(&p.point_b) - v64(&m.normal) * p.depth as f64;
             assert!(gap.norm() <= tol, "contact_manifold_obb_obb: {p:?} is not depth * normal apart");
         }
+    }
+}
+
+/// The noting box tests with every note (none, each face axis, and the note
+/// the pair itself leaves) give the plain functions' answers bit for bit, as
+/// their `Debug` text spells them: contacts, and manifolds within a
+/// prediction picked by `pick`.
+fn noted(a: &Obb, b: &Obb, contact: &Option<Contact>, pick: u8) {
+    let prediction = [0.0, 0.02, 0.5, f32::NAN][usize::from(pick % 4)];
+    let manifold = contact_manifold_obb_obb(a, b, prediction);
+    let mut left = SeparatingAxis::NONE;
+    let _ = contact_obb_obb_noting(a, b, &mut left);
+    let notes = (0..6).filter_map(SeparatingAxis::from_face).chain([SeparatingAxis::NONE, left]);
+    for note in notes {
+        let mut n = note;
+        let c = contact_obb_obb_noting(a, b, &mut n);
+        assert_eq!(format!("{c:?}"), format!("{contact:?}"), "contact_obb_obb_noting({a:?}, {b:?}) with {note:?}");
+        let mut n = note;
+        let m = contact_manifold_obb_obb_noting(a, b, prediction, &mut n);
+        assert_eq!(
+            format!("{m:?}"),
+            format!("{manifold:?}"),
+            "contact_manifold_obb_obb_noting({a:?}, {b:?}, {prediction}) with {note:?}"
+        );
     }
 }
 

@@ -232,6 +232,22 @@ impl SeparatingAxis {
         self.0.checked_sub(1).map(usize::from)
     }
 
+    /// A note of face axis `face` (`0..3` A's, `3..6` B's), `None` past 5:
+    /// for a caller that keeps its notes in its own form, as
+    /// [`face`](Self::face) gives them.
+    ///
+    /// ```
+    /// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; }
+    /// use proxima::narrowphase::SeparatingAxis;
+    /// assert_eq!(SeparatingAxis::from_face(4).and_then(SeparatingAxis::face), Some(4));
+    /// assert_eq!(SeparatingAxis::from_face(6), None);
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn from_face(face: usize) -> Option<Self> {
+        (face < 6).then(|| Self::of_face(face))
+    }
+
     /// Face axis `k` (below 6).
     #[inline]
     fn of_face(k: usize) -> Self {
