@@ -420,7 +420,7 @@ fn marked_descent_run(seed: u64, static_share: f64) {
         }
         for _ in 0..rng.random_range(0..20) {
             let roll: f64 = rng.random();
-            if ids.len() < 1500 || roll < 0.4 {
+            if ids.len() < 300 || roll < 0.4 {
                 let aabb = random_box(&mut rng, 25.0, 0.1, 1.2);
                 let options = ProxyOptions { is_static: rng.random_bool(static_share), ..random_options(&mut rng) };
                 let id = tracker.insert(aabb, next_data, options);

@@ -2,7 +2,8 @@
 //! functions without a note: the same answer, bit for bit (compared through
 //! their `Debug` text, which spells every float exactly), whatever the note
 //! holds, on pairs that move a little from frame to frame (as a pile's do)
-//! and on pairs placed 1e-7 to 1e-5 from contact along each of the 15 axes;
+//! and on pairs placed 1e-7 to 1e-3 of their size from contact, or from the
+//! edge of a prediction, along each of the 15 axes;
 //! a noted axis must be one that truly separates the boxes (an f64 face
 //! projection), and notes must be taken (most apart pairs end on theirs).
 
@@ -13,8 +14,11 @@ use proxima_test_support::{gen, rng, Rng, SmallRng};
 type V = Vector3<f64>;
 
 /// The predictions the manifolds are asked with: contacts only, a pile's, a
-/// wide one.
-const PREDICTIONS: [Real; 3] = [0.0, 0.02, 0.1];
+/// wide one, and NaN (taken as 0).
+const PREDICTIONS: [Real; 4] = [0.0, 0.02, 0.1, Real::NAN];
+
+/// Notes kept per pair: one for the contact, one per prediction.
+const NOTES: usize = 1 + PREDICTIONS.len();
 
 fn half_extents(rng: &mut SmallRng) -> Vector {
     Vector::from_fn(|_, _| rng.random_range(0.05..1.0))
@@ -47,7 +51,7 @@ struct Tally {
 /// Both noting functions on `a`, `b` with `note` (updated, one note per
 /// function as a pipeline keeps one per pair and mode), against the plain
 /// functions.
-fn check(a: &Obb, b: &Obb, notes: &mut [SeparatingAxis; 4], tally: &mut Tally) {
+fn check(a: &Obb, b: &Obb, notes: &mut [SeparatingAxis; NOTES], tally: &mut Tally) {
     let before = *notes;
     let plain = contact_obb_obb(a, b);
     let noted = contact_obb_obb_noting(a, b, &mut notes[0]);
@@ -70,7 +74,8 @@ fn check(a: &Obb, b: &Obb, notes: &mut [SeparatingAxis; 4], tally: &mut Tally) {
         let prediction = if k == 0 { 0.0 } else { PREDICTIONS[k - 1] };
         if let Some(face) = note.face() {
             let sep = face_separation(a, b, face);
-            assert!(sep > f64::from(prediction), "noted face {face} separates by {sep:e} only\n  a {a:?}\n  b {b:?}");
+            let prediction = if prediction > 0.0 { f64::from(prediction) } else { 0.0 };
+            assert!(sep > prediction, "noted face {face} separates by {sep:e} only\n  a {a:?}\n  b {b:?}");
         }
         tally.calls += 1;
         let found = if k == 0 { plain.is_some() } else { contact_manifold_obb_obb(a, b, prediction).is_some() };
@@ -95,7 +100,7 @@ fn notes_carried_over_frames_change_no_answer() {
         let mut centre = origin + gen::unit_vector(&mut rng) * rng.random_range(0.0..reach);
         let mut rotation = gen::rotation(&mut rng);
         let hb = half_extents(&mut rng);
-        let mut notes = [SeparatingAxis::NONE; 4];
+        let mut notes = [SeparatingAxis::NONE; NOTES];
         for _ in 0..16 {
             let b = Obb::new(centre, rotation, hb);
             check(&a, &b, &mut notes, &mut tally);
@@ -111,33 +116,50 @@ fn notes_carried_over_frames_change_no_answer() {
 }
 
 /// Every note, right or wrong, on pairs placed at a signed gap of 1e-7 to
-/// 1e-5 (log-uniform, relative to the boxes' size) from contact along one
-/// of the 15 axes, and on random pairs: the answer stays the plain one.
+/// 1e-3 of the boxes' size (log-uniform, either sign) from contact along one
+/// of the 15 axes, or at such a gap from the edge of a prediction, and on
+/// random pairs; some boxes tiny or flat, some pairs 1e6 from the origin:
+/// the answer stays the plain one.
 #[test]
 fn any_note_on_near_touching_pairs_changes_no_answer() {
     let mut rng = rng(0x5A8);
     let mut tally = Tally::default();
     let mut seen = [0usize; 6];
+    let mut per_axis = [0usize; 15];
     for i in 0..60_000 {
         let ra = gen::rotation(&mut rng);
         let rb = match i % 4 {
             0 => ra * UnitQuaternion::from_axis_angle(&Vector::x_axis(), rng.random_range(-3.2..3.2f32)),
             _ => gen::rotation(&mut rng),
         };
-        let a = Obb::new(Point::origin(), ra, half_extents(&mut rng));
-        let hb = half_extents(&mut rng);
+        let origin = if i % 7 == 3 { Point::new(1e6, -2e6, 5e5) } else { Point::origin() };
+        let mut sizes = || match rng.random_range(0..10) {
+            0 => Vector::new(0.0, rng.random_range(0.05..1.0), 0.0),
+            1 => Vector::repeat(1e-30),
+            _ => half_extents(&mut rng),
+        };
+        let (ha, hb) = (sizes(), sizes());
+        let a = Obb::new(origin, ra, ha);
         let b = if i % 5 == 0 {
-            Obb::new(Point::from(gen::unit_vector(&mut rng) * rng.random_range(0.0..3.0f32)), rb, hb)
+            Obb::new(origin + gen::unit_vector(&mut rng) * rng.random_range(0.0..3.0f32), rb, hb)
         } else {
-            let probe = Obb::new(Point::origin(), rb, hb);
-            let axis = rng.random_range(0..6usize);
-            let l: Vector = if axis < 3 { a.axes().column(axis).into() } else { probe.axes().column(axis - 3).into() };
+            let probe = Obb::new(origin, rb, hb);
+            let axis = rng.random_range(0..15usize);
+            let l: Vector = match axis {
+                0..=2 => a.axes().column(axis).into(),
+                3..=5 => probe.axes().column(axis - 3).into(),
+                k => a.axes().column((k - 6) / 3).cross(&probe.axes().column((k - 6) % 3)),
+            };
+            let Some(l) = l.try_normalize(1e-3) else { continue };
+            per_axis[axis] += 1;
             let radius = |o: &Obb| (0..3).map(|k| o.half_extents()[k] * o.axes().column(k).dot(&l).abs()).sum::<Real>();
             let size = radius(&a) + radius(&probe);
-            let gap = 10f32.powf(rng.random_range(-7.0..-5.0)) * size * if rng.random_bool(0.5) { 1.0 } else { -1.0 };
+            let sign = if rng.random_bool(0.5) { 1.0 } else { -1.0 };
+            let edge = if rng.random_bool(0.25) { PREDICTIONS[rng.random_range(1..3)] } else { 0.0 };
+            let gap = edge + 10f32.powf(rng.random_range(-7.0..-3.0)) * size.max(1e-3) * sign;
             let across = gen::unit_vector(&mut rng);
             let across = (across - l * across.dot(&l)) * rng.random_range(0.0..0.5);
-            Obb::new(Point::from(l * (size + gap) + across), rb, hb)
+            Obb::new(origin + l * (size + gap) + across, rb, hb)
         };
         for face in 0..=6usize {
             // No note, then a note from another pair: B moved far along
@@ -148,11 +170,40 @@ fn any_note_on_near_touching_pairs_changes_no_answer() {
                 assert!(contact_obb_obb_noting(&a, &far, &mut note).is_none());
                 seen[note.face().expect("far apart along a face")] += 1;
             }
-            check(&a, &b, &mut [note; 4], &mut tally);
+            check(&a, &b, &mut [note; NOTES], &mut tally);
+        }
+        // And every face noted directly.
+        for face in 0..6 {
+            let note = SeparatingAxis::from_face(face).unwrap();
+            check(&a, &b, &mut [note; NOTES], &mut tally);
         }
     }
-    println!("{tally:?}, notes {seen:?}");
+    println!("{tally:?}, notes {seen:?}, axes {per_axis:?}");
     assert!(seen.iter().all(|&n| n > 10_000), "every face noted: {seen:?}");
+    assert!(per_axis.iter().all(|&n| n > 1_000), "every axis placed: {per_axis:?}");
+}
+
+/// Boxes of subnormal size and offset: the relative band rounds to nothing
+/// there, and a note must still not decide where the full test's rounding
+/// finds the boxes touching (A turned so that its axes hold 0.5 and
+/// 0.70710683, B one subnormal step off along -x and +y).
+#[test]
+fn a_note_on_subnormal_boxes_changes_no_answer() {
+    let q = nalgebra::Quaternion::new(0.35355338f32, 0.8535534, 0.35355338, 0.14644662);
+    let a = Obb::new(Point::origin(), UnitQuaternion::new_unchecked(q), Vector::zeros());
+    let tiny = f32::from_bits(1);
+    let b = Obb::new(Point::new(-tiny, tiny, 0.0), UnitQuaternion::identity(), Vector::zeros());
+    let plain = contact_obb_obb(&a, &b);
+    for face in 0..6 {
+        let mut note = SeparatingAxis::from_face(face).unwrap();
+        assert_eq!(format!("{:?}", contact_obb_obb_noting(&a, &b, &mut note)), format!("{plain:?}"), "face {face}");
+        for prediction in [0.0, f32::NAN, -1.0] {
+            let mut note = SeparatingAxis::from_face(face).unwrap();
+            let noted = contact_manifold_obb_obb_noting(&a, &b, prediction, &mut note);
+            let plain = contact_manifold_obb_obb(&a, &b, prediction);
+            assert_eq!(format!("{noted:?}"), format!("{plain:?}"), "face {face}, prediction {prediction}");
+        }
+    }
 }
 
 /// A shift that puts B 100 units farther along face axis `k` of the pair.

@@ -102,7 +102,8 @@ fn flipped(mut m: ContactManifold) -> ContactManifold {
     m
 }
 
-/// [`split`] of the pairs it does not take itself.
+/// [`split`] of the pairs it does not take itself (its first arms repeat
+/// `split`'s, unreachable from there, to keep the match exhaustive).
 #[inline(never)]
 fn split_other(
     a: &WorldShape,

@@ -110,10 +110,12 @@ impl<T> PairTracker<T> {
             self.dynamic.mark_lanes();
         }
         // In leaf order, neighbouring queries share their path down the
-        // trees. With the descent, the queries search only the static tree
-        // (and the pending lists, scanned whole); a static tree of a few
-        // nodes stays in cache whatever the order, and the sort, `n log n`
-        // over every changed proxy, would cost more than the queries.
+        // trees. With the descent, the built dynamic proxies' queries search
+        // only the static tree (and the pending lists, scanned whole); a
+        // static tree of a few nodes stays in cache whatever the order, and
+        // the sort, `n log n` over every changed proxy, would cost more than
+        // the queries. The found pairs are sorted before the merge, so the
+        // order changes no result.
         if !self.descent || self.fixed.built_len() > UNSORTED_STATIC_MAX {
             self.queries.sort_unstable();
         }
@@ -291,8 +293,8 @@ impl<'a> Work<'a> {
 const DESCENT_FRACTION: f64 = 0.25;
 
 /// The most static proxies for which a frame with the descent leaves its
-/// queries unsorted: a BVH of 64 leaves is at most nine 8-wide nodes, a few
-/// cache lines (a ground, a few walls).
+/// queries unsorted: a BVH of 64 leaves is a handful of 8-wide nodes (a
+/// ground, a few walls).
 const UNSORTED_STATIC_MAX: usize = 64;
 
 #[cfg(test)]

@@ -215,8 +215,9 @@ pub(super) fn sat_boxes_noting(
 /// the full test's rotation of B into A's frame and six axes), and note the
 /// face axis that separates the boxes this time, if one does.
 /// The answer never depends on the note: the noted axis decides only when
-/// it separates the boxes by twice the band by which the full test would
-/// stop at that axis, so the full test would have answered `None` too. A
+/// it separates the boxes by more than the prediction plus twice the band
+/// at which the full test would stop at that axis (and at least
+/// `Real::MIN_POSITIVE`), so the full test would have answered `None` too. A
 /// note from another pair, or from nowhere, only costs that first test.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct SeparatingAxis(u8);
@@ -280,14 +281,20 @@ impl SeparatingAxis {
         let reach = own + other_h[0] * along(0) + other_h[1] * along(1) + other_h[2] * along(2);
         let offset = lx * d.x + ly * d.y + lz * d.z;
         let size = ha.x + ha.y + ha.z + hb.x + hb.y + hb.z;
-        let band = prediction + NOTED_BAND * FACE_SEPARATION_BAND * (size + 1.8 * (d.x.abs() + d.y.abs() + d.z.abs()));
+        let relative = NOTED_BAND * FACE_SEPARATION_BAND * (size + 1.8 * (d.x.abs() + d.y.abs() + d.z.abs()));
+        // The floor: for boxes of subnormal size and offset the relative
+        // band rounds to nothing, while each product still carries an
+        // absolute rounding of up to half a subnormal step (`2^-150`); a
+        // dozen of those stay far below `MIN_POSITIVE` (`2^-126`).
+        let band = prediction + relative + Real::MIN_POSITIVE;
         offset.abs() > reach + band
     }
 }
 
-/// The noted axis's band over the full test's: twice it, far above the few
-/// `eps` of `|t|_1 + size` by which the two computations of one axis's
-/// overlap can differ.
+/// The noted axis's relative band over the full test's: twice it (with
+/// `1.8 |d|_1` for `|t|_1`), far above the few `eps` of `|t|_1 + size` by
+/// which the two computations of one axis's overlap can differ; an absolute
+/// floor of `Real::MIN_POSITIVE` covers boxes of subnormal size.
 const NOTED_BAND: Real = 2.0;
 
 /// [`contact_obb_obb`] that tests the pair's noted separating face axis
@@ -375,12 +382,14 @@ impl FaceTerms {
     /// the first of equals; [`SeparatingAxis::NONE`] when [`separated`](Self::separated) is false.
     #[inline]
     fn separating(&self, band: Real) -> SeparatingAxis {
-        // `x > y` exactly when `x - y > 0` for `x, y >= 0` (no overflow, and
-        // a subnormal difference is still positive).
+        // An axis is taken by `separated`'s own comparison, so that the two
+        // agree whatever the float mode (a flush of subnormal differences to
+        // zero included); the excess only ranks the axes taken.
         let mut best = (SeparatingAxis::NONE, 0.0);
         for k in 0..6 {
-            let excess = self.offset[k].abs() - (self.reach[k] + band);
-            if excess > best.1 {
+            let (offset, limit) = (self.offset[k].abs(), self.reach[k] + band);
+            let excess = offset - limit;
+            if offset > limit && (best.0 == SeparatingAxis::NONE || excess > best.1) {
                 best = (SeparatingAxis::of_face(k), excess);
             }
         }

@@ -181,8 +181,7 @@ impl Aabb {
     #[must_use]
     pub fn loosened_per_axis(&self, margins: &Vector) -> Aabb {
         // `0 <= m <= MAX` is false for NaN and infinities: every kept margin
-        // is finite and non-negative. (Two comparisons a lane, which compile
-        // to a select; `is_finite` through `map` did not.)
+        // is finite and non-negative.
         let keep = |m: Real| if (0.0..=Real::MAX).contains(&m) { m } else { 0.0 };
         let m = Vector::new(keep(margins.x), keep(margins.y), keep(margins.z));
         Aabb::new_saturating(self.min - m, self.max + m)
