@@ -19,19 +19,26 @@
 //! [`PROBE_BUDGET`] of the search's time: the dearer coming back is, the
 //! rarer the probes, from the first one on.
 //!
-//! The search in use is judged by its mean cost over the frames it ran since
-//! the last probe (the last [`WINDOW`] or so of them), not by a running
-//! average that favours the latest few: a tracker's cost comes in spikes
-//! (bodies that fall together leave their fat boxes together, every few
-//! frames), and a probe that happened to follow a few cheap frames would
-//! otherwise keep it where the grid costs less.
+//! The search in use is judged by its mean cost over its last [`RECENT`]
+//! frames, not by a running average that favours the latest few, nor by a
+//! mean over all the frames since it was chosen: a tracker's cost comes in
+//! spikes (bodies that fall together leave their fat boxes together, every
+//! few frames), which a short average misses when a probe follows a few cheap
+//! frames; and in a pile that is forming the tracker's cost climbs for a
+//! hundred frames, which a long mean follows only half as fast.
+//!
+//! A probe that loses by little (its sample within [`CLOSE`] of the search in
+//! use) keeps the period: the costs are converging, and the next probe is as
+//! likely to win. Only a clear loss doubles it.
 //!
 //! A probe's sample is one frame, and a tracker's first frames after its
-//! catch-up are its cheapest (every fat box fresh): a switch on such a
-//! sample is put on probation. [`BASE_PERIOD`] frames later the new search's
-//! mean is compared with the old one's, and the chooser switches back at
-//! once if the old is cheaper by the margin (then probing less often, as
-//! after a lost probe), instead of waiting out a long period.
+//! catch-up are its cheapest (every fat box fresh, the boxes going stale
+//! over the next few): a switch on such a sample is put on probation.
+//! [`RECENT`] frames later the new search's cost, the mean of its newest
+//! [`SETTLED`] frames (those after its fat boxes have had time to go stale),
+//! is compared with the old one's, and the chooser switches back at once if
+//! the old is cheaper by the margin (then probing less often, as after a
+//! lost probe), instead of waiting out a long period.
 //!
 //! A frame's cost is the pair search's time, mirror included. The first
 //! frame of a search after the other ran reads every collider (its mirror is
@@ -57,10 +64,15 @@ pub(super) const MAX_PERIOD: u32 = 512;
 pub(super) const HYSTERESIS: f64 = 0.9;
 /// Weight of a new full-read excess in its running estimate.
 const SMOOTHING: f64 = 0.25;
-/// The window's length: at this many samples its sum and count are halved,
-/// so that a long period's mean follows a world that changed late in it,
-/// while every spike of a few frames' cycle is still averaged in.
-pub(super) const WINDOW: u32 = 64;
+/// The samples the search in use is judged by: its last so many fair frames,
+/// enough to hold three or four of a tracker's spike cycles of a few frames,
+/// few enough to follow a cost that climbs as a pile forms.
+pub(super) const RECENT: usize = 16;
+/// The newest samples a search on probation is judged by.
+pub(super) const SETTLED: usize = RECENT / 2;
+/// A lost probe whose sample is below this many times the cost of the search
+/// in use keeps the period instead of doubling it.
+pub(super) const CLOSE: f64 = 1.25;
 /// The share of the pair search's time the probes' full reads may take,
 /// amortised over the period.
 pub(super) const PROBE_BUDGET: f64 = 0.05;
@@ -71,12 +83,12 @@ pub(super) const PROBE_BUDGET: f64 = 0.05;
 pub(super) struct SearchChooser {
     /// The search the frames run when not probing.
     current: PairSearch,
-    /// The fair samples of `current` since the last probe closed (or since
-    /// it became current; the older ones halved in weight each time
-    /// [`WINDOW`] is reached): their sum in seconds, and their number.
+    /// The last [`RECENT`] fair samples of `current` since it became
+    /// current, in seconds.
     window: Window,
-    /// The mean of the last window closed, for a window still empty (`None`
-    /// until a fair sample).
+    /// The cost of `current` for a window still empty (the mean of the
+    /// search switched from, or the winning probe's sample; `None` until a
+    /// fair sample).
     last_mean: Option<f64>,
     /// After a switch, until its probation ends: the mean of the search
     /// switched from.
@@ -183,20 +195,22 @@ impl SearchChooser {
         // The probe's last frame: its sample against the mean of the search
         // in use.
         let current = self.current_cost();
-        self.last_mean = current;
-        self.window = Window::default();
         match current {
             Some(current) if !full && seconds < HYSTERESIS * current => {
                 self.current = search;
                 self.last_mean = Some(seconds);
+                self.window = Window::default();
                 self.window.push(seconds);
                 self.period = BASE_PERIOD.max(self.amortising_period());
                 self.probation = Some(current);
-                self.until_probe = BASE_PERIOD;
+                self.until_probe = RECENT as u32;
                 return;
             }
             // No fair sample of the search in use yet: measure it first.
             None => self.period = BASE_PERIOD,
+            Some(current) if seconds < CLOSE * current => {
+                self.period = self.period.max(self.amortising_period()).min(MAX_PERIOD);
+            }
             _ => self.period = (self.period * 2).max(self.amortising_period()).min(MAX_PERIOD),
         }
         self.until_probe = self.period;
@@ -208,7 +222,7 @@ impl SearchChooser {
     /// the [`HYSTERESIS`] margin; then the chooser goes back to it, and the
     /// period doubles as after a lost probe.
     fn end_probation(&mut self, before: f64) -> PairSearch {
-        let kept = self.window.mean().is_none_or(|now| before >= HYSTERESIS * now);
+        let kept = self.window.newest_mean(SETTLED).is_none_or(|now| before >= HYSTERESIS * now);
         if !kept {
             self.current = other(self.current);
             self.window = Window::default();
@@ -248,27 +262,30 @@ impl SearchChooser {
     }
 }
 
-/// Frame costs summed, the older halved in weight at every [`WINDOW`]
-/// samples.
+/// The last [`RECENT`] frame costs, in a ring.
 #[derive(Clone, Copy, Debug, Default)]
 struct Window {
-    sum: f64,
-    samples: u32,
+    samples: [f64; RECENT],
+    /// Samples pushed, of which the last `RECENT` are kept.
+    pushed: usize,
 }
 
 impl Window {
     fn push(&mut self, seconds: f64) {
-        self.sum += seconds;
-        self.samples += 1;
-        if self.samples >= WINDOW {
-            self.sum *= 0.5;
-            self.samples /= 2;
-        }
+        self.samples[self.pushed % RECENT] = seconds;
+        self.pushed += 1;
     }
 
-    /// The weighted mean (`None`: no sample).
+    /// The mean of the samples kept (`None`: no sample).
     fn mean(&self) -> Option<f64> {
-        (self.samples > 0).then(|| self.sum / f64::from(self.samples))
+        self.newest_mean(RECENT)
+    }
+
+    /// The mean of the newest `n <= RECENT` samples, or of all when fewer.
+    fn newest_mean(&self, n: usize) -> Option<f64> {
+        let n = n.min(self.pushed).min(RECENT);
+        let sum: f64 = (1..=n).map(|back| self.samples[(self.pushed - back) % RECENT]).sum();
+        (n > 0).then(|| sum / n as f64)
     }
 }
 
@@ -330,20 +347,53 @@ mod tests {
 
     #[test]
     fn the_window_follows_a_late_change() {
-        // 1,000 frames at 1 ms, then 100 at 3 ms: the plain mean (1.18 ms)
-        // would keep a cheaper-looking search for another period; the
-        // window's is near the new cost.
+        // 1,000 frames at 1 ms, then 16 at 3 ms: the window holds only the
+        // new cost, where the mean of all (1.03 ms) would keep a
+        // cheaper-looking search for another period.
         let mut window = Window::default();
         (0..1000).for_each(|_| window.push(1.0));
         assert_eq!(window.mean(), Some(1.0));
-        (0..100).for_each(|_| window.push(3.0));
-        let mean = window.mean().unwrap();
-        assert!(mean > 2.5 && mean <= 3.0, "{mean}");
-        // A spike every sixth frame still counts at about its share.
+        (0..RECENT).for_each(|_| window.push(3.0));
+        assert_eq!(window.mean(), Some(3.0));
+        // A spike every fourth frame counts at its share, wherever the
+        // window starts in the cycle.
         let mut window = Window::default();
-        (0..600).for_each(|i| window.push(if i % 6 == 0 { 10.0 } else { 1.0 }));
-        let mean = window.mean().unwrap();
-        assert!((mean - 2.5).abs() < 0.3, "{mean}");
+        for i in 0..100 {
+            window.push(if i % 4 == 0 { 10.0 } else { 1.0 });
+            if i >= RECENT {
+                assert_eq!(window.mean(), Some(3.25));
+            }
+        }
+    }
+
+    #[test]
+    fn follows_a_climbing_cost_to_the_crossing() {
+        // A pile forming: the tracker's cost climbs from 0.2 to 1.4 ms over
+        // 130 frames, then stays, with a spike of 0.8 ms more every fifth
+        // frame; the grid's climbs from 0.4 to 0.9 ms over 160 frames. A
+        // full read costs 0.8 ms more than a normal frame. The grid is
+        // cheaper by the hysteresis from frame 15 on; the chooser is on it
+        // for good by frame 60 (a mean over all the frames since the last
+        // probe, with the period doubled by each lost probe, took until
+        // frame 94).
+        let mut chooser = SearchChooser::default();
+        let mut on_grid_from = None;
+        for frame in 0..300 {
+            let t = |frames: f64| (frame as f64 / frames).min(1.0);
+            let (search, switched) = chooser.next();
+            let ms = match search {
+                PairSearch::Grid => 0.4 + 0.5 * t(160.0),
+                _ => 0.2 + 1.2 * t(130.0) + if frame % 5 == 4 { 0.8 } else { 0.0 },
+            } + if switched { 0.8 } else { 0.0 };
+            chooser.record(search, Duration::from_secs_f64(ms * 1e-3), switched);
+            if chooser.current() == PairSearch::Grid {
+                on_grid_from.get_or_insert(frame);
+            } else {
+                on_grid_from = None;
+            }
+        }
+        let from = on_grid_from.expect("on the grid at the end");
+        assert!(from < 60, "on the grid for good only from frame {from}");
     }
 
     #[test]
@@ -351,7 +401,7 @@ mod tests {
         // The grid costs 1 ms a frame; the tracker 2 ms, but 0.5 ms on its
         // frame after a catch-up (the probe's sample; the catch-up itself
         // 5 ms). Each probe of the tracker wins on that sample; probation
-        // sends the chooser back to the grid 8 frames later, so the frames
+        // sends the chooser back to the grid 16 frames later, so the frames
         // cost little more than the grid's.
         let mut chooser = SearchChooser::default();
         let (mut total, mut last, mut run) = (0.0, None, 0);
@@ -369,6 +419,32 @@ mod tests {
             chooser.record(search, Duration::from_secs_f64(ms * 1e-3), switched);
         }
         assert!(total / 2000.0 < 1.25, "{} ms a frame against the grid's 1", total / 2000.0);
+    }
+
+    #[test]
+    fn probation_judges_the_settled_frames() {
+        // The grid costs 1 ms a frame. The tracker costs 0.5 ms on its first
+        // five frames after a catch-up, then climbs by 0.2 ms a frame to a
+        // steady 1.5 ms as its fresh fat boxes go stale (its catch-up itself
+        // 5 ms). The switch to it on its cheap sample is taken back, and
+        // the chooser spends most frames on the grid.
+        let mut chooser = SearchChooser::default();
+        run(&mut chooser, BASE_PERIOD as usize + 2, 1.5, 1.0);
+        assert_eq!(chooser.current(), PairSearch::Grid);
+        let (mut tracker_frames, mut run) = (0, 0u32);
+        for _ in 0..1000 {
+            let (search, switched) = chooser.next();
+            run = if switched { 0 } else { run + 1 };
+            let ms = match search {
+                PairSearch::Grid => 1.0,
+                _ if switched => 5.0,
+                _ => (0.5 + 0.2 * f64::from(run.saturating_sub(5))).min(1.5),
+            };
+            tracker_frames += usize::from(search == PairSearch::Tracker);
+            chooser.record(search, Duration::from_secs_f64(ms * 1e-3), switched);
+        }
+        assert_eq!(chooser.current(), PairSearch::Grid);
+        assert!(tracker_frames < 100, "{tracker_frames} of 1,000 frames on the tracker");
     }
 
     #[test]
@@ -452,8 +528,9 @@ mod tests {
         let mut chooser = SearchChooser::default();
         run_with_full(&mut chooser, 20, 2.0, 1.0, 80.0);
         assert_eq!(chooser.current(), PairSearch::Grid, "the grid at half the cost wins its first probe");
-        // The world changes; the tracker becomes cheaper: found within the longest period.
-        run_with_full(&mut chooser, (MAX_PERIOD + 2 * PROBE_FRAMES + 2) as usize, 1.0, 2.0, 80.0);
+        // The world changes; the tracker becomes cheaper: found within the
+        // longest period after the switch's probation.
+        run_with_full(&mut chooser, MAX_PERIOD as usize + RECENT + 2 * PROBE_FRAMES as usize + 2, 1.0, 2.0, 80.0);
         assert_eq!(chooser.current(), PairSearch::Tracker);
     }
 
