@@ -20,6 +20,11 @@
 //!   manifolds kept across frames (`with_manifold_reuse`, chosen by the first
 //!   byte's high bit) the contacts are of legal pairs, finite and touching,
 //!   and the events the change of the set;
+//! - a broadphase-only pipeline (`with_broadphase_only`, at a distance the
+//!   first byte picks) updated beside it lists exactly the pairs brute force
+//!   finds by the documented rule (pairing colliders, interacting groups,
+//!   boxes grown by the slack and half the distance touching), and its
+//!   events are the change of that list;
 //! - a clone answers every query exactly as the original.
 
 use crate::bytes::Bytes;
@@ -38,6 +43,9 @@ struct World {
     pipeline: ContactPipeline,
     /// The pipeline computes every contact afresh (no manifold reuse).
     exact: bool,
+    /// A broadphase-only pipeline on the same scene, and its distance.
+    pairs: ContactPipeline,
+    distance: Real,
     live: Vec<ColliderHandle>,
     dead: Vec<ColliderHandle>,
     meshes: Vec<Arc<TriMesh>>,
@@ -83,7 +91,10 @@ pub fn check(data: &[u8]) {
         let reuse = ManifoldReuse::new(1e-3, 0.05).expect("a valid tolerance");
         pipeline.with_manifolds(0.02).expect("a valid prediction").with_manifold_reuse(reuse)
     };
-    let mut w = World { scene: Scene::new(), pipeline, exact, live: vec![], dead: vec![], meshes: vec![] };
+    let distance = [0.0, 0.05][usize::from(first & 0x40 != 0)];
+    let pairs = ContactPipeline::new().with_broadphase_only(distance).expect("a valid distance");
+    let mut w =
+        World { scene: Scene::new(), pipeline, exact, pairs, distance, live: vec![], dead: vec![], meshes: vec![] };
     for _ in 0..MAX_OPS {
         if b.is_empty() {
             break;
@@ -484,6 +495,51 @@ impl World {
         let again = self.pipeline.update(&mut self.scene).to_vec();
         assert!(!self.exact || again.is_empty(), "a second update without motion changed contacts: {again:?}");
         assert!(self.pipeline.ccd_impacts().is_empty(), "CCD impact without motion");
+        self.broadphase_only_update();
+    }
+
+    /// The broadphase-only pipeline against brute force by its documented
+    /// rule, and its events against the change of its list.
+    fn broadphase_only_update(&mut self) {
+        let previous = self.pairs.candidate_pairs().to_vec();
+        self.pairs.update(&mut self.scene);
+        let grown = |c: &Collider| {
+            let a = c.aabb();
+            a.loosened_per_axis(
+                &((a.min().coords.abs() + a.max().coords.abs()) * 1e-5 + Vector::repeat(self.distance * 0.5)),
+            )
+        };
+        let touch = |a: &Aabb, b: &Aabb| (0..3).all(|k| a.min()[k] <= b.max()[k] && b.min()[k] <= a.max()[k]);
+        let all: Vec<(ColliderHandle, &Collider)> = self.scene.iter().collect();
+        let mut want = Vec::new();
+        for (i, &(ha, ca)) in all.iter().enumerate() {
+            for &(hb, cb) in &all[i + 1..] {
+                if ca.pairs_with(cb) && ca.groups().interacts_with(cb.groups()) && touch(&grown(ca), &grown(cb)) {
+                    want.push((ha.min(hb), ha.max(hb)));
+                }
+            }
+        }
+        want.sort_unstable();
+        let listed = self.pairs.candidate_pairs().to_vec();
+        assert_eq!(listed, want, "broadphase-only pairs are not brute force's");
+        let mut got: Vec<(bool, ColliderHandle, ColliderHandle)> = self
+            .pairs
+            .candidate_events()
+            .iter()
+            .map(|e| match *e {
+                CandidateEvent::Started { a, b } => (true, a, b),
+                CandidateEvent::Stopped { a, b } => (false, a, b),
+            })
+            .collect();
+        let mut changes: Vec<(bool, ColliderHandle, ColliderHandle)> = listed
+            .iter()
+            .filter(|p| previous.binary_search(p).is_err())
+            .map(|p| (true, p.0, p.1))
+            .chain(previous.iter().filter(|p| listed.binary_search(p).is_err()).map(|p| (false, p.0, p.1)))
+            .collect();
+        got.sort_unstable();
+        changes.sort_unstable();
+        assert_eq!(got, changes, "broadphase-only events are not the change of its list");
     }
 
     fn ray(&self, b: &mut Bytes, wild: bool) -> Option<Ray> {

@@ -46,7 +46,9 @@ pub use grid_search::PairSearch;
 pub use heightfield::{HeightField, HeightFieldRayHit};
 pub use manifold::contact_manifolds;
 pub use pair_rules::{PairHooks, SensorEvent, TouchRule};
-pub use pipeline::{CcdImpact, ContactEvent, ContactPair, ContactPipeline, FrameStats, ManifoldPair, ManifoldReuse};
+pub use pipeline::{
+    CandidateEvent, CcdImpact, ContactEvent, ContactPair, ContactPipeline, FrameStats, ManifoldPair, ManifoldReuse,
+};
 // The documented path is `proxima_broadphase::CollisionGroups`; this one
 // saves the scene's users a second import.
 #[doc(hidden)]

@@ -2,10 +2,12 @@
 //!
 //! `frame.rs` runs a frame: `mirror.rs` keeps the pair search in step with
 //! the scene and finds the candidates (`chooser.rs` picks the search under
-//! `PairSearch::Auto`), `narrow.rs` runs their exact tests (`reuse.rs`
+//! `PairSearch::Auto`; `candidates.rs` lists them for a broadphase-only
+//! pipeline), `narrow.rs` runs their exact tests (`reuse.rs`
 //! keeps manifolds across frames when asked to), `ccd.rs` sweeps the CCD
 //! colliders; `output.rs` holds what a frame reports.
 
+mod candidates;
 mod ccd;
 mod chooser;
 mod frame;
@@ -16,7 +18,7 @@ mod output;
 mod reuse;
 mod stamp;
 
-pub use output::{CcdImpact, ContactEvent, ContactPair, FrameStats, ManifoldPair};
+pub use output::{CandidateEvent, CcdImpact, ContactEvent, ContactPair, FrameStats, ManifoldPair};
 pub use reuse::ManifoldReuse;
 
 use chooser::SearchChooser;
@@ -95,6 +97,18 @@ pub struct ContactPipeline {
     contacts: Vec<ContactPair>,
     /// `Some(prediction)` when the pipeline computes manifolds.
     prediction: Option<Real>,
+    /// `Some(distance)` for a broadphase-only pipeline: no exact tests; the
+    /// candidates are listed as handle pairs, with their events.
+    #[cfg_attr(feature = "serde", serde(default))]
+    broadphase_only: Option<Real>,
+    /// A broadphase-only pipeline's candidates, this frame's and last
+    /// frame's, sorted, and the difference as events.
+    #[cfg_attr(feature = "serde", serde(default))]
+    candidate_pairs: Vec<(ColliderHandle, ColliderHandle)>,
+    #[cfg_attr(feature = "serde", serde(skip))]
+    previous_candidates: Vec<(ColliderHandle, ColliderHandle)>,
+    #[cfg_attr(feature = "serde", serde(skip))]
+    candidate_events: Vec<CandidateEvent>,
     manifolds: Vec<ManifoldPair>,
     manifold_scratch: Vec<ContactManifold>,
     /// The tolerance within which a pair's manifold is reused (`None`: every
@@ -195,6 +209,10 @@ impl ContactPipeline {
             candidates: Vec::new(),
             contacts: Vec::new(),
             prediction: None,
+            broadphase_only: None,
+            candidate_pairs: Vec::new(),
+            previous_candidates: Vec::new(),
+            candidate_events: Vec::new(),
             manifolds: Vec::new(),
             manifold_scratch: Vec::new(),
             reuse: None,
@@ -233,7 +251,9 @@ impl ContactPipeline {
     /// pair of convex shapes then touches exactly as [`contact`](crate::contact) says.
     ///
     /// On a pipeline already updated, the next update reads every collider
-    /// again (the boxes it pairs carry half the prediction).
+    /// again (the boxes it pairs carry half the prediction). A
+    /// broadphase-only pipeline ([`with_broadphase_only`](Self::with_broadphase_only))
+    /// runs its exact tests again.
     ///
     /// # Errors
     /// [`SceneError::InvalidPrediction`] for a negative, NaN or infinite
@@ -261,12 +281,14 @@ impl ContactPipeline {
         if !(prediction.is_finite() && prediction >= 0.0) {
             return Err(SceneError::InvalidPrediction);
         }
-        let mut pipeline = Self { prediction: Some(prediction), ..self };
+        let mut pipeline = Self { prediction: Some(prediction), broadphase_only: None, ..self };
         // The mirrored boxes carry half the old prediction as slack, and kept
         // manifolds were computed with it: the next update reads every
         // collider again and computes every manifold.
         pipeline.log_stamp = None;
         pipeline.kept.clear();
+        pipeline.candidate_pairs.clear();
+        pipeline.candidate_events.clear();
         Ok(pipeline)
     }
 

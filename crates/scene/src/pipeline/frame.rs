@@ -42,6 +42,10 @@ impl ContactPipeline {
         self.find_candidates(scene);
         let t1 = Stamp::now();
         self.start_frame();
+        if self.broadphase_only.is_some() {
+            self.list_candidates(scene);
+            return self.close(scene, t0, t1);
+        }
         self.kept_next.clear();
         self.notes_next.clear();
         let out = NarrowOut {
@@ -116,6 +120,11 @@ impl ContactPipeline {
         scene.prepare();
         self.find_candidates_with(scene, true);
         let t1 = Stamp::now();
+        if self.broadphase_only.is_some() {
+            self.start_frame();
+            self.list_candidates(scene);
+            return self.close(scene, t0, t1);
+        }
         // The contacts and manifolds are overwritten by `gather` below, not
         // cleared: their old elements are only copied over.
         self.keep_previous();

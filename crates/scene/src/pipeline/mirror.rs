@@ -125,7 +125,7 @@ impl ContactPipeline {
         }
         // Boxes grown by half the prediction overlap when the shapes are
         // within it (the gap between two boxes is at most the shapes' distance).
-        let half_prediction = self.prediction.unwrap_or(0.0) * 0.5;
+        let half_prediction = self.box_growth();
         let frames_since = self.tracker_frames_away.saturating_add(1);
         for &slot in &self.touched {
             let index = slot as usize;
@@ -217,7 +217,7 @@ impl ContactPipeline {
         if !incremental {
             self.grid.clear();
         }
-        let half_prediction = self.prediction.unwrap_or(0.0) * 0.5;
+        let half_prediction = self.box_growth();
         for &slot in &self.touched {
             let collider = scene.colliders.get_slot(slot);
             if collider.is_some_and(|c| c.desc.ccd) {

@@ -47,6 +47,30 @@ pub enum ContactEvent {
     },
 }
 
+/// A change in which colliders are candidate pairs of a broadphase-only
+/// pipeline (`a < b`; see
+/// [`ContactPipeline::with_broadphase_only`](crate::ContactPipeline::with_broadphase_only)).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum CandidateEvent {
+    /// The pair's boxes are within the distance this frame and were not
+    /// last frame.
+    Started {
+        /// The lower handle.
+        a: ColliderHandle,
+        /// The higher handle.
+        b: ColliderHandle,
+    },
+    /// The pair's boxes were within the distance last frame and are not now
+    /// (or one collider was removed, or their groups stopped interacting).
+    Stopped {
+        /// The lower handle.
+        a: ColliderHandle,
+        /// The higher handle.
+        b: ColliderHandle,
+    },
+}
+
 /// A CCD collider's earliest impact during its last motion.
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
