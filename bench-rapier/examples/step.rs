@@ -29,7 +29,7 @@ use std::time::Instant;
 const BAND: f32 = 1e-4;
 
 fn main() {
-    let (scene, passes) = parse_args();
+    let (scene, passes) = scene_args();
     let layers = scene.bodies.div_ceil(scene.columns * scene.columns);
     println!(
         "scene: {} bodies ({:.0}% capsules) in {layers} layers of {c} x {c}, spacing {}, on {}, seed {:#x}, {} \
@@ -183,40 +183,4 @@ fn main() {
         }
     }
     println!("proxima's exact pipelines: deepest manifold points differ on {searches_differ} steps");
-}
-
-/// The scene and the number of passes from the command line.
-fn parse_args() -> (SceneOptions, usize) {
-    let tall = std::env::args().any(|a| a == "tall");
-    let mut scene = if tall { SceneOptions::tall_drop() } else { SceneOptions::default() };
-    let mut passes = 1;
-    for arg in std::env::args().skip(1).filter(|a| a != "tall" && a != "wide") {
-        let (key, value) = arg.split_once('=').unwrap_or_else(|| panic!("unknown argument {arg}"));
-        match key {
-            "seed" => scene.seed = parse_seed(&arg, value),
-            "bodies" => scene.bodies = parse(&arg, value),
-            "columns" => scene.columns = parse(&arg, value),
-            "steps" => scene.steps = parse(&arg, value),
-            "capsules" => scene.capsules = parse(&arg, value),
-            "floor" => scene.floor = parse(&arg, value),
-            "passes" => passes = parse::<usize>(&arg, value).max(1),
-            _ => panic!("unknown argument {arg}"),
-        }
-    }
-    assert!(scene.columns > 0 && scene.bodies > 0, "columns and bodies must be at least 1");
-    assert!((0.0..=1.0).contains(&scene.capsules), "capsules is a fraction in [0, 1]");
-    (scene, passes)
-}
-
-/// A seed in decimal or in hex (`0x...`, as printed).
-fn parse_seed(arg: &str, value: &str) -> u64 {
-    match value.strip_prefix("0x") {
-        Some(hex) => u64::from_str_radix(hex, 16).unwrap_or_else(|_| panic!("bad value in {arg}")),
-        None => parse(arg, value),
-    }
-}
-
-/// The value of argument `arg` (`key=value`).
-fn parse<V: std::str::FromStr>(arg: &str, value: &str) -> V {
-    value.parse().unwrap_or_else(|_| panic!("bad value in {arg}"))
 }

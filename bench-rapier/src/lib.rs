@@ -18,13 +18,18 @@
 //! - [`check_replay`]: compares a structure with the oracle at every step;
 //! - [`StepReplay`] and [`all_steps`]: the collision step (poses in, pairs
 //!   and manifolds out) of proxima's `ContactPipeline` and of parry3d;
-//!   [`compare_touching`] compares two contenders' touching pairs.
+//!   [`compare_touching`] compares two contenders' touching pairs;
+//! - [`PairsStep`] and [`all_pairs_steps`]: the pair search alone (poses in,
+//!   overlapping box pairs out), proxima's broadphase-only pipeline against
+//!   parry3d's `Bvh` at margin 0.
 //!
 //! This package is its own workspace (outside the root's), so the root's
 //! `cargo test --workspace` never compiles rapier.
 #![deny(missing_docs)]
 
+mod args;
 mod floor;
+mod pairs_step;
 mod record;
 mod reference;
 mod replay;
@@ -32,7 +37,9 @@ mod step;
 mod step_parry;
 mod step_proxima;
 
+pub use args::scene_args;
 pub use floor::{bump_height, floor_mesh, Floor, BUMP_AMPLITUDE, FLOOR_MARGIN, FLOOR_QUADS};
+pub use pairs_step::{all_pairs_steps, PairsStep, ParryPairs, ProximaPairs};
 pub use record::{
     record, Frame, RecordedShape, Recording, SceneOptions, BALL_RADIUS, CAPSULE_HALF_HEIGHT, CAPSULE_RADIUS,
     CUBOID_HALF_EXTENT,
