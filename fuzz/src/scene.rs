@@ -24,7 +24,10 @@
 //!   first byte picks) updated beside it lists exactly the pairs brute force
 //!   finds by the documented rule (pairing colliders, interacting groups,
 //!   boxes grown by the slack and half the distance touching), and its
-//!   events are the change of that list;
+//!   events, in pair order, are the change of that list (the two pipelines
+//!   share the scene's change log, so this one reads every collider at each
+//!   update: its incremental path is tested in
+//!   `crates/scene/tests/pipeline_broadphase_only.rs`);
 //! - a clone answers every query exactly as the original.
 
 use crate::bytes::Bytes;
@@ -537,6 +540,8 @@ impl World {
             .map(|p| (true, p.0, p.1))
             .chain(previous.iter().filter(|p| listed.binary_search(p).is_err()).map(|p| (false, p.0, p.1)))
             .collect();
+        let key = |e: &(bool, ColliderHandle, ColliderHandle)| (e.1, e.2);
+        assert!(got.windows(2).all(|w| key(&w[0]) < key(&w[1])), "broadphase-only events not in pair order");
         got.sort_unstable();
         changes.sort_unstable();
         assert_eq!(got, changes, "broadphase-only events are not the change of its list");

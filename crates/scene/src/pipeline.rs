@@ -107,7 +107,7 @@ pub struct ContactPipeline {
     candidate_pairs: Vec<(ColliderHandle, ColliderHandle)>,
     #[cfg_attr(feature = "serde", serde(skip))]
     previous_candidates: Vec<(ColliderHandle, ColliderHandle)>,
-    #[cfg_attr(feature = "serde", serde(skip))]
+    #[cfg_attr(feature = "serde", serde(default))]
     candidate_events: Vec<CandidateEvent>,
     manifolds: Vec<ManifoldPair>,
     manifold_scratch: Vec<ContactManifold>,
@@ -461,7 +461,8 @@ impl ContactPipeline {
 
     /// The colliders removed from the scene between the previous update and
     /// this one, sorted by handle, with their last user data: the
-    /// `Stopped` and `Exited` events that name a removed collider can be
+    /// `Stopped` and `Exited` events (and a broadphase-only pipeline's
+    /// [`CandidateEvent::Stopped`]) that name a removed collider can be
     /// resolved here (`Scene::get` no longer knows it). Empty when another
     /// pipeline updated from the scene in between (it took the record).
     ///

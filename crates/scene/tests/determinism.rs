@@ -244,6 +244,33 @@ mod serde_round_trip {
         }
     }
 
+    /// A broadphase-only pipeline restored mid-simulation keeps its mode,
+    /// its distance and its last candidate pairs and events, and its next
+    /// updates report the same pairs and events as the original's.
+    #[test]
+    fn broadphase_only_pipeline_restored_continues_identically() {
+        let (mut scene, dynamic, mut rng) = world(2_000, 33);
+        let mut pipeline = ContactPipeline::new().with_broadphase_only(0.1).unwrap();
+        for _ in 0..5 {
+            step(&mut scene, &dynamic, &mut rng);
+            pipeline.update(&mut scene);
+        }
+        let (mut scene2, mut pipeline2): (Scene, ContactPipeline) = (round_trip(&scene), round_trip(&pipeline));
+        assert_eq!(pipeline2.broadphase_only(), Some(0.1));
+        assert_eq!(pipeline2.candidate_pairs(), pipeline.candidate_pairs());
+        assert_eq!(pipeline2.candidate_events(), pipeline.candidate_events());
+        let mut rng2 = rng.clone();
+        for frame in 0..5 {
+            step(&mut scene, &dynamic, &mut rng);
+            step(&mut scene2, &dynamic, &mut rng2);
+            pipeline.update(&mut scene);
+            pipeline2.update(&mut scene2);
+            assert_eq!(pipeline2.candidate_pairs(), pipeline.candidate_pairs(), "frame {frame}");
+            assert_eq!(pipeline2.candidate_events(), pipeline.candidate_events(), "frame {frame}");
+            assert!(!pipeline.candidate_pairs().is_empty());
+        }
+    }
+
     /// With colliders removed just before the snapshot, the original and the
     /// restored scene must hand out the same handles to the same inserts.
     #[test]

@@ -18,9 +18,13 @@ impl ContactPipeline {
     /// the last update ([`candidate_events`](Self::candidate_events)), by
     /// the pair search the pipeline chooses (see [`PairSearch`](crate::PairSearch)),
     /// and runs no exact test: [`contacts`](Self::contacts),
-    /// [`manifolds`](Self::manifolds) and [`events`](Self::events) stay
-    /// empty, and [`PairHooks`](crate::PairHooks) are not asked. CCD
-    /// colliders are still swept.
+    /// [`manifolds`](Self::manifolds), [`events`](Self::events) and the
+    /// sensor lists are empty from this call on (no `Stopped` event for the
+    /// contacts of a pipeline switched to this mode), and
+    /// [`PairHooks`](crate::PairHooks) are not asked. CCD colliders are
+    /// still swept. In [`stats`](Self::stats), `narrowphase` is the time to
+    /// list the candidates and their events, and `candidate_pairs` counts
+    /// them before the `pairs_with` filter below.
     ///
     /// A pair is listed when the two colliders pair
     /// ([`Collider::pairs_with`](crate::Collider::pairs_with): one of them
@@ -66,6 +70,16 @@ impl ContactPipeline {
         // The mirrored boxes carry half the old distance or prediction.
         pipeline.log_stamp = None;
         pipeline.kept.clear();
+        // The exact tests' lists go: none of them is reported again, and no
+        // `Stopped` or `Exited` event is made from them.
+        pipeline.contacts.clear();
+        pipeline.manifolds.clear();
+        pipeline.previous.clear();
+        pipeline.events.clear();
+        pipeline.sensor_pairs.clear();
+        pipeline.previous_sensor_pairs.clear();
+        pipeline.sensor_events.clear();
+        pipeline.contact_index.invalidate();
         Ok(pipeline)
     }
 

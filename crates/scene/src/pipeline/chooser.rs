@@ -374,8 +374,8 @@ mod tests {
         // full read costs 0.8 ms more than a normal frame. The grid is
         // cheaper by the hysteresis from frame 15 on; the chooser is on it
         // for good by frame 60 (a mean over all the frames since the last
-        // probe, with the period doubled by each lost probe, took until
-        // frame 94).
+        // probe, with the period doubled by each lost probe, would take
+        // until frame 94).
         let mut chooser = SearchChooser::default();
         let mut on_grid_from = None;
         for frame in 0..300 {
@@ -424,10 +424,12 @@ mod tests {
     #[test]
     fn probation_judges_the_settled_frames() {
         // The grid costs 1 ms a frame. The tracker costs 0.5 ms on its first
-        // five frames after a catch-up, then climbs by 0.2 ms a frame to a
-        // steady 1.5 ms as its fresh fat boxes go stale (its catch-up itself
-        // 5 ms). The switch to it on its cheap sample is taken back, and
-        // the chooser spends most frames on the grid.
+        // eight frames after a catch-up, then 1.5 ms once its fresh fat
+        // boxes have gone stale (its catch-up itself 5 ms). The mean of its
+        // 16 frames of probation, about 1.06 ms, is within the hysteresis of
+        // the grid's; the mean of the newest 8, 1.5 ms, is not. The switch
+        // to it on its cheap sample is taken back, and the chooser spends
+        // most frames on the grid.
         let mut chooser = SearchChooser::default();
         run(&mut chooser, BASE_PERIOD as usize + 2, 1.5, 1.0);
         assert_eq!(chooser.current(), PairSearch::Grid);
@@ -438,7 +440,8 @@ mod tests {
             let ms = match search {
                 PairSearch::Grid => 1.0,
                 _ if switched => 5.0,
-                _ => (0.5 + 0.2 * f64::from(run.saturating_sub(5))).min(1.5),
+                _ if run <= 8 => 0.5,
+                _ => 1.5,
             };
             tracker_frames += usize::from(search == PairSearch::Tracker);
             chooser.record(search, Duration::from_secs_f64(ms * 1e-3), switched);

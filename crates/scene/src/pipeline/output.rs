@@ -95,7 +95,8 @@ pub struct CcdImpact {
 pub struct FrameStats {
     /// Time spent finding candidate pairs in the trees.
     pub broadphase: Duration,
-    /// Time spent in exact contact tests.
+    /// Time spent in exact contact tests (for a broadphase-only pipeline,
+    /// in listing the candidate pairs and their events).
     pub narrowphase: Duration,
     /// Time spent sweeping CCD colliders.
     pub ccd: Duration,
@@ -104,7 +105,8 @@ pub struct FrameStats {
     /// at its first update, or when another pipeline updated from the same
     /// scene in between, or on a cloned or restored scene).
     pub colliders_read: usize,
-    /// Candidate pairs (box overlaps that passed the group filter).
+    /// Candidate pairs (box overlaps that passed the group filter; the
+    /// kinds, sensors and bodies are checked after this count).
     pub candidate_pairs: usize,
     /// Pairs in contact.
     pub contacts: usize,
