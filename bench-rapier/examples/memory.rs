@@ -3,7 +3,8 @@
 //! scene or broad phase, pair search, pipeline, manifolds and buffers, plus
 //! the bench's own handle list), over the number of colliders, and the
 //! largest amount it held at any point of the replay.
-//! `cargo run --release --example memory -- [tall|wide] [seed=N] [bodies=N] [capsules=F] [floor=box|mesh]`.
+//! `cargo run --release --example memory -- [tall|wide] [seed=N] [bodies=N] [capsules=F] [floor=box|mesh]`
+//! (any of the `step` example's scene arguments).
 
 use proxima_bench_rapier::*;
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -54,18 +55,7 @@ unsafe impl GlobalAlloc for LiveBytes {
 static HEAP: LiveBytes = LiveBytes { live: AtomicUsize::new(0), peak: AtomicUsize::new(0) };
 
 fn main() {
-    let tall = std::env::args().any(|a| a == "tall");
-    let mut scene = if tall { SceneOptions::tall_drop() } else { SceneOptions::default() };
-    for arg in std::env::args().skip(1).filter(|a| a != "tall" && a != "wide") {
-        let (key, value) = arg.split_once('=').unwrap_or_else(|| panic!("unknown argument {arg}"));
-        match key {
-            "seed" => scene.seed = parse(&arg, value),
-            "bodies" => scene.bodies = parse(&arg, value),
-            "capsules" => scene.capsules = parse(&arg, value),
-            "floor" => scene.floor = parse(&arg, value),
-            _ => panic!("unknown argument {arg}"),
-        }
-    }
+    let (scene, _) = scene_args();
     let recording = record(&scene);
     let colliders = recording.colliders();
     println!("{colliders} colliders x {} steps", recording.frames.len());
@@ -90,9 +80,4 @@ fn main() {
             held as f64 / (1024.0 * 1024.0)
         );
     }
-}
-
-/// The value of argument `arg` (`key=value`).
-fn parse<V: std::str::FromStr>(arg: &str, value: &str) -> V {
-    value.parse().unwrap_or_else(|_| panic!("bad value in {arg}"))
 }

@@ -90,19 +90,6 @@ fn main() {
     pair_tracker_breakdown(&recording);
 }
 
-/// A seed in decimal or in hex (`0x...`, as printed).
-fn parse_seed(arg: &str, value: &str) -> u64 {
-    match value.strip_prefix("0x") {
-        Some(hex) => u64::from_str_radix(hex, 16).unwrap_or_else(|_| panic!("bad value in {arg}")),
-        None => parse(arg, value),
-    }
-}
-
-/// The value of argument `arg` (`key=value`).
-fn parse<V: std::str::FromStr>(arg: &str, value: &str) -> V {
-    value.parse().unwrap_or_else(|_| panic!("bad value in {arg}"))
-}
-
 /// The pair tracker's step in its three parts, as `pair_tracker` drives it.
 fn pair_tracker_breakdown(recording: &Recording) {
     let frames = &recording.frames;

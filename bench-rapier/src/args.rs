@@ -28,8 +28,9 @@ pub fn scene_args() -> (SceneOptions, usize) {
     (scene, passes)
 }
 
-/// A seed in decimal or in hex (`0x...`, as printed).
-fn parse_seed(arg: &str, value: &str) -> u64 {
+/// A seed in decimal or in hex (`0x...`, as printed), from argument `arg`
+/// (`key=value`).
+pub fn parse_seed(arg: &str, value: &str) -> u64 {
     match value.strip_prefix("0x") {
         Some(hex) => u64::from_str_radix(hex, 16).unwrap_or_else(|_| panic!("bad value in {arg}")),
         None => parse(arg, value),
@@ -37,6 +38,6 @@ fn parse_seed(arg: &str, value: &str) -> u64 {
 }
 
 /// The value of argument `arg` (`key=value`).
-fn parse<V: std::str::FromStr>(arg: &str, value: &str) -> V {
+pub fn parse<V: std::str::FromStr>(arg: &str, value: &str) -> V {
     value.parse().unwrap_or_else(|_| panic!("bad value in {arg}"))
 }

@@ -37,7 +37,7 @@ mod step;
 mod step_parry;
 mod step_proxima;
 
-pub use args::scene_args;
+pub use args::{parse, parse_seed, scene_args};
 pub use floor::{bump_height, floor_mesh, Floor, BUMP_AMPLITUDE, FLOOR_MARGIN, FLOOR_QUADS};
 pub use pairs_step::{all_pairs_steps, PairsStep, ParryPairs, ProximaPairs};
 pub use record::{

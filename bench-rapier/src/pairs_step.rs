@@ -10,12 +10,12 @@
 //! coordinates' magnitudes count), so they may hold a few pairs more.
 
 use crate::step_parry::parry_shape;
-use crate::step_proxima::proxima_shape;
+use crate::step_proxima::recorded_scene;
 use crate::{Frame, Recording};
 use parry3d::bounding_volume::Aabb;
 use parry3d::partitioning::{Bvh, BvhBuildStrategy, BvhWorkspace};
 use parry3d::shape::SharedShape;
-use proxima::scene::{ColliderDesc, ColliderHandle, ContactPipeline, PairSearch, Scene};
+use proxima::scene::{ColliderHandle, ContactPipeline, PairSearch, Scene};
 
 /// A contender of the pair-search replay.
 pub trait PairsStep {
@@ -105,19 +105,7 @@ impl PairsStep for ProximaPairs {
     }
 
     fn start(&mut self, recording: &Recording) {
-        self.scene = Scene::new();
-        let frame = &recording.frames[0];
-        self.handles = recording
-            .shapes
-            .iter()
-            .zip(&frame.isometries)
-            .enumerate()
-            .map(|(i, (shape, pose))| {
-                let desc = ColliderDesc::new(proxima_shape(shape), *pose);
-                let desc = if i == 0 { desc.fixed() } else { desc };
-                self.scene.insert(desc).expect("a valid recorded collider")
-            })
-            .collect();
+        (self.scene, self.handles) = recorded_scene(recording);
         self.pipeline =
             ContactPipeline::new().with_broadphase_only(0.0).expect("a valid distance").with_pair_search(self.search);
         self.pipeline.update(&mut self.scene);

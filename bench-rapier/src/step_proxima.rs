@@ -31,6 +31,27 @@ pub fn proxima_shape(shape: &RecordedShape) -> ColliderShape {
     }
 }
 
+/// A `Scene` of the recording's colliders at its first frame: collider `i`
+/// (fixed for `i = 0`, the floor) at slot `i`, and their handles.
+pub(crate) fn recorded_scene(recording: &Recording) -> (Scene, Vec<ColliderHandle>) {
+    let frame = &recording.frames[0];
+    let mut scene = Scene::new();
+    let handles = recording
+        .shapes
+        .iter()
+        .zip(&frame.isometries)
+        .enumerate()
+        .map(|(i, (shape, pose))| {
+            let desc = ColliderDesc::new(proxima_shape(shape), *pose);
+            let desc = if i == 0 { desc.fixed() } else { desc };
+            let handle = scene.insert(desc).expect("a valid recorded collider");
+            assert_eq!(handle.index() as usize, i, "a fresh scene hands out slots in order");
+            handle
+        })
+        .collect();
+    (scene, handles)
+}
+
 /// proxima's `ContactPipeline` with manifolds, over a `Scene` whose
 /// collider `i` is the recording's collider `i` (collider 0 fixed).
 pub struct ProximaStep {
@@ -115,21 +136,7 @@ impl StepReplay for ProximaStep {
 
     fn start(&mut self, recording: &Recording) {
         self.radius = recording.shapes.iter().skip(1).map(bounding_radius).fold(0.0, f32::max);
-        let frame = &recording.frames[0];
-        self.scene = Scene::new();
-        self.handles = recording
-            .shapes
-            .iter()
-            .zip(&frame.isometries)
-            .enumerate()
-            .map(|(i, (shape, pose))| {
-                let desc = ColliderDesc::new(proxima_shape(shape), *pose);
-                let desc = if i == 0 { desc.fixed() } else { desc };
-                let handle = self.scene.insert(desc).expect("a valid recorded collider");
-                assert_eq!(handle.index() as usize, i, "a fresh scene hands out slots in order");
-                handle
-            })
-            .collect();
+        (self.scene, self.handles) = recorded_scene(recording);
         self.pipeline = ContactPipeline::new()
             .with_manifolds(PREDICTION)
             .expect("a valid prediction")
