@@ -67,29 +67,7 @@ fn main() {
             }
         }
     }
-    let thirds = [0..steps / 3, steps / 3..2 * steps / 3, 2 * steps / 3..steps];
-    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
-    let by_third = |v: &[f64]| thirds.clone().map(|r| mean(&v[r]));
-    println!("\n{:<16} {:>8} {:>8} {:>8} {:>8}   (ms per step)", "contender", "mean", "falling", "piling", "resting");
-    for (name, times) in names.iter().zip(&best) {
-        let t = by_third(times);
-        println!("{name:<16} {:>8.3} {:>8.3} {:>8.3} {:>8.3}", mean(times), t[0], t[1], t[2]);
-    }
-    println!(
-        "\n{:<16} {:>8} {:>8} {:>8} {:>8}   (parry3d's time over the contender's)",
-        "speed-up", "mean", "falling", "piling", "resting"
-    );
-    let parry = by_third(&best[0]);
-    for (name, times) in names.iter().zip(&best).skip(1) {
-        let t = by_third(times);
-        println!(
-            "{name:<16} {:>7.2}x {:>7.2}x {:>7.2}x {:>7.2}x",
-            mean(&best[0]) / mean(times),
-            parry[0] / t[0],
-            parry[1] / t[1],
-            parry[2] / t[2]
-        );
-    }
+    print_thirds(&names, &best);
     println!("\npair sets against parry3d's over {steps} steps (last step: {} pairs):", reference.len());
     for (name, (missing, extra, gap)) in names.iter().zip(&agreement).skip(1) {
         println!("{name:<16} {missing} missing, {extra} extra (largest gap between an extra pair's boxes {gap:.2e} m)");

@@ -111,26 +111,7 @@ fn main() {
         mean(rapier),
         by_third(rapier).map(|x| format!("{x:.2}")).join(" / ")
     );
-    println!("\n{:<18} {:>8} {:>8} {:>8} {:>8}   (ms per step)", "contender", "mean", "falling", "piling", "resting");
-    for (name, times) in names.iter().zip(&best) {
-        let t = by_third(times);
-        println!("{name:<18} {:>8.3} {:>8.3} {:>8.3} {:>8.3}", mean(times), t[0], t[1], t[2]);
-    }
-    println!(
-        "\n{:<18} {:>8} {:>8} {:>8} {:>8}   (parry3d's time over the contender's)",
-        "speed-up", "mean", "falling", "piling", "resting"
-    );
-    let parry_thirds = by_third(&best[0]);
-    for (name, times) in names.iter().zip(&best).skip(1) {
-        let t = by_third(times);
-        println!(
-            "{name:<18} {:>7.2}x {:>7.2}x {:>7.2}x {:>7.2}x",
-            mean(&best[0]) / mean(times),
-            parry_thirds[0] / t[0],
-            parry_thirds[1] / t[1],
-            parry_thirds[2] / t[2]
-        );
-    }
+    print_thirds(&names, &best);
 
     let runs = (passes * steps) as f64;
     println!(

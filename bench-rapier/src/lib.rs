@@ -47,7 +47,8 @@ pub use record::{
 pub use reference::{check_replay, exact_pairs, reference_digests, PairDigest};
 pub use replay::{all_replays, Replay, MARGIN};
 pub use step::{
-    all_steps, compare_touching, Agreement, Disagreement, PairDepth, StepCounts, StepPhases, StepReplay, PREDICTION,
+    all_steps, compare_touching, print_thirds, Agreement, Disagreement, PairDepth, StepCounts, StepPhases, StepReplay,
+    PREDICTION,
 };
 pub use step_parry::{one_shot_depth, parry_shape, ParryStep};
 pub use step_proxima::{proxima_shape, ProximaStep};

@@ -205,3 +205,34 @@ pub fn compare_touching(
         }
     }
 }
+
+/// Prints the fastest step times of each contender (`best[c][k]`, ms, the
+/// first contender parry3d) as a table of the mean over the run and over
+/// each third of it (falling, piling, resting), then each other contender's
+/// speed-up over parry3d by the same columns.
+pub fn print_thirds(names: &[&str], best: &[Vec<f64>]) {
+    let steps = best[0].len();
+    let thirds = [0..steps / 3, steps / 3..2 * steps / 3, 2 * steps / 3..steps];
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    let by_third = |v: &[f64]| thirds.clone().map(|r| mean(&v[r]));
+    println!("\n{:<18} {:>8} {:>8} {:>8} {:>8}   (ms per step)", "contender", "mean", "falling", "piling", "resting");
+    for (name, times) in names.iter().zip(best) {
+        let t = by_third(times);
+        println!("{name:<18} {:>8.3} {:>8.3} {:>8.3} {:>8.3}", mean(times), t[0], t[1], t[2]);
+    }
+    println!(
+        "\n{:<18} {:>8} {:>8} {:>8} {:>8}   (parry3d's time over the contender's)",
+        "speed-up", "mean", "falling", "piling", "resting"
+    );
+    let parry = by_third(&best[0]);
+    for (name, times) in names.iter().zip(best).skip(1) {
+        let t = by_third(times);
+        println!(
+            "{name:<18} {:>7.2}x {:>7.2}x {:>7.2}x {:>7.2}x",
+            mean(&best[0]) / mean(times),
+            parry[0] / t[0],
+            parry[1] / t[1],
+            parry[2] / t[2]
+        );
+    }
+}
