@@ -212,3 +212,30 @@ fn tiny_and_huge_separations() {
         assert!((d.point_a.x - s).abs() <= 1e-5 * s, "scale {s}: {d:?}");
     }
 }
+
+#[test]
+fn apart_along_the_centres_axis() {
+    // Boxes face to face along the line through their centres (the axis
+    // the generic queries test before GJK): a gap of 1e-4 of their size
+    // (plus of their offset from the origin) keeps them apart, an overlap
+    // of as much does not, and the contact's prediction reaches across the
+    // gap. (Exact touching is the GJK's touching band, tested against GJK
+    // alone in the crate's unit tests.)
+    let mut rng = proxima_test_support::rng(0xC3A7);
+    let h = Vector::new(1.0, 0.7, 0.4);
+    for far in [0.0, 1e3] {
+        for _ in 0..2000 {
+            let rot = proxima_test_support::gen::rotation(&mut rng);
+            let n = rot * Vector::x();
+            let c = Point::new(far, -far, far);
+            let a = Obb::new(c, rot, h);
+            let place = |gap: Real| Obb::new(c + n * (2.0 * h.x + gap), rot, h);
+            let (apart, into) = (place(1e-4 * (1.0 + far)), place(-1e-4 * (1.0 + far)));
+            assert!(!intersects_convex(&a, &apart) && intersects_convex(&a, &into), "{rot:?} at {far}");
+            assert!(contact_convex(&a, &apart, 0.0).is_none(), "{rot:?} at {far}");
+            let reach = contact_convex(&a, &apart, 2e-4 * (1.0 + far)).expect("within the prediction");
+            let deep = contact_convex(&a, &into, 0.0).expect("overlapping");
+            assert!(reach.depth < 0.0 && deep.depth > 0.0, "{reach:?} {deep:?}");
+        }
+    }
+}

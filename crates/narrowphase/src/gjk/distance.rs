@@ -145,6 +145,25 @@ pub(super) fn start_vertex<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(a: &A
     }
 }
 
+/// GJK's plane test ([`gjk_run`]'s `Beyond` rule) along the centres' axis,
+/// before any iteration: `w = s_A(d) - s_B(-d)` is the support point of the
+/// cores' difference along `d` (from A's centre to B's), so every point `x`
+/// of `A - B` has `d . x <= d . w`, and the plane `x . (-d) = -d . w` proves
+/// the cores at least `-d . w / |d|` apart. True when that exceeds
+/// `stop_beyond` and the touching band, as GJK's own test would find it with
+/// `-d` as its direction.
+///
+/// The centres' axis separates most pairs that are apart at all (two shapes
+/// of similar size side by side), and its support point is the one GJK
+/// starts from, so the test costs one dot product where it fails.
+#[inline]
+pub(super) fn beyond_along(w: &Vertex, d: &Vector, stop_beyond: f64) -> bool {
+    let d = d.cast::<f64>();
+    let vw = -d.dot(&w.w);
+    let beyond = stop_beyond + TOUCH * EPS * w.w.norm();
+    vw > 0.0 && vw * vw > beyond * beyond * d.norm_squared()
+}
+
 /// A cast's miss test inside GJK: the run stops with [`Ending::Beyond`] as
 /// soon as one support plane proves that A, translated by up to `motion`,
 /// stays more than `radius` (and the rounding band) from B.
@@ -386,8 +405,9 @@ fn from_run(simplex: &Simplex, g: &Run, ra: Real, rb: Real) -> ShapeDistance {
 /// by their support maps.
 ///
 /// GJK on the cores, stopped as soon as a support plane separates them by
-/// more than the radii (usually in two or three iterations for shapes far
-/// apart). Touching counts: shapes within `2 eps` of their size and distance
+/// more than the radii: first the plane along the centres' axis, which
+/// separates most pairs that are apart at all, then GJK's (usually in two
+/// or three iterations for shapes far apart). Touching counts: shapes within `2 eps` of their size and distance
 /// (the rounding of the support points, see [`distance_convex`]) intersect.
 ///
 /// ```
@@ -400,7 +420,13 @@ fn from_run(simplex: &Simplex, g: &Run, ra: Real, rb: Real) -> ShapeDistance {
 #[must_use]
 pub fn intersects_convex<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(a: &A, b: &B) -> bool {
     let r = f64::from(a.core_radius()) + f64::from(b.core_radius());
-    let g = gjk(a, b, r + TOUCH * EPS * r, Start::Centers);
+    let stop_beyond = r + TOUCH * EPS * r;
+    let d = b.core_center() - a.core_center();
+    let first = support_vertex(a, b, &d);
+    if beyond_along(&first, &d, stop_beyond) {
+        return false;
+    }
+    let g = gjk_from(a, b, stop_beyond, Simplex::new(first), None, None);
     match g.ending {
         Ending::Overlap => true,
         Ending::Beyond => false,
@@ -418,4 +444,76 @@ pub fn convex_iterations<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(a: &A, 
     let from_support = gjk(a, b, f64::INFINITY, Start::Support);
     let epa = if from_support.ending == Ending::Overlap { super::epa::epa_iterations(a, b, &from_support) } else { 0 };
     (g.iterations.max(from_support.iterations), epa)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gjk::epa::{contact_by_gjk, contact_convex};
+    use crate::math::{Point, Rotation};
+    use crate::shape::{Capsule, Obb};
+
+    /// [`intersects_convex`] by GJK alone, without the centres' axis test.
+    fn intersects_by_gjk<A: SupportMap, B: SupportMap>(a: &A, b: &B) -> bool {
+        let r = f64::from(a.core_radius()) + f64::from(b.core_radius());
+        let g = gjk(a, b, r + TOUCH * EPS * r, Start::Centers);
+        match g.ending {
+            Ending::Overlap => true,
+            Ending::Beyond => false,
+            Ending::Apart => g.v.norm() <= r + touch_band(&g, r),
+        }
+    }
+
+    /// The queries with the centres' axis test answer as GJK alone does,
+    /// but within the touching band at the edge of the reach (`band`: a few
+    /// eps of the shapes' size and offset), where the test along the
+    /// centres' axis may say "apart" and GJK "touching": the test sees one
+    /// support point, GJK's band grows with every vertex it takes.
+    fn same<A: SupportMap, B: SupportMap>(a: &A, b: &B, band: f64, case: &str) {
+        if intersects_convex(a, b) != intersects_by_gjk(a, b) {
+            let gap = distance_convex(a, b).distance;
+            assert!(intersects_by_gjk(a, b) && f64::from(gap) <= band, "{case}: {gap}");
+        }
+        for prediction in [0.0, 1e-6, 1e-3] {
+            let (with, alone) = (contact_convex(a, b, prediction), contact_by_gjk(a, b, prediction));
+            if with != alone {
+                let depth = alone.map(|c| f64::from(c.depth));
+                assert!(
+                    with.is_none() && depth.is_some_and(|d| d <= band - f64::from(prediction)),
+                    "{case} at {prediction}: {with:?} {alone:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn the_centres_axis_decides_as_gjk_would() {
+        // Pairs apart along the line through their centres by gaps inside
+        // and around the touching band (a few eps of the shapes' size and
+        // offset), where the test along that line and GJK's own planes are
+        // both near their threshold: boxes face to face, and capsules side
+        // by side (rounded: the radii are in the threshold), turned at
+        // random, near the origin and 1e3 and 1e5 from it. A test with the
+        // wrong sign, or that ignores the radii, answers otherwise on many.
+        let mut rng = proxima_test_support::rng(0xCE47);
+        let h = Vector::new(1.0, 0.7, 0.4);
+        for far in [0.0, 1e3, 1e5] {
+            for _ in 0..400 {
+                let rot: Rotation = proxima_test_support::gen::rotation(&mut rng);
+                let (n, m) = (rot * Vector::x(), rot * Vector::y());
+                let c = Point::new(far, -far, far);
+                let band = 8.0 * EPS * (4.0 + 2.0 * f64::from(far));
+                let a = Obb::new(c, rot, h);
+                let axis = Capsule::new(c - m, c + m, 0.3);
+                for gap in [0.0, 1e-7, -1e-7, 1e-6, -1e-6, 1e-5, -1e-5, 1e-3] {
+                    let gap = gap * (1.0 + far);
+                    let b = Obb::new(c + n * (2.0 * h.x + gap), rot, h);
+                    same(&a, &b, band, &format!("boxes {rot:?} {far} {gap}"));
+                    let side = c + n * (0.6 + gap);
+                    let k = Capsule::new(side - m, side + m, 0.3);
+                    same(&axis, &k, band, &format!("capsules {rot:?} {far} {gap}"));
+                }
+            }
+        }
+    }
 }

@@ -1,7 +1,7 @@
 //! EPA: the penetration depth of two overlapping convex shapes, and the
 //! contact of two convex shapes given by their support maps.
 
-use super::distance::{direction, gjk, support_vertex, touch_band, Ending, Gjk, Start};
+use super::distance::{beyond_along, direction, gjk, support_vertex, touch_band, Ending, Gjk, Start};
 use super::simplex::{Simplex, Vertex, V64};
 use super::SupportMap;
 use crate::contact::Contact;
@@ -76,7 +76,9 @@ struct Penetration {
 ///   [`distance_convex`](crate::distance_convex), the normal from `point_a`
 ///   towards `point_b` (from the cores' closest points for rounded shapes).
 ///   The same convention as `contact_manifold_*`'s speculative points.
-/// - Farther apart: `None`.
+/// - Farther apart: `None`, at once when the support points along the
+///   centres' axis already prove it (GJK's plane test, before its first
+///   iteration).
 /// - A Minkowski difference with no volume (two coplanar flat shapes, two
 ///   segments on one line): depth 0, with the normal of the plane (or a
 ///   direction across the line) they span, which separates them.
@@ -99,6 +101,24 @@ struct Penetration {
 /// ```
 #[must_use]
 pub fn contact_convex<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
+    a: &A,
+    b: &B,
+    prediction: Real,
+) -> Option<Contact> {
+    // Shapes apart along the centres' axis by more than the prediction need
+    // no GJK run.
+    let reach = if prediction > 0.0 { f64::from(prediction) } else { 0.0 };
+    let r = f64::from(a.core_radius()) + f64::from(b.core_radius());
+    let d = b.core_center() - a.core_center();
+    if beyond_along(&support_vertex(a, b, &d), &d, r + reach) {
+        return None;
+    }
+    contact_by_gjk(a, b, prediction)
+}
+
+/// [`contact_convex`] without its test along the centres' axis: GJK from
+/// a support point, then EPA where the cores overlap.
+pub(super) fn contact_by_gjk<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
     a: &A,
     b: &B,
     prediction: Real,
