@@ -49,15 +49,18 @@ mod cpu {
         }
     }
 
-    /// This CPU has AVX and AVX2.
+    /// This CPU has AVX, AVX2 and POPCNT (every AVX2 CPU has the last).
     #[derive(Clone, Copy, Debug)]
     pub(super) struct Avx2(());
 
     impl Avx2 {
-        /// `Some` exactly when this CPU has AVX and AVX2.
+        /// `Some` exactly when this CPU has AVX, AVX2 and POPCNT.
         #[inline]
         pub(super) fn detect() -> Option<Self> {
-            (std::is_x86_feature_detected!("avx") && std::is_x86_feature_detected!("avx2")).then_some(Self(()))
+            (std::is_x86_feature_detected!("avx")
+                && std::is_x86_feature_detected!("avx2")
+                && std::is_x86_feature_detected!("popcnt"))
+            .then_some(Self(()))
         }
     }
 }
@@ -218,12 +221,13 @@ pub(super) fn grid_pairs(grid: &GridPairs, simd: SimdLevel, positions: Range<usi
 
 /// [`grid_pairs_with`] compiled for AVX2: the AVX kernel, and each test's
 /// kept pairs packed to the front by one permutation and stored as two
-/// vectors ([`Pairs::keep_packed`]).
+/// vectors ([`Pairs::keep_packed`]), counted by one `popcnt`.
 ///
 /// # Safety
-/// The CPU must have AVX2, which `avx2` proves: holding one is enough.
+/// The CPU must have AVX2 and POPCNT, which `avx2` proves: holding one is
+/// enough.
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
+#[target_feature(enable = "avx2,popcnt")]
 unsafe fn grid_pairs_avx2(avx2: cpu::Avx2, grid: &GridPairs, positions: Range<usize>, out: &mut Vec<(u32, u32)>) {
     // SAFETY: `avx2` exists, so this CPU has AVX2, and with it AVX
     // (`Avx2::detect` checks both).
@@ -267,7 +271,7 @@ fn grid_pairs_with<K: Kernel, S: Store>(
             (first[c + rows[3]] as usize, first[c + rows[3] + 3] as usize),
         ];
         let (q, id) = (bounds_at(&b, k), ids[k]);
-        let lanes = runs.iter().map(|&(start, end)| chunks(start, end)).sum();
+        let lanes = runs.iter().map(|&(start, end)| end.saturating_sub(start)).sum::<usize>() + RUNS_ROUNDING;
         Pairs::into(out, lanes, |pairs| {
             for (start, end) in runs {
                 run(&kernel, store, &columns, &q, id, start, end, pairs);
@@ -281,6 +285,12 @@ fn grid_pairs_with<K: Kernel, S: Store>(
 fn chunks(start: usize, end: usize) -> usize {
     end.saturating_sub(start).div_ceil(LANES) * LANES
 }
+
+/// What rounding each of a box's five runs up to whole tests adds at most:
+/// `chunks(s, e) <= (e - s) + LANES - 1`, so a box's boxes to test plus
+/// this bound the lanes its tests cover (the room [`Pairs`] needs), in one
+/// sum instead of five roundings.
+const RUNS_ROUNDING: usize = 5 * (LANES - 1);
 
 /// The way a test's kept pairs are written into [`Pairs`].
 trait Store: Copy {
@@ -404,9 +414,12 @@ mod pairs {
 use pairs::Pairs;
 
 /// Tests box `id` (bounds `q`) against positions `start..end` and keeps the
-/// overlapping pairs (room for them was reserved by [`chunks`]). The grid's
-/// runs end at most at the binned count, `LANES` short of the padded
-/// arrays' length, so the clamp to `tests_end` never cuts one.
+/// overlapping pairs (room for them was reserved by [`chunks`] or
+/// [`RUNS_ROUNDING`]). A test that finds no pair stores nothing: in a world
+/// of bodies apart (a pile falling) most tests find none, and the branch
+/// that skips the store is then well predicted. The grid's runs end at most
+/// at the binned count, `LANES` short of the padded arrays' length, so the
+/// clamp to `tests_end` never cuts one.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn run<K: Kernel, S: Store>(
@@ -426,7 +439,10 @@ fn run<K: Kernel, S: Store>(
         let inside = if end - j >= LANES { u32::MAX } else { (1 << (end - j)) - 1 };
         // SAFETY: `j < tests_end <= columns.tests_end`.
         let (lanes, others) = unsafe { columns.test(j) };
-        store.keep(pairs, id, others, kernel(&lanes, q) & inside);
+        let mask = kernel(&lanes, q) & inside;
+        if mask != 0 {
+            store.keep(pairs, id, others, mask);
+        }
         j += LANES;
     }
 }
