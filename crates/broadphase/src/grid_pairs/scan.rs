@@ -206,7 +206,8 @@ pub(super) fn grid_pairs(grid: &GridPairs, simd: SimdLevel, positions: Range<usi
     #[cfg(target_arch = "x86_64")]
     if simd == SimdLevel::Avx {
         if let Some(avx2) = cpu::Avx2::detect().filter(|_| grid.pack) {
-            // SAFETY: `avx2` exists, so this CPU has AVX2 (`Avx2::detect`).
+            // SAFETY: `avx2` exists, so this CPU has AVX2 and POPCNT
+            // (`Avx2::detect`).
             return unsafe { grid_pairs_avx2(avx2, grid, positions, out) };
         }
         if let Some(avx) = cpu::Avx::detect() {
@@ -230,7 +231,7 @@ pub(super) fn grid_pairs(grid: &GridPairs, simd: SimdLevel, positions: Range<usi
 #[target_feature(enable = "avx2,popcnt")]
 unsafe fn grid_pairs_avx2(avx2: cpu::Avx2, grid: &GridPairs, positions: Range<usize>, out: &mut Vec<(u32, u32)>) {
     // SAFETY: `avx2` exists, so this CPU has AVX2, and with it AVX
-    // (`Avx2::detect` checks both).
+    // (`Avx2::detect` checks all three features).
     grid_pairs_with(grid, |lane, q| unsafe { avx(lane, q) }, avx2, positions, out);
 }
 
@@ -309,13 +310,14 @@ impl Store for EachLane {
     }
 }
 
-/// [`Pairs::keep_packed`]: one permutation and two stores, with AVX2 (the
-/// value proves the CPU has it).
+/// [`Pairs::keep_packed`]: one permutation and two stores, with AVX2 and
+/// POPCNT (the value proves the CPU has them).
 #[cfg(target_arch = "x86_64")]
 impl Store for cpu::Avx2 {
     #[inline(always)]
     fn keep(self, pairs: &mut Pairs<'_>, id: u32, others: &[u32; LANES], mask: u32) {
-        // SAFETY: `self` exists, so this CPU has AVX2 (`Avx2::detect`).
+        // SAFETY: `self` exists, so this CPU has AVX2 and POPCNT
+        // (`Avx2::detect`).
         unsafe { pairs.keep_packed(id, others, mask) };
     }
 }
@@ -329,10 +331,10 @@ mod pairs {
     use core::mem::MaybeUninit;
 
     /// The pairs of one box, written into the spare capacity of the output
-    /// (its length kept in a register, set once per box): every test writes
-    /// its eight candidate pairs and keeps those of its mask (a loop over the
-    /// mask's bits would mispredict its exit on most tests; eight stores do
-    /// not).
+    /// (its length kept in a register, set once per box): every test that
+    /// finds a pair writes its eight candidate pairs and keeps those of its
+    /// mask (a loop over the mask's bits would mispredict its exit on most
+    /// such tests; eight stores do not).
     ///
     /// Invariant: `len <= spare.len()` and the slots below `len` are written.
     /// Only `keep` and `keep_packed` change `len`, and each writes a slot
@@ -368,10 +370,10 @@ mod pairs {
         /// of those bits, at most `LANES`.
         ///
         /// # Safety
-        /// The CPU must have AVX2.
+        /// The CPU must have AVX2 and POPCNT.
         #[cfg(target_arch = "x86_64")]
         #[inline]
-        #[target_feature(enable = "avx2")]
+        #[target_feature(enable = "avx2,popcnt")]
         pub(super) unsafe fn keep_packed(&mut self, id: u32, others: &[u32; LANES], mask: u32) {
             use core::arch::x86_64::*;
             // The two 256-bit stores below write 8 pairs from 8 lanes.
