@@ -331,10 +331,10 @@ mod pairs {
     use core::mem::MaybeUninit;
 
     /// The pairs of one box, written into the spare capacity of the output
-    /// (its length kept in a register, set once per box): every test that
-    /// finds a pair writes its eight candidate pairs and keeps those of its
-    /// mask (a loop over the mask's bits would mispredict its exit on most
-    /// such tests; eight stores do not).
+    /// (its length kept in a register, set once per box): every test writes
+    /// its eight candidate pairs and keeps those of its mask (a loop over the
+    /// mask's bits would mispredict its exit on most tests; eight stores do
+    /// not).
     ///
     /// Invariant: `len <= spare.len()` and the slots below `len` are written.
     /// Only `keep` and `keep_packed` change `len`, and each writes a slot
@@ -417,11 +417,13 @@ use pairs::Pairs;
 
 /// Tests box `id` (bounds `q`) against positions `start..end` and keeps the
 /// overlapping pairs (room for them was reserved by [`chunks`] or
-/// [`RUNS_ROUNDING`]). A test that finds no pair stores nothing: in a world
-/// of bodies apart (a pile falling) most tests find none, and the branch
-/// that skips the store is then well predicted. The grid's runs end at most
-/// at the binned count, `LANES` short of the padded arrays' length, so the
-/// clamp to `tests_end` never cuts one.
+/// [`RUNS_ROUNDING`]). Every test stores, whatever it finds: a branch that
+/// skipped the stores of tests that find no pair took a quarter of the
+/// scan's instructions away while a pile falls (most tests find none), but
+/// in a resting pile, where about half the tests find one, its
+/// mispredictions cost more than the stores (`BENCHMARKS.md`). The grid's
+/// runs end at most at the binned count, `LANES` short of the padded
+/// arrays' length, so the clamp to `tests_end` never cuts one.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn run<K: Kernel, S: Store>(
@@ -441,10 +443,7 @@ fn run<K: Kernel, S: Store>(
         let inside = if end - j >= LANES { u32::MAX } else { (1 << (end - j)) - 1 };
         // SAFETY: `j < tests_end <= columns.tests_end`.
         let (lanes, others) = unsafe { columns.test(j) };
-        let mask = kernel(&lanes, q) & inside;
-        if mask != 0 {
-            store.keep(pairs, id, others, mask);
-        }
+        store.keep(pairs, id, others, kernel(&lanes, q) & inside);
         j += LANES;
     }
 }
