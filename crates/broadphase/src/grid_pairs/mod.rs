@@ -106,6 +106,10 @@ pub struct GridPairs {
     /// Whether the AVX kernel packs its kept pairs with AVX2 when the CPU
     /// has it (off only to test the path without).
     pack: bool,
+    /// Whether the next search skips the stores of tests that find no
+    /// pair: set when the last one found fewer pairs than
+    /// [`SKIP_EMPTY_BELOW`] of its tests (see [`skips_next`]).
+    skip_empty: bool,
     /// The parallel search's pieces' pairs.
     #[cfg_attr(not(feature = "parallel"), allow(dead_code))]
     pieces: Vec<Vec<(u32, u32)>>,
@@ -142,6 +146,7 @@ impl GridPairs {
             shape: GridShape::default(),
             simd: SimdLevel::detect(),
             pack: true,
+            skip_empty: false,
             pieces: Vec::new(),
         }
     }
@@ -197,7 +202,8 @@ impl GridPairs {
     /// With `2^29` boxes or more (cell numbers are 32-bit).
     pub fn pairs_unsorted_into(&mut self, boxes: &[Aabb], out: &mut Vec<IndexPair>) {
         let simd = self.prepare(boxes, out);
-        scan::grid_pairs(self, simd, 0..self.cells.len(), out);
+        let tests = scan::grid_pairs(self, simd, self.skip_empty, 0..self.cells.len(), out);
+        self.skip_empty = skips_next(out.len(), tests);
         scan::large_pairs(self, boxes, simd, out);
     }
 
@@ -228,22 +234,29 @@ impl GridPairs {
         use rayon::prelude::*;
         let simd = self.prepare(boxes, out);
         let n = self.cells.len();
-        if n < PAR_MIN_BOXES {
-            scan::grid_pairs(self, simd, 0..n, out);
+        let skip_empty = self.skip_empty;
+        let tests = if n < PAR_MIN_BOXES {
+            scan::grid_pairs(self, simd, skip_empty, 0..n, out)
         } else {
             let mut pieces = core::mem::take(&mut self.pieces);
             pieces.resize_with(PAR_PIECES, Vec::new);
             let grid = &*self;
-            pieces.par_iter_mut().enumerate().for_each(|(p, piece)| {
-                piece.clear();
-                let at = |p: usize| (n as u64 * p as u64 / PAR_PIECES as u64) as usize;
-                scan::grid_pairs(grid, simd, at(p)..at(p + 1), piece);
-            });
+            let tests = pieces
+                .par_iter_mut()
+                .enumerate()
+                .map(|(p, piece)| {
+                    piece.clear();
+                    let at = |p: usize| (n as u64 * p as u64 / PAR_PIECES as u64) as usize;
+                    scan::grid_pairs(grid, simd, skip_empty, at(p)..at(p + 1), piece)
+                })
+                .sum();
             for piece in &pieces {
                 out.extend_from_slice(piece);
             }
             self.pieces = pieces;
-        }
+            tests
+        };
+        self.skip_empty = skips_next(out.len(), tests);
         scan::large_pairs(self, boxes, simd, out);
     }
 
@@ -422,6 +435,24 @@ struct Split {
 /// The box's largest side, in `f64` (one rounding of the subtraction at
 /// most, inside the cells' margin), never `-0.0` (a box from `+0.0` to
 /// `-0.0` is valid, and `-0.0`'s bits would sort above every extent).
+/// The pairs a search finds, as a share of its tests, below which the next
+/// search skips the stores of tests that find none. Storing costs a test
+/// about 17 instructions whatever it finds; the branch that skips it
+/// mispredicts on about each test that finds a pair while those are rare
+/// (some 15-20 cycles each), so skipping pays while fewer than about a
+/// quarter of the tests find one. The pairs found bound those tests from
+/// above (a test can find several), so the rule errs towards storing.
+const SKIP_EMPTY_BELOW: f64 = 0.25;
+
+/// Whether a search that found `pairs` pairs in `tests` tests makes the next
+/// one skip empty tests' stores (see [`SKIP_EMPTY_BELOW`]): frames change
+/// little from one to the next. A pile falling apart finds a pair in few of
+/// its tests, a pile at rest in most. Either way the pairs and their order
+/// are the same.
+fn skips_next(pairs: usize, tests: usize) -> bool {
+    (pairs as f64) < SKIP_EMPTY_BELOW * tests as f64
+}
+
 #[inline]
 fn extent(b: &Aabb) -> f64 {
     (0..3).map(|axis| f64::from(b.max()[axis]) - f64::from(b.min()[axis])).fold(0.0, f64::max) + 0.0

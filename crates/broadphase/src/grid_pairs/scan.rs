@@ -5,8 +5,10 @@
 //! way kept pairs are written, and instantiated three times: portable (the
 //! compiler vectorises it with SSE2), in a function compiled for AVX (one
 //! 256-bit comparison per bound), and for AVX2 (the same, with the kept pairs
-//! packed by one permutation), chosen at run time as the trees' kernels are.
-//! All give the same pairs in the same order.
+//! packed by one permutation), chosen at run time as the trees' kernels are;
+//! each either storing every test's lanes or skipping the tests that find
+//! no pair, as the search's caller asks. All give the same pairs in the
+//! same order.
 //!
 //! The level handed in is only a request: the AVX and AVX2 code runs only
 //! with a value of [`cpu::Avx`] or [`cpu::Avx2`], which only their `detect`
@@ -200,24 +202,50 @@ unsafe fn avx(lane: &Lanes<'_>, q: &Bounds) -> u32 {
 
 /// The pairs of two binned boxes found from the boxes at `positions`
 /// (the first of each pair in the order), appended to `out` in the order of
-/// those positions. `simd` is a request: the AVX kernels run only where
-/// [`cpu`] finds the features on this CPU, the portable one otherwise.
-pub(super) fn grid_pairs(grid: &GridPairs, simd: SimdLevel, positions: Range<usize>, out: &mut Vec<(u32, u32)>) {
+/// those positions; returns the number of eight-lane tests run. `simd` is a
+/// request: the AVX kernels run only where [`cpu`] finds the features on
+/// this CPU, the portable one otherwise. With `skip_empty`, a test that
+/// finds no pair writes nothing ([`SkipEmpty`]); the pairs are the same.
+pub(super) fn grid_pairs(
+    grid: &GridPairs,
+    simd: SimdLevel,
+    skip_empty: bool,
+    positions: Range<usize>,
+    out: &mut Vec<(u32, u32)>,
+) -> usize {
     #[cfg(target_arch = "x86_64")]
     if simd == SimdLevel::Avx {
         if let Some(avx2) = cpu::Avx2::detect().filter(|_| grid.pack) {
             // SAFETY: `avx2` exists, so this CPU has AVX2 and POPCNT
             // (`Avx2::detect`).
-            return unsafe { grid_pairs_avx2(avx2, grid, positions, out) };
+            return unsafe { grid_pairs_avx2(avx2, grid, skip_empty, positions, out) };
         }
         if let Some(avx) = cpu::Avx::detect() {
             // SAFETY: `avx` exists, so this CPU has AVX (`Avx::detect`).
-            return unsafe { grid_pairs_avx(avx, grid, positions, out) };
+            return unsafe { grid_pairs_avx(avx, grid, skip_empty, positions, out) };
         }
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = simd;
-    grid_pairs_with(grid, portable, EachLane, positions, out);
+    storing(grid, portable, EachLane, skip_empty, positions, out)
+}
+
+/// [`grid_pairs_with`] storing through `store`, behind [`SkipEmpty`] when
+/// `skip_empty`.
+#[inline(always)]
+fn storing<K: Kernel, S: Store>(
+    grid: &GridPairs,
+    kernel: K,
+    store: S,
+    skip_empty: bool,
+    positions: Range<usize>,
+    out: &mut Vec<(u32, u32)>,
+) -> usize {
+    if skip_empty {
+        grid_pairs_with(grid, kernel, SkipEmpty(store), positions, out)
+    } else {
+        grid_pairs_with(grid, kernel, store, positions, out)
+    }
 }
 
 /// [`grid_pairs_with`] compiled for AVX2: the AVX kernel, and each test's
@@ -229,10 +257,16 @@ pub(super) fn grid_pairs(grid: &GridPairs, simd: SimdLevel, positions: Range<usi
 /// enough.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,popcnt")]
-unsafe fn grid_pairs_avx2(avx2: cpu::Avx2, grid: &GridPairs, positions: Range<usize>, out: &mut Vec<(u32, u32)>) {
+unsafe fn grid_pairs_avx2(
+    avx2: cpu::Avx2,
+    grid: &GridPairs,
+    skip_empty: bool,
+    positions: Range<usize>,
+    out: &mut Vec<(u32, u32)>,
+) -> usize {
     // SAFETY: `avx2` exists, so this CPU has AVX2, and with it AVX
     // (`Avx2::detect` checks all three features).
-    grid_pairs_with(grid, |lane, q| unsafe { avx(lane, q) }, avx2, positions, out);
+    storing(grid, |lane, q| unsafe { avx(lane, q) }, avx2, skip_empty, positions, out)
 }
 
 /// [`grid_pairs_with`] compiled for AVX, with the AVX kernel inlined.
@@ -241,9 +275,15 @@ unsafe fn grid_pairs_avx2(avx2: cpu::Avx2, grid: &GridPairs, positions: Range<us
 /// The CPU must have AVX, which `avx` proves: holding one is enough.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx")]
-unsafe fn grid_pairs_avx(_avx: cpu::Avx, grid: &GridPairs, positions: Range<usize>, out: &mut Vec<(u32, u32)>) {
+unsafe fn grid_pairs_avx(
+    _avx: cpu::Avx,
+    grid: &GridPairs,
+    skip_empty: bool,
+    positions: Range<usize>,
+    out: &mut Vec<(u32, u32)>,
+) -> usize {
     // SAFETY: `_avx` exists, so this CPU has AVX (`Avx::detect`).
-    grid_pairs_with(grid, |lane, q| unsafe { avx(lane, q) }, EachLane, positions, out);
+    storing(grid, |lane, q| unsafe { avx(lane, q) }, EachLane, skip_empty, positions, out)
 }
 
 /// For each binned box, its runs: its own cell from the next position on and
@@ -256,12 +296,13 @@ fn grid_pairs_with<K: Kernel, S: Store>(
     store: S,
     positions: Range<usize>,
     out: &mut Vec<(u32, u32)>,
-) {
+) -> usize {
     let [nx, ny, _] = grid.shape.dims;
     let rows = [nx - 1, nx * ny - nx - 1, nx * ny - 1, nx * ny + nx - 1];
     let b = grid.bound_slices();
     let (first, ids) = (grid.first.as_slice(), grid.ids.as_slice());
     let columns = Columns::new(b, ids);
+    let mut tests = 0;
     for k in positions {
         let c = grid.cells[k] as usize;
         let runs = [
@@ -275,10 +316,11 @@ fn grid_pairs_with<K: Kernel, S: Store>(
         let lanes = runs.iter().map(|&(start, end)| end.saturating_sub(start)).sum::<usize>() + RUNS_ROUNDING;
         Pairs::into(out, lanes, |pairs| {
             for (start, end) in runs {
-                run(&kernel, store, &columns, &q, id, start, end, pairs);
+                tests += run(&kernel, store, &columns, &q, id, start, end, pairs);
             }
         });
     }
+    tests
 }
 
 /// The number of lanes `LANES`-wide tests take to cover `start..end`.
@@ -307,6 +349,19 @@ impl Store for EachLane {
     #[inline(always)]
     fn keep(self, pairs: &mut Pairs<'_>, id: u32, others: &[u32; LANES], mask: u32) {
         pairs.keep(id, others, mask);
+    }
+}
+
+/// Store `S` behind a branch: a test that finds no pair writes nothing.
+#[derive(Clone, Copy)]
+struct SkipEmpty<S>(S);
+
+impl<S: Store> Store for SkipEmpty<S> {
+    #[inline(always)]
+    fn keep(self, pairs: &mut Pairs<'_>, id: u32, others: &[u32; LANES], mask: u32) {
+        if mask != 0 {
+            self.0.keep(pairs, id, others, mask);
+        }
     }
 }
 
@@ -417,13 +472,12 @@ use pairs::Pairs;
 
 /// Tests box `id` (bounds `q`) against positions `start..end` and keeps the
 /// overlapping pairs (room for them was reserved by [`chunks`] or
-/// [`RUNS_ROUNDING`]). Every test stores, whatever it finds: a branch that
-/// skipped the stores of tests that find no pair took a quarter of the
-/// scan's instructions away while a pile falls (most tests find none), but
-/// in a resting pile, where about half the tests find one, its
-/// mispredictions cost more than the stores (`BENCHMARKS.md`). The grid's
-/// runs end at most at the binned count, `LANES` short of the padded
-/// arrays' length, so the clamp to `tests_end` never cuts one.
+/// [`RUNS_ROUNDING`]), and returns the tests run. Every test stores through
+/// `store`, which skips an empty test's stores only when it is
+/// [`SkipEmpty`] (chosen per search: the skip's branch mispredicts where
+/// many tests find a pair, see `SKIP_EMPTY_BELOW`). The grid's runs end at
+/// most at the binned count, `LANES` short of the padded arrays' length, so
+/// the clamp to `tests_end` never cuts one.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn run<K: Kernel, S: Store>(
@@ -435,7 +489,7 @@ fn run<K: Kernel, S: Store>(
     start: usize,
     end: usize,
     pairs: &mut Pairs<'_>,
-) {
+) -> usize {
     let mut j = start;
     let tests_end = end.min(columns.tests_end);
     while j < tests_end {
@@ -446,6 +500,7 @@ fn run<K: Kernel, S: Store>(
         store.keep(pairs, id, others, kernel(&lanes, q) & inside);
         j += LANES;
     }
+    (j - start) / LANES
 }
 
 /// The pairs of a large box with a binned box (all binned boxes, eight at a
@@ -473,7 +528,9 @@ pub(super) fn large_pairs(grid: &GridPairs, boxes: &[Aabb], simd: SimdLevel, out
             Some(avx) => unsafe { large_run_avx(avx, &b, &q, l, &grid.ids, n, out) },
             _ => {
                 let columns = Columns::new(b, &grid.ids);
-                Pairs::into(out, chunks(0, n), |pairs| run(&portable, EachLane, &columns, &q, l, 0, n, pairs));
+                Pairs::into(out, chunks(0, n), |pairs| {
+                    run(&portable, EachLane, &columns, &q, l, 0, n, pairs);
+                });
             }
         }
         for &m in &grid.large[k + 1..] {
@@ -502,7 +559,9 @@ unsafe fn large_run_avx(
     // SAFETY: `_avx` exists, so this CPU has AVX (`Avx::detect`).
     let kernel = |lane: &Lanes<'_>, q: &Bounds| unsafe { avx(lane, q) };
     let columns = Columns::new(*b, ids);
-    Pairs::into(out, chunks(0, n), |pairs| run(&kernel, EachLane, &columns, q, id, 0, n, pairs));
+    Pairs::into(out, chunks(0, n), |pairs| {
+        run(&kernel, EachLane, &columns, q, id, 0, n, pairs);
+    });
 }
 
 #[cfg(test)]

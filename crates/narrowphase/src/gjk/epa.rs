@@ -107,13 +107,20 @@ pub fn contact_convex<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
 ) -> Option<Contact> {
     // Shapes apart along the centres' axis by more than the prediction need
     // no GJK run.
-    let reach = if prediction > 0.0 { f64::from(prediction) } else { 0.0 };
-    let r = f64::from(a.core_radius()) + f64::from(b.core_radius());
+    let (reach, r) = reach_and_radii(a, b, prediction);
     let d = b.core_center() - a.core_center();
     if beyond_along(&support_vertex(a, b, &d), &d, r + reach) {
         return None;
     }
     contact_by_gjk(a, b, prediction)
+}
+
+/// The prediction as a reach beyond contact (`0` for a negative one), and
+/// the sum of the core radii, in `f64`.
+#[inline]
+fn reach_and_radii<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(a: &A, b: &B, prediction: Real) -> (f64, f64) {
+    let reach = if prediction > 0.0 { f64::from(prediction) } else { 0.0 };
+    (reach, f64::from(a.core_radius()) + f64::from(b.core_radius()))
 }
 
 /// [`contact_convex`] without its test along the centres' axis: GJK from
@@ -123,9 +130,8 @@ pub(super) fn contact_by_gjk<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
     b: &B,
     prediction: Real,
 ) -> Option<Contact> {
-    let prediction = if prediction > 0.0 { f64::from(prediction) } else { 0.0 };
+    let (prediction, r) = reach_and_radii(a, b, prediction);
     let (ra, rb) = (a.core_radius(), b.core_radius());
-    let r = f64::from(ra) + f64::from(rb);
     let g = gjk(a, b, r + prediction, Start::Support);
     match g.ending {
         Ending::Beyond => None,

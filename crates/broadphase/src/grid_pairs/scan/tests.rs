@@ -1,7 +1,7 @@
 //! The scan's kernels against each other and against brute force.
 
 use super::*;
-use proxima_narrowphase::Point;
+use proxima_narrowphase::{Point, Vector};
 use proxima_test_support::{rng, Rng};
 
 /// Run lengths around the lane width and a long one.
@@ -48,7 +48,10 @@ fn run_into<K: Kernel, S: Store>(
 ) -> Vec<(u32, u32)> {
     let mut out = vec![(u32::MAX, u32::MAX)];
     let columns = Columns::new(*b, ids);
-    Pairs::into(&mut out, chunks(start, end), |pairs| run(&kernel, store, &columns, q, id, start, end, pairs));
+    let mut tests = 0;
+    Pairs::into(&mut out, chunks(start, end), |pairs| tests = run(&kernel, store, &columns, q, id, start, end, pairs));
+    let tested = chunks(start, end.min(columns.tests_end));
+    assert_eq!(tests * LANES, tested, "a test per eight positions that fit");
     assert_eq!(out[0], (u32::MAX, u32::MAX), "the earlier pair is kept");
     out.split_off(1)
 }
@@ -70,10 +73,14 @@ fn runs_of_every_length_match_a_loop() {
                 let expected = brute(&b, &q, id, &ids, start, n);
                 let context = format!("n {n} case {case} start {start}");
                 assert_eq!(run_into(portable, EachLane, &b, &q, id, &ids, start, n), expected, "{context}");
+                let got = run_into(portable, SkipEmpty(EachLane), &b, &q, id, &ids, start, n);
+                assert_eq!(got, expected, "{context}, empty tests skipped");
                 #[cfg(target_arch = "x86_64")]
                 if let Some(avx2) = cpu::Avx2::detect() {
                     let got = run_into(portable, avx2, &b, &q, id, &ids, start, n);
                     assert_eq!(got, expected, "{context}, packed");
+                    let got = run_into(portable, SkipEmpty(avx2), &b, &q, id, &ids, start, n);
+                    assert_eq!(got, expected, "{context}, packed, empty tests skipped");
                 }
                 #[cfg(target_arch = "x86_64")]
                 if cpu::Avx::detect().is_some() {
@@ -131,22 +138,27 @@ fn every_requested_level_gives_the_double_loops_pairs() {
             .flat_map(|i| (i + 1..count).map(move |j| (i, j)))
             .filter(|&(i, j)| overlap(&boxes, i, j))
             .collect();
+        // The unit boxes share one cell: box `k` tests the `n - 1 - k`
+        // after it, eight at a time, and nothing else.
+        let tests: usize = (0..n).map(|m| m.div_ceil(LANES)).sum();
         let mut reference: Option<Vec<(u32, u32)>> = None;
         for level in [SimdLevel::Scalar, SimdLevel::Sse2, SimdLevel::Avx] {
-            for pack in [false, true] {
+            for (pack, skip) in [(false, false), (true, false), (false, true), (true, true)] {
                 let mut grid = GridPairs::new();
                 grid.pack = pack;
                 let mut out = Vec::new();
                 let _ = grid.prepare(&boxes, &mut out);
                 assert_eq!(grid.shape().large, if n >= 7 { 3 } else { 0 }, "n {n}");
-                grid_pairs(&grid, level, 0..grid.cells.len(), &mut out);
+                let counted = grid_pairs(&grid, level, skip, 0..grid.cells.len(), &mut out);
+                assert_eq!(counted, tests, "n {n} {level:?}: the tests run");
                 large_pairs(&grid, &boxes, level, &mut out);
+                let case = format!("n {n} {level:?} pack {pack} skip {skip}");
                 match &reference {
-                    Some(first) => assert_eq!(&out, first, "n {n} {level:?} pack {pack}: the same order"),
+                    Some(first) => assert_eq!(&out, first, "{case}: the same order"),
                     None => reference = Some(out.clone()),
                 }
                 out.sort_unstable();
-                assert_eq!(out, expected, "n {n} {level:?} pack {pack}");
+                assert_eq!(out, expected, "{case}");
             }
         }
     }
@@ -172,4 +184,39 @@ fn runs_past_the_arrays_are_clamped() {
     }
     let short: [&[Real]; 6] = [&[0.0; LANES - 1]; 6];
     assert_eq!(Columns::new(short, &[0; LANES]).tests_end, 0);
+}
+
+/// A search that finds pairs in few of its tests makes the next one skip
+/// the empty tests' stores, one that finds many does not; across the
+/// switches both ways the pairs and their order stay those of a fresh grid
+/// (which stores every test).
+#[test]
+fn the_stores_of_empty_tests_are_skipped_after_a_sparse_search() {
+    let mut r = rng(0x5B1D);
+    // Boxes of side 1 on a lattice of spacing `gap`: apart when the gap
+    // exceeds 1 (a few random ones moved onto a neighbour), each touching
+    // its neighbours when it is below.
+    let lattice = |r: &mut proxima_test_support::SmallRng, gap: Real| -> Vec<Aabb> {
+        (0..1_000)
+            .map(|i| {
+                let mut p = Point::new((i % 10) as Real, (i / 10 % 10) as Real, (i / 100) as Real) * gap;
+                if r.random_range(0..10) == 0 {
+                    p.x += gap;
+                }
+                Aabb::new(p, p + Vector::repeat(1.0))
+            })
+            .collect()
+    };
+    let mut grid = GridPairs::new();
+    for (frame, gap) in [3.0, 3.0, 0.9, 0.9, 3.0, 0.9].into_iter().enumerate() {
+        let boxes = lattice(&mut r, gap);
+        let skipped = grid.skip_empty;
+        let mut out = Vec::new();
+        grid.pairs_unsorted_into(&boxes, &mut out);
+        let mut fresh = Vec::new();
+        GridPairs::new().pairs_unsorted_into(&boxes, &mut fresh);
+        assert_eq!(out, fresh, "frame {frame} (gap {gap}, skipped {skipped}): the pairs and their order");
+        assert!(!fresh.is_empty(), "frame {frame}: the moved boxes touch a neighbour");
+        assert_eq!(grid.skip_empty, gap > 1.0, "frame {frame}: the next search skips after a sparse one");
+    }
 }
