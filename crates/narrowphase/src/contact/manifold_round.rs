@@ -2,6 +2,7 @@
 //! for parallel capsules.
 
 use super::manifold::{single, ContactManifold, ManifoldPoint};
+use super::manifold_face::segment_beyond_triangle;
 use super::{
     contact_capsule_capsule, contact_sphere_capsule, contact_sphere_obb, contact_sphere_sphere, sphere_triangle,
     Contact,
@@ -11,7 +12,7 @@ use crate::distance::{
     distance_capsule_capsule, distance_sphere_capsule, distance_sphere_obb, distance_sphere_sphere,
     distance_sphere_triangle, ShapeDistance,
 };
-use crate::math::{normalize_any, Point, Real, UnitVector};
+use crate::math::{normalize_any, Point, Real, UnitVector, Vector};
 use crate::shape::{Capsule, Obb, Sphere, Triangle};
 
 /// `contact`, or for shapes at most `prediction` apart their speculative
@@ -139,21 +140,17 @@ pub fn contact_manifold_sphere_triangle(a: &Sphere, b: &Triangle, prediction: Re
     one_point(contact_within_found(found, prediction, || distance_sphere_triangle(a, b), normal))
 }
 
-/// True when the triangle's plane puts sphere A more than `prediction`
-/// from triangle B (a lower bound of their distance), relative to the
-/// centre: the rejection before the closest point, for a sphere over a
-/// mesh's triangles. A pair within `1e-5` of the shapes' size beyond
-/// `prediction` goes on to the exact test.
+/// True when the triangle's plane and side planes together put sphere A
+/// more than `prediction` from triangle B (a lower bound of their distance,
+/// see [`segment_beyond_triangle`] with the centre for the segment),
+/// relative to the centre: the rejection before the closest point, for a
+/// sphere over a mesh's triangles. A pair within `1e-5` of the shapes' size
+/// beyond `prediction` goes on to the exact test.
 fn sphere_separated_beyond(a: &Sphere, b: &Triangle, prediction: Real) -> bool {
     let c = a.center().coords;
     let v = b.vertices().map(|x| x.coords - c);
-    let n = (v[1] - v[0]).cross(&(v[2] - v[0]));
-    let len = n.norm();
-    if len.is_nan() || len <= 0.0 {
-        return false;
-    }
     let slack = 1e-5 * ((v[1] - v[0]).abs().sum() + (v[2] - v[0]).abs().sum() + a.radius());
-    n.dot(&v[0]).abs() > (a.radius() + prediction + slack) * len
+    segment_beyond_triangle(&Vector::zeros(), &v, a.radius() + prediction + slack)
 }
 
 /// Segments whose directions' sine is below this are parallel for
