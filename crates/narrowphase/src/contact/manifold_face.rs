@@ -521,13 +521,15 @@ fn capsule_separated_beyond(a: &Capsule, b: &Triangle, prediction: Real) -> bool
 /// (`h = 0`), and a round shape resting beside the triangle on the next
 /// triangles of a floor, whose height and sideways gap only together reach
 /// past `reach`. A degenerate triangle rejects nothing.
+#[inline]
 pub(super) fn segment_beyond_triangle(q: &Vector, v: &[Vector; 3], reach: Real) -> bool {
     let n = (v[1] - v[0]).cross(&(v[2] - v[0]));
     let len2 = n.norm_squared();
     if len2.is_nan() || len2 <= 0.0 {
         return false;
     }
-    // Heights times `|n|`.
+    let reach2 = reach * reach;
+    // Heights times `|n|`; the plane alone decides first.
     let (hp, hq) = (-n.dot(&v[0]), n.dot(&(q - v[0])));
     let h = if hp > 0.0 && hq > 0.0 {
         hp.min(hq)
@@ -536,17 +538,25 @@ pub(super) fn segment_beyond_triangle(q: &Vector, v: &[Vector; 3], reach: Real) 
     } else {
         0.0
     };
-    // Squared gaps beyond each side plane (`|s| = |e_i| |n|`).
-    let g2 = (0..3).fold(0.0, |g2: Real, i| {
+    let h2 = h * h / len2;
+    if h2 > reach2 {
+        return true;
+    }
+    // Gaps beyond each side plane, times `|s| = |e_i| |n|`: one alone
+    // decides, else the greatest joins the height.
+    let mut g2: Real = 0.0;
+    for i in 0..3 {
         let side = (v[(i + 1) % 3] - v[i]).cross(&n);
         let gap = (-side.dot(&v[i])).min(side.dot(&(q - v[i])));
         if gap > 0.0 {
-            g2.max(gap * gap / side.norm_squared())
-        } else {
-            g2
+            let s2 = side.norm_squared();
+            if gap * gap > reach2 * s2 {
+                return true;
+            }
+            g2 = g2.max(gap * gap / s2);
         }
-    });
-    h * h / len2 + g2 > reach * reach
+    }
+    h2 + g2 > reach2
 }
 
 /// The triangle's unit normal on the side facing A (`f . normal < 0`, the
