@@ -55,8 +55,8 @@ const PAR_MIN_BOXES: usize = 2_048;
 /// then eight candidate boxes per test).
 ///
 /// Each call bins every box again: its cost follows the number of boxes and
-/// of candidates, not what moved. The one state kept from a call to the
-/// next is a choice of speed, never of answer: when a call found pairs in
+/// of candidates, not what moved. Besides its buffers, the one state kept
+/// from a call to the next is a choice of speed, never of answer: when a call found pairs in
 /// few of its tests (boxes falling apart), the next one skips the stores of
 /// tests that find none. It wins over the tree traversals when the
 /// boxes are of similar size and most of them move (a physics pile: the
@@ -435,9 +435,6 @@ struct Split {
     top: [f64; 3],
 }
 
-/// The box's largest side, in `f64` (one rounding of the subtraction at
-/// most, inside the cells' margin), never `-0.0` (a box from `+0.0` to
-/// `-0.0` is valid, and `-0.0`'s bits would sort above every extent).
 /// The pairs a search finds, as a share of its tests, below which the next
 /// search skips the stores of tests that find none. Storing costs a test
 /// about 17 instructions whatever it finds; the branch that skips it
@@ -456,6 +453,9 @@ fn skips_next(pairs: usize, tests: usize) -> bool {
     (pairs as f64) < SKIP_EMPTY_BELOW * tests as f64
 }
 
+/// The box's largest side, in `f64` (one rounding of the subtraction at
+/// most, inside the cells' margin), never `-0.0` (a box from `+0.0` to
+/// `-0.0` is valid, and `-0.0`'s bits would sort above every extent).
 #[inline]
 fn extent(b: &Aabb) -> f64 {
     (0..3).map(|axis| f64::from(b.max()[axis]) - f64::from(b.min()[axis])).fold(0.0, f64::max) + 0.0

@@ -2,12 +2,12 @@
 //! neighbour cells (see the module's rule), each a contiguous run of
 //! positions tested eight at a time against the box; then the large boxes
 //! against every box. Written once, generic over the 8-lane kernel and the
-//! way kept pairs are written, and instantiated three times: portable (the
-//! compiler vectorises it with SSE2), in a function compiled for AVX (one
-//! 256-bit comparison per bound), and for AVX2 (the same, with the kept pairs
-//! packed by one permutation), chosen at run time as the trees' kernels are;
-//! each either storing every test's lanes or skipping the tests that find
-//! no pair, as the search's caller asks. All give the same pairs in the
+//! way kept pairs are written, and instantiated for three kernels: portable
+//! (the compiler vectorises it with SSE2), in a function compiled for AVX
+//! (one 256-bit comparison per bound), and for AVX2 (the same, with the kept
+//! pairs packed by one permutation), chosen at run time as the trees'
+//! kernels are; each twice, storing every test's lanes or skipping the
+//! tests that find no pair, as the search's caller asks. All give the same pairs in the
 //! same order.
 //!
 //! The level handed in is only a request: the AVX and AVX2 code runs only

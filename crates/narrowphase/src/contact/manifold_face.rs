@@ -520,12 +520,15 @@ fn capsule_separated_beyond(a: &Capsule, b: &Triangle, prediction: Real) -> bool
 /// at an endpoint. It covers the plane alone (`g = 0`), a side plane alone
 /// (`h = 0`), and a round shape resting beside the triangle on the next
 /// triangles of a floor, whose height and sideways gap only together reach
-/// past `reach`. A degenerate triangle rejects nothing.
+/// past `reach` (`>= 0`). A triangle whose computed normal's squared length
+/// is below `Real::MIN_POSITIVE` (or NaN) rejects nothing, nor does a side
+/// whose normal's is.
 #[inline]
 pub(super) fn segment_beyond_triangle(q: &Vector, v: &[Vector; 3], reach: Real) -> bool {
+    debug_assert!(!(reach < 0.0), "a reach below zero: {reach}");
     let n = (v[1] - v[0]).cross(&(v[2] - v[0]));
     let len2 = n.norm_squared();
-    if len2.is_nan() || len2 <= 0.0 {
+    if len2.is_nan() || len2 < Real::MIN_POSITIVE {
         return false;
     }
     let reach2 = reach * reach;
@@ -548,8 +551,8 @@ pub(super) fn segment_beyond_triangle(q: &Vector, v: &[Vector; 3], reach: Real) 
     for i in 0..3 {
         let side = (v[(i + 1) % 3] - v[i]).cross(&n);
         let gap = (-side.dot(&v[i])).min(side.dot(&(q - v[i])));
-        if gap > 0.0 {
-            let s2 = side.norm_squared();
+        let s2 = side.norm_squared();
+        if gap > 0.0 && s2 >= Real::MIN_POSITIVE {
             if gap * gap > reach2 * s2 {
                 return true;
             }

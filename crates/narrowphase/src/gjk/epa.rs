@@ -107,20 +107,30 @@ pub fn contact_convex<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
 ) -> Option<Contact> {
     // Shapes apart along the centres' axis by more than the prediction need
     // no GJK run.
-    let (reach, r) = reach_and_radii(a, b, prediction);
+    let Reach { beyond, r, .. } = Reach::of(a, b, prediction);
     let d = b.core_center() - a.core_center();
-    if beyond_along(&support_vertex(a, b, &d), &d, r + reach) {
+    if beyond_along(&support_vertex(a, b, &d), &d, r + beyond) {
         return None;
     }
     contact_by_gjk(a, b, prediction)
 }
 
-/// The prediction as a reach beyond contact (`0` for a negative one), and
-/// the sum of the core radii, in `f64`.
-#[inline]
-fn reach_and_radii<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(a: &A, b: &B, prediction: Real) -> (f64, f64) {
-    let reach = if prediction > 0.0 { f64::from(prediction) } else { 0.0 };
-    (reach, f64::from(a.core_radius()) + f64::from(b.core_radius()))
+/// A query's reach beyond contact (the prediction, `0` for a negative or
+/// NaN one) and the shapes' core radii, with their sum, in `f64`.
+struct Reach {
+    beyond: f64,
+    ra: Real,
+    rb: Real,
+    r: f64,
+}
+
+impl Reach {
+    #[inline]
+    fn of<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(a: &A, b: &B, prediction: Real) -> Self {
+        let beyond = if prediction > 0.0 { f64::from(prediction) } else { 0.0 };
+        let (ra, rb) = (a.core_radius(), b.core_radius());
+        Self { beyond, ra, rb, r: f64::from(ra) + f64::from(rb) }
+    }
 }
 
 /// [`contact_convex`] without its test along the centres' axis: GJK from
@@ -130,8 +140,7 @@ pub(super) fn contact_by_gjk<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
     b: &B,
     prediction: Real,
 ) -> Option<Contact> {
-    let (prediction, r) = reach_and_radii(a, b, prediction);
-    let (ra, rb) = (a.core_radius(), b.core_radius());
+    let Reach { beyond: prediction, ra, rb, r } = Reach::of(a, b, prediction);
     let g = gjk(a, b, r + prediction, Start::Support);
     match g.ending {
         Ending::Beyond => None,

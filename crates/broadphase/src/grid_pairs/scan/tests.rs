@@ -196,10 +196,12 @@ fn the_stores_of_empty_tests_are_skipped_after_a_sparse_search() {
     // Boxes of side 1 on a lattice of spacing `gap`: apart when the gap
     // exceeds 1 (a few random ones moved onto a neighbour), each touching
     // its neighbours when it is below.
+    // 4,000 boxes: past the size below which the parallel search runs on
+    // one thread.
     let lattice = |r: &mut proxima_test_support::SmallRng, gap: Real| -> Vec<Aabb> {
-        (0..1_000)
+        (0..4_000)
             .map(|i| {
-                let mut p = Point::new((i % 10) as Real, (i / 10 % 10) as Real, (i / 100) as Real) * gap;
+                let mut p = Point::new((i % 20) as Real, (i / 20 % 20) as Real, (i / 400) as Real) * gap;
                 if r.random_range(0..10) == 0 {
                     p.x += gap;
                 }
@@ -208,6 +210,8 @@ fn the_stores_of_empty_tests_are_skipped_after_a_sparse_search() {
             .collect()
     };
     let mut grid = GridPairs::new();
+    #[cfg(feature = "parallel")]
+    let (mut parallel_grid, pool) = (GridPairs::new(), rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap());
     for (frame, gap) in [3.0, 3.0, 0.9, 0.9, 3.0, 0.9].into_iter().enumerate() {
         let boxes = lattice(&mut r, gap);
         let skipped = grid.skip_empty;
@@ -218,5 +222,13 @@ fn the_stores_of_empty_tests_are_skipped_after_a_sparse_search() {
         assert_eq!(out, fresh, "frame {frame} (gap {gap}, skipped {skipped}): the pairs and their order");
         assert!(!fresh.is_empty(), "frame {frame}: the moved boxes touch a neighbour");
         assert_eq!(grid.skip_empty, gap > 1.0, "frame {frame}: the next search skips after a sparse one");
+        // The parallel search counts its pieces' tests into the same choice.
+        #[cfg(feature = "parallel")]
+        {
+            let mut parallel = Vec::new();
+            pool.install(|| parallel_grid.pairs_unsorted_into_parallel(&boxes, &mut parallel));
+            assert_eq!(parallel, fresh, "frame {frame}: the parallel search's pairs");
+            assert_eq!(parallel_grid.skip_empty, grid.skip_empty, "frame {frame}: the parallel search's choice");
+        }
     }
 }
