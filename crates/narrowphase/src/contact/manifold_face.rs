@@ -525,7 +525,7 @@ fn capsule_separated_beyond(a: &Capsule, b: &Triangle, prediction: Real) -> bool
 /// whose normal's is.
 #[inline]
 pub(super) fn segment_beyond_triangle(q: &Vector, v: &[Vector; 3], reach: Real) -> bool {
-    debug_assert!(!(reach < 0.0), "a reach below zero: {reach}");
+    debug_assert!(reach >= 0.0 || reach.is_nan(), "a reach below zero: {reach}");
     let n = (v[1] - v[0]).cross(&(v[2] - v[0]));
     let len2 = n.norm_squared();
     if len2.is_nan() || len2 < Real::MIN_POSITIVE {
