@@ -56,11 +56,12 @@ const PAR_MIN_BOXES: usize = 2_048;
 ///
 /// Each call bins every box again: its cost follows the number of boxes and
 /// of candidates, not what moved. Besides its buffers, the one state kept
-/// from a call to the next is a choice of speed, never of answer: when a call found pairs in
-/// few of its tests (boxes falling apart), the next one skips the stores of
-/// tests that find none. It wins over the tree traversals when the
-/// boxes are of similar size and most of them move (a physics pile: the
-/// rapier tall drop, see `BENCHMARKS.md`); for a world mostly at rest use
+/// from a call to the next is a choice of speed, never of answer: when a
+/// call found pairs in few of its tests (boxes falling apart), the next one
+/// skips the stores of tests that find none. It wins over the tree
+/// traversals when the boxes are of similar size and most of them move (a
+/// physics pile: the rapier tall drop, see `BENCHMARKS.md`); for a world
+/// mostly at rest use
 /// [`PairTracker`](crate::PairTracker), whose cost follows what moved.
 /// Boxes much larger than the rest (up to 64 of them) are tested against
 /// every box. The pairs are exact whatever the boxes; what degrades is the

@@ -7,8 +7,8 @@
 //! (one 256-bit comparison per bound), and for AVX2 (the same, with the kept
 //! pairs packed by one permutation), chosen at run time as the trees'
 //! kernels are; each twice, storing every test's lanes or skipping the
-//! tests that find no pair, as the search's caller asks. All give the same pairs in the
-//! same order.
+//! tests that find no pair, as the search's caller asks. All give the same
+//! pairs in the same order.
 //!
 //! The level handed in is only a request: the AVX and AVX2 code runs only
 //! with a value of [`cpu::Avx`] or [`cpu::Avx2`], which only their `detect`

@@ -193,11 +193,10 @@ fn runs_past_the_arrays_are_clamped() {
 #[test]
 fn the_stores_of_empty_tests_are_skipped_after_a_sparse_search() {
     let mut r = rng(0x5B1D);
-    // Boxes of side 1 on a lattice of spacing `gap`: apart when the gap
+    // 4,000 boxes of side 1 (past the size below which the parallel search
+    // runs on one thread) on a lattice of spacing `gap`: apart when the gap
     // exceeds 1 (a few random ones moved onto a neighbour), each touching
     // its neighbours when it is below.
-    // 4,000 boxes: past the size below which the parallel search runs on
-    // one thread.
     let lattice = |r: &mut proxima_test_support::SmallRng, gap: Real| -> Vec<Aabb> {
         (0..4_000)
             .map(|i| {
