@@ -10,7 +10,7 @@
 //! test's closest points, a box's clipped face or edges) and reject pairs
 //! by a plane or an axis first; this pins them to the distance functions'
 //! answer. Random pairs at the origin and at `1e4` (sizes 0.1-1, centres
-//! within 2), predictions from 0 to 1.5, 40,000 pairs per shape pair.
+//! within 2), predictions from 0 to 1.5, 200,000 pairs per shape pair.
 //! Tolerance of the depth: `1e-5` of the coordinates' magnitude plus one,
 //! the rounding of a depth re-expressed along a face normal (see
 //! `Gathered::finish`).
@@ -19,7 +19,7 @@ use proxima_narrowphase::*;
 use proxima_test_support::gen::{self, Placement};
 use proxima_test_support::{rng, Rng};
 
-const CASES: usize = 40_000;
+const CASES: usize = 200_000;
 
 fn check<A: std::fmt::Debug, B: std::fmt::Debug>(
     what: &str,

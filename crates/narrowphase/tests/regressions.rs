@@ -823,3 +823,99 @@ fn b40_closest_points_of_huge_segments_are_finite_and_placed_exactly() {
         }
     }
 }
+
+/// B42, found by the seeded suite `manifold_existence` (other seeds, up to
+/// 2,000,000 pairs): near `(1e4, -1e4, 1e4)` box-triangle manifolds and
+/// sphere-triangle distances carried the rounding of the coordinates
+/// (`eps` of 1e4 is 1e-3), not of the shapes' size:
+/// - a box and a triangle 0.0861 apart got a speculative manifold at
+///   prediction 0.0847: an edge pair was taken for the closest points within
+///   a rounding allowance that counted the coordinates, and the triangle's
+///   clipped face and the GJK fallback ran on world coordinates;
+/// - `distance_sphere_triangle` found the triangle's closest point in world
+///   coordinates, 4e-4 short.
+/// All now run relative to the box's or sphere's centre (a vertex minus the
+/// centre rounds relative to that difference), so each pair gives at 1e4
+/// what it gives moved to the origin, within `1e-5`, and its manifold
+/// exists exactly when that distance is within the prediction.
+#[test]
+fn b42_far_pairs_decide_as_they_do_at_the_origin() {
+    let q = |w, i, j, k| Rotation::from_quaternion(nalgebra::Quaternion::new(w, i, j, k));
+    let boxes = [
+        (
+            p(9_999.794, -10_001.173, 10_000.049),
+            q(-0.460_263_43, -0.410_019_7, -0.787_373_6, 0.009_174_804),
+            v(0.705_702_8, 0.264_052_06, 0.114_556_774),
+            [
+                p(10_000.566, -10_000.187, 9_999.89),
+                p(10_001.111, -10_000.089, 9_999.553),
+                p(10_001.169, -9_999.866, 9_999.638),
+            ],
+        ),
+        (
+            p(9_999.553, -10_000.48, 9_999.681),
+            q(0.977_114_26, -0.169_390_99, -0.111_847_65, 0.063_596_29),
+            v(0.651_362_7, 0.695_814_85, 0.687_086_9),
+            [
+                p(9_999.079, -10_001.328, 9_999.045),
+                p(9_998.57, -10_001.389, 9_998.92),
+                p(9_998.638, -10_002.474, 9_999.72),
+            ],
+        ),
+        (
+            p(9_999.269, -10_000.147, 10_000.913),
+            q(0.123_433_88, 0.991_355_9, -0.014_750_534, 0.041_951_675),
+            v(0.618_816_14, 0.167_602_93, 0.336_883_16),
+            [
+                p(9_998.234, -10_000.297, 10_000.703),
+                p(9_998.528, -9_999.869, 10_000.611),
+                p(9_998.555, -10_000.27, 10_000.281),
+            ],
+        ),
+    ];
+    let moved = |t: &[Point; 3], c: &Point| {
+        Triangle::new(p(0.0, 0.0, 0.0) + (t[0] - c), p(0.0, 0.0, 0.0) + (t[1] - c), p(0.0, 0.0, 0.0) + (t[2] - c))
+    };
+    for (centre, rotation, half, t) in boxes {
+        let (a, b) = (Obb::new(centre, rotation, half), Triangle::new(t[0], t[1], t[2]));
+        assert!(contact_obb_triangle(&a, &b).is_none());
+        let near = distance_obb_triangle(&Obb::new(p(0.0, 0.0, 0.0), rotation, half), &moved(&t, &centre)).distance;
+        assert!((distance_obb_triangle(&a, &b).distance - near).abs() < 1e-5, "{a:?} {b:?}: {near}");
+        for prediction in [near - 2e-3, near - 1e-4, near - 1e-5, near + 1e-5, near + 1e-4] {
+            let m = contact_manifold_obb_triangle(&a, &b, prediction);
+            assert_eq!(m.is_some(), near <= prediction, "prediction {prediction}, distance {near}: {m:?}");
+            if let Some(m) = m {
+                assert!((m.deepest().depth + near).abs() < 1e-5, "{m:?} vs {near}");
+            }
+        }
+    }
+    let spheres = [
+        (
+            p(9_998.5, -10_000.385, 10_000.162),
+            0.349_170_77,
+            [
+                p(9_999.511, -10_000.406, 9_998.822),
+                p(9_999.613, -10_000.327, 9_998.987),
+                p(9_999.325, -9_999.523, 9_999.286),
+            ],
+        ),
+        (
+            p(10_001.94, -9_999.785, 9_999.421),
+            0.277_852_33,
+            [
+                p(10_000.239, -9_999.412, 10_000.208),
+                p(10_000.668, -10_000.15, 9_999.842),
+                p(10_000.652, -9_999.329, 10_000.21),
+            ],
+        ),
+    ];
+    for (centre, radius, t) in spheres {
+        let (a, b) = (Sphere::new(centre, radius), Triangle::new(t[0], t[1], t[2]));
+        let near = distance_sphere_triangle(&Sphere::new(p(0.0, 0.0, 0.0), radius), &moved(&t, &centre)).distance;
+        assert!((distance_sphere_triangle(&a, &b).distance - near).abs() < 1e-5, "{a:?} {b:?}: {near}");
+        for prediction in [near - 1e-4, near - 1e-5, near + 1e-5, near + 1e-4] {
+            let m = contact_manifold_sphere_triangle(&a, &b, prediction);
+            assert_eq!(m.is_some(), near <= prediction, "prediction {prediction}, distance {near}: {m:?}");
+        }
+    }
+}

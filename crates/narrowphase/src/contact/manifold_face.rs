@@ -288,8 +288,18 @@ pub(super) fn manifold_obb_triangle_from(
         }
     };
     let normal = |d: &ShapeDistance| speculative_normal_obb_triangle(a, b, d);
-    let c = contact_within(contact, prediction, || distance_convex(a, b), normal)?;
+    let c = contact_within(contact, prediction, || distance_box_centred(a, b), normal)?;
     Some(clipped_or_single(a, b, &c, prediction))
+}
+
+/// The GJK distance of box A and triangle B, run with A's centre at the
+/// origin: support points in world coordinates carry the rounding of those
+/// coordinates (`eps` of 1e4 is 1e-3), relative to the centre only that of
+/// the shapes' size (see [`Triangle::relative_to`]).
+fn distance_box_centred(a: &Obb, b: &Triangle) -> ShapeDistance {
+    let c = a.center().coords;
+    let centred = Obb::new(Point::origin(), *a.rotation(), *a.half_extents());
+    distance_convex(&centred, &b.relative_to(&c)).moved_by(&c)
 }
 
 /// The manifold of box A and triangle B overlapping along `overlap`'s
@@ -321,11 +331,14 @@ fn clipped_or_single(a: &Obb, b: &Triangle, c: &Contact, prediction: Real) -> Co
 }
 
 /// The rounding of a separation or a height of box A and triangle B: a few
-/// ulps of the coordinates (relative to the box's centre, and of the centre).
+/// ulps of the shapes' size. Both are found relative to the box's centre
+/// (the 13-axis test and the edge pairs in the box's frame, the clipped
+/// faces about its centre), where a vertex minus the centre rounds relative
+/// to that difference: their rounding is not the coordinates'.
 fn gap_rounding(a: &Obb, b: &Triangle) -> Real {
     let v = b.vertices();
     let size = a.half_extents().sum() + (v[1] - v[0]).abs().sum() + (v[2] - v[0]).abs().sum();
-    4.0 * Real::EPSILON * (size + a.center().coords.amax())
+    4.0 * Real::EPSILON * size
 }
 
 /// The closest points of box A and triangle B apart by `gap` on the cross
@@ -415,18 +428,21 @@ fn clip_obb_triangle(
         let nl = a.to_local_vector(normal);
         let k = nl.iamax();
         let (sign, (k1, k2)) = (nl[k].signum(), ((k + 1) % 3, (k + 2) % 3));
-        let axes = a.axes();
-        let centre = a.center().coords + axes.column(k) * (sign * h[k]);
+        // Clipped relative to the box's centre `o`, so that heights carry
+        // the rounding of the shapes' size, not of their coordinates.
+        let (axes, o) = (a.axes(), a.center().coords);
+        let centre = axes.column(k) * (sign * h[k]);
         let (u, w) = (axes.column(k1) * h[k1], axes.column(k2) * h[k2]);
         let quad = Polygon::new(&[centre + u + w, centre - u + w, centre - u - w, centre + u - w]);
         let face = (k as u32) << 1 | u32::from(sign < 0.0);
-        for x in clip_to_sides(quad, &triangle_sides(&v, &f)).vertices() {
-            let height = f.dot(&(x.x - v[0].coords));
+        let vo = v.map(|p| p - o);
+        for x in clip_to_sides(quad, &triangle_sides(&vo, &f)).vertices() {
+            let height = f.dot(&(x.x - vo[0].coords));
             if -height >= -(prediction + slack) {
                 let id = TRIANGLE_REFERENCE | face << 7 | u32::from(x.key);
                 let p = ManifoldPoint {
-                    point_a: Point::from(x.x),
-                    point_b: Point::from(x.x - f * height),
+                    point_a: Point::from(x.x + o),
+                    point_b: Point::from(x.x - f * height + o),
                     depth: depth_of(-height),
                     id,
                 };

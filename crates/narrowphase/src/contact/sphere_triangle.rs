@@ -3,7 +3,7 @@
 use super::Contact;
 use crate::closest::{closest_point_triangle, face_normal};
 use crate::distance::{from_cores, ShapeDistance};
-use crate::math::{normalize_any, within_distance, UnitVector, Vector};
+use crate::math::{normalize_any, within_distance, Point, UnitVector, Vector};
 use crate::shape::{Sphere, Triangle};
 
 /// The contact between sphere A and triangle B (both sides of the triangle
@@ -36,11 +36,12 @@ pub fn contact_sphere_triangle(sphere: &Sphere, tri: &Triangle) -> Option<Contac
 #[inline]
 pub(super) fn contact_or_distance(sphere: &Sphere, tri: &Triangle) -> Result<Contact, ShapeDistance> {
     let (c, r) = (sphere.center(), sphere.radius());
-    let q = closest_point_triangle(c, tri);
-    let gap = q - c;
+    // Relative to the centre, as `distance_sphere_triangle` does.
+    let gap = closest_point_triangle(&Point::origin(), &tri.relative_to(&c.coords)).coords;
+    let q = c + gap;
     let d2 = gap.norm_squared();
     if !within_distance(&gap, r) {
-        return Err(from_cores(*c, r, q, 0.0));
+        return Err(from_cores(Point::origin(), r, Point::from(gap), 0.0).moved_by(&c.coords));
     }
     let d = d2.sqrt();
     let normal = normalize_any(&gap).unwrap_or_else(|| {

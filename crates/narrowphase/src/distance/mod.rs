@@ -54,6 +54,13 @@ pub struct ShapeDistance {
 }
 
 impl ShapeDistance {
+    /// The same distance with its points moved by `o`: an answer found
+    /// relative to `o`, taken back to world space.
+    #[inline]
+    pub(crate) fn moved_by(self, o: &crate::math::Vector) -> Self {
+        Self { distance: self.distance, point_a: self.point_a + o, point_b: self.point_b + o }
+    }
+
     /// Overlapping shapes: distance 0 at the common point `p`.
     #[inline]
     fn overlap(p: Point) -> Self {

@@ -82,6 +82,15 @@ impl Triangle {
         [self.a, self.b, self.c]
     }
 
+    /// The triangle with `o` as its origin: each vertex minus `o`, which
+    /// rounds relative to that difference, so a query about a point near
+    /// `o` keeps the precision of the shapes' size far from the origin. Not
+    /// checked: the differences of two valid coordinates stay finite.
+    #[inline]
+    pub(crate) fn relative_to(&self, o: &Vector) -> Self {
+        Self { a: self.a - o, b: self.b - o, c: self.c - o }
+    }
+
     /// The unnormalised face normal `(b - a) x (c - a)` (zero when degenerate).
     #[inline]
     pub fn scaled_normal(&self) -> Vector {
