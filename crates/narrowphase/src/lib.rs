@@ -40,6 +40,7 @@ pub mod glam_convert;
 mod intersect;
 pub mod kernels;
 mod math;
+mod relative;
 mod shape;
 #[cfg(feature = "serde")]
 mod validated_serde;

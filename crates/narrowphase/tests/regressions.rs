@@ -834,7 +834,8 @@ fn b40_closest_points_of_huge_segments_are_finite_and_placed_exactly() {
 ///   clipped face and the GJK fallback ran on world coordinates;
 /// - `distance_sphere_triangle` found the triangle's closest point in world
 ///   coordinates, 4e-4 short.
-/// All now run relative to the box's or sphere's centre (a vertex minus the
+///
+/// Both now run relative to the box's or sphere's centre (a vertex minus the
 /// centre rounds relative to that difference), so each pair gives at 1e4
 /// what it gives moved to the origin, within `1e-5`, and its manifold
 /// exists exactly when that distance is within the prediction.

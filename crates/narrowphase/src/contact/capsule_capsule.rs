@@ -3,6 +3,7 @@
 use super::Contact;
 use crate::closest::{closest_points_segment_segment, ClosestPoints};
 use crate::math::{normalize_any, within_distance, UnitVector, Vector};
+use crate::relative::about;
 use crate::shape::Capsule;
 
 /// The contact between capsules A and B, `None` when apart: the closest points
@@ -12,6 +13,12 @@ use crate::shape::Capsule;
 /// oriented from A's centre to B's, or `+x` when the segments are parallel.
 #[must_use]
 pub fn contact_capsule_capsule(a: &Capsule, b: &Capsule) -> Option<Contact> {
+    about(a, b, &a.a().coords, capsule_capsule)
+}
+
+/// [`contact_capsule_capsule`] in the shapes' coordinates.
+#[inline(always)]
+fn capsule_capsule(a: &Capsule, b: &Capsule) -> Option<Contact> {
     let ClosestPoints { point_a: sa, point_b: sb } = closest_points_segment_segment(a.a(), a.b(), b.a(), b.b());
     let d = sb - sa;
     let dist2 = d.norm_squared();

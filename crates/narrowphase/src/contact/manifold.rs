@@ -1,7 +1,7 @@
 //! The contact manifold: up to four points sharing one normal, the shape a
 //! constraint solver consumes.
 
-use crate::math::{Isometry, Point, Real, UnitVector};
+use crate::math::{Isometry, Point, Real, UnitVector, Vector};
 
 /// One point of a [`ContactManifold`].
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -32,6 +32,11 @@ pub struct ManifoldPoint {
 /// may have negative depth (speculative contacts, which keep fast bodies
 /// from overshooting), farther ones `None`. With `prediction = 0` a manifold
 /// exists exactly when the matching `contact_*` function returns a contact.
+/// The sphere, capsule, box and triangle pairs work relative to a point of
+/// their shapes, as the `distance_*` functions do
+/// ([`ShapeDistance`](crate::ShapeDistance)): far from the origin, depths,
+/// normals and whether a manifold exists carry the rounding of the shapes'
+/// size, not of their coordinates.
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct ContactManifold {
@@ -46,6 +51,16 @@ pub(super) const NO_POINT: ManifoldPoint =
     ManifoldPoint { point_a: Point::new(0.0, 0.0, 0.0), point_b: Point::new(0.0, 0.0, 0.0), depth: 0.0, id: 0 };
 
 impl ContactManifold {
+    /// Moves every point by `o` (an answer found relative to `o`, taken
+    /// back to world space).
+    #[inline(always)]
+    pub(crate) fn move_points(&mut self, o: &Vector) {
+        for p in &mut self.points[..self.len] {
+            p.point_a += o;
+            p.point_b += o;
+        }
+    }
+
     /// The manifold of `points` sharing `normal`, `None` when there are no
     /// points. More than four are reduced to four: the deepest, the farthest
     /// from it, and the two spanning the largest areas on either side of the

@@ -14,6 +14,7 @@ use crate::closest::{closest_points_segment_segment, face_normal};
 use crate::distance::{distance_capsule_obb, distance_capsule_triangle, ShapeDistance};
 use crate::gjk::distance_convex;
 use crate::math::{Point, Real, UnitVector, Vector};
+use crate::relative::about;
 use crate::shape::{Capsule, Obb, Triangle};
 
 /// A contact normal within this cosine of a face normal is that face's
@@ -90,6 +91,12 @@ impl Gathered {
 /// ```
 #[must_use]
 pub fn contact_manifold_capsule_obb(a: &Capsule, b: &Obb, prediction: Real) -> Option<ContactManifold> {
+    about(a, b, &b.center().coords, |a, b| capsule_obb_manifold(a, b, prediction))
+}
+
+/// [`contact_manifold_capsule_obb`] with the box's centre at the origin (see the
+/// `relative` module).
+fn capsule_obb_manifold(a: &Capsule, b: &Obb, prediction: Real) -> Option<ContactManifold> {
     let prediction = prediction.max(0.0);
     let normal = |d: &ShapeDistance| core_normal(a.a(), a.b(), &d.point_b);
     let c = contact_within_found(
@@ -179,6 +186,12 @@ fn capsule_along_box_edge(a: &Capsule, b: &Obb, c: &Contact, prediction: Real) -
 /// [`contact_capsule_triangle`](crate::contact_capsule_triangle).
 #[must_use]
 pub fn contact_manifold_capsule_triangle(a: &Capsule, b: &Triangle, prediction: Real) -> Option<ContactManifold> {
+    about(a, b, &a.a().coords, |a, b| capsule_triangle_manifold(a, b, prediction))
+}
+
+/// [`contact_manifold_capsule_triangle`] with the capsule's first endpoint at the origin (see the
+/// `relative` module).
+fn capsule_triangle_manifold(a: &Capsule, b: &Triangle, prediction: Real) -> Option<ContactManifold> {
     let prediction = prediction.max(0.0);
     if capsule_separated_beyond(a, b, prediction) {
         return None;
@@ -265,7 +278,22 @@ pub fn contact_manifold_obb_triangle(a: &Obb, b: &Triangle, prediction: Real) ->
 /// - apart by less on a face axis: the clipped face may hold the distance;
 /// - apart by less on an edge axis: the two edges may hold the distance;
 /// - otherwise the distance.
+///
+/// All of it runs with the box's centre at the origin (see the `relative`
+/// module; `found` is in the box's frame already): clipped heights, edge
+/// pairs, the distance and the direction of its witness points carry the
+/// rounding of the shapes' size, not of their coordinates.
 pub(super) fn manifold_obb_triangle_from(
+    a: &Obb,
+    b: &Triangle,
+    found: Result<Overlap, Gap>,
+    prediction: Real,
+) -> Option<ContactManifold> {
+    about(a, b, &a.center().coords, |a, b| manifold_about_box_centre(a, b, found, prediction))
+}
+
+/// [`manifold_obb_triangle_from`] with the box's centre at the origin.
+fn manifold_about_box_centre(
     a: &Obb,
     b: &Triangle,
     found: Result<Overlap, Gap>,
@@ -288,18 +316,8 @@ pub(super) fn manifold_obb_triangle_from(
         }
     };
     let normal = |d: &ShapeDistance| speculative_normal_obb_triangle(a, b, d);
-    let c = contact_within(contact, prediction, || distance_box_centred(a, b), normal)?;
+    let c = contact_within(contact, prediction, || distance_convex(a, b), normal)?;
     Some(clipped_or_single(a, b, &c, prediction))
-}
-
-/// The GJK distance of box A and triangle B, run with A's centre at the
-/// origin: support points in world coordinates carry the rounding of those
-/// coordinates (`eps` of 1e4 is 1e-3), relative to the centre only that of
-/// the shapes' size (see [`Triangle::relative_to`]).
-fn distance_box_centred(a: &Obb, b: &Triangle) -> ShapeDistance {
-    let c = a.center().coords;
-    let centred = Obb::new(Point::origin(), *a.rotation(), *a.half_extents());
-    distance_convex(&centred, &b.relative_to(&c)).moved_by(&c)
 }
 
 /// The manifold of box A and triangle B overlapping along `overlap`'s
@@ -331,10 +349,9 @@ fn clipped_or_single(a: &Obb, b: &Triangle, c: &Contact, prediction: Real) -> Co
 }
 
 /// The rounding of a separation or a height of box A and triangle B: a few
-/// ulps of the shapes' size. Both are found relative to the box's centre
-/// (the 13-axis test and the edge pairs in the box's frame, the clipped
-/// faces about its centre), where a vertex minus the centre rounds relative
-/// to that difference: their rounding is not the coordinates'.
+/// ulps of the shapes' size. Both are found with the box's centre at the
+/// origin (see [`manifold_obb_triangle_from`]): their rounding is not the
+/// coordinates'.
 fn gap_rounding(a: &Obb, b: &Triangle) -> Real {
     let v = b.vertices();
     let size = a.half_extents().sum() + (v[1] - v[0]).abs().sum() + (v[2] - v[0]).abs().sum();
@@ -428,21 +445,18 @@ fn clip_obb_triangle(
         let nl = a.to_local_vector(normal);
         let k = nl.iamax();
         let (sign, (k1, k2)) = (nl[k].signum(), ((k + 1) % 3, (k + 2) % 3));
-        // Clipped relative to the box's centre `o`, so that heights carry
-        // the rounding of the shapes' size, not of their coordinates.
-        let (axes, o) = (a.axes(), a.center().coords);
-        let centre = axes.column(k) * (sign * h[k]);
+        let axes = a.axes();
+        let centre = a.center().coords + axes.column(k) * (sign * h[k]);
         let (u, w) = (axes.column(k1) * h[k1], axes.column(k2) * h[k2]);
         let quad = Polygon::new(&[centre + u + w, centre - u + w, centre - u - w, centre + u - w]);
         let face = (k as u32) << 1 | u32::from(sign < 0.0);
-        let vo = v.map(|p| p - o);
-        for x in clip_to_sides(quad, &triangle_sides(&vo, &f)).vertices() {
-            let height = f.dot(&(x.x - vo[0].coords));
+        for x in clip_to_sides(quad, &triangle_sides(&v, &f)).vertices() {
+            let height = f.dot(&(x.x - v[0].coords));
             if -height >= -(prediction + slack) {
                 let id = TRIANGLE_REFERENCE | face << 7 | u32::from(x.key);
                 let p = ManifoldPoint {
-                    point_a: Point::from(x.x + o),
-                    point_b: Point::from(x.x - f * height + o),
+                    point_a: Point::from(x.x),
+                    point_b: Point::from(x.x - f * height),
                     depth: depth_of(-height),
                     id,
                 };

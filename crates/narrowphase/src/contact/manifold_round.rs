@@ -13,6 +13,7 @@ use crate::distance::{
     distance_sphere_triangle, ShapeDistance,
 };
 use crate::math::{normalize_any, Point, Real, UnitVector, Vector};
+use crate::relative::about;
 use crate::shape::{Capsule, Obb, Sphere, Triangle};
 
 /// `contact`, or for shapes at most `prediction` apart their speculative
@@ -91,6 +92,12 @@ pub fn contact_manifold_sphere_sphere(a: &Sphere, b: &Sphere, prediction: Real) 
 /// point, as [`contact_manifold_sphere_sphere`].
 #[must_use]
 pub fn contact_manifold_sphere_obb(a: &Sphere, b: &Obb, prediction: Real) -> Option<ContactManifold> {
+    about(a, b, &a.center().coords, |a, b| sphere_obb_manifold(a, b, prediction))
+}
+
+/// [`contact_manifold_sphere_obb`] with the sphere's centre at the origin (see the
+/// `relative` module).
+fn sphere_obb_manifold(a: &Sphere, b: &Obb, prediction: Real) -> Option<ContactManifold> {
     if sphere_obb_beyond(a, b, prediction.max(0.0)) {
         return None;
     }
@@ -123,6 +130,12 @@ fn sphere_obb_beyond(a: &Sphere, b: &Obb, prediction: Real) -> bool {
 /// [`contact_manifold_sphere_sphere`].
 #[must_use]
 pub fn contact_manifold_sphere_capsule(a: &Sphere, b: &Capsule, prediction: Real) -> Option<ContactManifold> {
+    about(a, b, &a.center().coords, |a, b| sphere_capsule_manifold(a, b, prediction))
+}
+
+/// [`contact_manifold_sphere_capsule`] with the sphere's centre at the origin (see the
+/// `relative` module).
+fn sphere_capsule_manifold(a: &Sphere, b: &Capsule, prediction: Real) -> Option<ContactManifold> {
     let normal =
         |_: &ShapeDistance| core_normal(a.center(), a.center(), &closest_point_segment(a.center(), b.a(), b.b()));
     one_point(contact_within(contact_sphere_capsule(a, b), prediction, || distance_sphere_capsule(a, b), normal))
@@ -132,6 +145,12 @@ pub fn contact_manifold_sphere_capsule(a: &Sphere, b: &Capsule, prediction: Real
 /// as [`contact_manifold_sphere_sphere`].
 #[must_use]
 pub fn contact_manifold_sphere_triangle(a: &Sphere, b: &Triangle, prediction: Real) -> Option<ContactManifold> {
+    about(a, b, &a.center().coords, |a, b| sphere_triangle_manifold(a, b, prediction))
+}
+
+/// [`contact_manifold_sphere_triangle`] with the sphere's centre at the origin (see the
+/// `relative` module).
+fn sphere_triangle_manifold(a: &Sphere, b: &Triangle, prediction: Real) -> Option<ContactManifold> {
     let normal = |d: &ShapeDistance| core_normal(a.center(), a.center(), &d.point_b);
     if sphere_separated_beyond(a, b, prediction.max(0.0)) {
         return None;
@@ -180,6 +199,12 @@ const PARALLEL_SINE: Real = 0.02;
 /// ```
 #[must_use]
 pub fn contact_manifold_capsule_capsule(a: &Capsule, b: &Capsule, prediction: Real) -> Option<ContactManifold> {
+    about(a, b, &a.a().coords, |a, b| capsule_capsule_manifold(a, b, prediction))
+}
+
+/// [`contact_manifold_capsule_capsule`] with A's first endpoint at the origin (see the
+/// `relative` module).
+fn capsule_capsule_manifold(a: &Capsule, b: &Capsule, prediction: Real) -> Option<ContactManifold> {
     let prediction = prediction.max(0.0);
     // B's core point behind its witness point, then A's core point closest to it.
     let normal = |d: &ShapeDistance| core_normal(a.a(), a.b(), &closest_point_segment(&d.point_b, b.a(), b.b()));

@@ -4,6 +4,7 @@ use super::sphere_sphere::COINCIDENT_FALLBACK_NORMAL;
 use super::Contact;
 use crate::closest::closest_point_segment;
 use crate::math::{within_distance, Real, UnitVector, Vector};
+use crate::relative::about;
 use crate::shape::{Capsule, Sphere};
 
 /// The contact between a solid sphere (A) and a solid capsule (B); `None`
@@ -35,6 +36,12 @@ use crate::shape::{Capsule, Sphere};
 #[inline]
 #[must_use]
 pub fn contact_sphere_capsule(sphere: &Sphere, capsule: &Capsule) -> Option<Contact> {
+    about(sphere, capsule, &sphere.center().coords, sphere_capsule)
+}
+
+/// [`contact_sphere_capsule`] in the shapes' coordinates.
+#[inline(always)]
+fn sphere_capsule(sphere: &Sphere, capsule: &Capsule) -> Option<Contact> {
     let c = sphere.center();
     let q = closest_point_segment(c, capsule.a(), capsule.b());
     let d = q - c;

@@ -4,6 +4,7 @@ use super::Contact;
 use crate::closest::{closest_point_triangle, face_normal};
 use crate::distance::{from_cores, ShapeDistance};
 use crate::math::{normalize_any, within_distance, Point, UnitVector, Vector};
+use crate::relative::MovedBy;
 use crate::shape::{Sphere, Triangle};
 
 /// The contact between sphere A and triangle B (both sides of the triangle

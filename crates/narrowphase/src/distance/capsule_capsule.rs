@@ -2,6 +2,7 @@
 
 use super::{from_cores, ShapeDistance};
 use crate::closest::{closest_points_segment_segment, ClosestPoints};
+use crate::relative::about;
 use crate::shape::Capsule;
 
 /// The distance between capsules A and B and their closest points: the
@@ -25,6 +26,8 @@ use crate::shape::Capsule;
 #[inline]
 #[must_use]
 pub fn distance_capsule_capsule(a: &Capsule, b: &Capsule) -> ShapeDistance {
-    let ClosestPoints { point_a: s, point_b: t } = closest_points_segment_segment(a.a(), a.b(), b.a(), b.b());
-    from_cores(s, a.radius(), t, b.radius())
+    about(a, b, &a.a().coords, |a, b| {
+        let ClosestPoints { point_a: s, point_b: t } = closest_points_segment_segment(a.a(), a.b(), b.a(), b.b());
+        from_cores(s, a.radius(), t, b.radius())
+    })
 }

@@ -40,7 +40,13 @@ use crate::math::{Point, Real};
 ///   `|point_a - point_b| = distance` up to rounding;
 /// - overlapping or touching: `distance = 0` and `point_a == point_b`, a point
 ///   common to both shapes (up to rounding). It is not a penetration witness:
-///   use the `contact_*` functions for the depth.
+///   use the `contact_*` functions for the depth;
+/// - far from the origin: each function works relative to a point of its
+///   shapes (a sphere's centre, a capsule's endpoint, a box's frame), so the
+///   distance carries the rounding of the shapes' size and distance, not of
+///   their coordinates (`eps` of 1e4 is 1e-3); only the points are rounded
+///   to their world coordinates. [`distance_convex`](crate::distance_convex)
+///   works in world coordinates (see its accuracy).
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct ShapeDistance {
@@ -54,13 +60,6 @@ pub struct ShapeDistance {
 }
 
 impl ShapeDistance {
-    /// The same distance with its points moved by `o`: an answer found
-    /// relative to `o`, taken back to world space.
-    #[inline]
-    pub(crate) fn moved_by(self, o: &crate::math::Vector) -> Self {
-        Self { distance: self.distance, point_a: self.point_a + o, point_b: self.point_b + o }
-    }
-
     /// Overlapping shapes: distance 0 at the common point `p`.
     #[inline]
     fn overlap(p: Point) -> Self {

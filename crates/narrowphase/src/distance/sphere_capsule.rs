@@ -2,6 +2,7 @@
 
 use super::{from_cores, ShapeDistance};
 use crate::closest::closest_point_segment;
+use crate::relative::about;
 use crate::shape::{Capsule, Sphere};
 
 /// The distance between sphere A and capsule B and their closest points:
@@ -11,9 +12,13 @@ use crate::shape::{Capsule, Sphere};
 /// - Overlapping: distance 0 at a point of the line from the centre to its
 ///   closest segment point, inside both (see [`ShapeDistance`]).
 /// - A zero-length capsule is a sphere.
+/// - Far from the origin: found relative to the sphere's centre (see the `relative` module),
+///   so the distance carries the rounding of the shapes' size and distance,
+///   not of their coordinates.
 #[inline]
 #[must_use]
 pub fn distance_sphere_capsule(a: &Sphere, b: &Capsule) -> ShapeDistance {
-    let t = closest_point_segment(a.center(), b.a(), b.b());
-    from_cores(*a.center(), a.radius(), t, b.radius())
+    about(a, b, &a.center().coords, |a, b| {
+        from_cores(*a.center(), a.radius(), closest_point_segment(a.center(), b.a(), b.b()), b.radius())
+    })
 }

@@ -2,6 +2,7 @@
 
 use super::{from_cores, ShapeDistance};
 use crate::closest::{closest_point_aabb, closest_point_obb};
+use crate::relative::about;
 use crate::shape::{Aabb, Obb, Sphere};
 
 /// The distance between sphere A and the solid axis-aligned box B and their
@@ -20,8 +21,12 @@ pub fn distance_sphere_aabb(a: &Sphere, b: &Aabb) -> ShapeDistance {
 /// The distance between sphere A and the solid oriented box B and their
 /// closest points, as [`distance_sphere_aabb`] in the box frame
 /// ([`closest_point_obb`]).
+///
+/// - Far from the origin: found relative to the sphere's centre (see the `relative` module),
+///   so the distance carries the rounding of the shapes' size and distance,
+///   not of their coordinates.
 #[inline]
 #[must_use]
 pub fn distance_sphere_obb(a: &Sphere, b: &Obb) -> ShapeDistance {
-    from_cores(*a.center(), a.radius(), closest_point_obb(a.center(), b), 0.0)
+    about(a, b, &a.center().coords, |a, b| from_cores(*a.center(), a.radius(), closest_point_obb(a.center(), b), 0.0))
 }

@@ -20,6 +20,13 @@ pub struct Capsule {
 }
 
 impl Capsule {
+    /// The shape with `o` as its origin (see the `relative` module). Not
+    /// checked: the difference of two valid coordinates stays finite.
+    #[inline(always)]
+    pub(crate) fn relative_to(&self, o: &Vector) -> Self {
+        Self { a: self.a - o, b: self.b - o, radius: self.radius }
+    }
+
     /// A capsule around the segment `[a, b]`; rejects non-finite values, a
     /// negative radius, and a coordinate or radius beyond [`MAX_COORDINATE`] (`1e18`).
     #[inline(always)]

@@ -30,6 +30,13 @@ pub struct Obb {
 }
 
 impl Obb {
+    /// The shape with `o` as its origin (see the `relative` module). Not
+    /// checked: the difference of two valid coordinates stays finite.
+    #[inline(always)]
+    pub(crate) fn relative_to(&self, o: &Vector) -> Self {
+        Self { center: self.center - o, ..*self }
+    }
+
     /// A box from its centre, rotation and half-extents; rejects non-finite
     /// values, a rotation that is not unit (by more than `1e-3` in `|q|^2`;
     /// one within that is renormalised),

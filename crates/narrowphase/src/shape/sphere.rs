@@ -19,6 +19,13 @@ pub struct Sphere {
 }
 
 impl Sphere {
+    /// The shape with `o` as its origin (see the `relative` module). Not
+    /// checked: the difference of two valid coordinates stays finite.
+    #[inline(always)]
+    pub(crate) fn relative_to(&self, o: &Vector) -> Self {
+        Self { center: self.center - o, radius: self.radius }
+    }
+
     /// A sphere; rejects a non-finite centre or radius, a negative radius, and
     /// a centre coordinate or radius beyond [`MAX_COORDINATE`] (`1e18`).
     ///
