@@ -23,8 +23,8 @@ pub(crate) trait Relative {
 
 /// An answer whose points can be moved back by `o`.
 pub(crate) trait MovedBy {
-    /// The answer with its world points moved by `o`.
-    fn moved_by(self, o: &Vector) -> Self;
+    /// Moves the answer's points by `o`.
+    fn move_by(&mut self, o: &Vector);
 }
 
 /// `query(a, b)` run about `o`: the shapes moved by `-o`, the answer's
@@ -36,7 +36,9 @@ pub(crate) fn about<A: Relative, B: Relative, R: MovedBy>(
     o: &Vector,
     query: impl FnOnce(&A, &B) -> R,
 ) -> R {
-    query(&a.relative_to(o), &b.relative_to(o)).moved_by(o)
+    let mut answer = query(&a.relative_to(o), &b.relative_to(o));
+    answer.move_by(o);
+    answer
 }
 
 macro_rules! relative {
@@ -54,29 +56,32 @@ relative!(Sphere, Capsule, Obb, Triangle);
 
 impl MovedBy for ShapeDistance {
     #[inline(always)]
-    fn moved_by(self, o: &Vector) -> Self {
-        Self { point_a: self.point_a + o, point_b: self.point_b + o, ..self }
+    fn move_by(&mut self, o: &Vector) {
+        self.point_a += o;
+        self.point_b += o;
     }
 }
 
 impl MovedBy for Contact {
     #[inline(always)]
-    fn moved_by(self, o: &Vector) -> Self {
-        Self { point_a: self.point_a + o, point_b: self.point_b + o, ..self }
+    fn move_by(&mut self, o: &Vector) {
+        self.point_a += o;
+        self.point_b += o;
     }
 }
 
 impl MovedBy for ContactManifold {
     #[inline(always)]
-    fn moved_by(mut self, o: &Vector) -> Self {
+    fn move_by(&mut self, o: &Vector) {
         self.move_points(o);
-        self
     }
 }
 
 impl<T: MovedBy> MovedBy for Option<T> {
     #[inline(always)]
-    fn moved_by(self, o: &Vector) -> Self {
-        self.map(|t| t.moved_by(o))
+    fn move_by(&mut self, o: &Vector) {
+        if let Some(t) = self {
+            t.move_by(o);
+        }
     }
 }

@@ -13,12 +13,13 @@ use crate::shape::Capsule;
 /// oriented from A's centre to B's, or `+x` when the segments are parallel.
 #[must_use]
 pub fn contact_capsule_capsule(a: &Capsule, b: &Capsule) -> Option<Contact> {
-    about(a, b, &a.a().coords, capsule_capsule)
+    about(a, b, &a.a().coords, contact_capsule_capsule_in_place)
 }
 
-/// [`contact_capsule_capsule`] in the shapes' coordinates.
+/// [`contact_capsule_capsule`] in the shapes' own coordinates (no move to a point of
+/// theirs): for callers that have moved them already.
 #[inline(always)]
-fn capsule_capsule(a: &Capsule, b: &Capsule) -> Option<Contact> {
+pub(crate) fn contact_capsule_capsule_in_place(a: &Capsule, b: &Capsule) -> Option<Contact> {
     let ClosestPoints { point_a: sa, point_b: sb } = closest_points_segment_segment(a.a(), a.b(), b.a(), b.b());
     let d = sb - sa;
     let dist2 = d.norm_squared();

@@ -96,6 +96,7 @@ pub fn contact_manifold_capsule_obb(a: &Capsule, b: &Obb, prediction: Real) -> O
 
 /// [`contact_manifold_capsule_obb`] with the box's centre at the origin (see the
 /// `relative` module).
+#[inline(always)]
 fn capsule_obb_manifold(a: &Capsule, b: &Obb, prediction: Real) -> Option<ContactManifold> {
     let prediction = prediction.max(0.0);
     let normal = |d: &ShapeDistance| core_normal(a.a(), a.b(), &d.point_b);
@@ -186,16 +187,17 @@ fn capsule_along_box_edge(a: &Capsule, b: &Obb, c: &Contact, prediction: Real) -
 /// [`contact_capsule_triangle`](crate::contact_capsule_triangle).
 #[must_use]
 pub fn contact_manifold_capsule_triangle(a: &Capsule, b: &Triangle, prediction: Real) -> Option<ContactManifold> {
+    if capsule_separated_beyond(a, b, prediction.max(0.0)) {
+        return None;
+    }
     about(a, b, &a.a().coords, |a, b| capsule_triangle_manifold(a, b, prediction))
 }
 
 /// [`contact_manifold_capsule_triangle`] with the capsule's first endpoint at the origin (see the
 /// `relative` module).
+#[inline(always)]
 fn capsule_triangle_manifold(a: &Capsule, b: &Triangle, prediction: Real) -> Option<ContactManifold> {
     let prediction = prediction.max(0.0);
-    if capsule_separated_beyond(a, b, prediction) {
-        return None;
-    }
     let normal = |d: &ShapeDistance| core_normal(a.a(), a.b(), &d.point_b);
     let c = contact_within_found(contact_or_distance(a, b), prediction, || distance_capsule_triangle(a, b), normal)?;
     let Some(f) = facing_normal(b, &c.normal) else {
@@ -293,6 +295,7 @@ pub(super) fn manifold_obb_triangle_from(
 }
 
 /// [`manifold_obb_triangle_from`] with the box's centre at the origin.
+#[inline(always)]
 fn manifold_about_box_centre(
     a: &Obb,
     b: &Triangle,

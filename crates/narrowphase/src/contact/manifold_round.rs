@@ -1,16 +1,15 @@
 //! Manifolds of pairs with a sphere, and of two capsules: one point, or two
 //! for parallel capsules.
 
+use super::capsule_capsule::contact_capsule_capsule_in_place;
 use super::manifold::{single, ContactManifold, ManifoldPoint};
 use super::manifold_face::segment_beyond_triangle;
-use super::{
-    contact_capsule_capsule, contact_sphere_capsule, contact_sphere_obb, contact_sphere_sphere, sphere_triangle,
-    Contact,
-};
+use super::sphere_capsule::contact_sphere_capsule_in_place;
+use super::{contact_sphere_obb, contact_sphere_sphere, sphere_triangle, Contact};
 use crate::closest::closest_point_segment;
 use crate::distance::{
-    distance_capsule_capsule, distance_sphere_capsule, distance_sphere_obb, distance_sphere_sphere,
-    distance_sphere_triangle, ShapeDistance,
+    distance_capsule_capsule_in_place, distance_sphere_capsule_in_place, distance_sphere_obb_in_place,
+    distance_sphere_sphere, distance_sphere_triangle_in_place, ShapeDistance,
 };
 use crate::math::{normalize_any, Point, Real, UnitVector, Vector};
 use crate::relative::about;
@@ -92,17 +91,18 @@ pub fn contact_manifold_sphere_sphere(a: &Sphere, b: &Sphere, prediction: Real) 
 /// point, as [`contact_manifold_sphere_sphere`].
 #[must_use]
 pub fn contact_manifold_sphere_obb(a: &Sphere, b: &Obb, prediction: Real) -> Option<ContactManifold> {
+    if sphere_obb_beyond(a, b, prediction.max(0.0)) {
+        return None;
+    }
     about(a, b, &a.center().coords, |a, b| sphere_obb_manifold(a, b, prediction))
 }
 
 /// [`contact_manifold_sphere_obb`] with the sphere's centre at the origin (see the
 /// `relative` module).
+#[inline(always)]
 fn sphere_obb_manifold(a: &Sphere, b: &Obb, prediction: Real) -> Option<ContactManifold> {
-    if sphere_obb_beyond(a, b, prediction.max(0.0)) {
-        return None;
-    }
     let normal = |d: &ShapeDistance| core_normal(a.center(), a.center(), &d.point_b);
-    one_point(contact_within(contact_sphere_obb(a, b), prediction, || distance_sphere_obb(a, b), normal))
+    one_point(contact_within(contact_sphere_obb(a, b), prediction, || distance_sphere_obb_in_place(a, b), normal))
 }
 
 /// True when the sphere's centre lies farther than `r + prediction` from
@@ -135,28 +135,35 @@ pub fn contact_manifold_sphere_capsule(a: &Sphere, b: &Capsule, prediction: Real
 
 /// [`contact_manifold_sphere_capsule`] with the sphere's centre at the origin (see the
 /// `relative` module).
+#[inline(always)]
 fn sphere_capsule_manifold(a: &Sphere, b: &Capsule, prediction: Real) -> Option<ContactManifold> {
     let normal =
         |_: &ShapeDistance| core_normal(a.center(), a.center(), &closest_point_segment(a.center(), b.a(), b.b()));
-    one_point(contact_within(contact_sphere_capsule(a, b), prediction, || distance_sphere_capsule(a, b), normal))
+    one_point(contact_within(
+        contact_sphere_capsule_in_place(a, b),
+        prediction,
+        || distance_sphere_capsule_in_place(a, b),
+        normal,
+    ))
 }
 
 /// The manifold of a sphere and a triangle within `prediction`: one point,
 /// as [`contact_manifold_sphere_sphere`].
 #[must_use]
 pub fn contact_manifold_sphere_triangle(a: &Sphere, b: &Triangle, prediction: Real) -> Option<ContactManifold> {
+    if sphere_separated_beyond(a, b, prediction.max(0.0)) {
+        return None;
+    }
     about(a, b, &a.center().coords, |a, b| sphere_triangle_manifold(a, b, prediction))
 }
 
 /// [`contact_manifold_sphere_triangle`] with the sphere's centre at the origin (see the
 /// `relative` module).
+#[inline(always)]
 fn sphere_triangle_manifold(a: &Sphere, b: &Triangle, prediction: Real) -> Option<ContactManifold> {
     let normal = |d: &ShapeDistance| core_normal(a.center(), a.center(), &d.point_b);
-    if sphere_separated_beyond(a, b, prediction.max(0.0)) {
-        return None;
-    }
     let found = sphere_triangle::contact_or_distance(a, b).map_err(Some);
-    one_point(contact_within_found(found, prediction, || distance_sphere_triangle(a, b), normal))
+    one_point(contact_within_found(found, prediction, || distance_sphere_triangle_in_place(a, b), normal))
 }
 
 /// True when the triangle's plane and side planes together put sphere A
@@ -204,11 +211,17 @@ pub fn contact_manifold_capsule_capsule(a: &Capsule, b: &Capsule, prediction: Re
 
 /// [`contact_manifold_capsule_capsule`] with A's first endpoint at the origin (see the
 /// `relative` module).
+#[inline(always)]
 fn capsule_capsule_manifold(a: &Capsule, b: &Capsule, prediction: Real) -> Option<ContactManifold> {
     let prediction = prediction.max(0.0);
     // B's core point behind its witness point, then A's core point closest to it.
     let normal = |d: &ShapeDistance| core_normal(a.a(), a.b(), &closest_point_segment(&d.point_b, b.a(), b.b()));
-    let c = contact_within(contact_capsule_capsule(a, b), prediction, || distance_capsule_capsule(a, b), normal)?;
+    let c = contact_within(
+        contact_capsule_capsule_in_place(a, b),
+        prediction,
+        || distance_capsule_capsule_in_place(a, b),
+        normal,
+    )?;
     let (ua, ub) = (a.b() - a.a(), b.b() - b.a());
     let (la2, lb2) = (ua.norm_squared(), ub.norm_squared());
     let parallel = ua.cross(&ub).norm_squared() <= PARALLEL_SINE * PARALLEL_SINE * la2 * lb2;

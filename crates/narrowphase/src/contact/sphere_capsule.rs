@@ -36,12 +36,13 @@ use crate::shape::{Capsule, Sphere};
 #[inline]
 #[must_use]
 pub fn contact_sphere_capsule(sphere: &Sphere, capsule: &Capsule) -> Option<Contact> {
-    about(sphere, capsule, &sphere.center().coords, sphere_capsule)
+    about(sphere, capsule, &sphere.center().coords, contact_sphere_capsule_in_place)
 }
 
-/// [`contact_sphere_capsule`] in the shapes' coordinates.
+/// [`contact_sphere_capsule`] in the shapes' own coordinates (no move to a point of
+/// theirs): for callers that have moved them already.
 #[inline(always)]
-fn sphere_capsule(sphere: &Sphere, capsule: &Capsule) -> Option<Contact> {
+pub(crate) fn contact_sphere_capsule_in_place(sphere: &Sphere, capsule: &Capsule) -> Option<Contact> {
     let c = sphere.center();
     let q = closest_point_segment(c, capsule.a(), capsule.b());
     let d = q - c;

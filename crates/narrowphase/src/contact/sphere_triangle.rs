@@ -3,8 +3,8 @@
 use super::Contact;
 use crate::closest::{closest_point_triangle, face_normal};
 use crate::distance::{from_cores, ShapeDistance};
-use crate::math::{normalize_any, within_distance, Point, UnitVector, Vector};
-use crate::relative::MovedBy;
+use crate::math::{normalize_any, within_distance, UnitVector, Vector};
+use crate::relative::about;
 use crate::shape::{Sphere, Triangle};
 
 /// The contact between sphere A and triangle B (both sides of the triangle
@@ -28,21 +28,21 @@ use crate::shape::{Sphere, Triangle};
 #[inline]
 #[must_use]
 pub fn contact_sphere_triangle(sphere: &Sphere, tri: &Triangle) -> Option<Contact> {
-    contact_or_distance(sphere, tri).ok()
+    about(sphere, tri, &sphere.center().coords, |sphere, tri| contact_or_distance(sphere, tri).ok())
 }
 
-/// [`contact_sphere_triangle`], or when the shapes are apart, their
-/// distance from the same closest point: bit for bit
-/// [`distance_sphere_triangle`](crate::distance_sphere_triangle).
+/// [`contact_sphere_triangle`] in the shapes' own coordinates, or when the
+/// shapes are apart, their distance from the same closest point: bit for
+/// bit [`distance_sphere_triangle`](crate::distance_sphere_triangle) when
+/// both are moved to the sphere's centre.
 #[inline]
 pub(super) fn contact_or_distance(sphere: &Sphere, tri: &Triangle) -> Result<Contact, ShapeDistance> {
     let (c, r) = (sphere.center(), sphere.radius());
-    // Relative to the centre, as `distance_sphere_triangle` does.
-    let gap = closest_point_triangle(&Point::origin(), &tri.relative_to(&c.coords)).coords;
-    let q = c + gap;
+    let q = closest_point_triangle(c, tri);
+    let gap = q - c;
     let d2 = gap.norm_squared();
     if !within_distance(&gap, r) {
-        return Err(from_cores(Point::origin(), r, Point::from(gap), 0.0).moved_by(&c.coords));
+        return Err(from_cores(*c, r, q, 0.0));
     }
     let d = d2.sqrt();
     let normal = normalize_any(&gap).unwrap_or_else(|| {

@@ -26,8 +26,13 @@ use crate::shape::Capsule;
 #[inline]
 #[must_use]
 pub fn distance_capsule_capsule(a: &Capsule, b: &Capsule) -> ShapeDistance {
-    about(a, b, &a.a().coords, |a, b| {
-        let ClosestPoints { point_a: s, point_b: t } = closest_points_segment_segment(a.a(), a.b(), b.a(), b.b());
-        from_cores(s, a.radius(), t, b.radius())
-    })
+    about(a, b, &a.a().coords, distance_capsule_capsule_in_place)
+}
+
+/// [`distance_capsule_capsule`] in the shapes' own coordinates (no move to a point of
+/// theirs): for callers that have moved them already.
+#[inline(always)]
+pub(crate) fn distance_capsule_capsule_in_place(a: &Capsule, b: &Capsule) -> ShapeDistance {
+    let ClosestPoints { point_a: s, point_b: t } = closest_points_segment_segment(a.a(), a.b(), b.a(), b.b());
+    from_cores(s, a.radius(), t, b.radius())
 }

@@ -18,14 +18,18 @@ mod sphere_triangle;
 mod triangle_triangle;
 
 pub use capsule_capsule::distance_capsule_capsule;
+pub(crate) use capsule_capsule::distance_capsule_capsule_in_place;
 pub use capsule_obb::{distance_capsule_aabb, distance_capsule_obb};
 pub use capsule_triangle::distance_capsule_triangle;
 pub use obb_obb::{distance_aabb_aabb, distance_aabb_obb, distance_obb_obb};
 pub use obb_triangle::{distance_aabb_triangle, distance_obb_triangle};
 pub use sphere_capsule::distance_sphere_capsule;
+pub(crate) use sphere_capsule::distance_sphere_capsule_in_place;
+pub(crate) use sphere_obb::distance_sphere_obb_in_place;
 pub use sphere_obb::{distance_sphere_aabb, distance_sphere_obb};
 pub use sphere_sphere::distance_sphere_sphere;
 pub use sphere_triangle::distance_sphere_triangle;
+pub(crate) use sphere_triangle::distance_sphere_triangle_in_place;
 pub use triangle_triangle::distance_triangle_triangle;
 
 use crate::closest::ClosestPoints;

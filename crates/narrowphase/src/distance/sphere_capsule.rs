@@ -18,7 +18,12 @@ use crate::shape::{Capsule, Sphere};
 #[inline]
 #[must_use]
 pub fn distance_sphere_capsule(a: &Sphere, b: &Capsule) -> ShapeDistance {
-    about(a, b, &a.center().coords, |a, b| {
-        from_cores(*a.center(), a.radius(), closest_point_segment(a.center(), b.a(), b.b()), b.radius())
-    })
+    about(a, b, &a.center().coords, distance_sphere_capsule_in_place)
+}
+
+/// [`distance_sphere_capsule`] in the shapes' own coordinates (no move to a point of
+/// theirs): for callers that have moved them already.
+#[inline(always)]
+pub(crate) fn distance_sphere_capsule_in_place(a: &Sphere, b: &Capsule) -> ShapeDistance {
+    from_cores(*a.center(), a.radius(), closest_point_segment(a.center(), b.a(), b.b()), b.radius())
 }

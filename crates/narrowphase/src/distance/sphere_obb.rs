@@ -28,5 +28,12 @@ pub fn distance_sphere_aabb(a: &Sphere, b: &Aabb) -> ShapeDistance {
 #[inline]
 #[must_use]
 pub fn distance_sphere_obb(a: &Sphere, b: &Obb) -> ShapeDistance {
-    about(a, b, &a.center().coords, |a, b| from_cores(*a.center(), a.radius(), closest_point_obb(a.center(), b), 0.0))
+    about(a, b, &a.center().coords, distance_sphere_obb_in_place)
+}
+
+/// [`distance_sphere_obb`] in the shapes' own coordinates (no move to a point of
+/// theirs): for callers that have moved them already.
+#[inline(always)]
+pub(crate) fn distance_sphere_obb_in_place(a: &Sphere, b: &Obb) -> ShapeDistance {
+    from_cores(*a.center(), a.radius(), closest_point_obb(a.center(), b), 0.0)
 }

@@ -17,7 +17,12 @@ use crate::shape::{Sphere, Triangle};
 #[inline]
 #[must_use]
 pub fn distance_sphere_triangle(a: &Sphere, b: &Triangle) -> ShapeDistance {
-    about(a, b, &a.center().coords, |a, b| {
-        from_cores(*a.center(), a.radius(), closest_point_triangle(a.center(), b), 0.0)
-    })
+    about(a, b, &a.center().coords, distance_sphere_triangle_in_place)
+}
+
+/// [`distance_sphere_triangle`] in the shapes' own coordinates (no move to a point of
+/// theirs): for callers that have moved them already.
+#[inline(always)]
+pub(crate) fn distance_sphere_triangle_in_place(a: &Sphere, b: &Triangle) -> ShapeDistance {
+    from_cores(*a.center(), a.radius(), closest_point_triangle(a.center(), b), 0.0)
 }
