@@ -186,7 +186,7 @@ const PARALLEL_SINE: Real = 0.02;
 /// The manifold of two capsules within `prediction` (negative or NaN counts
 /// as 0).
 ///
-/// The normal is that of [`contact_capsule_capsule`] (or of the closest
+/// The normal is that of [`contact_capsule_capsule`](crate::contact_capsule_capsule) (or of the closest
 /// points when apart). Parallel core segments (sine below 0.02) that
 /// overlap along their length get two points, at the two ends of the
 /// overlap of B's projection on A's segment: for each end `s_a` on A's
