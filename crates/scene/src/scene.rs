@@ -53,11 +53,9 @@ pub struct Scene {
     /// restored scene starts empty: its first pipeline update reads all).
     #[cfg_attr(feature = "serde", serde(skip))]
     pub(crate) changes: ChangeLog,
-    /// [`set_poses`](Scene::set_poses)'s validated poses, and the shapes
-    /// its check placed, kept between calls so that a steady frame
-    /// allocates nothing; empty between calls.
-    #[cfg_attr(feature = "serde", serde(skip))]
-    pub(crate) checked_poses: Vec<Isometry>,
+    /// The shapes [`set_poses`](Scene::set_poses)'s check placed, kept
+    /// between calls so that a steady frame allocates nothing; empty
+    /// between calls.
     #[cfg_attr(feature = "serde", serde(skip))]
     pub(crate) checked_shapes: Vec<(WorldShape, Aabb)>,
 }
@@ -88,7 +86,6 @@ impl TryFrom<StoredScene> for Scene {
             inserted_since_rebuild: s.inserted_since_rebuild,
             dynamic_at_rebuild: s.dynamic_at_rebuild,
             changes: ChangeLog::default(),
-            checked_poses: Vec::new(),
             checked_shapes: Vec::new(),
         };
         scene.validate().map_err(|e| format!("invalid scene: {}", e.0))?;

@@ -15,12 +15,13 @@ impl Scene {
     /// pose is checked first, and the first stale handle or invalid pose is
     /// the error of a call that leaves the scene unchanged.
     ///
-    /// Each pose is validated and its collider placed once: a sphere, box or
-    /// capsule in place once every pose is checked (its check works out
-    /// only whether it places), any other shape by the check, its placement
-    /// waiting in a buffer the scene keeps, as the poses do, so a steady
-    /// frame allocates nothing. This is the call a physics engine makes
-    /// once per step with its bodies' new poses.
+    /// Each collider is placed once: a sphere, box or capsule in place once
+    /// every pose is checked (its check works out only whether it places),
+    /// any other shape by the check, its placement waiting in a buffer the
+    /// scene keeps, so a steady frame allocates nothing. A pose is
+    /// validated by the check and again as it is installed, which costs no
+    /// more than keeping it. This is the call a physics engine makes once
+    /// per step with its bodies' new poses.
     ///
     /// ```
     /// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; pub(crate) use ::proxima_scene as scene; }
@@ -41,26 +42,25 @@ impl Scene {
     /// assert_eq!(scene.get(a).unwrap().pose().translation.x, 1.0);
     /// ```
     pub fn set_poses(&mut self, poses: &[(ColliderHandle, Isometry)]) -> Result<(), SceneError> {
-        let mut checked = core::mem::take(&mut self.checked_poses);
         let mut shapes = core::mem::take(&mut self.checked_shapes);
-        checked.clear();
         shapes.clear();
-        let result = poses.iter().try_for_each(|(handle, pose)| {
+        let checked = poses.iter().try_for_each(|(handle, pose)| {
             let collider = self.colliders.get(*handle).ok_or(SceneError::StaleHandle)?;
             let pose =
                 validated_pose(pose).map_err(|error| SceneError::InvalidPose { handle: Some(*handle), error })?;
             if let Some(placed) = collider.desc.shape.check_validated(&pose)? {
                 shapes.push(placed);
             }
-            checked.push(pose);
             Ok(())
         });
-        if result.is_ok() {
+        if checked.is_ok() {
             let mut shapes = shapes.drain(..);
-            for ((handle, _), pose) in poses.iter().zip(checked.drain(..)) {
+            for (handle, pose) in poses {
+                // Checked above: the pose validates (again, as cheap as
+                // keeping it) and a primitive places.
+                let Ok(pose) = validated_pose(pose) else { continue };
                 let collider = &mut self.colliders[handle.index];
                 let aabb = if collider.desc.shape.is_primitive() {
-                    // Checked above: a primitive that passed its check places.
                     let placed = collider.desc.shape.place_validated(&pose, &mut collider.world);
                     debug_assert!(placed.is_ok(), "set_poses' check and placement disagree");
                     let Ok(aabb) = placed else { continue };
@@ -75,11 +75,9 @@ impl Scene {
             }
         }
         // Drops the placed shapes of a rejected call (shared meshes and
-        // hulls hold a reference count), keeping the buffers' capacity.
-        checked.clear();
+        // hulls hold a reference count), keeping the buffer's capacity.
         shapes.clear();
-        self.checked_poses = checked;
         self.checked_shapes = shapes;
-        result
+        checked
     }
 }

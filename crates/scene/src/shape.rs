@@ -235,6 +235,13 @@ impl ColliderShape {
     pub(crate) fn check_validated(&self, pose: &Isometry) -> Result<Option<(WorldShape, Aabb)>, ShapeError> {
         match self {
             Self::Sphere { .. } | Self::Cuboid { .. } => Ok(None),
+            // An end lies within `|c|_inf + h` of the origin on each axis, so
+            // within half the bound it places, its rounding far inside.
+            Self::Capsule { half_height, .. }
+                if pose.translation.vector.amax() + half_height <= 0.5 * MAX_COORDINATE =>
+            {
+                Ok(None)
+            }
             Self::Capsule { half_height, radius } => {
                 let center = Point::from(pose.translation.vector);
                 placed_capsule(center, &pose.rotation, *half_height, *radius).map(|_| None)
