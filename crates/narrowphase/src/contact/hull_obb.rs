@@ -11,6 +11,7 @@ use super::Contact;
 use crate::closest::closest_points_segment_segment;
 use crate::gjk::contact_convex;
 use crate::math::{Isometry, Point, Real, UnitVector, Vector};
+use crate::relative::MovedBy;
 use crate::shape::{ConvexHull, Obb, PlacedHull};
 
 /// Below this sine between a hull edge and a box axis, a crossing of their
@@ -106,7 +107,7 @@ enum Axis {
 #[must_use]
 pub fn contact_hull_obb(hull: &ConvexHull, pose: &Isometry, obb: &Obb, prediction: Real) -> Option<Contact> {
     let reach = if prediction > 0.0 { prediction } else { 0.0 };
-    let generic = || contact_convex(&PlacedHull::new(hull, pose), obb, prediction);
+    let generic = || contact_convex_about_box(hull, pose, obb, prediction);
     // The test's buffers hold a hull of up to `MAX_VERTICES` vertices on the
     // stack (at most `2 V - 4` faces); a larger one goes to GJK/EPA, whose
     // cost grows with the hull's size far more slowly than the edge pairs'.
@@ -363,6 +364,19 @@ fn side_of(nu: Real, h: Real) -> Real {
     } else {
         h
     }
+}
+
+/// [`contact_convex`] on the placed hull and the box, run with the box's
+/// centre at the origin (see the `relative` module): GJK and EPA work in the
+/// coordinates they are given, whose rounding far from the origin (`eps` of
+/// 1e4 is 1e-3) would be the depth's.
+fn contact_convex_about_box(hull: &ConvexHull, pose: &Isometry, obb: &Obb, prediction: Real) -> Option<Contact> {
+    let o = obb.center().coords;
+    let mut moved = *pose;
+    moved.translation.vector -= o;
+    let mut contact = contact_convex(&PlacedHull::new(hull, &moved), &obb.relative_to(&o), prediction);
+    contact.move_by(&o);
+    contact
 }
 
 #[cfg(test)]
