@@ -7,11 +7,13 @@
 //! coordinate within a factor 2 of `F`'s subtracts without rounding
 //! (Sterbenz). So both copies are the same pair, and a function that works
 //! in world coordinates, where `eps` of 1e4 is 1e-3, shows as a difference
-//! between them. Tolerance: `1e-5`, ten times the `4 eps` of the shapes'
-//! size (about 1) that a computation relative to the shapes leaves, and a
-//! hundredth of the coordinates' rounding. Existence is compared outside
-//! that band around touching (or the prediction), normals away from
-//! touching (see `NORMAL_TOL`). 100,000 pairs per shape pair, predictions in
+//! between them. Tolerance: `1e-5`, twenty times the `4 eps` (5e-7) of
+//! the shapes' size (about 1) that a computation relative to the shapes
+//! leaves, and a hundredth of the coordinates' rounding. Existence is
+//! compared outside that band around touching (or the prediction), normals
+//! away from touching (see `NORMAL_TOL`), and the witness points, moved back
+//! by `F`, within `POINT_TOL` (their rounding to world coordinates, which
+//! a point not moved back, or moved twice, misses by 1e4). 100,000 pairs per shape pair, predictions in
 //! `[0, 0.5)`. The hull pairs (a hull of 12 points under a pose) compare
 //! contacts and manifolds; their distance is GJK's, which works in world
 //! coordinates by its contract, and only places the bands.
@@ -24,11 +26,16 @@ const CASES: usize = 100_000;
 const TOL: Real = 1e-5;
 /// Manifolds whose deepest point is farther than this from touching
 /// (`1e-3`) have their normals compared, within `NORMAL_TOL` (`1e-3`
-/// rad): a normal from points this far apart turns by the rounding over the
-/// gap, `1e-6 / 1e-3` rad relative to the shapes, `1e-3 / 1e-3` in world
+/// rad): a normal from points this far apart turns by their rounding over
+/// the gap, about `1e-7 / 1e-3 = 1e-4` rad relative to the shapes (ten
+/// times inside the tolerance), up to `1e-3 / 1e-3` rad in world
 /// coordinates at 1e4.
 const NORMAL_GAP: Real = 1e-3;
 const NORMAL_TOL: Real = 1e-3;
+/// Witness points at 1e4 moved back against those at the origin: four
+/// ulps of 1e4 (`eps` of 8,192 is 9.8e-4), the rounding of a point taken
+/// back to world coordinates and of a box's frame.
+const POINT_TOL: Real = 4e-3;
 
 /// A shape moved by `-o`, exactly for coordinates within a factor 2 of `o`'s.
 trait Near: Sized + std::fmt::Debug {
@@ -97,12 +104,24 @@ impl<A: Near, B: Near> Pair<A, B> {
             if self.compare_distance && (d.distance - nd.distance).abs() > TOL {
                 fail(format!("case {k}: distance {} at 1e4, {} at 0: {a:?} {b:?}", d.distance, nd.distance));
             }
+            // A point at 1e4, moved back, against the same point at the origin.
+            let moved_back = |p: &Point, q: &Point| (p - far - q).amax() <= POINT_TOL;
+            if self.compare_distance && !(moved_back(&d.point_a, &nd.point_a) && moved_back(&d.point_b, &nd.point_b)) {
+                fail(format!("case {k}: distance points {d:?} at 1e4, {nd:?} at 0: {a:?} {b:?}"));
+            }
             let (c, nc) = ((self.contact)(&a, &b), (self.contact)(&na, &nb));
+            // Near touching, within `TOL`, either answer is right.
+            let touching_band = nc.map_or(nd.distance <= TOL, |c| c.depth <= TOL);
             match (c, nc) {
                 (Some(c), Some(nc)) if (c.depth - nc.depth).abs() > TOL => {
                     fail(format!("case {k}: depth {} at 1e4, {} at 0: {a:?} {b:?}", c.depth, nc.depth));
                 }
-                (Some(_), None) | (None, Some(_)) if nd.distance > TOL && nc.is_none_or(|c| c.depth > TOL) => {
+                (Some(c), Some(nc))
+                    if !(moved_back(&c.point_a, &nc.point_a) && moved_back(&c.point_b, &nc.point_b)) =>
+                {
+                    fail(format!("case {k}: contact points {c:?} at 1e4, {nc:?} at 0: {a:?} {b:?}"));
+                }
+                (Some(_), None) | (None, Some(_)) if !touching_band => {
                     fail(format!("case {k}: contact {} at 1e4, {nc:?} at 0: {a:?} {b:?}", c.is_some()));
                 }
                 _ => {}
@@ -110,6 +129,18 @@ impl<A: Near, B: Near> Pair<A, B> {
             let prediction = rng.random_range(0.0..0.5);
             let Some(manifold) = self.manifold else { continue };
             let (m, nm) = (manifold(&a, &b, prediction), manifold(&na, &nb, prediction));
+            // A manifold exists when the pair touches or lies within the
+            // prediction: either answer is right within `TOL` of that edge.
+            let prediction_band = match nc {
+                Some(c) => c.depth <= TOL && prediction <= TOL,
+                None => (nd.distance - prediction).abs() <= TOL,
+            };
+            if let (Some(m), Some(nm)) = (&m, &nm) {
+                let (p, q) = (m.deepest(), nm.deepest());
+                if !(moved_back(&p.point_a, &q.point_a) && moved_back(&p.point_b, &q.point_b)) {
+                    fail(format!("case {k}: deepest point {p:?} at 1e4, {q:?} at 0: {a:?} {b:?}"));
+                }
+            }
             let deepest = |m: &Option<ContactManifold>| m.as_ref().map(|m| m.deepest().depth);
             match (deepest(&m), deepest(&nm)) {
                 (Some(x), Some(y)) if (x - y).abs() > TOL => {
@@ -121,9 +152,7 @@ impl<A: Near, B: Near> Pair<A, B> {
                         fail(format!("case {k}: normal {n:?} at 1e4, {nn:?} at 0 (depth {y}): {a:?} {b:?}"));
                     }
                 }
-                (Some(_), None) | (None, Some(_))
-                    if (nd.distance - prediction).abs() > TOL && nc.is_none_or(|c| c.depth > TOL) =>
-                {
+                (Some(_), None) | (None, Some(_)) if !prediction_band => {
                     fail(format!(
                         "case {k}: manifold {} at 1e4, {} at 0, distance {} prediction {prediction}: {a:?} {b:?}",
                         m.is_some(),
@@ -284,4 +313,27 @@ fn obb_hull() {
         manifold: None,
     }
     .check();
+}
+
+/// The overlap tests that share their contact function's closest points
+/// agree with it bit for bit, far from the origin too (both work about the
+/// same point).
+#[test]
+fn overlap_tests_agree_with_their_contacts() {
+    fn agree<A: std::fmt::Debug, B: std::fmt::Debug>(
+        seed: u64,
+        make: fn(&mut SmallRng, &Placement) -> (A, B),
+        intersects: fn(&A, &B) -> bool,
+        contact: fn(&A, &B) -> Option<Contact>,
+    ) {
+        let placement = Placement::new(2.0, 0.1, 1.0).at(Point::new(1e4, -1e4, 1e4));
+        let mut rng = rng(seed);
+        for _ in 0..CASES {
+            let (a, b) = make(&mut rng, &placement);
+            assert_eq!(intersects(&a, &b), contact(&a, &b).is_some(), "{a:?} {b:?}");
+        }
+    }
+    agree(0xE0, |r, p| (gen::sphere(r, p), gen::capsule(r, p)), intersects_sphere_capsule, contact_sphere_capsule);
+    agree(0xE1, |r, p| (gen::capsule(r, p), gen::capsule(r, p)), intersects_capsule_capsule, contact_capsule_capsule);
+    agree(0xE2, |r, p| (gen::sphere(r, p), gen::triangle(r, p)), intersects_sphere_triangle, contact_sphere_triangle);
 }

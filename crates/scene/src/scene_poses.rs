@@ -58,7 +58,9 @@ impl Scene {
             for (handle, pose) in poses {
                 // Checked above: the pose validates (again, as cheap as
                 // keeping it) and a primitive places.
-                let Ok(pose) = validated_pose(pose) else { continue };
+                let validated = validated_pose(pose);
+                debug_assert!(validated.is_ok(), "set_poses' check and install disagree on a pose");
+                let Ok(pose) = validated else { continue };
                 let collider = &mut self.colliders[handle.index];
                 let aabb = if collider.desc.shape.is_primitive() {
                     let placed = collider.desc.shape.place_validated(&pose, &mut collider.world);

@@ -110,8 +110,9 @@ fn sphere_obb_manifold(a: &Sphere, b: &Obb, prediction: Real) -> Option<ContactM
 /// magnitudes: the pair has no contact and no speculative point, and the
 /// contact test and the distance (which would both run and find it apart)
 /// are spared. The distance here is taken in the box frame (the centre
-/// clamped to the box), the one of [`distance_sphere_obb`] in the world
-/// frame; the two differ by the rounding of the frame changes, a few `eps`
+/// clamped to the box), that of
+/// [`distance_sphere_obb`](crate::distance_sphere_obb) about the sphere's
+/// centre; the two differ by the rounding of the frame changes, a few `eps`
 /// of those magnitudes, far inside `tol`.
 #[inline]
 fn sphere_obb_beyond(a: &Sphere, b: &Obb, prediction: Real) -> bool {

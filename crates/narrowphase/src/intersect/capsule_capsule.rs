@@ -9,6 +9,10 @@ use crate::shape::Capsule;
 #[inline]
 #[must_use]
 pub fn intersects_capsule_capsule(a: &Capsule, b: &Capsule) -> bool {
+    // About A's first endpoint, as `contact_capsule_capsule` (see the
+    // `relative` module), so that the two agree far from the origin.
+    let o = a.a().coords;
+    let (a, b) = (a.relative_to(&o), b.relative_to(&o));
     let ClosestPoints { point_a: pa, point_b: pb } = closest_points_segment_segment(a.a(), a.b(), b.a(), b.b());
     let r = a.radius() + b.radius();
     within_distance(&(pa - pb), r)
