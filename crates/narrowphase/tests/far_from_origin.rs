@@ -273,32 +273,38 @@ fn gjk_distance<A: SupportMap>(a: &A, b: &PosedHull) -> ShapeDistance {
     distance_convex(a, &PlacedHull::new(&b.hull, &b.pose))
 }
 
+/// A round shape (sphere or capsule) against a hull: contact and manifold.
+fn round_hull<A: Near + SupportMap>(
+    name: &'static str,
+    seed: u64,
+    make: fn(&mut SmallRng, &Placement) -> (A, PosedHull),
+    contact: fn(&A, &PosedHull) -> Option<Contact>,
+    manifold: ManifoldFn<A, PosedHull>,
+) {
+    Pair { name, seed, make, distance: gjk_distance, compare_distance: false, contact, manifold: Some(manifold) }
+        .check();
+}
+
 #[test]
 fn sphere_hull() {
-    Pair {
-        name: "sphere_hull",
-        seed: 0xFA,
-        make: |r, p| (gen::sphere(r, p), hull(r, p)),
-        distance: gjk_distance,
-        compare_distance: false,
-        contact: |a, b| contact_sphere_hull(a, &b.hull, &b.pose),
-        manifold: Some(|a, b, prediction| contact_manifold_sphere_hull(a, &b.hull, &b.pose, prediction)),
-    }
-    .check();
+    round_hull(
+        "sphere_hull",
+        0xFA,
+        |r, p| (gen::sphere(r, p), hull(r, p)),
+        |a, b| contact_sphere_hull(a, &b.hull, &b.pose),
+        |a, b, prediction| contact_manifold_sphere_hull(a, &b.hull, &b.pose, prediction),
+    );
 }
 
 #[test]
 fn capsule_hull() {
-    Pair {
-        name: "capsule_hull",
-        seed: 0xFB,
-        make: |r, p| (gen::capsule(r, p), hull(r, p)),
-        distance: gjk_distance,
-        compare_distance: false,
-        contact: |a, b| contact_capsule_hull(a, &b.hull, &b.pose),
-        manifold: Some(|a, b, prediction| contact_manifold_capsule_hull(a, &b.hull, &b.pose, prediction)),
-    }
-    .check();
+    round_hull(
+        "capsule_hull",
+        0xFB,
+        |r, p| (gen::capsule(r, p), hull(r, p)),
+        |a, b| contact_capsule_hull(a, &b.hull, &b.pose),
+        |a, b, prediction| contact_manifold_capsule_hull(a, &b.hull, &b.pose, prediction),
+    );
 }
 
 #[test]

@@ -203,20 +203,18 @@ fn capsule_triangle_manifold(a: &Capsule, b: &Triangle, prediction: Real) -> Opt
     let Some(f) = facing_normal(b, &c.normal) else {
         return Some(single(c.normal, c.point_a, c.point_b, c.depth, 0));
     };
-    // Clipped relative to the segment's first endpoint `o`, so that the side
-    // planes' offsets and the heights round relative to the shapes' size,
-    // not to their position.
-    let o = *a.a();
-    let v = b.vertices().map(|x| Point::from(x - o));
-    let seg = clip_to_sides(Polygon::new(&[Vector::zeros(), a.b() - o]), &triangle_sides(&v, &f));
+    // The segment's first endpoint is the origin here, so the side planes'
+    // offsets and the heights round relative to the shapes' size.
+    let v = b.vertices();
+    let seg = clip_to_sides(Polygon::new(&[a.a().coords, a.b().coords]), &triangle_sides(&v, &f));
     let r = a.radius();
     let mut out = Gathered::new();
     for x in seg.vertices() {
         let height = f.dot(&(x.x - v[0].coords));
         let depth = r - height;
         if depth >= -prediction {
-            let point_a = o + (x.x - f * r);
-            let point_b = o + (x.x - f * height);
+            let point_a = Point::from(x.x - f * r);
+            let point_b = Point::from(x.x - f * height);
             out.push(ManifoldPoint { point_a, point_b, depth, id: 1 + u32::from(x.key) });
         }
     }
