@@ -87,8 +87,9 @@ pub use shape::{Aabb, Capsule, ConvexHull, HullEdge, HullFace, Obb, PlacedHull, 
 
 /// What proxima's tests and fuzz targets use and a user of the queries does
 /// not: the tuning constants of the box-box contact, which bound its
-/// deviation from the exact SAT depth.
+/// deviation from the exact SAT depth, and the tilt below which two capsules
+/// get two points.
 #[doc(hidden)]
 pub mod internal {
-    pub use crate::contact::{OBB_EDGE_AXIS_MIN_SINE, OBB_EDGE_AXIS_REL_TOL};
+    pub use crate::contact::{CAPSULE_PARALLEL_SINE, OBB_EDGE_AXIS_MIN_SINE, OBB_EDGE_AXIS_REL_TOL};
 }

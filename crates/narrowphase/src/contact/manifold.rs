@@ -12,7 +12,10 @@ pub struct ManifoldPoint {
     /// Witness point on B's surface (world frame).
     pub point_b: Point,
     /// Penetration depth along the manifold normal:
-    /// `point_a - point_b ≈ depth * normal`. Positive when the shapes
+    /// `(point_a - point_b) . normal = depth`, and `point_a - point_b ≈
+    /// depth * normal` except across the normal for the two points of nearly
+    /// parallel capsules (see
+    /// [`contact_manifold_capsule_capsule`](crate::contact_manifold_capsule_capsule)). Positive when the shapes
     /// overlap there, negative for a speculative point (the shapes are
     /// `-depth` apart along the normal, at most the prediction distance).
     pub depth: Real,

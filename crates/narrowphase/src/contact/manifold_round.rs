@@ -182,7 +182,7 @@ fn sphere_separated_beyond(a: &Sphere, b: &Triangle, prediction: Real) -> bool {
 
 /// Segments whose directions' sine is below this are parallel for
 /// [`contact_manifold_capsule_capsule`] (about 1.1 degrees).
-const PARALLEL_SINE: Real = 0.02;
+pub const CAPSULE_PARALLEL_SINE: Real = 0.02;
 
 /// The manifold of two capsules within `prediction` (negative or NaN counts
 /// as 0).
@@ -195,6 +195,15 @@ const PARALLEL_SINE: Real = 0.02;
 /// s_a) . normal`, points `s_a + r_a normal` and `s_b - r_b normal` (ids 1
 /// and 2); the ends lying more than `prediction` apart are dropped. Other
 /// configurations get the one closest-point contact (id 0).
+///
+/// Each of the two points is on its capsule's surface and its depth is
+/// `(point_a - point_b) . normal`, but `point_a - point_b` follows the
+/// normal only where the segments are exactly parallel: tilted by a sine
+/// `s`, the closest point `s_b` leans off the normal line through `s_a` by
+/// at most `s` times the length of the overlap. The two points keep a
+/// capsule lying on another from rocking about the crossing of their axes
+/// while the tilt lasts; a solver that measures the separation along the
+/// normal, as it should, sees the depth exactly.
 ///
 /// ```
 /// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; }
@@ -225,7 +234,7 @@ fn capsule_capsule_manifold(a: &Capsule, b: &Capsule, prediction: Real) -> Optio
     )?;
     let (ua, ub) = (a.b() - a.a(), b.b() - b.a());
     let (la2, lb2) = (ua.norm_squared(), ub.norm_squared());
-    let parallel = ua.cross(&ub).norm_squared() <= PARALLEL_SINE * PARALLEL_SINE * la2 * lb2;
+    let parallel = ua.cross(&ub).norm_squared() <= CAPSULE_PARALLEL_SINE * CAPSULE_PARALLEL_SINE * la2 * lb2;
     if la2 > 0.0 && lb2 > 0.0 && parallel {
         let s0 = (b.a() - a.a()).dot(&ua) / la2;
         let s1 = (b.b() - a.a()).dot(&ua) / la2;

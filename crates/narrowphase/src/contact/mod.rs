@@ -35,7 +35,7 @@ pub use manifold_face::{
 pub use manifold_obb_obb::{contact_manifold_obb_obb, contact_manifold_obb_obb_noting};
 pub use manifold_round::{
     contact_manifold_capsule_capsule, contact_manifold_sphere_capsule, contact_manifold_sphere_obb,
-    contact_manifold_sphere_sphere, contact_manifold_sphere_triangle,
+    contact_manifold_sphere_sphere, contact_manifold_sphere_triangle, CAPSULE_PARALLEL_SINE,
 };
 pub use obb_obb::{
     contact_obb_obb, contact_obb_obb_noting, SeparatingAxis, OBB_EDGE_AXIS_MIN_SINE, OBB_EDGE_AXIS_REL_TOL,
