@@ -920,3 +920,35 @@ fn b42_far_pairs_decide_as_they_do_at_the_origin() {
         }
     }
 }
+
+/// B43: a box resting on a box, a face of each parallel to the other's (their
+/// third axes equal to the last bit), took A's face as the reference, and
+/// after B moved by 1e-4 took B's: the two faces' overlaps differ only by
+/// rounding, and B's won whenever it rounded lower, so every point's id
+/// changed under a move that changes no feature. A face of B must now beat
+/// A's by the overlaps' rounding.
+#[test]
+fn b43_parallel_resting_faces_keep_their_reference_under_a_small_move() {
+    let qa = nalgebra::Quaternion::new(0.664721, -0.6989204, 0.10841742, -0.24062793);
+    let a = Obb::new(
+        p(-1.1185344, 0.52133894, -2.1119227),
+        Rotation::new_unchecked(qa),
+        v(0.12732835, 0.109150276, 0.7900886),
+    );
+    let qb = nalgebra::Quaternion::new(0.56250674, -0.6993988, -0.105287015, -0.4281845);
+    let b = Obb::new(
+        p(-1.258244, -0.3998032, -1.9444506),
+        Rotation::new_unchecked(qb),
+        v(0.98639035, 0.6904211, 0.08935614),
+    );
+    let ids = |b: &Obb| {
+        let m = contact_manifold_obb_obb(&a, b, 0.0).expect("the boxes overlap by 4.4e-3");
+        let mut ids: Vec<u32> = m.points().iter().map(|q| q.id).collect();
+        ids.sort_unstable();
+        (m.len(), ids)
+    };
+    let before = ids(&b);
+    assert_eq!(before.0, 4, "a face on a face gets four points");
+    let moved = Obb::new(b.center() + v(1.594674e-5, 6.0095277e-5, 7.832151e-5), *b.rotation(), *b.half_extents());
+    assert_eq!(ids(&moved), before, "the same faces touch after the move");
+}

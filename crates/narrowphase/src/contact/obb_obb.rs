@@ -66,7 +66,9 @@ pub(super) enum Axis {
 ///   supporting feature is a face; the face axis is tested).
 /// - Face axes win ties: an edge axis is taken only when its overlap is
 ///   smaller by more than `1e-3` (relative) plus the
-///   overlaps' rounding, `4 eps (|t|_1 + sum of half-extents) / |L|`.
+///   overlaps' rounding, `4 eps (|t|_1 + sum of half-extents) / |L|`; a
+///   face of B is taken over A's only when its overlap is smaller by more
+///   than that rounding (`|L| = 1`), so parallel faces keep A's.
 /// - Face contact (a face of A, say): `point_b` is B's deepest vertex, its
 ///   support point along `-normal`; `point_a = point_b + depth * normal`, on
 ///   A's face. When B's supporting feature is an edge or a face (a direction
@@ -460,12 +462,21 @@ struct MinOverlap {
 fn min_overlap_axis(ha: &Vector, hb: &Vector, r: &Matrix, t: &Vector, faces: &FaceTerms) -> MinOverlap {
     let abs_r = r.abs();
     let mut best = (Axis::FaceA(0), Vector::x(), Real::INFINITY);
+    // The absolute rounding of an overlap before the division by `|L|`
+    // (`R` and `t` carry ~2 eps each): an edge must also beat the face by
+    // `noise / |L|`, or near-zero depths (touching boxes) pick an edge axis
+    // over a face on rounding alone (B16); a face of B must beat A's by
+    // `noise`, or a face of each parallel to the other (a box resting on a
+    // box) is picked by rounding, and the reference face and the points'
+    // ids change under a move of one ulp.
+    let noise = 4.0 * Real::EPSILON * (t.abs().sum() + ha.sum() + hb.sum());
 
     // A's faces (`e_i`), then B's (`R_j`).
     for k in 0..6 {
         let (reach, offset) = (faces.reach[k], faces.offset[k]);
         let overlap = reach - offset.abs();
-        if overlap < best.2 {
+        let beats = if k < 3 || !matches!(best.0, Axis::FaceA(_)) { best.2 } else { best.2 - noise };
+        if overlap < beats {
             best = if k < 3 {
                 let mut n = Vector::zeros();
                 n[k] = sign(offset);
@@ -481,11 +492,6 @@ fn min_overlap_axis(ha: &Vector, hb: &Vector, r: &Matrix, t: &Vector, faces: &Fa
     // be smaller, by the same fraction of the face's magnitude.)
     let mut least_len = best.2;
     let face_limit = best.2 - OBB_EDGE_AXIS_REL_TOL * best.2.abs();
-    // The absolute rounding of an overlap before the division by `|L|`
-    // (`R` and `t` carry ~2 eps each): an edge must also beat the face by
-    // `noise / |L|`, or near-zero depths (touching boxes) pick an edge axis
-    // over a face on rounding alone (B16).
-    let noise = 4.0 * Real::EPSILON * (t.abs().sum() + ha.sum() + hb.sum());
     // The nine axes' terms first, branch-free (the loop unrolls, and every
     // index is then a constant), then the choice among them.
     let (mut len2, mut offset, mut overlap_len) = ([0.0; 9], [0.0; 9], [0.0; 9]);
