@@ -11,7 +11,9 @@
 //! makes criterion report the time per call. Ids are
 //! `gjk/<query>_<pair>/<implementation>` with implementation `proxima_gjk`
 //! (the generic query), `parry3d` (its public entry point, with a `Pose` per
-//! shape) and `proxima_closed_form` (the pair's `distance_*` / `contact_*`).
+//! shape) and `proxima_closed_form` (the pair's `distance_*` / `contact_*`;
+//! the box-box and box-triangle distances take GJK's answer for a pair
+//! clearly apart and run their exact edge search near touching).
 //! One thread: criterion runs the closures on the calling thread.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};

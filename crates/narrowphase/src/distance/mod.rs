@@ -2,13 +2,15 @@
 //!
 //! Rounded shapes (spheres, capsules) reduce to their core (a point, a
 //! segment): the closest pair of the cores, pulled in by the radii. Polytope
-//! pairs (boxes, triangles) take the least segment-shape distance over the
-//! edges of each against the other (see [`EdgeSearch`]).
+//! pairs (boxes, triangles) take GJK's distance when it proves them clearly
+//! apart (`gjk_first`), else the least segment-shape distance over the edges
+//! of each against the other (see [`EdgeSearch`]).
 
 mod capsule_capsule;
 mod capsule_obb;
 mod capsule_triangle;
 mod edge_bound;
+mod gjk_first;
 mod obb_obb;
 mod obb_triangle;
 mod sphere_capsule;
