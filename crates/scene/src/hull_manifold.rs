@@ -74,11 +74,12 @@ impl Polytope<'_> {
     fn best_face(&self, n: &Vector) -> (usize, Real) {
         let best = |b: (usize, Real), f: (usize, Real)| if f.1 > b.1 { f } else { b };
         match self {
-            // In the hull's frame: `n` turned once, not every face normal.
+            // In the hull's frame: `n` turned once, not every face normal;
+            // the faces scanned four at a time.
             Self::Hull(h) => {
                 let local = h.placed.to_local(n);
-                let faces = h.hull.faces().iter().enumerate();
-                faces.map(|(k, f)| (k, f.normal().dot(&local))).fold((0, Real::NEG_INFINITY), best)
+                let k = h.hull.face_towards(&local);
+                (k, h.hull.faces()[k].normal().dot(&local))
             }
             Self::Box(_) => (0..6).map(|k| (k, self.normal(k).dot(n))).fold((0, Real::NEG_INFINITY), best),
         }

@@ -11,6 +11,10 @@ use smallvec::SmallVec;
 /// The most support points EPA adds to its polytope.
 const MAX_EPA_ITERATIONS: u32 = 64;
 
+/// A polytope vertex's index: at most four plus one per iteration.
+type VertexId = u8;
+const _: () = assert!(4 + MAX_EPA_ITERATIONS as usize <= VertexId::MAX as usize);
+
 /// EPA stops when the support point along the closest face's normal is
 /// within this fraction of the face's distance (plus the rounding band) of
 /// the face: the depth is then that close to the exact one.
@@ -37,14 +41,13 @@ impl PolyVertex {
 /// A triangle of the polytope, wound counter-clockwise seen from outside.
 #[derive(Clone, Copy, Debug)]
 struct Face {
-    v: [usize; 3],
     /// Unit outward normal (zero for a degenerate face).
     n: V64,
     /// `n . w` at its vertex nearest the origin: the origin's distance below
     /// the face's plane (infinity for a degenerate face, which is never the
     /// closest).
     dist: f64,
-    live: bool,
+    v: [VertexId; 3],
 }
 
 /// The penetration of A's and B's cores: `point_a - point_b = depth n`.
@@ -200,11 +203,13 @@ fn epa<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(a: &A, b: &B, g: &Gjk) ->
     if let Err(flat) = grow_to_tetrahedron(a, b, &mut verts, scale) {
         return flat;
     }
+    // The live faces, in the order they were made (the first of the least
+    // distance is the closest, so the order decides ties).
     let mut faces: SmallVec<[Face; 64]> = SmallVec::new();
     for f in [[0, 2, 1], [0, 1, 3], [1, 2, 3], [0, 3, 2]] {
         faces.push(face(&verts, f));
     }
-    let mut edges: SmallVec<[(usize, usize); 32]> = SmallVec::new();
+    let mut edges: SmallVec<[(VertexId, VertexId); 32]> = SmallVec::new();
     let mut iterations = 0;
     let mut closest = closest_face(&faces);
     loop {
@@ -222,54 +227,40 @@ fn epa<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(a: &A, b: &B, g: &Gjk) ->
             return penetration(&verts, &f, iterations);
         }
         iterations += 1;
-        // Remove the faces that see `w` (the best one always does: its gain
-        // is positive), keep their boundary (the horizon) and fan it to `w`.
+        // One pass: the faces that see `w` (the best one always does: its
+        // gain is positive) leave their edges, the others move up in order.
+        // The edges left once (the horizon) are fanned to `w`.
         edges.clear();
-        for (k, face) in faces.as_mut_slice().iter_mut().enumerate() {
-            let sees = k == best || (face.live && face.n.dot(&w.w) > face.dist);
-            if sees && face.live {
-                face.live = false;
+        let mut kept = 0;
+        let all = faces.as_mut_slice();
+        for k in 0..all.len() {
+            let face = all[k];
+            if k == best || face.n.dot(&w.w) > face.dist {
                 let [i, j, l] = face.v;
-                edges.push((i, j));
-                edges.push((j, l));
-                edges.push((l, i));
+                edges.extend_from_slice(&[(i, j), (j, l), (l, i)]);
+            } else {
+                all[kept] = face;
+                kept += 1;
             }
         }
-        let id = verts.len();
+        faces.truncate(kept);
+        let id = verts.len() as VertexId;
         verts.push(w);
         for &(i, j) in edges.as_slice() {
             if !edges.as_slice().contains(&(j, i)) {
                 faces.push(face(&verts, [i, j, id]));
             }
         }
-        // Keep the live faces in order (a compaction on the slice), and
-        // find the nearest of them on the way: the first of the least
-        // finite distance, as `closest_face` on the compacted list.
-        let mut kept = 0;
-        let mut nearest: Option<(usize, f64)> = None;
-        let all = faces.as_mut_slice();
-        for k in 0..all.len() {
-            if all[k].live {
-                if kept != k {
-                    all[kept] = all[k];
-                }
-                let d = all[kept].dist;
-                if d.is_finite() && nearest.is_none_or(|(_, least)| d < least) {
-                    nearest = Some((kept, d));
-                }
-                kept += 1;
-            }
-        }
-        faces.truncate(kept);
-        closest = nearest.map(|(k, _)| k);
+        closest = closest_face(&faces);
     }
 }
 
-/// The live face nearest the origin, `None` when all are degenerate.
+/// The face nearest the origin (the first of the least finite distance),
+/// `None` when all are degenerate.
 fn closest_face(faces: &[Face]) -> Option<usize> {
     let mut best: Option<(usize, f64)> = None;
     for (k, f) in faces.iter().enumerate() {
-        if f.live && f.dist.is_finite() && best.is_none_or(|(_, d)| f.dist < d) {
+        if f.dist.is_finite() && best.is_none_or(|(_, d)| f.dist < d) {
             best = Some((k, f.dist));
         }
     }
@@ -278,12 +269,12 @@ fn closest_face(faces: &[Face]) -> Option<usize> {
 
 /// The face `v` with its unit normal and distance (from the vertex nearest
 /// the origin, whose offset from it is the smallest).
-fn face(verts: &[PolyVertex], v: [usize; 3]) -> Face {
-    let [p, q, s] = v.map(|k| verts[k].w);
+fn face(verts: &[PolyVertex], v: [VertexId; 3]) -> Face {
+    let [p, q, s] = v.map(|k| verts[usize::from(k)].w);
     let n = (q - p).cross(&(s - p));
     let len = n.norm();
     if len <= 0.0 || len.is_nan() {
-        return Face { v, n: V64::zeros(), dist: f64::INFINITY, live: true };
+        return Face { v, n: V64::zeros(), dist: f64::INFINITY };
     }
     let n = n / len;
     // The first of the least `|w|^2`, each norm taken once (a NaN norm
@@ -295,7 +286,7 @@ fn face(verts: &[PolyVertex], v: [usize; 3]) -> Face {
             (near, least) = (x, x2);
         }
     }
-    Face { v, n, dist: n.dot(&near), live: true }
+    Face { v, n, dist: n.dot(&near) }
 }
 
 /// The result at face `f`: the origin's projection `p = dist n` on its
@@ -311,7 +302,7 @@ fn face(verts: &[PolyVertex], v: [usize; 3]) -> Face {
 /// coordinates hold there. The sums are taken from the vertex of largest
 /// weight, in f64.
 fn penetration(verts: &[PolyVertex], f: &Face, iterations: u32) -> Penetration {
-    let vs = f.v.map(|k| verts[k]);
+    let vs = f.v.map(|k| verts[usize::from(k)]);
     let [wi, wj, wk] = vs.map(|v| v.w);
     let (n, p) = (f.n, f.n * f.dist);
     let whole = n.dot(&(wj - wi).cross(&(wk - wi)));

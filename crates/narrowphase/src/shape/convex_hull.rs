@@ -318,6 +318,29 @@ impl ConvexHull {
         }
     }
 
+    /// The face whose outward normal is most aligned with `dir` (the first
+    /// of the greatest `normal . dir`, `dir` in the hull's frame; face 0 for
+    /// a zero `dir`): the reference face of a contact along `dir`.
+    ///
+    /// ```
+    /// # mod proxima { pub(crate) use ::proxima_narrowphase as narrowphase; }
+    /// use proxima::narrowphase::{ConvexHull, Point, Vector};
+    /// let cube: Vec<Point> =
+    ///     (0..8).map(|i| Point::new((i & 1) as f32, ((i >> 1) & 1) as f32, (i >> 2) as f32)).collect();
+    /// let hull = ConvexHull::try_new(&cube).unwrap();
+    /// let top = hull.face_towards(&Vector::new(0.1, 1.0, -0.2));
+    /// assert!((hull.faces()[top].normal().y - 1.0).abs() < 1e-6);
+    /// ```
+    #[must_use]
+    pub fn face_towards(&self, dir: &Vector) -> usize {
+        let k = scan::first_face_of_greatest(&self.face_lanes, dir);
+        if k < self.faces.len() {
+            k
+        } else {
+            0
+        }
+    }
+
     /// The face planes four at a time, `[nxs, nys, nzs, offsets]` (face
     /// `k` in lane `k % 4` of block `k / 4`; the last block padded with
     /// planes `0 . x = +inf`).
