@@ -7,6 +7,8 @@
 //! - `hull_overlap`: `intersects_convex` on the hulls placed as the scene
 //!   places them (GJK from their boxes' centres) against parry's
 //!   `intersection_test`;
+//! - `hull_distance`: `distance_convex` on two placed hulls against parry's
+//!   `query::distance`;
 //! - `hull_contact/sphere_hull`: sphere-hull contacts (centres within 1.4 of
 //!   the hull, radii 0.1 to 0.6),
 //!   the closed form `contact_sphere_hull` and the GJK/EPA `contact_convex`
@@ -83,6 +85,38 @@ fn overlap(c: &mut Criterion) {
                 .iter()
                 .filter(|p| query::intersection_test(&p.pa, &*p.ga, &p.pb, &*p.gb).expect("supported").intersecting)
                 .count()
+        })
+    });
+    g.finish();
+}
+
+/// Hull-hull distances: `distance_convex` on the two placed hulls (the
+/// `PlacedHull`s built per call) against parry's `query::distance`, on all
+/// the pairs (about half overlap, distance 0). The checksum is the sum of the
+/// distances' bits.
+fn distance(c: &mut Criterion) {
+    let pairs = pairs(0xB4, false);
+    let placed = |s: &WorldShape| match s {
+        WorldShape::ConvexHull(hull, pose) => (hull.clone(), *pose),
+        _ => unreachable!("hulls only"),
+    };
+    let hulls: Vec<_> = pairs.iter().map(|p| (placed(&p.a), placed(&p.b))).collect();
+    let mut g = c.benchmark_group("hull_distance/hull_hull");
+    g.throughput(Throughput::Elements(PAIRS as u64));
+    g.bench_function("proxima", |bench| {
+        bench.iter(|| {
+            black_box(&hulls).iter().fold(0u32, |acc, ((ha, pa), (hb, pb))| {
+                let d = distance_convex(&PlacedHull::new(ha, pa), &PlacedHull::new(hb, pb));
+                acc.wrapping_add(d.distance.to_bits())
+            })
+        })
+    });
+    g.bench_function("parry3d", |bench| {
+        bench.iter(|| {
+            black_box(&pairs).iter().fold(0u32, |acc, p| {
+                let d = query::distance(&p.pa, &*p.ga, &p.pb, &*p.gb).expect("supported");
+                acc.wrapping_add(d.distance.to_bits())
+            })
         })
     });
     g.finish();
@@ -208,5 +242,5 @@ fn rays(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, manifolds, overlap, sphere_contacts, capsule_contacts, rays);
+criterion_group!(benches, manifolds, overlap, distance, sphere_contacts, capsule_contacts, rays);
 criterion_main!(benches);

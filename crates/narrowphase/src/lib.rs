@@ -87,9 +87,11 @@ pub use shape::{Aabb, Capsule, ConvexHull, HullEdge, HullFace, Obb, PlacedHull, 
 
 /// What proxima's tests and fuzz targets use and a user of the queries does
 /// not: the tuning constants of the box-box contact, which bound its
-/// deviation from the exact SAT depth, and the tilt below which two capsules
-/// get two points.
+/// deviation from the exact SAT depth, the tilt below which two capsules
+/// get two points, and the exact edge searches that the box distances skip
+/// for pairs GJK proves apart (the tests' oracles).
 #[doc(hidden)]
 pub mod internal {
     pub use crate::contact::{CAPSULE_PARALLEL_SINE, OBB_EDGE_AXIS_MIN_SINE, OBB_EDGE_AXIS_REL_TOL};
+    pub use crate::distance::{distance_obb_obb_by_edges, distance_obb_triangle_by_edges};
 }

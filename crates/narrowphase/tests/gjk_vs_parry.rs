@@ -28,6 +28,7 @@
 use parry3d::math::Pose;
 use parry3d::query;
 use parry3d::shape::Shape;
+use proxima_narrowphase::internal::{distance_obb_obb_by_edges, distance_obb_triangle_by_edges};
 use proxima_narrowphase::*;
 use proxima_test_support::convert as cv;
 use proxima_test_support::gen::{self, Placement};
@@ -631,12 +632,12 @@ fn capsule_triangle() {
 
 #[test]
 fn obb_obb() {
-    pair("obb_obb", 8, 1.0, Oracle { distance: distance_obb_obb, contact: contact_obb_obb });
+    pair("obb_obb", 8, 1.0, Oracle { distance: distance_obb_obb_by_edges, contact: contact_obb_obb });
 }
 
 #[test]
 fn obb_triangle() {
-    pair("obb_triangle", 9, 0.8, Oracle { distance: distance_obb_triangle, contact: contact_obb_triangle });
+    pair("obb_triangle", 9, 0.8, Oracle { distance: distance_obb_triangle_by_edges, contact: contact_obb_triangle });
 }
 
 #[test]

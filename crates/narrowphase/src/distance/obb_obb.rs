@@ -108,6 +108,13 @@ pub fn distance_obb_obb(a: &Obb, b: &Obb) -> ShapeDistance {
     if let Some(d) = apart_by_gjk(a, b, &a.center().coords, extent) {
         return d;
     }
+    distance_obb_obb_by_edges(a, b)
+}
+
+/// [`distance_obb_obb`] by the exact edge search alone, whatever the
+/// distance (no GJK): the oracle of the tests.
+#[must_use]
+pub fn distance_obb_obb_by_edges(a: &Obb, b: &Obb) -> ShapeDistance {
     box_box(a, b).finish(intersects_obb_obb(a, b))
 }
 

@@ -47,6 +47,13 @@ pub fn distance_obb_triangle(a: &Obb, b: &Triangle) -> ShapeDistance {
     if let Some(d) = apart_by_gjk(a, b, &a.center().coords, a.half_extents().sum() + reach) {
         return d;
     }
+    distance_obb_triangle_by_edges(a, b)
+}
+
+/// [`distance_obb_triangle`] by the exact edge search alone, whatever the
+/// distance (no GJK): the oracle of the tests.
+#[must_use]
+pub fn distance_obb_triangle_by_edges(a: &Obb, b: &Triangle) -> ShapeDistance {
     let tri = b.vertices().map(|v| a.to_local(&v));
     let h = a.half_extents();
     let local = Triangle { a: Point::from(tri[0]), b: Point::from(tri[1]), c: Point::from(tri[2]) };
