@@ -459,8 +459,17 @@ fn box_on_triangle(rng: &mut SmallRng) -> Case<Obb, Triangle> {
 
 /// A capsule lying at height `r - pen` over (or under) `z = 0`, one end
 /// inside `[-ex, ex] x [-ey, ey]`, the other `inside` too or anywhere within
-/// 1.5 times it.
-fn lying_capsule(rng: &mut SmallRng, f: &Frame, ex: Real, ey: Real, pen: Real, inside: bool) -> Capsule {
+/// 1.5 times it, its ends at least 0.01 from the side planes `x = ±sx`,
+/// `y = ±sy` (the edges of the face it lies on) and its axis at least 0.01
+/// from their corners.
+fn lying_capsule(
+    rng: &mut SmallRng,
+    f: &Frame,
+    (ex, ey): (Real, Real),
+    (sx, sy): (Real, Real),
+    pen: Real,
+    inside: bool,
+) -> Capsule {
     let r = gen::uniform(rng, 0.05, 1.0);
     let z = if rng.random_bool(0.5) { r - pen } else { pen - r };
     let k = if inside { 1.0 } else { 1.5 };
@@ -469,7 +478,14 @@ fn lying_capsule(rng: &mut SmallRng, f: &Frame, ex: Real, ey: Real, pen: Real, i
         let q = (gen::uniform(rng, -k * ex, k * ex), gen::uniform(rng, -k * ey, k * ey));
         // Ends at least 0.01 from the side planes: a move by `PERTURBATION`
         // must not carry one across.
-        let clear = (q.0.abs() - ex).abs() > 0.01 && (q.1.abs() - ey).abs() > 0.01;
+        // (Nor pass a corner, where the side plane it leaves by is a tie.)
+        let clear = (q.0.abs() - sx).abs() > 0.01
+            && (q.1.abs() - sy).abs() > 0.01
+            && [(sx, sy), (-sx, sy), (-sx, -sy), (sx, -sy)].iter().all(|&(cx, cy)| {
+                let (dx, dy) = (q.0 - p.0, q.1 - p.1);
+                let t = (((cx - p.0) * dx + (cy - p.1) * dy) / (dx * dx + dy * dy)).clamp(0.0, 1.0);
+                (p.0 + t * dx - cx).hypot(p.1 + t * dy - cy) > 0.01
+            });
         if (p.0 - q.0).hypot(p.1 - q.1) > 0.1 && clear {
             return Capsule::new(f.p(p.0, p.1, z), f.p(q.0, q.1, z), r);
         }
@@ -482,7 +498,7 @@ fn capsule_on_box(rng: &mut SmallRng) -> Case<Capsule, Obb> {
     let (pen, prediction) = aligned_depth(rng);
     let h = Vector::new(gen::uniform(rng, 0.2, 1.5), gen::uniform(rng, 0.2, 1.5), gen::uniform(rng, 0.05, 1.5));
     let inside = rng.random_bool(0.5);
-    let a = lying_capsule(rng, &f, h.x - 0.05, h.y - 0.05, pen, inside);
+    let a = lying_capsule(rng, &f, (h.x - 0.05, h.y - 0.05), (h.x, h.y), pen, inside);
     // The box under the capsule's side of the plane.
     let above = (f.r.inverse() * (a.a() - Point::from(f.o))).z > 0.0;
     let z = if above { -h.z } else { h.z };
@@ -497,7 +513,7 @@ fn capsule_on_triangle(rng: &mut SmallRng) -> Case<Capsule, Triangle> {
     let inner = gen::uniform(rng, 0.3, 1.5);
     let b = big_triangle(rng, &f, inner);
     let e = 0.65 * inner; // the square of half-side 0.65 r fits in the incircle
-    let a = lying_capsule(rng, &f, e, e, pen, true);
+    let a = lying_capsule(rng, &f, (e, e), (e, e), pen, true);
     Case { a, b, prediction, expect: Some(2) }
 }
 
