@@ -459,9 +459,9 @@ fn box_on_triangle(rng: &mut SmallRng) -> Case<Obb, Triangle> {
 
 /// A capsule lying at height `r - pen` over (or under) `z = 0`, one end
 /// inside `[-ex, ex] x [-ey, ey]`, the other `inside` too or anywhere within
-/// 1.5 times it, its ends at least 0.01 from the side planes `x = ±sx`,
-/// `y = ±sy` (the edges of the face it lies on) and its axis at least 0.01
-/// from their corners.
+/// 1.5 times it, that other end at least 0.01 from the lines `x = ±sx`,
+/// `y = ±sy` (for a box, the edges of the face it lies on, `0.05` beyond
+/// the first end's range) and the axis at least 0.01 from their corners.
 fn lying_capsule(
     rng: &mut SmallRng,
     f: &Frame,

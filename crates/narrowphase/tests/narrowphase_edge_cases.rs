@@ -401,8 +401,9 @@ fn degenerate_triangles_random_vs_oracle() {
 /// plain Ericson region walk was off by up to the triangle's size here (its
 /// edge signs are differences of products that cancel); the triple-product
 /// signs find the right region, so our point lies on the triangle and is as
-/// close to `q` as the oracle's, both within `1e-6` (a few f32 roundings of
-/// coordinates up to 2; measured up to 4.2e-7 over five seeds).
+/// close to `q` as the oracle's, both within `2e-6`: eight f32 roundings of
+/// coordinates up to 2 (`ulp(2) = 2.4e-7`), where a wrong region is off by
+/// up to the triangle's size.
 ///
 /// The point itself is compared only through that: for points `p` of a
 /// convex set, `|p - p*|^2 <= |q - p|^2 - |q - p*|^2` (`p*` the closest),
@@ -428,8 +429,8 @@ fn sliver_triangles_vs_oracle() {
         moved = moved.max((ours - truth).norm());
     }
     eprintln!("sliver triangles: distance {excess:e}, off the triangle {off:e}, point moved {moved:e}");
-    assert!(excess < 1e-6, "worst sliver distance error {excess:e}");
-    assert!(off < 1e-6, "worst sliver point {off:e} off the triangle");
+    assert!(excess < 2e-6, "worst sliver distance error {excess:e}");
+    assert!(off < 2e-6, "worst sliver point {off:e} off the triangle");
 }
 
 // ---- coincident centres ----

@@ -489,10 +489,13 @@ fn sphere_obb_at_every_scale() {
 /// rounding lands within 1e-12 (about one step in 10^5).
 fn unit_quaternions(rng: &mut SmallRng, count: usize) -> Vec<Rotation> {
     (0..count)
-        .map(|_| {
+        .map(|_| loop {
+            // `z` walked towards 0 one ulp at a time (a nonzero float's bits
+            // less one are the next float towards 0, whatever its sign) until
+            // `w` comes out exact; a draw whose walk reaches 0 is redrawn.
             let u = gen::rotation(rng).into_inner().coords;
             let (x, y, mut z) = (u.x, u.y, u.z);
-            loop {
+            while z != 0.0 {
                 let s = 1.0 - [x, y, z].iter().map(|&c| f64::from(c) * f64::from(c)).sum::<f64>();
                 if s > 0.0 {
                     let w = (s.sqrt() as f32).copysign(u.w);
@@ -501,7 +504,7 @@ fn unit_quaternions(rng: &mut SmallRng, count: usize) -> Vec<Rotation> {
                         return Rotation::new_unchecked(nalgebra::Quaternion::new(w, x, y, z));
                     }
                 }
-                z = f32::from_bits(if z > 0.0 { z.to_bits() - 1 } else { z.to_bits() + 1 });
+                z = f32::from_bits(z.to_bits() - 1);
             }
         })
         .collect()

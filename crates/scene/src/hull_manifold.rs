@@ -119,7 +119,7 @@ pub(crate) fn manifold_polytopes(a: &Polytope<'_>, b: &Polytope<'_>, prediction:
     let n = c.normal.into_inner();
     let (ka, cos_a) = a.best_face(&n);
     let (kb, cos_b) = b.best_face(&-n);
-    if cos_a.max(cos_b) < FACE_COSINE {
+    if !(cos_a.max(cos_b) >= FACE_COSINE) {
         return single();
     }
     // Reference on A (normal n_ref = A's face normal, from A to B), or on B

@@ -471,10 +471,14 @@ fn min_overlap_axis(ha: &Vector, hb: &Vector, r: &Matrix, t: &Vector, faces: &Fa
     // ids change under a move of one ulp.
     let noise = 4.0 * Real::EPSILON * (t.abs().sum() + ha.sum() + hb.sum());
 
-    // A's faces (`e_i`), then B's (`R_j`).
+    // A's faces (`e_i`), then B's (`R_j`). `least_face` is the least face
+    // overlap, which the edges are measured against (the face preference
+    // above may keep A's face a rounding deeper).
+    let mut least_face = Real::INFINITY;
     for k in 0..6 {
         let (reach, offset) = (faces.reach[k], faces.offset[k]);
         let overlap = reach - offset.abs();
+        least_face = least_face.min(overlap);
         let beats = if k < 3 || !matches!(best.0, Axis::FaceA(_)) { best.2 } else { best.2 - noise };
         if overlap < beats {
             best = if k < 3 {
@@ -490,8 +494,8 @@ fn min_overlap_axis(ha: &Vector, hb: &Vector, r: &Matrix, t: &Vector, faces: &Fa
     // r_a = ha_i1 |R_i2j| + ha_i2 |R_i1j|, r_b = hb_j1 |R_ij2| + hb_j2 |R_ij1|.
     // (For separated boxes the overlaps are negative: the edge must still
     // be smaller, by the same fraction of the face's magnitude.)
-    let mut least_len = best.2;
-    let face_limit = best.2 - OBB_EDGE_AXIS_REL_TOL * best.2.abs();
+    let mut least_len = least_face;
+    let face_limit = least_face - OBB_EDGE_AXIS_REL_TOL * least_face.abs();
     // The nine axes' terms first, branch-free (the loop unrolls, and every
     // index is then a constant), then the choice among them.
     let (mut len2, mut offset, mut overlap_len) = ([0.0; 9], [0.0; 9], [0.0; 9]);

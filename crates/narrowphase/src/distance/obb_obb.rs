@@ -62,8 +62,9 @@ pub fn distance_aabb_aabb(a: &Aabb, b: &Aabb) -> ShapeDistance {
 }
 
 /// The distance between the solid axis-aligned box A and the solid oriented
-/// box B and their closest points: [`distance_obb_obb`] with A's axes the
-/// world axes; overlap decided by [`intersects_aabb_obb`].
+/// box B and their closest points: the exact edge search of
+/// [`distance_obb_obb`] with A's axes the world axes (no GJK); overlap
+/// decided by [`intersects_aabb_obb`].
 #[must_use]
 pub fn distance_aabb_obb(a: &Aabb, b: &Obb) -> ShapeDistance {
     let a_box = Obb::from_aabb(a);
