@@ -119,7 +119,8 @@ pub(crate) fn manifold_polytopes(a: &Polytope<'_>, b: &Polytope<'_>, prediction:
     let n = c.normal.into_inner();
     let (ka, cos_a) = a.best_face(&n);
     let (kb, cos_b) = b.best_face(&-n);
-    if !(cos_a.max(cos_b) >= FACE_COSINE) {
+    let aligned = cos_a.max(cos_b);
+    if aligned.is_nan() || aligned < FACE_COSINE {
         return single();
     }
     // Reference on A (normal n_ref = A's face normal, from A to B), or on B
