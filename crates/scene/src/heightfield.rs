@@ -250,7 +250,9 @@ impl HeightField {
         &self.scale
     }
 
-    /// The height of sample `(i, j)` as given (unscaled).
+    /// The height of sample `(i, j)`, unscaled: the stored `height *
+    /// scale.y` divided by `scale.y`, the given height to two roundings
+    /// (`eps |height|`; exactly when `scale.y` is a power of two).
     ///
     /// # Panics
     /// When `i >= rows` or `j >= cols`.

@@ -207,9 +207,9 @@ fn walk_agrees_with_parrys_heightfield() {
     // `heightfield.rs`), other roundings. Where both hit, their toi agree to
     // 1e-4 of the ray's reach (f32 ray-plane solutions on coordinates up to
     // 30, a grazing ray magnifying the rounding by up to ~50); where they
-    // disagree otherwise (a hit against a miss, or farther), brute force has
-    // confirmed ours above, so those are parry's misses at cell borders,
-    // counted and bounded.
+    // disagree otherwise (a hit against a miss, or farther), ours must be
+    // brute force's (every triangle of the field tested), and the case is
+    // counted as parry's (misses at cell borders), at most 1% of the rays.
     let (rows, cols, scale) = (65, 65, Vector::new(30.0, 1.0, 30.0));
     let mut rng = proxima_test_support::rng(5);
     let heights = DMatrix::from_fn(rows, cols, |i, j| {
@@ -228,11 +228,14 @@ fn walk_agrees_with_parrys_heightfield() {
             match (a, b) {
                 (Some(a), Some(b)) if (a - b).abs() <= 1e-4 * (1.0 + a.abs()) * ray.dir().norm().max(1.0) => both += 1,
                 (None, None) => {}
-                _ => differ += 1,
+                _ => {
+                    assert_eq!(a, brute_force(&ours, &ray), "parry {b:?}, {ray:?}");
+                    differ += 1;
+                }
             }
         }
     }
-    eprintln!("parry: {both} hits agree, {differ} of {rays} rays differ");
+    eprintln!("parry: {both} hits agree, {differ} of {rays} rays differ (ours brute force's)");
     assert!(both > rays / 3, "{both} common hits");
-    assert!(differ * 1000 <= rays, "{differ} of {rays} rays differ from parry");
+    assert!(differ * 100 <= rays, "{differ} of {rays} rays differ from parry");
 }
