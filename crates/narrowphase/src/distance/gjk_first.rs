@@ -32,3 +32,23 @@ where
     let d = about(a, b, o, |a, b| distance_convex(a, b));
     (d.distance > APART * extent).then_some(d)
 }
+
+#[cfg(test)]
+pub(super) mod tests {
+    use super::*;
+
+    /// Asserts that GJK's answer `d` agrees with the exact search's `exact`:
+    /// the distance within GJK's accuracy, `1e-6` relatively plus a few f32
+    /// roundings of the extent about the pair (`16 eps`), and `|point_a -
+    /// point_b| = distance` to that plus the points' rounding to their world
+    /// coordinates. Returns that last tolerance, for the caller's checks that
+    /// the points lie on the shapes.
+    pub(in crate::distance) fn assert_agrees(d: &ShapeDistance, exact: &ShapeDistance, extent: Real) -> Real {
+        let tol = 1e-6 * exact.distance + 16.0 * Real::EPSILON * extent;
+        let err = (d.distance - exact.distance).abs();
+        assert!(err <= tol, "{err:e} > {tol:e}: {d:?} against {exact:?}");
+        let tol = tol + 2.0 * Real::EPSILON * d.point_a.coords.amax().max(d.point_b.coords.amax());
+        assert!(((d.point_a - d.point_b).norm() - d.distance).abs() <= tol, "{d:?}");
+        tol
+    }
+}

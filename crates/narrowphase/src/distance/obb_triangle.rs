@@ -163,6 +163,7 @@ fn box_triangle_unpruned(h: &Vector, tri: &[Vector; 3]) -> EdgeSearch {
 mod tests {
     use super::*;
     use crate::distance::edge_bound::tests::{random_cases, Case};
+    use crate::distance::gjk_first::tests::assert_agrees;
 
     #[test]
     fn skipping_edges_keeps_the_full_search_answer() {
@@ -207,12 +208,7 @@ mod tests {
                 return;
             }
             by_gjk += 1;
-            let tol = 1e-6 * exact.distance + 16.0 * Real::EPSILON * extent;
-            let err = (d.distance - exact.distance).abs();
-            assert!(err <= tol, "{err:e} > {tol:e}: {a:?} {b:?}");
-            // The points are rounded to their world coordinates as well.
-            let tol = tol + 2.0 * Real::EPSILON * d.point_a.coords.amax().max(d.point_b.coords.amax());
-            assert!(((d.point_a - d.point_b).norm() - d.distance).abs() <= tol, "{d:?}");
+            let tol = assert_agrees(&d, &exact, extent);
             let pa = a.to_local(&d.point_a);
             assert!((pa.abs() - h).max() <= tol, "{:?} off {a:?}", d.point_a);
             let on_b = closest_points_segment_triangle(&d.point_b, &d.point_b, &b).point_b;
